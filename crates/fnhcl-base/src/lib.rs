@@ -1,0 +1,10 @@
+//! Source files, txtar bundles, line/column lookup and the diagnostic model.
+//!
+//! Architecture invariant: no IO. Callers hand in file contents.
+
+mod diagnostic;
+mod source;
+pub mod txtar;
+
+pub use diagnostic::{Diagnostic, Label, Severity, render_frames};
+pub use source::{FileId, LineCol, SourceFile, SourceMap, Span};

@@ -1,0 +1,3 @@
+//! `fn-hcl`: the function server and the authoring tool in one binary.
+
+fn main() {}

@@ -1,0 +1,1 @@
+//! pure RunFunctionRequest -> RunFunctionResponse mapping.

@@ -1,0 +1,1 @@
+//! HCL expression evaluator and the function-hcl DSL evaluator.

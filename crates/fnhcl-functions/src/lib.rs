@@ -1,0 +1,1 @@
+//! Terraform 1.5.7 built-in functions over the value model.

@@ -1,0 +1,1 @@
+//! crossplane render, in-process.

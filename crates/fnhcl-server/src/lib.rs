@@ -1,0 +1,1 @@
+//! gRPC FunctionRunnerService server.

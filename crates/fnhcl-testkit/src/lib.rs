@@ -1,0 +1,1 @@
+//! test harness helpers: case discovery, YAML semantic diff, bless.
