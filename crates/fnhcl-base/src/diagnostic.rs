@@ -111,12 +111,18 @@ pub fn render_frames(diags: &[Diagnostic], sources: &SourceMap) -> String {
         };
         let mut labels = Vec::new();
         if let Some(p) = d.primary {
-            labels.push(cs::Label::primary(p.file.0 as usize, p.start as usize..p.end as usize));
+            labels.push(cs::Label::primary(
+                p.file.0 as usize,
+                p.start as usize..p.end as usize,
+            ));
         }
         for l in &d.labels {
             labels.push(
-                cs::Label::secondary(l.span.file.0 as usize, l.span.start as usize..l.span.end as usize)
-                    .with_message(l.message.clone()),
+                cs::Label::secondary(
+                    l.span.file.0 as usize,
+                    l.span.start as usize..l.span.end as usize,
+                )
+                .with_message(l.message.clone()),
             );
         }
         let mut diag = cs::Diagnostic::new(sev)

@@ -1,3 +1,77 @@
 //! `fn-hcl`: the function server and the authoring tool in one binary.
+//!
+//! Each subcommand lives in its own module with an `Args` struct and a
+//! `run(args) -> anyhow::Result<ExitCode>` entry point.
 
-fn main() {}
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cmd_analyze;
+mod cmd_eval;
+mod cmd_fmt;
+mod cmd_functions;
+mod cmd_package;
+mod cmd_render;
+mod cmd_run;
+mod cmd_serve;
+mod cmd_test;
+mod cmd_version;
+
+#[derive(Parser)]
+#[command(
+    name = "fn-hcl",
+    version,
+    about = "function-hcl: Crossplane composition function and authoring tools for HCL compositions"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the function over gRPC (what Crossplane runs).
+    Serve(cmd_serve::Args),
+    /// Render a composition locally, like `crossplane render`, without Docker.
+    Render(cmd_render::Args),
+    /// Run one RunFunctionRequest through the function and print the response.
+    Run(cmd_run::Args),
+    /// Evaluate an HCL expression.
+    Eval(cmd_eval::Args),
+    /// List the built-in functions.
+    Functions(cmd_functions::Args),
+    /// Format HCL files.
+    Fmt(cmd_fmt::Args),
+    /// Statically check a composition directory.
+    Analyze(cmd_analyze::Args),
+    /// Package a composition directory as a txtar bundle.
+    Package(cmd_package::Args),
+    /// Run render test cases.
+    Test(cmd_test::Args),
+    /// Print version information.
+    Version(cmd_version::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Serve(a) => cmd_serve::run(a),
+        Command::Render(a) => cmd_render::run(a),
+        Command::Run(a) => cmd_run::run(a),
+        Command::Eval(a) => cmd_eval::run(a),
+        Command::Functions(a) => cmd_functions::run(a),
+        Command::Fmt(a) => cmd_fmt::run(a),
+        Command::Analyze(a) => cmd_analyze::run(a),
+        Command::Package(a) => cmd_package::run(a),
+        Command::Test(a) => cmd_test::run(a),
+        Command::Version(a) => cmd_version::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

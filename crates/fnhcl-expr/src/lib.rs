@@ -1,0 +1,1 @@
+//! HCL native expression evaluator with cty semantics and unknowns.

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs every test of the project. Installs what it needs (nothing beyond
+# the machine's Rust toolchain and Python 3 with pip).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if command -v cargo-nextest >/dev/null 2>&1; then
+  cargo nextest run --workspace --no-fail-fast
+  cargo test --workspace --doc
+else
+  cargo test --workspace
+fi
