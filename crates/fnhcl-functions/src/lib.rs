@@ -5,8 +5,17 @@
 //! the source range. `try`, `can` (lazy arguments) and `invoke` (user
 //! functions) are evaluated by the expression evaluator; they appear in the
 //! registry for documentation and name checks only.
+//!
+//! See [`registry`] for how functions are declared and called.
+
+mod convert;
+mod evaluator_funcs;
+mod numeric;
+pub mod registry;
 
 use fnhcl_value::Value;
+
+pub use registry::{FuncDef, Param, Registry, registry};
 
 /// Why a call failed. `arg` is the zero-based index of the offending
 /// argument, when one is to blame.
@@ -16,14 +25,35 @@ pub struct CallError {
     pub message: String,
 }
 
+impl CallError {
+    /// An error not attributed to one argument ("Call to function ... failed").
+    pub fn new(message: impl Into<String>) -> CallError {
+        CallError {
+            arg: None,
+            message: message.into(),
+        }
+    }
+    /// An error blaming argument `i` ("Invalid value for ... parameter").
+    pub fn arg(i: usize, message: impl Into<String>) -> CallError {
+        CallError {
+            arg: Some(i),
+            message: message.into(),
+        }
+    }
+}
+
 /// Calls the built-in `name`. `None` if no such function exists.
 pub fn call(name: &str, args: &[Value]) -> Option<Result<Value, CallError>> {
-    let _ = (name, args);
-    None
+    registry().get(name).map(|f| f.call(args))
 }
 
 /// True if `name` is a built-in function (including `try`, `can`, `invoke`).
 pub fn exists(name: &str) -> bool {
-    let _ = name;
-    false
+    registry().get(name).is_some()
+}
+
+/// The name of the parameter that receives argument `arg` of `func`, for
+/// HCL's "Invalid value for "<param>" parameter" messages.
+pub fn param_name(func: &str, arg: usize) -> Option<&'static str> {
+    registry().get(func)?.param_for(arg).map(|p| p.name)
 }

@@ -1,0 +1,434 @@
+//! The function registry and the dispatcher.
+//!
+//! Every built-in is declared once, as a [`FuncDef`]: name, short
+//! description, positional parameters, an optional variadic parameter, a
+//! return-type function and an implementation. The dispatcher
+//! ([`FuncDef::call`]) applies HCL's and cty's calling convention so that
+//! implementations only ever see well-typed arguments:
+//!
+//! 1. arity check (HCL's "Not enough function arguments" / "Too many
+//!    function arguments");
+//! 2. each argument is converted to its parameter type (HCL converts before
+//!    calling cty); a failed conversion is an argument error;
+//! 3. cty's type check: a null argument is rejected with "argument must not
+//!    be null" unless the parameter allows null; an argument of dynamic type
+//!    (a wholly unknown value or an untyped null) to a parameter that does
+//!    not allow the dynamic type makes the return type dynamic without
+//!    calling the return-type function;
+//! 4. marks: every argument whose parameter does not allow marks is
+//!    unmarked deeply, and the result is marked if any mark was removed;
+//! 5. an argument that is not wholly known, for a parameter that does not
+//!    allow unknowns, makes the result an unknown of the return type
+//!    without calling the implementation;
+//! 6. the implementation runs; its result is checked against the return
+//!    type.
+//!
+//! # Adding a function
+//!
+//! Write a `register(r: &mut Registry)` function in your module and call it
+//! from [`build`] below. Example (see `numeric.rs` for real ones):
+//!
+//! ```ignore
+//! r.add(
+//!     FuncDef::new("upper", "Converts all cased letters to uppercase.")
+//!         .param(Param::new("str", Type::String))
+//!         .returns(Type::String)
+//!         .implement(|args| {
+//!             let s = args[0].as_str().unwrap_or_default();
+//!             Ok(Value::string(s.to_uppercase()))
+//!         }),
+//! );
+//! ```
+//!
+//! Inside an implementation, `args` are already converted to the parameter
+//! types, unmarked (unless `allow_marked`), non-null (unless `allow_null`)
+//! and wholly known (unless `allow_unknown`). Variadic arguments follow the
+//! positional ones in the same slice. Return errors with
+//! [`CallError::arg`] (blames one argument: shown as "Invalid value for
+//! "<param>" parameter: <message>.") or [`CallError::new`] (shown as "Call
+//! to function "<name>" failed: <message>."). Messages follow cty/Terraform
+//! wording: no capital, no trailing period.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use fnhcl_value::{Type, Value};
+
+use crate::CallError;
+
+/// Computes the return type from the (converted, unmarked) arguments, as
+/// cty's `function.Spec.Type`. Arguments may be unknown or null (when the
+/// parameter allows it), so inspect values only where cty does.
+pub type ReturnTypeFn = fn(&[Value]) -> Result<Type, CallError>;
+
+/// The implementation, as cty's `function.Spec.Impl` (the return type can
+/// be recomputed by calling the return-type function if needed).
+pub type ImplFn = fn(&[Value]) -> Result<Value, CallError>;
+
+/// One parameter.
+#[derive(Debug, Clone)]
+pub struct Param {
+    pub name: &'static str,
+    /// The parameter type; arguments are converted to it. `Type::Dynamic`
+    /// accepts anything unchanged.
+    pub ty: Type,
+    pub allow_null: bool,
+    pub allow_unknown: bool,
+    /// Accept an argument whose type is `Dynamic` (a wholly unknown value
+    /// or an untyped null) instead of short-circuiting to an unknown of
+    /// dynamic type.
+    pub allow_dynamic_type: bool,
+    pub allow_marked: bool,
+}
+
+impl Param {
+    pub fn new(name: &'static str, ty: Type) -> Param {
+        Param {
+            name,
+            ty,
+            allow_null: false,
+            allow_unknown: false,
+            allow_dynamic_type: false,
+            allow_marked: false,
+        }
+    }
+    pub fn allow_null(mut self) -> Param {
+        self.allow_null = true;
+        self
+    }
+    pub fn allow_unknown(mut self) -> Param {
+        self.allow_unknown = true;
+        self
+    }
+    pub fn allow_dynamic_type(mut self) -> Param {
+        self.allow_dynamic_type = true;
+        self
+    }
+    pub fn allow_marked(mut self) -> Param {
+        self.allow_marked = true;
+        self
+    }
+}
+
+/// How the return type is determined.
+#[derive(Clone, Copy)]
+pub enum Returns {
+    /// Always this type (only primitive types, so it can be `Copy`).
+    Static(StaticType),
+    /// Computed from the arguments.
+    Computed(ReturnTypeFn),
+}
+
+/// A primitive return type (kept `Copy` for cheap registration).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StaticType {
+    Bool,
+    Number,
+    String,
+    Dynamic,
+}
+
+impl StaticType {
+    pub fn to_type(self) -> Type {
+        match self {
+            StaticType::Bool => Type::Bool,
+            StaticType::Number => Type::Number,
+            StaticType::String => Type::String,
+            StaticType::Dynamic => Type::Dynamic,
+        }
+    }
+}
+
+/// Who evaluates the function.
+#[derive(Clone, Copy)]
+pub enum Implementation {
+    /// A normal function, called with evaluated arguments.
+    Native(ImplFn),
+    /// `try`, `can`, `invoke`: evaluated by the expression evaluator
+    /// (lazy arguments or user functions). Listed here for documentation
+    /// and name checks; [`FuncDef::call`] refuses them.
+    Evaluator,
+}
+
+/// One built-in function.
+#[derive(Clone)]
+pub struct FuncDef {
+    pub name: &'static str,
+    /// One-line description (for `fn-hcl functions` and docs).
+    pub description: &'static str,
+    pub params: Vec<Param>,
+    pub variadic: Option<Param>,
+    pub returns: Returns,
+    /// Human-readable return type for docs when `returns` is computed
+    /// (e.g. "list of the element type").
+    pub returns_doc: Option<&'static str>,
+    pub implementation: Implementation,
+}
+
+impl FuncDef {
+    /// A function with no parameters returning dynamic, refusing calls
+    /// until [`FuncDef::implement`] is used.
+    pub fn new(name: &'static str, description: &'static str) -> FuncDef {
+        FuncDef {
+            name,
+            description,
+            params: Vec::new(),
+            variadic: None,
+            returns: Returns::Static(StaticType::Dynamic),
+            returns_doc: None,
+            implementation: Implementation::Evaluator,
+        }
+    }
+    pub fn param(mut self, p: Param) -> FuncDef {
+        self.params.push(p);
+        self
+    }
+    pub fn variadic(mut self, p: Param) -> FuncDef {
+        self.variadic = Some(p);
+        self
+    }
+    /// A fixed return type. Only primitive types and `Dynamic` are
+    /// accepted here; use [`FuncDef::returns_with`] for anything else.
+    pub fn returns(mut self, ty: Type) -> FuncDef {
+        let st = match ty {
+            Type::Bool => StaticType::Bool,
+            Type::Number => StaticType::Number,
+            Type::String => StaticType::String,
+            _ => StaticType::Dynamic,
+        };
+        self.returns = Returns::Static(st);
+        self
+    }
+    /// A return type computed from the arguments; `doc` describes it for
+    /// the function listing (e.g. "list(string)" or "same as list").
+    pub fn returns_with(mut self, doc: &'static str, f: ReturnTypeFn) -> FuncDef {
+        self.returns = Returns::Computed(f);
+        self.returns_doc = Some(doc);
+        self
+    }
+    pub fn implement(mut self, f: ImplFn) -> FuncDef {
+        self.implementation = Implementation::Native(f);
+        self
+    }
+
+    /// The parameter that receives argument `i` (positional or variadic).
+    pub fn param_for(&self, i: usize) -> Option<&Param> {
+        self.params.get(i).or(self.variadic.as_ref())
+    }
+
+    /// One-line signature in Terraform's docs style, e.g.
+    /// `max(numbers ...number) number`.
+    pub fn signature(&self) -> String {
+        let mut s = String::new();
+        s.push_str(self.name);
+        s.push('(');
+        let mut first = true;
+        for p in &self.params {
+            if !first {
+                s.push_str(", ");
+            }
+            first = false;
+            s.push_str(p.name);
+            s.push(' ');
+            s.push_str(&type_doc(&p.ty));
+        }
+        if let Some(p) = &self.variadic {
+            if !first {
+                s.push_str(", ");
+            }
+            s.push_str(p.name);
+            s.push_str(" ...");
+            s.push_str(&type_doc(&p.ty));
+        }
+        s.push_str(") ");
+        match (self.returns, self.returns_doc) {
+            (_, Some(doc)) => s.push_str(doc),
+            (Returns::Static(t), None) => s.push_str(&type_doc(&t.to_type())),
+            (Returns::Computed(_), None) => s.push_str("any"),
+        }
+        s
+    }
+
+    /// HCL's arity check. `Err` carries the summary and detail of HCL's
+    /// diagnostic.
+    pub fn check_arity(&self, n: usize) -> Result<(), (&'static str, String)> {
+        if n < self.params.len() {
+            let missing = self.params[n].name;
+            return Err((
+                "Not enough function arguments",
+                format!(
+                    "Function {:?} expects {} argument(s). Missing value for {:?}.",
+                    self.name,
+                    self.params.len(),
+                    missing
+                ),
+            ));
+        }
+        if self.variadic.is_none() && n > self.params.len() {
+            return Err((
+                "Too many function arguments",
+                format!(
+                    "Function {:?} expects only {} argument(s).",
+                    self.name,
+                    self.params.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Calls the function with cty's semantics (see the module docs).
+    pub fn call(&self, args: &[Value]) -> Result<Value, CallError> {
+        let imp = match self.implementation {
+            Implementation::Native(f) => f,
+            Implementation::Evaluator => {
+                return Err(CallError::new(format!(
+                    "function {:?} must be evaluated by the expression evaluator",
+                    self.name
+                )));
+            }
+        };
+        if let Err((summary, detail)) = self.check_arity(args.len()) {
+            return Err(CallError::new(format!("{summary}: {detail}")));
+        }
+
+        // Conversion to parameter types (HCL), then unmarking.
+        let mut conv: Vec<Value> = Vec::with_capacity(args.len());
+        let mut marked = false;
+        for (i, a) in args.iter().enumerate() {
+            let Some(p) = self.param_for(i) else {
+                return Err(CallError::new("Too many function arguments"));
+            };
+            let v = crate::convert::convert(a, &p.ty).map_err(|m| CallError::arg(i, m))?;
+            let v = if p.allow_marked {
+                v
+            } else {
+                let (u, m) = v.unmark_deep();
+                marked |= m;
+                u
+            };
+            conv.push(v);
+        }
+
+        // Type check (cty ReturnTypeForValues).
+        let mut ret: Option<Type> = None;
+        for (i, v) in conv.iter().enumerate() {
+            let Some(p) = self.param_for(i) else { break };
+            if v.is_null() && !p.allow_null {
+                return Err(CallError::arg(i, "argument must not be null"));
+            }
+            if v.type_of() == Type::Dynamic && !p.allow_dynamic_type {
+                ret = Some(Type::Dynamic);
+                break;
+            }
+        }
+        let ret = match ret {
+            Some(t) => t,
+            None => match self.returns {
+                Returns::Static(t) => t.to_type(),
+                Returns::Computed(f) => f(&conv)?,
+            },
+        };
+
+        // Unknown short-circuit (cty Call).
+        for (i, v) in conv.iter().enumerate() {
+            let Some(p) = self.param_for(i) else { break };
+            if !p.allow_unknown && !v.is_wholly_known() {
+                return Ok(Value::Unknown(ret).mark_if(marked));
+            }
+        }
+
+        let out = imp(&conv)?;
+        if !conforms(&out.type_of(), &ret) {
+            return Err(CallError::new(format!(
+                "internal error: {} returned {} where {} was expected",
+                self.name,
+                out.type_of(),
+                ret
+            )));
+        }
+        Ok(out.mark_if(marked))
+    }
+}
+
+/// cty's `TestConformance`: `actual` conforms to `expected` if they are
+/// equal, with `Dynamic` in `expected` matching anything.
+pub fn conforms(actual: &Type, expected: &Type) -> bool {
+    match (actual, expected) {
+        (_, Type::Dynamic) => true,
+        (Type::List(a), Type::List(e))
+        | (Type::Set(a), Type::Set(e))
+        | (Type::Map(a), Type::Map(e)) => conforms(a, e),
+        (Type::Tuple(a), Type::Tuple(e)) => {
+            a.len() == e.len() && a.iter().zip(e.iter()).all(|(a, e)| conforms(a, e))
+        }
+        (Type::Object(a), Type::Object(e)) => {
+            a.len() == e.len()
+                && a.iter()
+                    .zip(e.iter())
+                    .all(|((ka, ta), (ke, te))| ka == ke && conforms(ta, te))
+        }
+        (a, e) => a == e,
+    }
+}
+
+/// Parameter type as written in docs: `number`, `list(string)`, `any`.
+fn type_doc(t: &Type) -> String {
+    if *t == Type::Dynamic {
+        "any".to_owned()
+    } else {
+        t.to_string().replace("dynamic", "any")
+    }
+}
+
+/// All built-ins, by name.
+pub struct Registry {
+    funcs: BTreeMap<&'static str, FuncDef>,
+}
+
+impl Registry {
+    fn empty() -> Registry {
+        Registry {
+            funcs: BTreeMap::new(),
+        }
+    }
+
+    /// Adds a function. A duplicate name replaces the earlier definition;
+    /// the test `registry_names_unique` catches that.
+    pub fn add(&mut self, f: FuncDef) {
+        if let Some(old) = self.funcs.insert(f.name, f) {
+            debug_assert!(false, "function {:?} registered twice", old.name);
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&FuncDef> {
+        self.funcs.get(name)
+    }
+
+    /// All functions, sorted by name.
+    pub fn iter(&self) -> impl Iterator<Item = &FuncDef> {
+        self.funcs.values()
+    }
+
+    pub fn len(&self) -> usize {
+        self.funcs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.funcs.is_empty()
+    }
+}
+
+/// Registers every module's functions. Add your module's `register` here.
+fn build() -> Registry {
+    let mut r = Registry::empty();
+    crate::evaluator_funcs::register(&mut r);
+    crate::numeric::register(&mut r);
+    r
+}
+
+/// The global registry (built once).
+pub fn registry() -> &'static Registry {
+    static REG: OnceLock<Registry> = OnceLock::new();
+    REG.get_or_init(build)
+}
