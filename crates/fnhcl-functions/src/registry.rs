@@ -17,8 +17,9 @@
 //!    calling the return-type function;
 //! 4. marks: every argument whose parameter does not allow marks is
 //!    unmarked deeply, and the result is marked if any mark was removed;
-//! 5. an argument that is not wholly known, for a parameter that does not
-//!    allow unknowns, makes the result an unknown of the return type
+//! 5. an argument that is unknown (at the top level: cty 1.12 does not look
+//!    inside collections here), for a parameter that does not allow
+//!    unknowns, makes the result an unmarked unknown of the return type
 //!    without calling the implementation;
 //! 6. the implementation runs; its result is checked against the return
 //!    type.
@@ -42,7 +43,8 @@
 //!
 //! Inside an implementation, `args` are already converted to the parameter
 //! types, unmarked (unless `allow_marked`), non-null (unless `allow_null`)
-//! and wholly known (unless `allow_unknown`). Variadic arguments follow the
+//! and known at the top level (unless `allow_unknown`); ELEMENTS of a
+//! collection argument may still be unknown (as in cty), so handle them. Variadic arguments follow the
 //! positional ones in the same slice. Return errors with
 //! [`CallError::arg`] (blames one argument: shown as "Invalid value for
 //! "<param>" parameter: <message>.") or [`CallError::new`] (shown as "Call
@@ -254,10 +256,15 @@ impl FuncDef {
     pub fn check_arity(&self, n: usize) -> Result<(), (&'static str, String)> {
         if n < self.params.len() {
             let missing = self.params[n].name;
+            let qual = if self.variadic.is_some() {
+                " at least"
+            } else {
+                ""
+            };
             return Err((
                 "Not enough function arguments",
                 format!(
-                    "Function {:?} expects {} argument(s). Missing value for {:?}.",
+                    "Function {:?} expects{qual} {} argument(s). Missing value for {:?}.",
                     self.name,
                     self.params.len(),
                     missing
@@ -333,8 +340,10 @@ impl FuncDef {
         // Unknown short-circuit (cty Call).
         for (i, v) in conv.iter().enumerate() {
             let Some(p) = self.param_for(i) else { break };
-            if !p.allow_unknown && !v.is_wholly_known() {
-                return Ok(Value::Unknown(ret).mark_if(marked));
+            // cty 1.12 checks only the top level here and returns the
+            // unknown without the arguments' marks.
+            if !p.allow_unknown && !v.is_known() {
+                return Ok(Value::Unknown(ret));
             }
         }
 
