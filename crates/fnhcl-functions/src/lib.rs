@@ -10,6 +10,9 @@
 
 mod convert;
 mod evaluator_funcs;
+mod limits;
+mod regex_fns;
+mod strings;
 mod numeric;
 pub mod registry;
 

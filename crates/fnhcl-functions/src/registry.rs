@@ -433,6 +433,8 @@ fn build() -> Registry {
     let mut r = Registry::empty();
     crate::evaluator_funcs::register(&mut r);
     crate::numeric::register(&mut r);
+    crate::strings::register(&mut r);
+    crate::regex_fns::register(&mut r);
     r
 }
 

@@ -1,0 +1,409 @@
+//! `regex` and `regexall`, plus the Go-regexp compatibility layer shared
+//! with `replace`.
+//!
+//! Patterns use RE2 syntax as Go's `regexp` does. The `regex` crate's
+//! syntax is nearly identical; the differences handled here are that Go's
+//! Perl classes (`\d`, `\w`, `\s`) and word boundaries (`\b`) are ASCII-only,
+//! `\Q...\E` quotes literal text, and repeat counts above 1000 are errors.
+//! Compiled programs are size-limited so hostile patterns fail cleanly.
+
+use std::collections::BTreeMap;
+
+use fnhcl_value::{Key, Type, Value};
+use regex::Regex;
+use regex_syntax::ast::{self, Ast, Visitor};
+
+use crate::CallError;
+use crate::limits::{MAX_REGEX_SIZE, check_len};
+use crate::registry::{FuncDef, Param, Registry};
+use crate::strings::str_arg;
+
+pub(crate) fn register(r: &mut Registry) {
+    r.add(
+        FuncDef::new(
+            "regex",
+            "Applies a regular expression to a string and returns the matching substrings.",
+        )
+        .param(Param::new("pattern", Type::String))
+        .param(Param::new("string", Type::String))
+        .returns_with("string, tuple or object (from the capture groups)", |a| {
+            if !a[0].is_known() {
+                return Ok(Type::Dynamic);
+            }
+            pattern_result_type(str_arg(a, 0)?).map_err(|m| CallError::arg(0, m))
+        })
+        .implement(|a| {
+            let pattern = str_arg(a, 0)?;
+            let s = str_arg(a, 1)?;
+            let ty = pattern_result_type(pattern).map_err(|m| CallError::arg(0, m))?;
+            let re = compile(pattern).map_err(|e| CallError::arg(0, e.cty_message()))?;
+            let Some(caps) = re.captures(s) else {
+                return Err(CallError::new(
+                    "pattern did not match any part of the given string",
+                ));
+            };
+            Ok(match_result(&re, &caps, &ty))
+        }),
+    );
+    r.add(
+        FuncDef::new(
+            "regexall",
+            "Applies a regular expression to a string and returns a list of all matches.",
+        )
+        .param(Param::new("pattern", Type::String))
+        .param(Param::new("string", Type::String))
+        .returns_with("list of string, tuple or object", |a| {
+            if !a[0].is_known() {
+                return Ok(Type::list(Type::Dynamic));
+            }
+            pattern_result_type(str_arg(a, 0)?)
+                .map(Type::list)
+                .map_err(|m| CallError::arg(0, m))
+        })
+        .implement(|a| {
+            let pattern = str_arg(a, 0)?;
+            let s = str_arg(a, 1)?;
+            let ty = pattern_result_type(pattern).map_err(|m| CallError::arg(0, m))?;
+            let re = compile(pattern).map_err(|e| CallError::arg(0, e.cty_message()))?;
+            let items = re
+                .captures_iter(s)
+                .map(|caps| match_result(&re, &caps, &ty))
+                .collect();
+            Ok(Value::list(ty, items))
+        }),
+    );
+}
+
+/// A pattern that Go's regexp would reject (or that is too large).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PatternError {
+    /// Go's `syntax.ErrorCode` text, e.g. "missing closing )".
+    pub code: String,
+    /// The offending part of the pattern.
+    pub expr: String,
+}
+
+impl PatternError {
+    /// Go's `(*syntax.Error).Error()`, as Terraform's `replace` shows it.
+    pub(crate) fn go_message(&self) -> String {
+        format!("error parsing regexp: {}: `{}`", self.code, self.expr)
+    }
+    /// cty's wording in `regex`/`regexall`.
+    pub(crate) fn cty_message(&self) -> String {
+        format!("invalid regexp pattern: {} in {}", self.code, self.expr)
+    }
+}
+
+/// Compiles a Go (RE2) pattern.
+pub(crate) fn compile(pattern: &str) -> Result<Regex, PatternError> {
+    let quoted = expand_quotes(pattern);
+    let parsed = ast::parse::ParserBuilder::new()
+        .nest_limit(200)
+        .build()
+        .parse(&quoted)
+        .map_err(|e| ast_error(&quoted, &e))?;
+    ast::visit(&parsed, RepeatCheck).map_err(|expr| PatternError {
+        code: "invalid repeat count".into(),
+        expr,
+    })?;
+    let translated = translate(&quoted);
+    regex::RegexBuilder::new(&translated)
+        .size_limit(MAX_REGEX_SIZE)
+        .dfa_size_limit(MAX_REGEX_SIZE)
+        .nest_limit(200)
+        .build()
+        .map_err(|e| match e {
+            regex::Error::CompiledTooBig(_) => PatternError {
+                code: "expression too large".into(),
+                expr: pattern.to_owned(),
+            },
+            other => PatternError {
+                code: syntax_text(&other.to_string()),
+                expr: pattern.to_owned(),
+            },
+        })
+}
+
+fn syntax_text(msg: &str) -> String {
+    msg.lines()
+        .rev()
+        .find(|l| l.starts_with("error: "))
+        .map(|l| l.trim_start_matches("error: ").to_owned())
+        .unwrap_or_else(|| "invalid or unsupported Perl syntax".into())
+}
+
+fn ast_error(pattern: &str, e: &ast::Error) -> PatternError {
+    use ast::ErrorKind as K;
+    let span = e.span();
+    let frag = pattern
+        .get(span.start.offset..span.end.offset)
+        .unwrap_or(pattern)
+        .to_owned();
+    let (code, expr) = match e.kind() {
+        K::GroupUnclosed => ("missing closing )", pattern.to_owned()),
+        K::GroupUnopened => ("unexpected )", pattern.to_owned()),
+        K::ClassUnclosed => ("missing closing ]", frag),
+        K::ClassRangeInvalid | K::ClassRangeLiteral => ("invalid character class range", frag),
+        K::ClassEscapeInvalid
+        | K::EscapeUnrecognized
+        | K::EscapeHexEmpty
+        | K::EscapeHexInvalid
+        | K::EscapeHexInvalidDigit
+        | K::EscapeUnexpectedEof
+        | K::UnicodeClassInvalid => ("invalid escape sequence", frag),
+        K::RepetitionMissing => ("missing argument to repetition operator", frag),
+        K::RepetitionCountInvalid | K::RepetitionCountDecimalEmpty | K::RepetitionCountUnclosed => {
+            ("invalid repeat count", frag)
+        }
+        K::GroupNameDuplicate { .. } => ("duplicate capture group name", frag),
+        K::GroupNameEmpty | K::GroupNameInvalid | K::GroupNameUnexpectedEof => {
+            ("invalid named capture", frag)
+        }
+        K::NestLimitExceeded(_) => ("expression nests too deeply", pattern.to_owned()),
+        _ => ("invalid or unsupported Perl syntax", frag),
+    };
+    PatternError {
+        code: code.to_owned(),
+        expr,
+    }
+}
+
+/// Go limits counted repetitions to 1000.
+struct RepeatCheck;
+
+impl Visitor for RepeatCheck {
+    type Output = ();
+    type Err = String;
+    fn finish(self) -> Result<(), String> {
+        Ok(())
+    }
+    fn visit_pre(&mut self, a: &Ast) -> Result<(), String> {
+        if let Ast::Repetition(rep) = a
+            && let ast::RepetitionKind::Range(range) = &rep.op.kind
+        {
+            let too_big = match *range {
+                ast::RepetitionRange::Exactly(n) | ast::RepetitionRange::AtLeast(n) => n > 1000,
+                ast::RepetitionRange::Bounded(m, n) => m > 1000 || n > 1000 || m > n,
+            };
+            if too_big {
+                return Err(format!("{{{}}}", range_text(range)));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn range_text(r: &ast::RepetitionRange) -> String {
+    match *r {
+        ast::RepetitionRange::Exactly(n) => n.to_string(),
+        ast::RepetitionRange::AtLeast(n) => format!("{n},"),
+        ast::RepetitionRange::Bounded(m, n) => format!("{m},{n}"),
+    }
+}
+
+/// Replaces Go's `\\Q...\\E` literal sections by escaped text.
+fn expand_quotes(p: &str) -> String {
+    if !p.contains("\\Q") {
+        return p.to_owned();
+    }
+    let mut out = String::with_capacity(p.len());
+    let mut rest = p;
+    while let Some(pos) = rest.find('\\') {
+        out.push_str(&rest[..pos]);
+        let after = &rest[pos + 1..];
+        let Some(e) = after.chars().next() else {
+            out.push('\\');
+            rest = "";
+            break;
+        };
+        if e == 'Q' {
+            let body = &after[1..];
+            let (lit, next) = match body.find("\\E") {
+                Some(end) => (&body[..end], &body[end + 2..]),
+                None => (body, ""),
+            };
+            out.push_str(&regex_syntax::escape(lit));
+            rest = next;
+        } else {
+            out.push('\\');
+            out.push(e);
+            rest = &after[e.len_utf8()..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Rewrites the Go-specific parts of a pattern into `regex` syntax.
+fn translate(p: &str) -> String {
+    let mut out = String::with_capacity(p.len() + 16);
+    let mut chars = p.char_indices().peekable();
+    let mut class_depth = 0usize;
+    while let Some((_, c)) = chars.next() {
+        match c {
+            '\\' => {
+                let Some((_, e)) = chars.next() else {
+                    out.push('\\');
+                    break;
+                };
+                let in_class = class_depth > 0;
+                match e {
+                    'd' if in_class => out.push_str("0-9"),
+                    'd' => out.push_str("[0-9]"),
+                    'D' => out.push_str("[^0-9]"),
+                    's' if in_class => out.push_str("\\t\\n\\x0C\\r "),
+                    's' => out.push_str("[\\t\\n\\x0C\\r ]"),
+                    'S' => out.push_str("[^\\t\\n\\x0C\\r ]"),
+                    'w' if in_class => out.push_str("0-9A-Za-z_"),
+                    'w' => out.push_str("[0-9A-Za-z_]"),
+                    'W' => out.push_str("[^0-9A-Za-z_]"),
+                    'b' if !in_class => out.push_str("(?-u:\\b)"),
+                    'B' if !in_class => out.push_str("(?-u:\\B)"),
+                    other => {
+                        out.push('\\');
+                        out.push(other);
+                    }
+                }
+            }
+            '[' if class_depth == 0 => {
+                out.push('[');
+                class_depth = 1;
+                if chars.peek().is_some_and(|&(_, n)| n == '^') {
+                    chars.next();
+                    out.push('^');
+                }
+                // A `]` first in a class is literal.
+                if chars.peek().is_some_and(|&(_, n)| n == ']') {
+                    chars.next();
+                    out.push_str("\\]");
+                }
+            }
+            '[' if chars.peek().is_some_and(|&(_, n)| n == ':') => {
+                // POSIX class like [:alpha:] inside a class.
+                out.push('[');
+                for (_, n) in chars.by_ref() {
+                    out.push(n);
+                    if n == ']' {
+                        break;
+                    }
+                }
+            }
+            // Inside a class Go treats these literally; `regex` would read
+            // a nested class or a set operation.
+            '[' | '&' | '~' if class_depth > 0 => {
+                out.push('\\');
+                out.push(c);
+            }
+            ']' if class_depth > 0 => {
+                class_depth = 0;
+                out.push(']');
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The result type for a pattern's capture groups (cty's
+/// `regexPatternResultType`).
+pub(crate) fn pattern_result_type(pattern: &str) -> Result<Type, String> {
+    let re = compile(pattern).map_err(|e| e.cty_message())?;
+    let mut names = BTreeMap::new();
+    let mut unnamed = 0usize;
+    for name in re.capture_names().skip(1) {
+        match name {
+            Some(n) => {
+                names.insert(Key::from(n), Type::String);
+            }
+            None => unnamed += 1,
+        }
+    }
+    match (unnamed, names.len()) {
+        (0, 0) => Ok(Type::String),
+        (u, n) if u > 0 && n > 0 => {
+            Err("invalid regexp pattern: cannot mix both named and unnamed capture groups".into())
+        }
+        (u, 0) => Ok(Type::tuple(vec![Type::String; u])),
+        _ => Ok(Type::object(names)),
+    }
+}
+
+fn match_result(re: &Regex, caps: &regex::Captures<'_>, ty: &Type) -> Value {
+    let group = |i: usize| match caps.get(i) {
+        Some(m) => Value::string(m.as_str()),
+        None => Value::Null(Type::String),
+    };
+    match ty {
+        Type::Tuple(_) => Value::tuple((1..caps.len()).map(group).collect()),
+        Type::Object(_) => {
+            let mut attrs = BTreeMap::new();
+            for (i, name) in re.capture_names().enumerate().skip(1) {
+                if let Some(n) = name {
+                    attrs.insert(Key::from(n), group(i));
+                }
+            }
+            Value::object(attrs)
+        }
+        _ => group(0),
+    }
+}
+
+/// Go's `Regexp.ReplaceAllString` (`$1`, `${name}`, `$$` expansion).
+pub(crate) fn replace_all(re: &Regex, s: &str, rep: &str) -> Result<String, CallError> {
+    let mut out = String::new();
+    let mut last = 0;
+    for caps in re.captures_iter(s) {
+        let Some(m) = caps.get(0) else { continue };
+        out.push_str(&s[last..m.start()]);
+        caps.expand(rep, &mut out);
+        last = m.end();
+        check_len(out.len())?;
+    }
+    out.push_str(&s[last..]);
+    check_len(out.len())?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn perl_classes_are_ascii() {
+        let re = compile(r"^\d+$").ok();
+        assert!(re.as_ref().is_some_and(|r| r.is_match("123")));
+        assert!(re.as_ref().is_some_and(|r| !r.is_match("١٢٣")));
+        let re = compile(r"[\d\s]+").ok();
+        assert!(re.is_some_and(|r| r.find("a1 2b").map(|m| m.as_str()) == Some("1 2")));
+        let re = compile(r"\bé").ok();
+        assert!(re.is_some_and(|r| r.is_match("aé")));
+        let re = compile(r"a\Q.*\Eb").ok();
+        assert!(re.is_some_and(|r| r.is_match("a.*b")));
+        let re = compile(r"[]a]+").ok();
+        assert!(re.is_some_and(|r| r.find("x]a]").map(|m| m.as_str()) == Some("]a]")));
+        let re = compile(r"[[:alpha:]]+").ok();
+        assert!(re.is_some_and(|r| r.find("12ab").map(|m| m.as_str()) == Some("ab")));
+    }
+
+    #[test]
+    fn errors_like_go() {
+        let e = compile("(l").err();
+        assert_eq!(
+            e.map(|e| e.go_message()),
+            Some("error parsing regexp: missing closing ): `(l`".to_owned())
+        );
+        assert!(compile("a{1001}").is_err());
+        assert!(compile("a{1000}").is_ok());
+        assert!(compile("((((((((((a{1000}){1000}){1000})))))))").is_err());
+    }
+
+    #[test]
+    fn result_types() {
+        assert_eq!(pattern_result_type("a"), Ok(Type::String));
+        assert_eq!(
+            pattern_result_type("(a)(b)"),
+            Ok(Type::tuple(vec![Type::String, Type::String]))
+        );
+        assert!(pattern_result_type("(?P<x>a)(b)").is_err());
+    }
+}

@@ -1,0 +1,513 @@
+//! String functions: chomp endswith indent join lower replace split
+//! startswith strcontains strrev substr title trim trimprefix trimsuffix
+//! trimspace upper.
+//!
+//! Semantics follow Go's `strings` package as used by cty 1.12 and
+//! Terraform 1.5.7: simple (one-to-one) case mapping, grapheme clusters
+//! for `strrev`/`substr`, Go's `strings.Title` word boundaries.
+
+use fnhcl_value::{Type, Value};
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::CallError;
+use crate::limits::MAX_STRING_BYTES;
+use crate::registry::{FuncDef, Param, Registry};
+
+pub(crate) fn register(r: &mut Registry) {
+    r.add(
+        FuncDef::new(
+            "upper",
+            "Converts all cased letters in the given string to uppercase.",
+        )
+        .param(Param::new("str", Type::String).allow_dynamic_type())
+        .returns(Type::String)
+        .implement(|a| Ok(Value::string(upper(str_arg(a, 0)?)))),
+    );
+    r.add(
+        FuncDef::new(
+            "lower",
+            "Converts all cased letters in the given string to lowercase.",
+        )
+        .param(Param::new("str", Type::String).allow_dynamic_type())
+        .returns(Type::String)
+        .implement(|a| Ok(Value::string(lower(str_arg(a, 0)?)))),
+    );
+    r.add(
+        FuncDef::new(
+            "strrev",
+            "Reverses the characters (grapheme clusters) in a string.",
+        )
+        .param(Param::new("str", Type::String).allow_dynamic_type())
+        .returns(Type::String)
+        .implement(|a| Ok(Value::string(strrev(str_arg(a, 0)?)))),
+    );
+    r.add(
+        FuncDef::new(
+            "substr",
+            "Extracts a substring from the given string, by grapheme cluster offset and length.",
+        )
+        .param(Param::new("str", Type::String).allow_dynamic_type())
+        .param(Param::new("offset", Type::Number).allow_dynamic_type())
+        .param(Param::new("length", Type::Number).allow_dynamic_type())
+        .returns(Type::String)
+        .implement(|a| {
+            let s = str_arg(a, 0)?;
+            let offset = int_arg(a, 1)?;
+            let length = int_arg(a, 2)?;
+            Ok(Value::string(substr(s, offset, length)))
+        }),
+    );
+    r.add(
+        FuncDef::new(
+            "join",
+            "Concatenates together the string elements of one or more lists with a given separator.",
+        )
+        .param(Param::new("separator", Type::String))
+        .variadic(Param::new("lists", Type::list(Type::String)))
+        .returns(Type::String)
+        .implement(join_impl),
+    );
+    r.add(
+        FuncDef::new(
+            "split",
+            "Produces a list of one or more strings by splitting the given string at all instances of a given separator substring.",
+        )
+        .param(Param::new("separator", Type::String))
+        .param(Param::new("str", Type::String))
+        .returns_with("list(string)", |_| Ok(Type::list(Type::String)))
+        .implement(|a| {
+            let sep = str_arg(a, 0)?;
+            let s = str_arg(a, 1)?;
+            let items = split(s, sep).into_iter().map(Value::string).collect();
+            Ok(Value::list(Type::String, items))
+        }),
+    );
+    r.add(
+        FuncDef::new(
+            "chomp",
+            "Removes one or more newline characters from the end of the given string.",
+        )
+        .param(Param::new("str", Type::String))
+        .returns(Type::String)
+        .implement(|a| Ok(Value::string(chomp(str_arg(a, 0)?)))),
+    );
+    r.add(
+        FuncDef::new(
+            "indent",
+            "Adds a given number of spaces after each newline character in the given string.",
+        )
+        .param(Param::new("spaces", Type::Number))
+        .param(Param::new("str", Type::String))
+        .returns(Type::String)
+        .implement(|a| {
+            let n = int_arg(a, 0)?;
+            let s = str_arg(a, 1)?;
+            indent(n, s).map(Value::string)
+        }),
+    );
+    r.add(
+        FuncDef::new(
+            "title",
+            "Replaces one letter after each non-letter and non-digit character with its uppercase form.",
+        )
+        .param(Param::new("str", Type::String))
+        .returns(Type::String)
+        .implement(|a| Ok(Value::string(title(str_arg(a, 0)?)))),
+    );
+    r.add(
+        FuncDef::new(
+            "trimspace",
+            "Removes any consecutive space characters (as defined by Unicode) from the start and end of the given string.",
+        )
+        .param(Param::new("str", Type::String))
+        .returns(Type::String)
+        .implement(|a| Ok(Value::string(str_arg(a, 0)?.trim()))),
+    );
+    r.add(
+        FuncDef::new(
+            "trim",
+            "Removes consecutive sequences of characters in \"cutset\" from the start and end of the given string.",
+        )
+        .param(Param::new("str", Type::String))
+        .param(Param::new("cutset", Type::String))
+        .returns(Type::String)
+        .implement(|a| {
+            let s = str_arg(a, 0)?;
+            let cut = str_arg(a, 1)?;
+            Ok(Value::string(s.trim_matches(|c: char| cut.contains(c))))
+        }),
+    );
+    r.add(
+        FuncDef::new(
+            "trimprefix",
+            "Removes the given prefix from the start of the given string, if present.",
+        )
+        .param(Param::new("str", Type::String))
+        .param(Param::new("prefix", Type::String))
+        .returns(Type::String)
+        .implement(|a| {
+            let s = str_arg(a, 0)?;
+            let p = str_arg(a, 1)?;
+            Ok(Value::string(s.strip_prefix(p).unwrap_or(s)))
+        }),
+    );
+    r.add(
+        FuncDef::new(
+            "trimsuffix",
+            "Removes the given suffix from the start of the given string, if present.",
+        )
+        .param(Param::new("str", Type::String))
+        .param(Param::new("suffix", Type::String))
+        .returns(Type::String)
+        .implement(|a| {
+            let s = str_arg(a, 0)?;
+            let p = str_arg(a, 1)?;
+            Ok(Value::string(s.strip_suffix(p).unwrap_or(s)))
+        }),
+    );
+    r.add(
+        FuncDef::new(
+            "startswith",
+            "Determines if the input string starts with the given prefix.",
+        )
+        .param(Param::new("str", Type::String))
+        .param(Param::new("prefix", Type::String))
+        .returns(Type::Bool)
+        .implement(|a| Ok(Value::Bool(str_arg(a, 0)?.starts_with(str_arg(a, 1)?)))),
+    );
+    r.add(
+        FuncDef::new(
+            "endswith",
+            "Determines if the input string ends with the given suffix.",
+        )
+        .param(Param::new("str", Type::String))
+        .param(Param::new("suffix", Type::String))
+        .returns(Type::Bool)
+        .implement(|a| Ok(Value::Bool(str_arg(a, 0)?.ends_with(str_arg(a, 1)?)))),
+    );
+    r.add(
+        FuncDef::new(
+            "strcontains",
+            "Checks whether a substring is within another string.",
+        )
+        .param(Param::new("str", Type::String))
+        .param(Param::new("substr", Type::String))
+        .returns(Type::Bool)
+        .implement(|a| Ok(Value::Bool(str_arg(a, 0)?.contains(str_arg(a, 1)?)))),
+    );
+    r.add(
+        FuncDef::new(
+            "replace",
+            "Replaces each occurrence of a substring (or of a /regex/) in a string with a replacement.",
+        )
+        .param(Param::new("str", Type::String))
+        .param(Param::new("substr", Type::String))
+        .param(Param::new("replace", Type::String))
+        .returns(Type::String)
+        .implement(|a| {
+            let s = str_arg(a, 0)?;
+            let sub = str_arg(a, 1)?;
+            let rep = str_arg(a, 2)?;
+            replace(s, sub, rep).map(Value::string)
+        }),
+    );
+}
+
+/// Argument `i` as a string (the dispatcher guarantees the type).
+pub(crate) fn str_arg(args: &[Value], i: usize) -> Result<&str, CallError> {
+    args.get(i)
+        .and_then(Value::as_str)
+        .ok_or_else(|| CallError::arg(i, "string required"))
+}
+
+/// Argument `i` as a whole number that fits a Go `int` (cty's gocty).
+pub(crate) fn int_arg(args: &[Value], i: usize) -> Result<i64, CallError> {
+    let n = args
+        .get(i)
+        .and_then(Value::as_number)
+        .ok_or_else(|| CallError::arg(i, "a number is required"))?;
+    n.to_i64().ok_or_else(|| {
+        CallError::arg(
+            i,
+            format!(
+                "value must be a whole number, between {} and {}",
+                i64::MIN,
+                i64::MAX
+            ),
+        )
+    })
+}
+
+/// Go's `unicode.ToUpper` applied to each rune (simple case mapping: a
+/// character whose full uppercase is several characters, like `ß`, is
+/// kept).
+pub(crate) fn upper(s: &str) -> String {
+    s.chars().map(upper_char).collect()
+}
+
+fn upper_char(c: char) -> char {
+    let mut it = c.to_uppercase();
+    match (it.next(), it.next()) {
+        (Some(u), None) => u,
+        _ => c,
+    }
+}
+
+/// Go's `unicode.ToLower` per rune: simple case mapping, no final-sigma
+/// context rule; `İ` lowers to plain `i`.
+pub(crate) fn lower(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            let mut it = c.to_lowercase();
+            match (it.next(), it.next()) {
+                (Some(l), None) => l,
+                (Some(l), Some(_)) if c == '\u{130}' => l,
+                _ => c,
+            }
+        })
+        .collect()
+}
+
+/// Reverses grapheme clusters.
+pub(crate) fn strrev(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for g in s.graphemes(true).rev() {
+        out.push_str(g);
+    }
+    out
+}
+
+/// cty's `substr`, including its quirks (a negative offset counts from the
+/// end; a negative length takes the rest; with a negative offset a zero
+/// length is not special-cased).
+pub(crate) fn substr(s: &str, mut offset: i64, length: i64) -> String {
+    if offset < 0 {
+        offset += s.graphemes(true).count() as i64;
+    } else if length == 0 {
+        return String::new();
+    }
+    let mut sub = s;
+    if offset > 0 {
+        let mut i = 0usize;
+        let mut pos = 0i64;
+        for g in s.graphemes(true) {
+            i += g.len();
+            pos += 1;
+            if pos == offset {
+                break;
+            }
+            if i >= s.len() {
+                return String::new();
+            }
+        }
+        sub = &s[i..];
+    }
+    if length < 0 {
+        return sub.to_owned();
+    }
+    let mut i = 0usize;
+    let mut pos = 0i64;
+    for g in sub.graphemes(true) {
+        i += g.len();
+        pos += 1;
+        if pos == length {
+            break;
+        }
+    }
+    sub[..i].to_owned()
+}
+
+fn join_impl(args: &[Value]) -> Result<Value, CallError> {
+    let sep = str_arg(args, 0)?;
+    let lists = &args[1..];
+    if lists.is_empty() {
+        return Err(CallError::new("at least one list is required"));
+    }
+    if lists.iter().any(|l| !l.is_wholly_known()) {
+        return Ok(Value::Unknown(Type::String));
+    }
+    let mut out = String::new();
+    let mut first = true;
+    for (ai, list) in lists.iter().enumerate() {
+        let items = list.as_seq().unwrap_or(&[]);
+        for (ei, item) in items.iter().enumerate() {
+            let Some(s) = item.as_str() else {
+                let msg = if lists.len() > 1 {
+                    format!(
+                        "element {ei} of list {} is null; cannot concatenate null values",
+                        ai + 1
+                    )
+                } else {
+                    format!("element {ei} is null; cannot concatenate null values")
+                };
+                return Err(CallError::arg(ai + 1, msg));
+            };
+            if !first {
+                out.push_str(sep);
+            }
+            first = false;
+            out.push_str(s);
+            if out.len() > MAX_STRING_BYTES {
+                return Err(CallError::new(crate::limits::too_long_message()));
+            }
+        }
+    }
+    Ok(Value::string(out))
+}
+
+/// Go's `strings.Split`: an empty separator splits after each UTF-8
+/// sequence; an empty string with a non-empty separator gives `[""]`.
+pub(crate) fn split<'a>(s: &'a str, sep: &str) -> Vec<&'a str> {
+    if sep.is_empty() {
+        return s
+            .char_indices()
+            .map(|(i, c)| &s[i..i + c.len_utf8()])
+            .collect();
+    }
+    s.split(sep).collect()
+}
+
+/// Removes all trailing `\r\n`, `\r` and `\n` sequences.
+pub(crate) fn chomp(s: &str) -> &str {
+    s.trim_end_matches(['\r', '\n'])
+}
+
+fn indent(n: i64, s: &str) -> Result<String, CallError> {
+    if n < 0 {
+        return Err(CallError::arg(
+            0,
+            "the number of spaces must not be negative",
+        ));
+    }
+    let newlines = s.matches('\n').count();
+    let extra = (n as u128) * (newlines as u128);
+    if (s.len() as u128) + extra > MAX_STRING_BYTES as u128 {
+        return Err(CallError::new(crate::limits::too_long_message()));
+    }
+    let pad = format!("\n{}", " ".repeat(n as usize));
+    Ok(s.replace('\n', &pad))
+}
+
+/// Go's `strings.Title`: the first letter after a separator is mapped to
+/// title case. ASCII letters, digits and `_` are not separators; other
+/// characters are separators only if they are white space.
+pub(crate) fn title(s: &str) -> String {
+    let mut prev = ' ';
+    s.chars()
+        .map(|c| {
+            let out = if is_separator(prev) { title_char(c) } else { c };
+            prev = c;
+            out
+        })
+        .collect()
+}
+
+fn is_separator(c: char) -> bool {
+    if c.is_ascii() {
+        return !(c.is_ascii_alphanumeric() || c == '_');
+    }
+    c.is_whitespace()
+}
+
+/// Go's `unicode.ToTitle`: the upper case except for the Latin digraphs
+/// (which have a distinct title-case form) and Georgian letters (whose
+/// title case is themselves).
+fn title_char(c: char) -> char {
+    match c {
+        '\u{1C4}'..='\u{1C6}' => '\u{1C5}',
+        '\u{1C7}'..='\u{1C9}' => '\u{1C8}',
+        '\u{1CA}'..='\u{1CC}' => '\u{1CB}',
+        '\u{1F1}'..='\u{1F3}' => '\u{1F2}',
+        '\u{10D0}'..='\u{10FA}' | '\u{10FD}'..='\u{10FF}' => c,
+        _ => upper_char(c),
+    }
+}
+
+/// Terraform's `replace`: a `/regex/` search string is a Go regexp with
+/// `$1`/`${name}` expansion; otherwise a literal replacement of every
+/// occurrence (an empty search string inserts around every character).
+pub(crate) fn replace(s: &str, sub: &str, rep: &str) -> Result<String, CallError> {
+    if sub.len() > 1 && sub.starts_with('/') && sub.ends_with('/') {
+        let re = crate::regex_fns::compile(&sub[1..sub.len() - 1])
+            .map_err(|e| CallError::new(e.go_message()))?;
+        let out = crate::regex_fns::replace_all(&re, s, rep)?;
+        return Ok(out);
+    }
+    let count = if sub.is_empty() {
+        s.chars().count() + 1
+    } else {
+        s.matches(sub).count()
+    };
+    let grow = (rep.len() as u128) * (count as u128);
+    if (s.len() as u128) + grow > MAX_STRING_BYTES as u128 {
+        return Err(CallError::new(crate::limits::too_long_message()));
+    }
+    Ok(s.replace(sub, rep))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn case_mapping_is_simple() {
+        assert_eq!(upper("straße"), "STRAßE");
+        assert_eq!(lower("İ"), "i");
+        assert_eq!(lower("ΟΔΟΣ"), "οδοσ");
+        assert_eq!(upper("алло!"), "АЛЛО!");
+    }
+
+    #[test]
+    fn substr_quirks() {
+        assert_eq!(substr("hello world", 1, 4), "ello");
+        assert_eq!(substr("hello", 1, -1), "ello");
+        assert_eq!(substr("hello", -3, 2), "ll");
+        assert_eq!(substr("hello", 10, 10), "");
+        assert_eq!(substr("hello", 5, 1), "");
+        assert_eq!(
+            substr("noël", 0, 3),
+            "noël".graphemes(true).take(3).collect::<String>()
+        );
+        assert_eq!(substr("hello", -1, 0), "o");
+        assert_eq!(substr("hello", -10, 2), "he");
+        assert_eq!(substr("", 0, 3), "");
+    }
+
+    #[test]
+    fn split_like_go() {
+        assert_eq!(split("abc", ""), vec!["a", "b", "c"]);
+        assert_eq!(split("", ","), vec![""]);
+        assert_eq!(split("a,,b,", ","), vec!["a", "", "b", ""]);
+        assert!(split("", "").is_empty());
+    }
+
+    #[test]
+    fn title_like_go() {
+        assert_eq!(title("hello-world foo_bar"), "Hello-World Foo_bar");
+        assert_eq!(title("ǆemal"), "ǅemal");
+        assert_eq!(title("élan vital"), "Élan Vital");
+    }
+
+    #[test]
+    fn chomp_and_indent() {
+        assert_eq!(chomp("a\r\n\n\r"), "a");
+        assert_eq!(indent(2, "a\nb").ok().as_deref(), Some("a\n  b"));
+        assert!(indent(-1, "a").is_err());
+        assert!(indent(i64::MAX, "a\nb").is_err());
+    }
+
+    #[test]
+    fn replace_literal_and_regex() {
+        assert_eq!(replace("abc", "", "-").ok().as_deref(), Some("-a-b-c-"));
+        assert_eq!(
+            replace("-ab-axxb-", "/a(x*)b/", "${1}W").ok().as_deref(),
+            Some("-W-xxW-")
+        );
+        assert_eq!(
+            replace("-ab-axxb-", "/a(x*)b/", "$1W").ok().as_deref(),
+            Some("---")
+        );
+        assert!(replace("hello", "/(l/", "x").is_err());
+        assert_eq!(replace("x", "/", "y").ok().as_deref(), Some("x"));
+    }
+}
