@@ -5,3 +5,167 @@
 //! the files of a [`fnhcl_base::SourceMap`].
 
 pub mod ast;
+mod convert;
+mod errors;
+pub mod visit;
+
+use fnhcl_base::{Diagnostic, FileId, SourceMap};
+
+/// Parses a whole file as an HCL body.
+///
+/// On a syntax error the body is empty and the diagnostics say why.
+pub fn parse_file(sources: &SourceMap, file: FileId) -> (ast::Body, Vec<Diagnostic>) {
+    let text = &sources.get(file).text;
+    let whole = fnhcl_base::Span::new(file, 0, text.len());
+    let empty = ast::Body {
+        items: Vec::new(),
+        span: whole,
+    };
+    if let Some(d) = errors::precheck(file, text) {
+        return (empty, vec![d]);
+    }
+    match hcl_edit::parser::parse_body(text) {
+        Ok(body) => {
+            let mut conv = convert::Converter::new(file, text);
+            let b = conv.body(&body, whole);
+            let mut diags = conv.into_diagnostics();
+            check_duplicates(sources, &b, &mut diags);
+            if diags.iter().any(Diagnostic::is_error) {
+                return (empty, diags);
+            }
+            (b, diags)
+        }
+        Err(e) => {
+            let d = if e.message().contains("redefined attribute") {
+                redefined(sources, file, e.location().offset())
+            } else {
+                None
+            };
+            let d = d.unwrap_or_else(|| errors::from_parse_error(file, text, &e, false, 0));
+            (empty, vec![d])
+        }
+    }
+}
+
+/// Parses a whole file as one HCL expression (surrounding whitespace and
+/// newlines allowed).
+pub fn parse_expr(sources: &SourceMap, file: FileId) -> (Option<ast::Expr>, Vec<Diagnostic>) {
+    let text = &sources.get(file).text;
+    if let Some(d) = errors::precheck(file, text) {
+        return (None, vec![d]);
+    }
+    if text.trim().is_empty() {
+        let d = Diagnostic::error(
+            "Invalid expression",
+            "Expected the start of an expression, but found the end of the file.",
+        )
+        .with_span(fnhcl_base::Span::new(file, text.len(), text.len()));
+        return (None, vec![d]);
+    }
+    // The parser takes exactly one expression: no surrounding blanks. A
+    // heredoc needs the newline after its closing marker, so that variant
+    // is tried first.
+    let lead = text.len() - text.trim_start().len();
+    let end = text.trim_end().len();
+    let mut with_nl = end;
+    if text[end..].starts_with("\r\n") {
+        with_nl = end + 2;
+    } else if text[end..].starts_with('\n') {
+        with_nl = end + 1;
+    }
+    let mut attempts = vec![end];
+    if with_nl != end && text[lead..end].contains("<<") {
+        attempts.insert(0, with_nl);
+    }
+    let mut first_err = None;
+    for stop in attempts {
+        match hcl_edit::parser::parse_expr(&text[lead..stop]) {
+            Ok(expr) => {
+                let mut conv = convert::Converter::new(file, text).with_base(lead);
+                let e = conv.expr(&expr);
+                return (Some(e), conv.into_diagnostics());
+            }
+            Err(e) => {
+                if stop == end || first_err.is_none() {
+                    first_err = Some(shift_err(file, text, lead, &e));
+                }
+            }
+        }
+    }
+    (None, first_err.into_iter().collect())
+}
+
+/// "Attribute redefined" for the parser's duplicate-key error at `offset`:
+/// finds the earlier definition of the same name in the same body.
+fn redefined(sources: &SourceMap, file: FileId, offset: usize) -> Option<Diagnostic> {
+    let text = &sources.get(file).text;
+    let rest = text.get(offset..)?;
+    let len = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(rest.len());
+    if len == 0 {
+        return None;
+    }
+    let name = &rest[..len];
+    // Re-parse the text before the duplicate to find the first definition.
+    let cut = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let mut prev = None;
+    let mut pos = 0;
+    while let Some(i) = text[pos..cut].find(name) {
+        let at = pos + i;
+        pos = at + name.len();
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let after = text[pos..].trim_start_matches([' ', '\t']);
+        if text[line_start..at].trim().is_empty()
+            && after.starts_with('=')
+            && !after.starts_with("==")
+        {
+            prev = Some(at);
+        }
+    }
+    let span = fnhcl_base::Span::new(file, offset, offset + len);
+    let detail = match prev {
+        Some(p) => format!(
+            "The argument \"{name}\" was already set at {}. Each argument may be set only once.",
+            sources.range_text(fnhcl_base::Span::new(file, p, p + len))
+        ),
+        None => {
+            format!("The argument \"{name}\" was already set. Each argument may be set only once.")
+        }
+    };
+    Some(Diagnostic::error("Attribute redefined", detail).with_span(span))
+}
+
+/// HCL rejects a second definition of an attribute in one body at parse time.
+fn check_duplicates(sources: &SourceMap, body: &ast::Body, diags: &mut Vec<Diagnostic>) {
+    let mut seen: Vec<&ast::Ident> = Vec::new();
+    for item in &body.items {
+        match item {
+            ast::Structure::Attribute(a) => {
+                if let Some(prev) = seen.iter().find(|p| p.name == a.name.name) {
+                    diags.push(
+                        Diagnostic::error(
+                            "Attribute redefined",
+                            format!(
+                                "The argument \"{}\" was already set at {}. Each argument may be set only once.",
+                                a.name.name,
+                                sources.range_text(prev.span)
+                            ),
+                        )
+                        .with_span(a.name.span),
+                    );
+                } else {
+                    seen.push(&a.name);
+                }
+            }
+            ast::Structure::Block(b) => check_duplicates(sources, &b.body, diags),
+        }
+    }
+}
+
+fn shift_err(file: FileId, text: &str, lead: usize, e: &hcl_edit::parser::Error) -> Diagnostic {
+    errors::from_parse_error(file, text, e, true, lead)
+}
+
+#[cfg(test)]
+mod tests;

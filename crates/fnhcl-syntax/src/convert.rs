@@ -1,0 +1,468 @@
+//! hcl-edit tree → our AST.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use fnhcl_base::{Diagnostic, FileId, Span};
+use hcl_edit::Span as _;
+use hcl_edit::expr::{self as he, Expression, TraversalOperator};
+use hcl_edit::structure as hs;
+use hcl_edit::template::{self as ht, Directive, Element};
+
+use crate::ast::*;
+
+pub(crate) struct Converter<'a> {
+    file: FileId,
+    text: &'a str,
+    /// Offset of the parsed slice in `text`.
+    base: usize,
+    diags: Vec<Diagnostic>,
+}
+
+impl<'a> Converter<'a> {
+    pub(crate) fn new(file: FileId, text: &'a str) -> Converter<'a> {
+        Converter {
+            file,
+            text,
+            base: 0,
+            diags: Vec::new(),
+        }
+    }
+
+    pub(crate) fn with_base(mut self, base: usize) -> Converter<'a> {
+        self.base = base;
+        self
+    }
+
+    pub(crate) fn into_diagnostics(self) -> Vec<Diagnostic> {
+        self.diags
+    }
+
+    fn span(&self, r: Option<Range<usize>>, fallback: Span) -> Span {
+        match r {
+            Some(r) if r.end + self.base <= self.text.len() && r.start <= r.end => {
+                Span::new(self.file, r.start + self.base, r.end + self.base)
+            }
+            _ => fallback,
+        }
+    }
+
+    fn zero(&self) -> Span {
+        Span::new(self.file, 0, 0)
+    }
+
+    pub(crate) fn body(&mut self, body: &hs::Body, span: Span) -> Body {
+        let mut items = Vec::with_capacity(body.len());
+        for s in body.iter() {
+            match s {
+                hs::Structure::Attribute(a) => {
+                    let fallback = self.zero();
+                    let key_span = self.span(a.key.span(), fallback);
+                    let expr = self.expr(&a.value);
+                    let span = key_span.to(expr.span);
+                    items.push(Structure::Attribute(Attribute {
+                        name: Ident {
+                            name: Arc::from(a.key.as_str()),
+                            span: key_span,
+                        },
+                        expr,
+                        span,
+                    }));
+                }
+                hs::Structure::Block(b) => items.push(Structure::Block(self.block(b))),
+            }
+        }
+        Body { items, span }
+    }
+
+    fn block(&mut self, b: &hs::Block) -> Block {
+        let fallback = self.zero();
+        let ident_span = self.span(b.ident.span(), fallback);
+        let whole = self.span(b.span(), ident_span);
+        let labels: Vec<BlockLabel> = b
+            .labels
+            .iter()
+            .map(|l| {
+                let (value, quoted) = match l {
+                    hs::BlockLabel::Ident(i) => (i.as_str().to_owned(), false),
+                    hs::BlockLabel::String(s) => (s.value().clone(), true),
+                };
+                BlockLabel {
+                    value,
+                    quoted,
+                    span: self.span(l.span(), ident_span),
+                }
+            })
+            .collect();
+        let header_end = labels.last().map_or(ident_span.end, |l| l.span.end) as usize;
+        // The `{` is the first non-blank character after the header.
+        let open = self.text[header_end.min(self.text.len())..]
+            .find('{')
+            .map(|i| header_end + i)
+            .unwrap_or(header_end);
+        let open_brace = Span::new(self.file, open, (open + 1).min(self.text.len()));
+        let body_span = Span::new(self.file, open, (whole.end as usize).max(open));
+        let body = self.body(&b.body, body_span);
+        Block {
+            ident: Ident {
+                name: Arc::from(b.ident.as_str()),
+                span: ident_span,
+            },
+            labels,
+            body,
+            span: Span::new(self.file, ident_span.start as usize, whole.end as usize),
+            open_brace,
+        }
+    }
+
+    pub(crate) fn expr(&mut self, e: &Expression) -> Expr {
+        let fallback = self.zero();
+        let span = self.span(e.span(), fallback);
+        let kind = match e {
+            Expression::Null(_) => ExprKind::Null,
+            Expression::Bool(b) => ExprKind::Bool(*b.value()),
+            Expression::Number(_) => ExprKind::Number(Arc::from(
+                self.text[span.start as usize..span.end as usize].trim(),
+            )),
+            Expression::String(s) => ExprKind::Template(Template {
+                parts: vec![TemplatePart::Literal(s.value().clone())],
+                heredoc: false,
+            }),
+            Expression::Array(a) => ExprKind::Tuple(a.iter().map(|x| self.expr(x)).collect()),
+            Expression::Object(o) => {
+                let mut items = Vec::with_capacity(o.len());
+                for (k, v) in o.iter() {
+                    let key = match k {
+                        he::ObjectKey::Ident(i) => ObjectKey::Ident(Ident {
+                            name: Arc::from(i.as_str()),
+                            span: self.span(k.span(), span),
+                        }),
+                        he::ObjectKey::Expression(x) => ObjectKey::Expr(self.expr(x)),
+                    };
+                    let value = self.expr(v.expr());
+                    items.push(ObjectItem { key, value });
+                }
+                ExprKind::Object(items)
+            }
+            Expression::StringTemplate(t) => {
+                let mut t2 = ht::Template::from_iter(t.iter().cloned());
+                apply_strip(&mut t2);
+                ExprKind::Template(self.template(&t2, false, span))
+            }
+            Expression::HeredocTemplate(h) => {
+                let mut t2 = h.template.clone();
+                apply_strip(&mut t2);
+                ExprKind::Template(self.template(&t2, true, span))
+            }
+            Expression::Parenthesis(p) => ExprKind::Parens(Box::new(self.expr(p.inner()))),
+            Expression::Variable(v) => ExprKind::Variable(Ident {
+                name: Arc::from(v.as_str()),
+                span,
+            }),
+            Expression::Conditional(c) => ExprKind::Conditional {
+                cond: Box::new(self.expr(&c.cond_expr)),
+                then: Box::new(self.expr(&c.true_expr)),
+                otherwise: Box::new(self.expr(&c.false_expr)),
+            },
+            Expression::FuncCall(f) => {
+                let name_span = self.span(f.name.name.span(), span);
+                let (name, nspan) = if f.name.namespace.is_empty() {
+                    (f.name.name.as_str().to_owned(), name_span)
+                } else {
+                    let mut s = String::new();
+                    let mut start = name_span;
+                    for (i, ns) in f.name.namespace.iter().enumerate() {
+                        if i == 0 {
+                            start = self.span(ns.span(), name_span);
+                        }
+                        s.push_str(ns.as_str());
+                        s.push_str("::");
+                    }
+                    s.push_str(f.name.name.as_str());
+                    (s, start.to(name_span))
+                };
+                ExprKind::FuncCall {
+                    name: Ident {
+                        name: Arc::from(name),
+                        span: nspan,
+                    },
+                    args: f.args.iter().map(|a| self.expr(a)).collect(),
+                    expand_final: f.args.expand_final(),
+                }
+            }
+            Expression::Traversal(t) => return self.traversal(t, span),
+            Expression::UnaryOp(u) => {
+                let op = match u.operator.value() {
+                    he::UnaryOperator::Neg => UnaryOp::Neg,
+                    he::UnaryOperator::Not => UnaryOp::Not,
+                };
+                ExprKind::Unary(op, Box::new(self.expr(&u.expr)))
+            }
+            Expression::BinaryOp(b) => {
+                use he::BinaryOperator as B;
+                let op = match b.operator.value() {
+                    B::Eq => BinaryOp::Eq,
+                    B::NotEq => BinaryOp::NotEq,
+                    B::LessEq => BinaryOp::LtEq,
+                    B::GreaterEq => BinaryOp::GtEq,
+                    B::Less => BinaryOp::Lt,
+                    B::Greater => BinaryOp::Gt,
+                    B::Plus => BinaryOp::Add,
+                    B::Minus => BinaryOp::Sub,
+                    B::Mul => BinaryOp::Mul,
+                    B::Div => BinaryOp::Div,
+                    B::Mod => BinaryOp::Mod,
+                    B::And => BinaryOp::And,
+                    B::Or => BinaryOp::Or,
+                };
+                ExprKind::Binary(
+                    op,
+                    Box::new(self.expr(&b.lhs_expr)),
+                    Box::new(self.expr(&b.rhs_expr)),
+                )
+            }
+            Expression::ForExpr(f) => {
+                let kv = f.intro.key_var.as_ref().map(|k| self.ident(k, span));
+                let vv = self.ident(&f.intro.value_var, span);
+                ExprKind::For(Box::new(ForExpr {
+                    key_var: kv,
+                    value_var: vv,
+                    collection: self.expr(&f.intro.collection_expr),
+                    key_expr: f.key_expr.as_ref().map(|k| self.expr(k)),
+                    value_expr: self.expr(&f.value_expr),
+                    grouping: f.grouping,
+                    cond: f.cond.as_ref().map(|c| self.expr(&c.expr)),
+                }))
+            }
+        };
+        Expr { kind, span }
+    }
+
+    fn ident(&self, i: &hcl_edit::Decorated<hcl_edit::Ident>, fallback: Span) -> Ident {
+        Ident {
+            name: Arc::from(i.as_str()),
+            span: self.span(i.span(), fallback),
+        }
+    }
+
+    fn traversal(&mut self, t: &he::Traversal, span: Span) -> Expr {
+        let source = self.expr(&t.expr);
+        let ops: Vec<(Span, &TraversalOperator)> = t
+            .operators
+            .iter()
+            .map(|o| (self.span(o.span(), span), o.value()))
+            .collect();
+        self.apply_ops(source, &ops)
+    }
+
+    /// Builds the nested access expression for `source` followed by `ops`,
+    /// with HCL's splat scoping: a full splat `[*]` takes every following
+    /// operator into its per-element expression; an attribute-only splat
+    /// `.*` takes the following `.name` and `.N` steps only.
+    fn apply_ops(&mut self, mut source: Expr, ops: &[(Span, &TraversalOperator)]) -> Expr {
+        let mut i = 0;
+        while i < ops.len() {
+            let (op_span, op) = ops[i];
+            match op {
+                TraversalOperator::FullSplat(_) => {
+                    let item = Expr {
+                        kind: ExprKind::SplatItem,
+                        span: op_span,
+                    };
+                    let each = self.apply_ops(item, &ops[i + 1..]);
+                    let end = ops.last().map_or(op_span, |o| o.0);
+                    let span = source.span.to(end);
+                    return Expr {
+                        kind: ExprKind::Splat {
+                            source: Box::new(source),
+                            each: Box::new(each),
+                            full: true,
+                        },
+                        span,
+                    };
+                }
+                TraversalOperator::AttrSplat(_) => {
+                    let mut j = i + 1;
+                    while j < ops.len()
+                        && matches!(
+                            ops[j].1,
+                            TraversalOperator::GetAttr(_) | TraversalOperator::LegacyIndex(_)
+                        )
+                    {
+                        j += 1;
+                    }
+                    let item = Expr {
+                        kind: ExprKind::SplatItem,
+                        span: op_span,
+                    };
+                    let each = self.apply_ops(item, &ops[i + 1..j]);
+                    let end = ops[j - 1].0;
+                    let span = source.span.to(end);
+                    source = Expr {
+                        kind: ExprKind::Splat {
+                            source: Box::new(source),
+                            each: Box::new(each),
+                            full: false,
+                        },
+                        span,
+                    };
+                    i = j;
+                    continue;
+                }
+                TraversalOperator::GetAttr(name) => {
+                    let n = name.as_str();
+                    let nstart = (op_span.end as usize).saturating_sub(n.len());
+                    let ident = Ident {
+                        name: Arc::from(n),
+                        span: Span::new(
+                            self.file,
+                            nstart.max(op_span.start as usize),
+                            op_span.end as usize,
+                        ),
+                    };
+                    let span = source.span.to(op_span);
+                    source = Expr {
+                        kind: ExprKind::GetAttr(Box::new(source), ident),
+                        span,
+                    };
+                }
+                TraversalOperator::Index(k) => {
+                    let key = self.expr(k);
+                    let span = source.span.to(op_span);
+                    source = Expr {
+                        kind: ExprKind::Index(Box::new(source), Box::new(key)),
+                        span,
+                    };
+                }
+                TraversalOperator::LegacyIndex(n) => {
+                    let text = n.value().to_string();
+                    let kstart = (op_span.end as usize).saturating_sub(text.len());
+                    let key = Expr {
+                        kind: ExprKind::Number(Arc::from(text)),
+                        span: Span::new(
+                            self.file,
+                            kstart.max(op_span.start as usize),
+                            op_span.end as usize,
+                        ),
+                    };
+                    let span = source.span.to(op_span);
+                    source = Expr {
+                        kind: ExprKind::Index(Box::new(source), Box::new(key)),
+                        span,
+                    };
+                }
+            }
+            i += 1;
+        }
+        source
+    }
+
+    fn template(&mut self, t: &ht::Template, heredoc: bool, span: Span) -> Template {
+        let mut parts = Vec::with_capacity(t.len());
+        for el in t.iter() {
+            match el {
+                Element::Literal(s) => {
+                    if let Some(TemplatePart::Literal(prev)) = parts.last_mut() {
+                        prev.push_str(s.value());
+                    } else {
+                        parts.push(TemplatePart::Literal(s.value().clone()));
+                    }
+                }
+                Element::Interpolation(i) => {
+                    parts.push(TemplatePart::Interpolation(self.expr(&i.expr)));
+                }
+                Element::Directive(d) => match &**d {
+                    Directive::If(ifd) => {
+                        let dspan = self.span(ifd.span(), span);
+                        let cond = self.expr(&ifd.if_expr.cond_expr);
+                        let then = self.template(&ifd.if_expr.template, heredoc, dspan);
+                        let otherwise = ifd
+                            .else_expr
+                            .as_ref()
+                            .map(|e| self.template(&e.template, heredoc, dspan));
+                        parts.push(TemplatePart::If {
+                            cond,
+                            then,
+                            otherwise,
+                            span: dspan,
+                        });
+                    }
+                    Directive::For(fd) => {
+                        let dspan = self.span(fd.span(), span);
+                        let f = &fd.for_expr;
+                        parts.push(TemplatePart::For {
+                            key_var: f.key_var.as_ref().map(|k| self.ident(k, dspan)),
+                            value_var: self.ident(&f.value_var, dspan),
+                            collection: self.expr(&f.collection_expr),
+                            body: self.template(&f.template, heredoc, dspan),
+                            span: dspan,
+                        });
+                    }
+                },
+            }
+        }
+        Template { parts, heredoc }
+    }
+}
+
+enum Tok<'t> {
+    Lit(&'t mut String),
+    Mark(hcl_edit::template::Strip),
+}
+
+fn collect_tokens<'t>(t: &'t mut ht::Template, out: &mut Vec<Tok<'t>>) {
+    for el in t.iter_mut() {
+        match el {
+            Element::Literal(s) => out.push(Tok::Lit(&mut *s)),
+            Element::Interpolation(i) => out.push(Tok::Mark(i.strip)),
+            Element::Directive(d) => match &mut **d {
+                Directive::If(ifd) => {
+                    out.push(Tok::Mark(ifd.if_expr.strip));
+                    collect_tokens(&mut ifd.if_expr.template, out);
+                    if let Some(e) = &mut ifd.else_expr {
+                        out.push(Tok::Mark(e.strip));
+                        collect_tokens(&mut e.template, out);
+                    }
+                    out.push(Tok::Mark(ifd.endif_expr.strip));
+                }
+                Directive::For(fd) => {
+                    out.push(Tok::Mark(fd.for_expr.strip));
+                    collect_tokens(&mut fd.for_expr.template, out);
+                    out.push(Tok::Mark(fd.endfor_expr.strip));
+                }
+            },
+        }
+    }
+}
+
+/// Applies `~` strip markers: `${~`/`%{~` trims trailing whitespace from the
+/// literal just before, `~}` trims leading whitespace from the literal just
+/// after (across directive boundaries, as HCL does on its token stream).
+fn apply_strip(t: &mut ht::Template) {
+    let mut toks = Vec::new();
+    collect_tokens(t, &mut toks);
+    let mut trim_end = vec![false; toks.len()];
+    let mut trim_start = vec![false; toks.len()];
+    for (i, tok) in toks.iter().enumerate() {
+        if let Tok::Mark(s) = tok {
+            if s.strip_start() && i > 0 {
+                trim_end[i - 1] = true;
+            }
+            if s.strip_end() && i + 1 < toks.len() {
+                trim_start[i + 1] = true;
+            }
+        }
+    }
+    for (i, tok) in toks.iter_mut().enumerate() {
+        if let Tok::Lit(s) = tok {
+            if trim_start[i] {
+                let t = s.trim_start().to_owned();
+                **s = t;
+            }
+            if trim_end[i] {
+                let t = s.trim_end().to_owned();
+                **s = t;
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! Parse errors as diagnostics with HCL-like summaries.
+
+use fnhcl_base::{Diagnostic, FileId, Span};
+
+/// Largest source file we parse (bytes).
+pub(crate) const MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Checks done before handing the text to the parser.
+pub(crate) fn precheck(file: FileId, text: &str) -> Option<Diagnostic> {
+    if text.len() > MAX_FILE_BYTES {
+        return Some(
+            Diagnostic::error(
+                "Source file too large",
+                format!(
+                    "The file is {} bytes long; at most {MAX_FILE_BYTES} bytes are supported.",
+                    text.len()
+                ),
+            )
+            .with_span(Span::new(file, 0, 0)),
+        );
+    }
+    None
+}
+
+/// Maps a parser error to a diagnostic: the summary names the construct
+/// (as HCL's summaries do), the detail says what was expected.
+pub(crate) fn from_parse_error(
+    file: FileId,
+    text: &str,
+    err: &hcl_edit::parser::Error,
+    expr_mode: bool,
+    base: usize,
+) -> Diagnostic {
+    let offset = (err.location().offset() + base).min(text.len());
+    let at_eof = text[offset..].trim().is_empty();
+    let end = next_char_end(text, offset);
+    let span = Span::new(file, offset, end);
+    let msg = err.message();
+    let (label, rest) = match msg.strip_prefix("invalid ") {
+        Some(m) => match m.split_once("; ") {
+            Some((l, r)) => (Some(l), r),
+            None => (None, msg),
+        },
+        None => (None, msg),
+    };
+    let found = if at_eof {
+        "the end of the file".to_owned()
+    } else {
+        describe_char(text[offset..].chars().next().unwrap_or(' '))
+    };
+    let (summary, mut detail) = match label {
+        Some("expression") | Some("binary operation") => (
+            "Invalid expression".to_owned(),
+            format!("Expected the start of an expression, but found {found}."),
+        ),
+        Some("block body") if at_eof => (
+            "Unclosed configuration block".to_owned(),
+            "There is no closing brace for this block before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.".to_owned(),
+        ),
+        Some("structure") | Some("attribute") | Some("block body") => (
+            "Argument or block definition required".to_owned(),
+            format!("An argument or block definition is required here; found {found}."),
+        ),
+        Some("object item") | Some("object value assignment") => (
+            "Invalid object constructor".to_owned(),
+            format!("Object items must be written as key = value pairs; found {found}."),
+        ),
+        Some("traversal operator") => (
+            "Invalid attribute name".to_owned(),
+            "An attribute name is required after a dot.".to_owned(),
+        ),
+        Some("escape sequence")
+        | Some("unicode 4-digit hex code")
+        | Some("unicode 8-digit hex code") => (
+            "Invalid escape sequence".to_owned(),
+            "The symbol after the backslash does not start a valid escape sequence.".to_owned(),
+        ),
+        Some("nesting depth") => (
+            "Nesting too deep".to_owned(),
+            "Expressions, templates and blocks are nested too deeply.".to_owned(),
+        ),
+        _ if at_eof => (
+            if expr_mode {
+                "Invalid expression".to_owned()
+            } else {
+                "Unexpected end of file".to_owned()
+            },
+            "The file ends before the construct is complete.".to_owned(),
+        ),
+        _ => (
+            if expr_mode {
+                "Invalid expression".to_owned()
+            } else {
+                "Invalid syntax".to_owned()
+            },
+            format!("Unexpected {found}."),
+        ),
+    };
+    if !rest.is_empty() && rest != "unexpected token" {
+        detail.push_str(" Parser: ");
+        detail.push_str(rest);
+        if !rest.ends_with('.') {
+            detail.push('.');
+        }
+    }
+    Diagnostic::error(summary, detail).with_span(span)
+}
+
+fn next_char_end(text: &str, offset: usize) -> usize {
+    match text[offset..].chars().next() {
+        Some(c) => offset + c.len_utf8(),
+        None => offset,
+    }
+}
+
+fn describe_char(c: char) -> String {
+    match c {
+        '\n' | '\r' => "a newline".to_owned(),
+        c if c.is_control() => format!("the control character U+{:04X}", c as u32),
+        c => format!("{c:?}").replace('\'', "\""),
+    }
+}

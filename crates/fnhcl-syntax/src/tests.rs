@@ -1,0 +1,277 @@
+use fnhcl_base::SourceMap;
+
+use super::*;
+use crate::ast::*;
+
+fn src(text: &str) -> (SourceMap, fnhcl_base::FileId) {
+    let mut sm = SourceMap::new();
+    let f = sm.add("main.hcl", text);
+    (sm, f)
+}
+
+fn expr(text: &str) -> (SourceMap, Expr) {
+    let (sm, f) = src(text);
+    let (e, d) = parse_expr(&sm, f);
+    assert!(d.is_empty(), "{d:?}");
+    (sm, e.unwrap())
+}
+
+#[test]
+fn spans_of_traversal_steps() {
+    let (sm, e) = expr("self.resource.status.atProvider.arn");
+    assert_eq!(sm.slice(e.span), "self.resource.status.atProvider.arn");
+    let ExprKind::GetAttr(src, name) = &e.kind else {
+        panic!("{e:?}")
+    };
+    assert_eq!(&*name.name, "arn");
+    assert_eq!(sm.slice(name.span), "arn");
+    assert_eq!(sm.slice(src.span), "self.resource.status.atProvider");
+}
+
+fn sexp(sm: &SourceMap, e: &Expr) -> String {
+    let k = match &e.kind {
+        ExprKind::Null => "null".to_owned(),
+        ExprKind::Bool(b) => b.to_string(),
+        ExprKind::Number(n) => format!("num {n}"),
+        ExprKind::Template(t) => format!(
+            "tmpl{} [{}]",
+            if t.heredoc { " heredoc" } else { "" },
+            t.parts
+                .iter()
+                .map(|p| tpart(sm, p))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        ExprKind::Tuple(xs) => format!(
+            "tuple [{}]",
+            xs.iter()
+                .map(|x| sexp(sm, x))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        ExprKind::Object(items) => format!(
+            "obj [{}]",
+            items
+                .iter()
+                .map(|it| {
+                    let k = match &it.key {
+                        ObjectKey::Ident(i) => format!("id {}@{}", i.name, sm.slice(i.span)),
+                        ObjectKey::Expr(e) => sexp(sm, e),
+                    };
+                    format!("{k} = {}", sexp(sm, &it.value))
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        ExprKind::Variable(i) => format!("var {}", i.name),
+        ExprKind::GetAttr(s, i) => {
+            format!("getattr {} .{}@{}", sexp(sm, s), i.name, sm.slice(i.span))
+        }
+        ExprKind::Index(s, k) => format!("index {} [{}]", sexp(sm, s), sexp(sm, k)),
+        ExprKind::Splat { source, each, full } => format!(
+            "splat{} {} each {}",
+            if *full { "full" } else { "attr" },
+            sexp(sm, source),
+            sexp(sm, each)
+        ),
+        ExprKind::SplatItem => "item".to_owned(),
+        ExprKind::FuncCall {
+            name,
+            args,
+            expand_final,
+        } => format!(
+            "call {}@{} [{}]{}",
+            name.name,
+            sm.slice(name.span),
+            args.iter()
+                .map(|x| sexp(sm, x))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if *expand_final { "..." } else { "" }
+        ),
+        ExprKind::Conditional {
+            cond,
+            then,
+            otherwise,
+        } => format!(
+            "cond {} ? {} : {}",
+            sexp(sm, cond),
+            sexp(sm, then),
+            sexp(sm, otherwise)
+        ),
+        ExprKind::Unary(op, x) => format!("{op:?} {}", sexp(sm, x)),
+        ExprKind::Binary(op, a, b) => format!("{op:?} {} {}", sexp(sm, a), sexp(sm, b)),
+        ExprKind::For(f) => format!(
+            "for {:?} {} in {} : {:?} => {} grp={} if {:?}",
+            f.key_var.as_ref().map(|k| k.name.clone()),
+            f.value_var.name,
+            sexp(sm, &f.collection),
+            f.key_expr.as_ref().map(|k| sexp(sm, k)),
+            sexp(sm, &f.value_expr),
+            f.grouping,
+            f.cond.as_ref().map(|c| sexp(sm, c))
+        ),
+        ExprKind::Parens(x) => format!("parens {}", sexp(sm, x)),
+    };
+    format!("({k})@`{}`", sm.slice(e.span))
+}
+
+fn tpart(sm: &SourceMap, p: &TemplatePart) -> String {
+    match p {
+        TemplatePart::Literal(s) => format!("{s:?}"),
+        TemplatePart::Interpolation(e) => format!("${{{}}}", sexp(sm, e)),
+        TemplatePart::If {
+            cond,
+            then,
+            otherwise,
+            span,
+        } => format!(
+            "%if {} then [{}] else [{}] @`{}`",
+            sexp(sm, cond),
+            then.parts
+                .iter()
+                .map(|p| tpart(sm, p))
+                .collect::<Vec<_>>()
+                .join(", "),
+            otherwise
+                .as_ref()
+                .map(|o| o
+                    .parts
+                    .iter()
+                    .map(|p| tpart(sm, p))
+                    .collect::<Vec<_>>()
+                    .join(", "))
+                .unwrap_or_default(),
+            sm.slice(*span)
+        ),
+        TemplatePart::For {
+            key_var,
+            value_var,
+            collection,
+            body,
+            span,
+        } => format!(
+            "%for {:?} {} in {} [{}] @`{}`",
+            key_var.as_ref().map(|k| k.name.clone()),
+            value_var.name,
+            sexp(sm, collection),
+            body.parts
+                .iter()
+                .map(|p| tpart(sm, p))
+                .collect::<Vec<_>>()
+                .join(", "),
+            sm.slice(*span)
+        ),
+    }
+}
+
+#[test]
+fn every_form_parses_with_whole_spans() {
+    for t in [
+        "a[*].b[0] + f(x, [1, 2]...)",
+        "c ? \"s${x}\" : {k = 1, \"q\": 2, (z) = 3}",
+        "a.*.b.0[1]",
+        "a.b[*].c[*].d",
+        "[for k, v in m : upper(v) if k != \"x\"]",
+        "{for k, v in m : v => k...}",
+        "\"a ${~ x ~} b %{ if c ~} yes %{~ else ~} no %{~ endif } end\"",
+        "<<-EOT\n    hello\n      ${x}\n    EOT\n",
+        "<<EOT\nhi %{ for x in xs }${x},%{ endfor }\nEOT\n",
+        "-1 * !true",
+        "provider::ns::fn(1)",
+        "a.0.1",
+        "x[\"k\"].y",
+        "\"\"",
+        "1.5e3",
+    ] {
+        let (sm, e) = expr(t);
+        let d = sexp(&sm, &e);
+        assert!(d.ends_with(&format!("@`{}`", t.trim_end())), "{t}: {d}");
+    }
+}
+
+#[test]
+fn body_with_blocks_and_labels() {
+    let text = "resource my-s3-bucket {\n  body = {a = 1}\n}\n\nresource \"q\" x {\n  locals {\n    y = 2\n  }\n}\n";
+    let (sm, f) = src(text);
+    let (b, d) = parse_file(&sm, f);
+    assert!(d.is_empty(), "{d:?}");
+    assert_eq!(b.items.len(), 2);
+    let Structure::Block(r) = &b.items[0] else {
+        panic!()
+    };
+    assert_eq!(&*r.ident.name, "resource");
+    assert_eq!(r.labels[0].value, "my-s3-bucket");
+    assert!(!r.labels[0].quoted);
+    assert_eq!(sm.slice(r.open_brace), "{");
+    assert_eq!(sm.range_text(r.open_brace), "main.hcl:1,23-24");
+    assert_eq!(sm.slice(r.header_span()), "resource my-s3-bucket");
+    assert!(sm.slice(r.body.span).starts_with('{') && sm.slice(r.body.span).ends_with('}'));
+    let Structure::Attribute(a) = &r.body.items[0] else {
+        panic!()
+    };
+    assert_eq!(sm.slice(a.span), "body = {a = 1}");
+    assert_eq!(sm.slice(a.name.span), "body");
+    let Structure::Block(q) = &b.items[1] else {
+        panic!()
+    };
+    assert_eq!(q.labels[0].value, "q");
+    assert!(q.labels[0].quoted);
+    assert_eq!(sm.slice(q.labels[0].span), "\"q\"");
+    assert_eq!(q.labels[1].value, "x");
+    assert_eq!(
+        sm.slice(q.span),
+        text[text.find("resource \"q\"").unwrap()..].trim_end()
+    );
+}
+
+#[test]
+fn duplicate_attribute_is_an_error() {
+    let (sm, f) = src("locals {\n  a = 1\n  a = 2\n}\n");
+    let (_, d) = parse_file(&sm, f);
+    assert_eq!(d.len(), 1);
+    assert_eq!(
+        d[0].to_hcl_string(&sm),
+        "main.hcl:3,3-4: Attribute redefined; The argument \"a\" was already set at main.hcl:2,3-4. Each argument may be set only once."
+    );
+}
+
+#[test]
+fn parse_errors_have_positions() {
+    for (t, want) in [
+        ("a = \n", "main.hcl:1,5-2,1: Invalid expression"),
+        (
+            "block {\n  a = 1\n",
+            "main.hcl:2,8-3,1: Unclosed configuration block",
+        ),
+        ("a = [1, 2\n", "main.hcl"),
+    ] {
+        let (sm, f) = src(t);
+        let (_, d) = parse_file(&sm, f);
+        assert_eq!(d.len(), 1, "{t}");
+        let s = d[0].to_hcl_string(&sm);
+        assert!(s.starts_with(want), "{t:?}: {s}");
+    }
+}
+
+#[test]
+fn traversals_like_hcl_variables() {
+    let (sm, e) = expr("[for k, v in req.x : v.a + k + y[0].z + f(w[q]) if u.b] == \"${p.q}\"");
+    let got: Vec<&str> = visit::traversals(&e)
+        .iter()
+        .map(|t| sm.slice(t.span))
+        .collect();
+    assert_eq!(got, vec!["req.x", "y[0].z", "w", "q", "u.b", "p.q"]);
+    let (sm, e) = expr("{for k, v in req.x : k => v.a + y[\"s\"].z + w[q] + a[*].b}");
+    let got: Vec<&str> = visit::traversals(&e)
+        .iter()
+        .map(|t| sm.slice(t.span))
+        .collect();
+    assert_eq!(got, vec!["req.x", "y[\"s\"].z", "w", "q", "a"]);
+    let (sm, e) = expr("\"%{for x in xs}${x.a}${z}%{endfor}\"");
+    let got: Vec<&str> = visit::traversals(&e)
+        .iter()
+        .map(|t| sm.slice(t.span))
+        .collect();
+    assert_eq!(got, vec!["xs", "z"]);
+}
