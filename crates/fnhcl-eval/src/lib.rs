@@ -1,1 +1,34 @@
-//! HCL expression evaluator and the function-hcl DSL evaluator.
+//! The function-hcl DSL evaluator: block schemas, scopes, lazy locals,
+//! resource collections, deferral of incomplete blocks (discards) and the
+//! fail-safe for observed resources.
+//!
+//! Two phases:
+//! - [`compile`] parses the files of a [`SourceMap`] and runs every static
+//!   check once (schemas, duplicate names, undefined references, `invoke`
+//!   targets, user functions, local cycles). The resulting [`Program`] is
+//!   immutable, `Send + Sync` and meant to be cached.
+//! - [`evaluate`] runs a program against one [`Request`] and returns the
+//!   [`Output`] (desired state, discards, warnings) or a [`Fatal`] error.
+//!
+//! Architecture invariant: pure library. No IO, no protobuf types: the
+//! request and the output are plain values.
+
+mod api;
+mod compile;
+mod eval;
+mod exprs;
+mod refs;
+mod render;
+mod schema;
+mod unify;
+
+pub use api::{
+    DesiredResource, Discard, DiscardKind, DiscardReason, Fatal, ObservedResource, Output,
+    ReadyState, Request, Selector, SelectorMatch,
+};
+pub use compile::{Program, compile};
+pub use eval::evaluate;
+pub use render::{
+    COLLECTION_BASE_NAME_ANNOTATION, COLLECTION_INDEX_ANNOTATION, ConditionText, fully_resolved,
+    hcl_diagnostics,
+};

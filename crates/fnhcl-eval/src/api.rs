@@ -1,0 +1,278 @@
+//! The evaluator's input and output types.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use fnhcl_base::{Diagnostic, Severity, SourceMap, Span};
+use fnhcl_value::Value;
+
+/// One observed composed resource.
+#[derive(Clone, Debug)]
+pub struct ObservedResource {
+    /// The observed body (a JSON-like object value: objects and tuples, D6).
+    pub body: Value,
+    /// Connection details (raw bytes, as in the protobuf message).
+    pub connection_details: BTreeMap<String, Vec<u8>>,
+}
+
+/// The request data the program sees as `req.*` (upstream §3.2, D6, D19).
+///
+/// Values are JSON-like (objects, tuples, strings, numbers, bools, nulls)
+/// as produced from protobuf `Struct`s. `metadata.managedFields` is removed
+/// by the evaluator, callers need not do it.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    /// The observed composite resource body (`req.composite`); `None` when
+    /// there is no observed composite (then `req.composite` is `{}`).
+    pub composite: Option<Value>,
+    /// The observed composite's connection details (`req.composite_connection`).
+    pub composite_connection: BTreeMap<String, Vec<u8>>,
+    /// Observed composed resources by crossplane name (`req.resource`,
+    /// `req.connection`, and by their collection annotations
+    /// `req.resources`/`req.connections`).
+    pub observed: BTreeMap<String, ObservedResource>,
+    /// The request context (`req.context`), top-level keys.
+    pub context: BTreeMap<String, Value>,
+    /// Extra/required resources by requirement name (`req.extra_resources`).
+    /// `None`: Crossplane has not answered this requirement yet (the key is
+    /// absent from `req.extra_resources`); `Some(items)`: the matches (an
+    /// empty list when nothing matched, D19).
+    pub extra_resources: BTreeMap<String, Option<Vec<Value>>>,
+}
+
+/// Readiness of a desired resource (the protobuf enum names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ReadyState {
+    Unspecified,
+    True,
+    False,
+}
+
+impl ReadyState {
+    /// The protobuf enum name (`READY_TRUE`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReadyState::Unspecified => "READY_UNSPECIFIED",
+            ReadyState::True => "READY_TRUE",
+            ReadyState::False => "READY_FALSE",
+        }
+    }
+    /// Parses a protobuf enum name.
+    pub fn parse(s: &str) -> Option<ReadyState> {
+        match s {
+            "READY_UNSPECIFIED" => Some(ReadyState::Unspecified),
+            "READY_TRUE" => Some(ReadyState::True),
+            "READY_FALSE" => Some(ReadyState::False),
+            _ => None,
+        }
+    }
+}
+
+/// A desired composed resource produced by the program.
+#[derive(Clone, Debug)]
+pub struct DesiredResource {
+    /// The crossplane resource name.
+    pub name: String,
+    /// The body: always an object value, wholly known. Collection members
+    /// carry the two collection annotations (upstream §5.1).
+    pub body: Value,
+    /// The value of the last `ready` block, if any (absent = unspecified).
+    pub ready: Option<ReadyState>,
+    /// The source range of the block header that produced it.
+    pub span: Span,
+}
+
+/// `matchName` or `matchLabels` of a requirement selector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SelectorMatch {
+    Name(String),
+    Labels(BTreeMap<String, String>),
+}
+
+/// A resource selector of a `requirement` block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selector {
+    pub api_version: String,
+    pub kind: String,
+    pub matches: SelectorMatch,
+}
+
+/// Block types in discard records (upstream §4.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DiscardKind {
+    Resource,
+    Resources,
+    Group,
+    CompositeStatus,
+    CompositeConnection,
+    ResourceReady,
+    Context,
+    Requirement,
+}
+
+impl DiscardKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiscardKind::Resource => "resource",
+            DiscardKind::Resources => "resources",
+            DiscardKind::Group => "group",
+            DiscardKind::CompositeStatus => "composite-status",
+            DiscardKind::CompositeConnection => "composite-connection",
+            DiscardKind::ResourceReady => "resource-ready",
+            DiscardKind::Context => "context",
+            DiscardKind::Requirement => "requirement",
+        }
+    }
+}
+
+/// Why a block was discarded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DiscardReason {
+    /// The block's condition was false: the user's choice, never reported.
+    UserCondition,
+    /// Some expression of the block was incomplete (D10, D11).
+    Incomplete,
+    /// A connection detail was not valid base64.
+    BadSecret,
+}
+
+impl DiscardReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiscardReason::UserCondition => "user-condition",
+            DiscardReason::Incomplete => "incomplete",
+            DiscardReason::BadSecret => "bad-secret",
+        }
+    }
+}
+
+/// A discarded block (upstream §4.3).
+#[derive(Clone, Debug)]
+pub struct Discard {
+    pub kind: DiscardKind,
+    pub reason: DiscardReason,
+    /// Resource name, collection base name, requirement name, the resource
+    /// name for `ready`, the connection key for `bad-secret`; empty otherwise.
+    pub name: String,
+    /// For conditions the `condition = ...` attribute; for bodies and values
+    /// the expression; for requirements the `select` block header.
+    pub span: Option<Span>,
+    /// The rendered range of `span` (`main.hcl:3,5-20`), or `<nil>`.
+    pub range: String,
+    /// Explanation lines: one per error (`<expression text>, <range>:
+    /// <summary>; <detail>`), and a last `unknown values: a.b, c[0]` line
+    /// when unknown references were found.
+    pub context: Vec<String>,
+}
+
+impl Discard {
+    /// True if this discard is reported (a Warning result, counted by
+    /// `FullyResolved`): everything but `user-condition`.
+    pub fn is_reported(&self) -> bool {
+        self.reason != DiscardReason::UserCondition
+    }
+
+    /// The Warning result message (upstream §5.7):
+    /// `<range>:discarded <type> <name>` then `\n<line>` per context line.
+    pub fn message(&self) -> String {
+        let mut s = format!(
+            "{}:discarded {} {}",
+            self.range,
+            self.kind.as_str(),
+            self.name
+        );
+        for l in &self.context {
+            s.push('\n');
+            s.push_str(l);
+        }
+        s
+    }
+}
+
+/// The result of a successful evaluation.
+#[derive(Clone, Debug, Default)]
+pub struct Output {
+    /// Desired composed resources in evaluation order (source order;
+    /// collection members in iteration order). Names are unique.
+    pub resources: Vec<DesiredResource>,
+    /// The unified composite status (an object), if any `composite status`
+    /// block contributed.
+    pub composite_status: Option<Value>,
+    /// The merged composite connection details.
+    pub composite_connection: BTreeMap<String, Vec<u8>>,
+    /// Context entries (top-level key → unified value, D18).
+    pub context: BTreeMap<String, Value>,
+    /// Requirements by name (sorted).
+    pub requirements: BTreeMap<String, Selector>,
+    /// Every discarded block in evaluation order, including silent
+    /// `user-condition` ones (see [`Discard::is_reported`]).
+    pub discards: Vec<Discard>,
+    /// Warnings (downgraded evaluation errors), deduplicated and sorted as
+    /// upstream §5.8 (file, then position).
+    pub warnings: Vec<Diagnostic>,
+    /// The program's sources, to render ranges of [`Output::warnings`].
+    pub sources: Arc<SourceMap>,
+}
+
+impl Output {
+    /// Discards to report as Warning results, in evaluation order.
+    pub fn reported_discards(&self) -> impl Iterator<Item = &Discard> {
+        self.discards.iter().filter(|d| d.is_reported())
+    }
+}
+
+/// A fatal error: evaluation produced nothing usable.
+#[derive(Clone, Debug)]
+pub struct Fatal {
+    /// Error diagnostics first, then any warnings gathered before the error.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The sources the diagnostics point into.
+    pub sources: Arc<SourceMap>,
+}
+
+impl Fatal {
+    pub(crate) fn new(mut diagnostics: Vec<Diagnostic>, sources: Arc<SourceMap>) -> Fatal {
+        // Stable: errors first, otherwise in the order they were found.
+        diagnostics.sort_by_key(|d| match d.severity {
+            Severity::Error => 0,
+            Severity::Warning => 1,
+        });
+        Fatal {
+            diagnostics,
+            sources,
+        }
+    }
+
+    /// The first error.
+    pub fn first(&self) -> Option<&Diagnostic> {
+        self.diagnostics.first()
+    }
+
+    /// Upstream's fatal text (§5.9) without the `evaluate hcl: ` prefix:
+    /// `<range>: <summary>; <detail>`, then `, and N other diagnostic(s)`
+    /// when there are more. A diagnostic without a range prints `<nil>`.
+    pub fn message(&self) -> String {
+        let Some(first) = self.diagnostics.first() else {
+            return "unknown error".to_owned();
+        };
+        let mut s = first.to_hcl_string(&self.sources);
+        let rest = self.diagnostics.len() - 1;
+        if rest > 0 {
+            s.push_str(&format!(", and {rest} other diagnostic(s)"));
+        }
+        s
+    }
+
+    /// Every error as a code frame (for the CLI).
+    pub fn code_frames(&self) -> String {
+        fnhcl_base::render_frames(&self.diagnostics, &self.sources)
+    }
+}
+
+impl std::fmt::Display for Fatal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+impl std::error::Error for Fatal {}

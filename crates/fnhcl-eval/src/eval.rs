@@ -1,0 +1,1615 @@
+//! Evaluation of a compiled program against one request.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use base64::Engine as _;
+use fnhcl_base::{Diagnostic, Severity, Span};
+use fnhcl_syntax::ast::Expr;
+use fnhcl_value::{Key, Number, Type, Value};
+
+use crate::api::{
+    DesiredResource, Discard, DiscardKind, DiscardReason, Fatal, Output, ReadyState, Request,
+    Selector, SelectorMatch,
+};
+use crate::compile::{
+    Child, Collection, Composite, CompositeKind, Cond, ContextBlock, Group, Item, Program, Ready,
+    Requirement, Resource, Scope,
+};
+use crate::exprs::{self, Invoke, Vars};
+use crate::refs;
+use crate::render::{COLLECTION_BASE_NAME_ANNOTATION, COLLECTION_INDEX_ANNOTATION};
+use crate::unify;
+
+/// Nested user-function calls allowed (upstream: the 100th call fails).
+const MAX_INVOKE_DEPTH: usize = 100;
+/// Nested forcing of locals (a chain `a = b + 1, b = c + 1, ...`).
+const MAX_LOCAL_DEPTH: usize = 1000;
+/// Members of one resource collection.
+const MAX_COLLECTION_SIZE: usize = 100_000;
+/// Entries listed after `unknown values:`.
+const MAX_UNKNOWN_REFS: usize = 100;
+
+/// A fatal stop: the error diagnostics (first one is the headline).
+type Stop = Vec<Diagnostic>;
+type Res<T> = Result<T, Stop>;
+
+/// Evaluates `program` against `request`.
+pub fn evaluate(program: &Program, request: &Request) -> Result<Output, Fatal> {
+    let ctx = Ctx::new(program, request);
+    let root = Frame {
+        ctx: &ctx,
+        parent: None,
+        vars: FrameVars::Named("req", ctx.req.clone()),
+    };
+    let top = Frame::locals(&root, &program.top);
+    let mut w = Walk {
+        ctx: &ctx,
+        out: Builder::default(),
+    };
+    let result = w.items(top.as_ref().unwrap_or(&root), &program.items);
+    let warnings = ctx.take_warnings();
+    match result.and_then(|()| w.out.finish(program)) {
+        Ok(mut out) => {
+            out.warnings = finish_warnings(warnings, program);
+            out.sources = program.sources.clone();
+            Ok(out)
+        }
+        Err(mut errs) => {
+            errs.extend(warnings);
+            Err(Fatal::new(errs, program.sources.clone()))
+        }
+    }
+}
+
+/// Deduplicates (severity, range, summary) and sorts by file and position.
+fn finish_warnings(mut ws: Vec<Diagnostic>, program: &Program) -> Vec<Diagnostic> {
+    let mut seen = std::collections::HashSet::new();
+    ws.retain(|d| seen.insert((d.severity, d.primary.or(d.context), d.summary.clone())));
+    ws.sort_by(|a, b| {
+        let key = |d: &Diagnostic| {
+            let sev = match d.severity {
+                Severity::Error => 0,
+                Severity::Warning => 1,
+            };
+            let span = d.primary.or(d.context);
+            let file = span.map(|s| program.sources.get(s.file).name.clone());
+            (sev, file, span.map(|s| s.start))
+        };
+        key(a).cmp(&key(b))
+    });
+    ws
+}
+
+// ---------------------------------------------------------------------
+// Evaluation state and variable frames
+// ---------------------------------------------------------------------
+
+struct Ctx<'p> {
+    program: &'p Program,
+    request: &'p Request,
+    req: Value,
+    /// Observed collection members by base name: `(index annotation, name)`
+    /// sorted by the annotation as a string (upstream §3.2).
+    members: HashMap<String, Vec<(String, String)>>,
+    warnings: RefCell<Vec<Diagnostic>>,
+    invoke_depth: Cell<usize>,
+    depth_exceeded: Cell<bool>,
+    local_depth: Cell<usize>,
+}
+
+impl<'p> Ctx<'p> {
+    fn new(program: &'p Program, request: &'p Request) -> Ctx<'p> {
+        let mut members: HashMap<String, Vec<(String, String)>> = HashMap::new();
+        for (name, o) in &request.observed {
+            if let Some(base) = annotation(&o.body, COLLECTION_BASE_NAME_ANNOTATION)
+                && !base.is_empty()
+            {
+                let idx = annotation(&o.body, COLLECTION_INDEX_ANNOTATION).unwrap_or_default();
+                members.entry(base).or_default().push((idx, name.clone()));
+            }
+        }
+        for v in members.values_mut() {
+            v.sort();
+        }
+        let req = build_req(request, &members);
+        Ctx {
+            program,
+            request,
+            req,
+            members,
+            warnings: RefCell::new(Vec::new()),
+            invoke_depth: Cell::new(0),
+            depth_exceeded: Cell::new(false),
+            local_depth: Cell::new(0),
+        }
+    }
+
+    fn warn(&self, diags: impl IntoIterator<Item = Diagnostic>) {
+        let mut w = self.warnings.borrow_mut();
+        for d in diags {
+            w.push(d.downgraded());
+        }
+    }
+
+    fn take_warnings(&self) -> Vec<Diagnostic> {
+        std::mem::take(&mut *self.warnings.borrow_mut())
+    }
+
+    fn observed_body(&self, name: &str) -> Value {
+        self.request
+            .observed
+            .get(name)
+            .map(|o| clean(&o.body))
+            .unwrap_or_else(Value::null)
+    }
+
+    fn observed_connection(&self, name: &str) -> Value {
+        self.request
+            .observed
+            .get(name)
+            .map(|o| connection_value(&o.connection_details))
+            .unwrap_or_else(Value::null)
+    }
+}
+
+impl Invoke for Ctx<'_> {
+    fn invoke(&self, name: &str, args: Value) -> Result<Value, String> {
+        if self.invoke_depth.get() == 0 {
+            self.depth_exceeded.set(false);
+        }
+        let depth = self.invoke_depth.get() + 1;
+        if depth >= MAX_INVOKE_DEPTH {
+            self.depth_exceeded.set(true);
+            return Err(depth_message());
+        }
+        let Some(f) = self.program.functions.get(name) else {
+            return Err(format!("user function '{name}' not found"));
+        };
+        if !args.is_known() {
+            return Ok(Value::dynamic_unknown());
+        }
+        if args.is_null() {
+            return Err("argument must not be null".to_owned());
+        }
+        let Some(given) = args.as_entries() else {
+            return Err(format!(
+                "arguments to user function '{name}' is not an object, found {}",
+                args.type_of()
+            ));
+        };
+        for k in given.keys() {
+            if !f.args.iter().any(|a| a.name == *k) {
+                return Err(format!("function: {name}, invalid argument \"{k}\""));
+            }
+        }
+        let mut vars: BTreeMap<Key, Value> = BTreeMap::new();
+        for a in &f.args {
+            match (given.get(&a.name), &a.default) {
+                (Some(v), _) => {
+                    vars.insert(a.name.clone(), v.clone());
+                }
+                (None, Some(d)) => {
+                    vars.insert(a.name.clone(), d.clone());
+                }
+                (None, None) => {
+                    return Err(format!(
+                        "function: {name}, argument \"{}\" expected but not supplied",
+                        a.name
+                    ));
+                }
+            }
+        }
+        self.invoke_depth.set(depth);
+        let args_frame = Frame {
+            ctx: self,
+            parent: None,
+            vars: FrameVars::Args(vars),
+        };
+        let locals = Frame::locals(&args_frame, &f.scope);
+        let frame = locals.as_ref().unwrap_or(&args_frame);
+        let (v, diags) = exprs::eval(&f.body, frame, self);
+        self.invoke_depth.set(depth - 1);
+        let (errors, warnings): (Vec<_>, Vec<_>) = diags.into_iter().partition(|d| d.is_error());
+        self.warn(warnings);
+        if let Some(first) = errors.first() {
+            if self.depth_exceeded.get() {
+                return Err(depth_message());
+            }
+            let mut msg = first.to_hcl_string(&self.program.sources);
+            if errors.len() > 1 {
+                msg.push_str(&format!(", and {} other diagnostic(s)", errors.len() - 1));
+            }
+            return Err(msg);
+        }
+        Ok(v)
+    }
+}
+
+fn depth_message() -> String {
+    format!("user function calls: max depth {MAX_INVOKE_DEPTH} exceeded")
+}
+
+enum LocalCell {
+    Pending,
+    InProgress,
+    Done(Value),
+}
+
+enum FrameVars<'a> {
+    /// One named variable (`req`, `self`, `each`).
+    Named(&'static str, Value),
+    /// A scope's locals, evaluated on first use.
+    Locals {
+        scope: &'a Scope,
+        cells: RefCell<Vec<LocalCell>>,
+    },
+    /// A user function's arguments.
+    Args(BTreeMap<Key, Value>),
+}
+
+struct Frame<'a> {
+    ctx: &'a Ctx<'a>,
+    parent: Option<&'a Frame<'a>>,
+    vars: FrameVars<'a>,
+}
+
+impl<'a> Frame<'a> {
+    fn named(parent: &'a Frame<'a>, name: &'static str, v: Value) -> Frame<'a> {
+        Frame {
+            ctx: parent.ctx,
+            parent: Some(parent),
+            vars: FrameVars::Named(name, v),
+        }
+    }
+
+    /// A locals frame, or `None` for a scope without locals.
+    fn locals(parent: &'a Frame<'a>, scope: &'a Scope) -> Option<Frame<'a>> {
+        if scope.is_empty() {
+            return None;
+        }
+        Some(Frame {
+            ctx: parent.ctx,
+            parent: Some(parent),
+            vars: FrameVars::Locals {
+                scope,
+                cells: RefCell::new(scope.locals.iter().map(|_| LocalCell::Pending).collect()),
+            },
+        })
+    }
+
+    fn eval(&self, e: &Expr) -> (Value, Vec<Diagnostic>) {
+        exprs::eval(e, self, self.ctx)
+    }
+
+    fn force(&self, scope: &Scope, cells: &RefCell<Vec<LocalCell>>, i: usize) -> Value {
+        match cells.borrow().get(i) {
+            Some(LocalCell::Done(v)) => return v.clone(),
+            Some(LocalCell::InProgress) => {
+                // Cycles are rejected at compile time; this is a safety net.
+                let l = &scope.locals[i];
+                self.ctx.warn([Diagnostic::error(
+                    format!("cycle found: {} → {}", l.name, l.name),
+                    "",
+                )
+                .with_span(l.expr.span)]);
+                return Value::dynamic_unknown();
+            }
+            Some(LocalCell::Pending) => {}
+            None => return Value::dynamic_unknown(),
+        }
+        let local = &scope.locals[i];
+        let depth = self.ctx.local_depth.get() + 1;
+        let v = if depth > MAX_LOCAL_DEPTH {
+            self.ctx.warn([Diagnostic::error(
+                "locals nested too deeply",
+                format!("more than {MAX_LOCAL_DEPTH} locals depend on each other in a chain"),
+            )
+            .with_span(local.expr.span)]);
+            Value::dynamic_unknown()
+        } else {
+            cells.borrow_mut()[i] = LocalCell::InProgress;
+            self.ctx.local_depth.set(depth);
+            let (v, diags) = self.eval(&local.expr);
+            self.ctx.local_depth.set(depth - 1);
+            // Errors in locals are not fatal: the local becomes unknown and
+            // the errors become warnings (upstream §3.4).
+            self.ctx.warn(diags);
+            v
+        };
+        cells.borrow_mut()[i] = LocalCell::Done(v.clone());
+        v
+    }
+}
+
+impl Vars for Frame<'_> {
+    fn get(&self, name: &str) -> Option<Value> {
+        let mut f = Some(self);
+        while let Some(fr) = f {
+            match &fr.vars {
+                FrameVars::Named(n, v) => {
+                    if *n == name {
+                        return Some(v.clone());
+                    }
+                }
+                FrameVars::Locals { scope, cells } => {
+                    if let Some(&i) = scope.index.get(name) {
+                        return Some(fr.force(scope, cells, i));
+                    }
+                }
+                FrameVars::Args(args) => {
+                    if let Some(v) = args.get(name) {
+                        return Some(v.clone());
+                    }
+                }
+            }
+            f = fr.parent;
+        }
+        None
+    }
+}
+
+// ---------------------------------------------------------------------
+// req
+// ---------------------------------------------------------------------
+
+fn key(s: &str) -> Key {
+    Key::from(s)
+}
+
+fn obj(items: Vec<(&str, Value)>) -> Value {
+    Value::object(items.into_iter().map(|(k, v)| (key(k), v)).collect())
+}
+
+/// A string annotation of an object body.
+fn annotation(body: &Value, name: &str) -> Option<String> {
+    body.as_entries()?
+        .get("metadata")?
+        .as_entries()?
+        .get("annotations")?
+        .as_entries()?
+        .get(name)?
+        .as_str()
+        .map(str::to_owned)
+}
+
+/// The body without `metadata.managedFields`.
+fn clean(body: &Value) -> Value {
+    let Some(top) = body.as_entries() else {
+        return body.clone();
+    };
+    let Some(meta) = top.get("metadata").and_then(Value::as_entries) else {
+        return body.clone();
+    };
+    if !meta.contains_key("managedFields") {
+        return body.clone();
+    }
+    let mut meta = meta.clone();
+    meta.remove("managedFields");
+    let mut top = top.clone();
+    top.insert(key("metadata"), Value::object(meta));
+    Value::object(top)
+}
+
+/// Connection details as an object of base64 strings; null when empty.
+fn connection_value(details: &BTreeMap<String, Vec<u8>>) -> Value {
+    if details.is_empty() {
+        return Value::null();
+    }
+    Value::object(
+        details
+            .iter()
+            .map(|(k, v)| {
+                (
+                    key(k),
+                    Value::string(base64::engine::general_purpose::STANDARD.encode(v)),
+                )
+            })
+            .collect(),
+    )
+}
+
+fn build_req(r: &Request, members: &HashMap<String, Vec<(String, String)>>) -> Value {
+    let context = Value::object(r.context.iter().map(|(k, v)| (key(k), v.clone())).collect());
+    let composite = r
+        .composite
+        .as_ref()
+        .map(clean)
+        .unwrap_or_else(Value::empty_object);
+    let mut resource = BTreeMap::new();
+    let mut connection = BTreeMap::new();
+    for (name, o) in &r.observed {
+        resource.insert(key(name), clean(&o.body));
+        connection.insert(key(name), connection_value(&o.connection_details));
+    }
+    let mut resources = BTreeMap::new();
+    let mut connections = BTreeMap::new();
+    for (base, list) in members {
+        let mut bodies = Vec::new();
+        let mut conns = Vec::new();
+        for (_, name) in list {
+            if let Some(o) = r.observed.get(name) {
+                bodies.push(clean(&o.body));
+                conns.push(connection_value(&o.connection_details));
+            }
+        }
+        resources.insert(key(base), Value::tuple(bodies));
+        connections.insert(key(base), Value::tuple(conns));
+    }
+    let mut extra = BTreeMap::new();
+    for (name, items) in &r.extra_resources {
+        if let Some(items) = items {
+            extra.insert(key(name), Value::tuple(items.iter().map(clean).collect()));
+        }
+    }
+    obj(vec![
+        ("context", context),
+        ("composite", composite),
+        (
+            "composite_connection",
+            connection_value(&r.composite_connection),
+        ),
+        ("resource", Value::object(resource)),
+        ("connection", Value::object(connection)),
+        ("resources", Value::object(resources)),
+        ("connections", Value::object(connections)),
+        ("extra_resources", Value::object(extra)),
+    ])
+}
+
+// ---------------------------------------------------------------------
+// The walk over blocks
+// ---------------------------------------------------------------------
+
+#[derive(Default)]
+struct Builder {
+    resources: Vec<DesiredResource>,
+    names: HashMap<String, usize>,
+    status: Vec<(Value, Span)>,
+    connection: Vec<(BTreeMap<String, Vec<u8>>, Span)>,
+    context: Vec<(Value, Span)>,
+    requirements: BTreeMap<String, Selector>,
+    discards: Vec<Discard>,
+}
+
+impl Builder {
+    fn finish(self, program: &Program) -> Res<Output> {
+        let status = unify_all(&self.status, "unify composite status", program)?;
+        let context = unify_all(&self.context, "unify context", program)?;
+        let context = context
+            .as_ref()
+            .and_then(Value::as_entries)
+            .map(|m| m.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+            .unwrap_or_default();
+        let mut connection: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+        let mut sources: BTreeMap<String, Span> = BTreeMap::new();
+        for (c, span) in &self.connection {
+            for (k, v) in c {
+                match connection.get(k) {
+                    Some(old) if old != v => {
+                        let mut d = Diagnostic::error(
+                            format!("unify composite connection: values for key {k} not equal"),
+                            "",
+                        )
+                        .with_span(*span);
+                        if let Some(first) = sources.get(k) {
+                            d = d.with_label(*first, "first set here");
+                        }
+                        return Err(vec![d]);
+                    }
+                    Some(_) => {}
+                    None => {
+                        connection.insert(k.clone(), v.clone());
+                        sources.insert(k.clone(), *span);
+                    }
+                }
+            }
+        }
+        Ok(Output {
+            resources: self.resources,
+            composite_status: status,
+            composite_connection: connection,
+            context,
+            requirements: self.requirements,
+            discards: self.discards,
+            warnings: Vec::new(),
+            sources: program.sources.clone(),
+        })
+    }
+}
+
+/// Merges contributions in order; a conflict names both contributions.
+fn unify_all(parts: &[(Value, Span)], what: &str, _program: &Program) -> Res<Option<Value>> {
+    let mut acc: Option<Value> = None;
+    for (i, (v, span)) in parts.iter().enumerate() {
+        acc = Some(match acc {
+            None => v.clone(),
+            Some(old) => match unify::merge(&old, v) {
+                Ok(m) => m,
+                Err(c) => {
+                    let mut d =
+                        Diagnostic::error(format!("{what}: {}", c.message()), "").with_span(*span);
+                    if let Some((_, first)) = parts[..i]
+                        .iter()
+                        .find(|(p, _)| unify::has_path(p, c.path()))
+                    {
+                        d = d.with_label(*first, "conflicting value set here");
+                    }
+                    return Err(vec![d]);
+                }
+            },
+        });
+    }
+    Ok(acc)
+}
+
+enum CondResult {
+    True,
+    False,
+    Incomplete(Vec<Diagnostic>),
+}
+
+struct Walk<'c> {
+    ctx: &'c Ctx<'c>,
+    out: Builder,
+}
+
+fn has_errors(d: &[Diagnostic]) -> bool {
+    d.iter().any(Diagnostic::is_error)
+}
+
+fn incomplete(v: &Value, d: &[Diagnostic]) -> bool {
+    has_errors(d) || !v.is_wholly_known()
+}
+
+impl<'c> Walk<'c> {
+    fn range(&self, span: Option<Span>) -> String {
+        span.map(|s| self.ctx.program.sources.range_text(s))
+            .unwrap_or_else(|| "<nil>".to_owned())
+    }
+
+    /// The `unknown values:` list for the traversals of `exprs` (§4.3).
+    fn unknown_refs(&self, frame: &Frame<'_>, exprs: &[&Expr]) -> Vec<String> {
+        let mut out = Vec::new();
+        for e in exprs {
+            for t in refs::traversals(e) {
+                let (v, _) = frame.eval(t.expr);
+                let text = self.ctx.program.sources.slice(t.expr.span).to_owned();
+                unknown_paths(&v, &mut text.clone(), &mut out, 0);
+                if out.len() >= MAX_UNKNOWN_REFS {
+                    out.truncate(MAX_UNKNOWN_REFS);
+                    out.push("...".to_owned());
+                    return out;
+                }
+            }
+        }
+        out
+    }
+
+    /// Context lines for a discard or a fatal error: one per error, then the
+    /// unknown references.
+    fn explain(&self, frame: &Frame<'_>, diags: &[Diagnostic], exprs: &[&Expr]) -> Vec<String> {
+        let sources = &self.ctx.program.sources;
+        let mut lines = Vec::new();
+        for d in diags.iter().filter(|d| d.is_error()) {
+            let text = d
+                .expr_text
+                .clone()
+                .or_else(|| d.context.map(|s| sources.slice(s).to_owned()));
+            let rendered = d.to_hcl_string(sources);
+            lines.push(match text {
+                Some(t) if !t.is_empty() => format!("{t}, {rendered}"),
+                _ => rendered,
+            });
+        }
+        let unknown = self.unknown_refs(frame, exprs);
+        if !unknown.is_empty() {
+            lines.push(format!("unknown values: {}", unknown.join(", ")));
+        }
+        lines
+    }
+
+    fn discard(
+        &mut self,
+        frame: &Frame<'_>,
+        kind: DiscardKind,
+        reason: DiscardReason,
+        name: &str,
+        span: Option<Span>,
+        diags: Vec<Diagnostic>,
+        exprs: &[&Expr],
+    ) {
+        let context = if reason == DiscardReason::Incomplete {
+            self.explain(frame, &diags, exprs)
+        } else {
+            Vec::new()
+        };
+        self.ctx.warn(diags);
+        self.out.discards.push(Discard {
+            kind,
+            reason,
+            name: name.to_owned(),
+            span,
+            range: self.range(span),
+            context,
+        });
+    }
+
+    fn condition(
+        &mut self,
+        frame: &Frame<'_>,
+        cond: &Cond,
+        what: impl FnOnce() -> String,
+    ) -> Res<CondResult> {
+        let (v, diags) = frame.eval(&cond.expr);
+        if incomplete(&v, &diags) {
+            return Ok(CondResult::Incomplete(diags));
+        }
+        self.ctx.warn(diags);
+        match v.unmarked() {
+            Value::Bool(true) => Ok(CondResult::True),
+            Value::Bool(false) => Ok(CondResult::False),
+            Value::Null(Type::Bool) => Ok(CondResult::False),
+            other => Err(vec![
+                Diagnostic::error(
+                    what(),
+                    format!("the condition must be a bool, got {}", type_name(other)),
+                )
+                .with_span(cond.expr.span),
+            ]),
+        }
+    }
+
+    fn items(&mut self, frame: &Frame<'_>, items: &[Item]) -> Res<()> {
+        for it in items {
+            match it {
+                Item::Group(g) => self.group(frame, g)?,
+                Item::Resource(r) => self.resource(frame, r)?,
+                Item::Collection(c) => self.collection(frame, c)?,
+                Item::Composite(c) => self.composite(frame, c)?,
+                Item::Context(c) => self.context(frame, c)?,
+                Item::Requirement(r) => self.requirement(frame, r)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn group(&mut self, parent: &Frame<'_>, g: &Group) -> Res<()> {
+        let lf = Frame::locals(parent, &g.scope);
+        let frame = lf.as_ref().unwrap_or(parent);
+        if let Some(c) = &g.condition {
+            match self.condition(frame, c, || "unable to evaluate condition".to_owned())? {
+                CondResult::True => {}
+                CondResult::False => {
+                    self.discard(
+                        frame,
+                        DiscardKind::Group,
+                        DiscardReason::UserCondition,
+                        "",
+                        Some(c.span),
+                        Vec::new(),
+                        &[],
+                    );
+                    return Ok(());
+                }
+                CondResult::Incomplete(diags) => {
+                    // D12: never drop observed resources silently.
+                    let observed: Vec<String> = g
+                        .resource_names
+                        .iter()
+                        .filter(|n| self.ctx.request.observed.contains_key(*n))
+                        .cloned()
+                        .chain(
+                            g.collection_names
+                                .iter()
+                                .filter_map(|b| self.ctx.members.get(b))
+                                .flatten()
+                                .map(|(_, n)| n.clone()),
+                        )
+                        .collect();
+                    if let Some(first) = observed.first() {
+                        return Err(self.condition_fatal(frame, first, "group", c, diags));
+                    }
+                    self.discard(
+                        frame,
+                        DiscardKind::Group,
+                        DiscardReason::Incomplete,
+                        "",
+                        Some(c.span),
+                        diags,
+                        &[&c.expr],
+                    );
+                    return Ok(());
+                }
+            }
+        }
+        self.items(frame, &g.items)
+    }
+
+    /// D12: the condition of a block holding an observed resource is
+    /// incomplete.
+    fn condition_fatal(
+        &self,
+        frame: &Frame<'_>,
+        resource: &str,
+        block: &str,
+        c: &Cond,
+        diags: Vec<Diagnostic>,
+    ) -> Stop {
+        let unknown = self.unknown_refs(frame, &[&c.expr]);
+        let mut out = vec![
+            Diagnostic::error(
+                format!(
+                    "existing resource {resource} could not be evaluated, abort (unknown values: {})",
+                    unknown.join(", ")
+                ),
+                format!(
+                    "the condition of its {block} block is incomplete; dropping the resource would make Crossplane delete it"
+                ),
+            )
+            .with_span(c.expr.span),
+        ];
+        out.extend(diags.into_iter().filter(Diagnostic::is_error));
+        out
+    }
+
+    /// D12 / upstream §4.5: the body of an observed resource is incomplete.
+    fn body_fatal(
+        &self,
+        frame: &Frame<'_>,
+        resource: &str,
+        body: &Expr,
+        diags: Vec<Diagnostic>,
+    ) -> Stop {
+        let unknown = self.unknown_refs(frame, &[body]);
+        let mut out = vec![
+            Diagnostic::error(
+                format!(
+                    "existing resource {resource} could not be evaluated, abort (unknown values: {})",
+                    unknown.join(", ")
+                ),
+                "the resource exists in the observed state; dropping it would make Crossplane delete it",
+            )
+            .with_span(body.span),
+        ];
+        out.extend(diags.into_iter().filter(Diagnostic::is_error));
+        out
+    }
+
+    fn resource(&mut self, parent: &Frame<'_>, r: &Resource) -> Res<()> {
+        let is_observed = self.ctx.request.observed.contains_key(&r.name);
+        let self_v = obj(vec![
+            ("name", Value::string(r.name.as_str())),
+            ("resource", self.ctx.observed_body(&r.name)),
+            ("connection", self.ctx.observed_connection(&r.name)),
+        ]);
+        let sf = Frame::named(parent, "self", self_v);
+        let lf = Frame::locals(&sf, &r.scope);
+        let frame = lf.as_ref().unwrap_or(&sf);
+        if let Some(c) = &r.condition {
+            let what = || format!("unable to evaluate condition for resource {}", r.name);
+            match self.condition(frame, c, what)? {
+                CondResult::True => {}
+                CondResult::False => {
+                    self.discard(
+                        frame,
+                        DiscardKind::Resource,
+                        DiscardReason::UserCondition,
+                        &r.name,
+                        Some(c.span),
+                        Vec::new(),
+                        &[],
+                    );
+                    return Ok(());
+                }
+                CondResult::Incomplete(diags) => {
+                    if is_observed {
+                        return Err(self.condition_fatal(frame, &r.name, "resource", c, diags));
+                    }
+                    self.discard(
+                        frame,
+                        DiscardKind::Resource,
+                        DiscardReason::Incomplete,
+                        &r.name,
+                        Some(c.span),
+                        diags,
+                        &[&c.expr],
+                    );
+                    return Ok(());
+                }
+            }
+        }
+        let (body, diags) = frame.eval(&r.body);
+        if incomplete(&body, &diags) {
+            if is_observed {
+                return Err(self.body_fatal(frame, &r.name, &r.body, diags));
+            }
+            self.discard(
+                frame,
+                DiscardKind::Resource,
+                DiscardReason::Incomplete,
+                &r.name,
+                Some(r.body.span),
+                diags,
+                &[&r.body],
+            );
+            return Ok(());
+        }
+        self.ctx.warn(diags);
+        let body = check_body(&body, &r.name, r.body.span)?;
+        let idx = self.emit(&r.name, body, r.header)?;
+        self.children(frame, &r.children, &r.name, Some(idx))
+    }
+
+    fn emit(&mut self, name: &str, body: Value, span: Span) -> Res<usize> {
+        if let Some(&i) = self.out.names.get(name) {
+            let first = self.out.resources[i].span;
+            return Err(vec![
+                Diagnostic::error(
+                    format!("duplicate resource \"{name}\""),
+                    "two blocks produce a resource with this crossplane name",
+                )
+                .with_span(span)
+                .with_label(first, "first produced here"),
+            ]);
+        }
+        let idx = self.out.resources.len();
+        self.out.names.insert(name.to_owned(), idx);
+        self.out.resources.push(DesiredResource {
+            name: name.to_owned(),
+            body,
+            ready: None,
+            span,
+        });
+        Ok(idx)
+    }
+
+    fn children(
+        &mut self,
+        frame: &Frame<'_>,
+        children: &[Child],
+        owner: &str,
+        idx: Option<usize>,
+    ) -> Res<()> {
+        for ch in children {
+            match ch {
+                Child::Composite(c) => self.composite(frame, c)?,
+                Child::Context(c) => self.context(frame, c)?,
+                Child::Ready(r) => {
+                    if let Some(i) = idx {
+                        self.ready(frame, r, owner, i)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn collection(&mut self, parent: &Frame<'_>, c: &Collection) -> Res<()> {
+        let observed_members = self.ctx.members.get(&c.base);
+        let (res, conns) = match observed_members {
+            Some(list) => (
+                Value::tuple(
+                    list.iter()
+                        .map(|(_, n)| self.ctx.observed_body(n))
+                        .collect(),
+                ),
+                Value::tuple(
+                    list.iter()
+                        .map(|(_, n)| self.ctx.observed_connection(n))
+                        .collect(),
+                ),
+            ),
+            None => (Value::null(), Value::null()),
+        };
+        let self_items = vec![
+            ("basename", Value::string(c.base.as_str())),
+            ("resources", res),
+            ("connections", conns),
+        ];
+        let sf = Frame::named(parent, "self", obj(self_items.clone()));
+        let lf = Frame::locals(&sf, &c.scope);
+        let frame = lf.as_ref().unwrap_or(&sf);
+        if let Some(cond) = &c.condition {
+            let what = || {
+                format!(
+                    "unable to evaluate condition for resource collection {}",
+                    c.base
+                )
+            };
+            match self.condition(frame, cond, what)? {
+                CondResult::True => {}
+                CondResult::False => {
+                    self.discard(
+                        frame,
+                        DiscardKind::Resources,
+                        DiscardReason::UserCondition,
+                        &c.base,
+                        Some(cond.span),
+                        Vec::new(),
+                        &[],
+                    );
+                    return Ok(());
+                }
+                CondResult::Incomplete(diags) => {
+                    if let Some((_, first)) = observed_members.and_then(|m| m.first()) {
+                        return Err(self.condition_fatal(frame, first, "resources", cond, diags));
+                    }
+                    self.discard(
+                        frame,
+                        DiscardKind::Resources,
+                        DiscardReason::Incomplete,
+                        &c.base,
+                        Some(cond.span),
+                        diags,
+                        &[&cond.expr],
+                    );
+                    return Ok(());
+                }
+            }
+        }
+        let iterations = self.iterations(frame, c)?;
+        for (i, (k, v)) in iterations.into_iter().enumerate() {
+            let each = obj(vec![("key", k.clone()), ("value", v)]);
+            let ef = Frame::named(frame, "each", each);
+            let name = self.member_name(&ef, c, &k)?;
+            let is_observed = self.ctx.request.observed.contains_key(&name);
+            let mut items = self_items.clone();
+            items.push(("name", Value::string(name.as_str())));
+            // D13: the member's own observed body and connection details.
+            items.push(("resource", self.ctx.observed_body(&name)));
+            items.push(("connection", self.ctx.observed_connection(&name)));
+            let tf = Frame::named(&ef, "self", obj(items));
+            let tl = Frame::locals(&tf, &c.template.scope);
+            let tframe = tl.as_ref().unwrap_or(&tf);
+            let body_expr = &c.template.body;
+            let (body, diags) = tframe.eval(body_expr);
+            if incomplete(&body, &diags) {
+                if is_observed {
+                    return Err(self.body_fatal(tframe, &name, body_expr, diags));
+                }
+                self.discard(
+                    tframe,
+                    DiscardKind::Resource,
+                    DiscardReason::Incomplete,
+                    &name,
+                    Some(body_expr.span),
+                    diags,
+                    &[body_expr],
+                );
+                continue;
+            }
+            self.ctx.warn(diags);
+            let body = check_body(&body, &name, body_expr.span)?;
+            let body = add_collection_annotations(&body, &c.base, i).map_err(|m| {
+                vec![
+                    Diagnostic::error(
+                        format!("unable to convert resource body to struct: {name}"),
+                        m,
+                    )
+                    .with_span(body_expr.span),
+                ]
+            })?;
+            let idx = self.emit(&name, body, c.template.header)?;
+            self.children(tframe, &c.template.children, &name, Some(idx))?;
+        }
+        self.children(frame, &c.children, &c.base, None)
+    }
+
+    /// The `(each.key, each.value)` pairs of `for_each` (D7 order).
+    fn iterations(&mut self, frame: &Frame<'_>, c: &Collection) -> Res<Vec<(Value, Value)>> {
+        let (v, diags) = frame.eval(&c.for_each);
+        if has_errors(&diags) {
+            let mut out = vec![
+                Diagnostic::error(
+                    format!("unable to evaluate for_each for resource collection {}", c.base),
+                    "for_each must be known when the block is evaluated; wrap uncertain data in try(..., [])",
+                )
+                .with_span(c.for_each.span),
+            ];
+            out.extend(diags.into_iter().filter(Diagnostic::is_error));
+            return Err(out);
+        }
+        self.ctx.warn(diags);
+        let fail = |detail: String| {
+            vec![
+                Diagnostic::error(
+                    format!(
+                        "unable to extract iterations for resource collection {}",
+                        c.base
+                    ),
+                    detail,
+                )
+                .with_span(c.for_each.span),
+            ]
+        };
+        if !v.is_known() {
+            let unknown = self.unknown_refs(frame, &[&c.for_each]);
+            return Err(fail(format!(
+                "for_each is unknown (unknown values: {})",
+                unknown.join(", ")
+            )));
+        }
+        let u = v.unmarked();
+        let pairs: Vec<(Value, Value)> = match u {
+            Value::Null(_) => return Err(fail("for_each is null".to_owned())),
+            Value::List(_) | Value::Tuple(_) => u
+                .as_seq()
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .map(|(i, x)| (Value::Number(Number::from_u64(i as u64)), x.clone()))
+                .collect(),
+            Value::Set(_) => u
+                .as_seq()
+                .unwrap_or_default()
+                .iter()
+                .map(|x| (x.clone(), x.clone()))
+                .collect(),
+            Value::Map(_) | Value::Object(_) => u
+                .as_entries()
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, x)| (Value::string(k.clone()), x.clone()))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            other => {
+                return Err(fail(format!(
+                    "for_each must be a list, tuple, set, map or object, got {}",
+                    type_name(other)
+                )));
+            }
+        };
+        if pairs.len() > MAX_COLLECTION_SIZE {
+            return Err(fail(format!(
+                "for_each has {} elements, more than the limit of {MAX_COLLECTION_SIZE}",
+                pairs.len()
+            )));
+        }
+        Ok(pairs)
+    }
+
+    fn member_name(&mut self, frame: &Frame<'_>, c: &Collection, k: &Value) -> Res<String> {
+        let Some(name_expr) = &c.name else {
+            // The default `"${self.basename}-${each.key}"`.
+            return match key_string(k) {
+                Some(s) => Ok(format!("{}-{s}", c.base)),
+                None => Err(vec![
+                    Diagnostic::error(
+                        format!(
+                            "unable to evaluate default name expression for resource collection {}",
+                            c.base
+                        ),
+                        format!(
+                            "each.key is a {}, which cannot be used in the default name \"${{self.basename}}-${{each.key}}\"; set name explicitly",
+                            type_name(k)
+                        ),
+                    )
+                    .with_span(c.header),
+                ]),
+            };
+        };
+        let (v, diags) = frame.eval(name_expr);
+        if has_errors(&diags) {
+            let mut out = vec![
+                Diagnostic::error(
+                    format!(
+                        "unable to evaluate name expression for resource collection {}",
+                        c.base
+                    ),
+                    "",
+                )
+                .with_span(name_expr.span),
+            ];
+            out.extend(diags.into_iter().filter(Diagnostic::is_error));
+            return Err(out);
+        }
+        self.ctx.warn(diags);
+        if !v.is_known() {
+            // D14 (upstream panics here).
+            let unknown = self.unknown_refs(frame, &[name_expr]);
+            return Err(vec![
+                Diagnostic::error(
+                    format!(
+                        "name expression for resource collection {} is unknown",
+                        c.base
+                    ),
+                    format!("unknown values: {}", unknown.join(", ")),
+                )
+                .with_span(name_expr.span),
+            ]);
+        }
+        match v.as_str() {
+            Some(s) => Ok(s.to_owned()),
+            None => Err(vec![
+                Diagnostic::error(
+                    format!(
+                        "name produced from evaluating the name expression for collection {} was not a string",
+                        c.base
+                    ),
+                    format!("got {}", type_name(&v)),
+                )
+                .with_span(name_expr.span),
+            ]),
+        }
+    }
+
+    fn composite(&mut self, parent: &Frame<'_>, c: &Composite) -> Res<()> {
+        let lf = Frame::locals(parent, &c.scope);
+        let frame = lf.as_ref().unwrap_or(parent);
+        let kind = match c.kind {
+            CompositeKind::Status => DiscardKind::CompositeStatus,
+            CompositeKind::Connection => DiscardKind::CompositeConnection,
+        };
+        let (v, diags) = frame.eval(&c.body);
+        if incomplete(&v, &diags) {
+            self.discard(
+                frame,
+                kind,
+                DiscardReason::Incomplete,
+                "",
+                Some(c.body.span),
+                diags,
+                &[&c.body],
+            );
+            return Ok(());
+        }
+        self.ctx.warn(diags);
+        if v.is_null() {
+            return Ok(());
+        }
+        let Some(entries) = v.as_entries() else {
+            let what = match c.kind {
+                CompositeKind::Status => "composite status",
+                CompositeKind::Connection => "composite connection",
+            };
+            return Err(vec![
+                Diagnostic::error(
+                    format!("{what} body must be an object"),
+                    format!("got {}", type_name(&v)),
+                )
+                .with_span(c.body.span),
+            ]);
+        };
+        match c.kind {
+            CompositeKind::Status => {
+                self.out.status.push((v.clone(), c.body.span));
+                Ok(())
+            }
+            CompositeKind::Connection => {
+                let mut errors = Vec::new();
+                for (k, val) in entries {
+                    if val.as_str().is_none() {
+                        errors.push(
+                            Diagnostic::error(
+                                format!(
+                                    "connection key \"{k}\" was not a string, got {}",
+                                    type_name(val)
+                                ),
+                                "connection detail values must be base64-encoded strings",
+                            )
+                            .with_span(c.body.span),
+                        );
+                    }
+                }
+                if !errors.is_empty() {
+                    return Err(errors);
+                }
+                let mut decoded = BTreeMap::new();
+                let mut bad = false;
+                for (k, val) in entries {
+                    let s = val.as_str().unwrap_or_default();
+                    match decode_base64(s) {
+                        Some(bytes) => {
+                            decoded.insert(k.to_string(), bytes);
+                        }
+                        None => {
+                            bad = true;
+                            let msg = format!("connection secret key \"{k}\" not in base64 format");
+                            self.ctx.warn([
+                                Diagnostic::warning(msg.clone(), "").with_span(c.body.span)
+                            ]);
+                            self.out.discards.push(Discard {
+                                kind,
+                                reason: DiscardReason::BadSecret,
+                                name: k.to_string(),
+                                span: Some(c.body.span),
+                                range: self.range(Some(c.body.span)),
+                                context: vec![msg],
+                            });
+                        }
+                    }
+                }
+                if !bad {
+                    self.out.connection.push((decoded, c.body.span));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn context(&mut self, parent: &Frame<'_>, c: &ContextBlock) -> Res<()> {
+        let lf = Frame::locals(parent, &c.scope);
+        let frame = lf.as_ref().unwrap_or(parent);
+        let (k, diags) = frame.eval(&c.key);
+        if has_errors(&diags) {
+            let first = diags.iter().find(|d| d.is_error());
+            let detail = first
+                .map(|d| d.to_hcl_string(&self.ctx.program.sources))
+                .unwrap_or_default();
+            let mut out = vec![
+                Diagnostic::error("unable to evaluate context key", detail).with_span(c.key.span),
+            ];
+            out.extend(diags.into_iter().filter(Diagnostic::is_error));
+            return Err(out);
+        }
+        self.ctx.warn(diags);
+        if !k.is_wholly_known() {
+            let unknown = self.unknown_refs(frame, &[&c.key]);
+            return Err(vec![
+                Diagnostic::error(
+                    "context key is unknown",
+                    format!("unknown values: {}", unknown.join(", ")),
+                )
+                .with_span(c.key.span),
+            ]);
+        }
+        let Some(key_str) = k.as_str() else {
+            return Err(vec![
+                Diagnostic::error(
+                    format!("context key was not a string, got {}", type_name(&k)),
+                    "",
+                )
+                .with_span(c.key.span),
+            ]);
+        };
+        let (v, diags) = frame.eval(&c.value);
+        if incomplete(&v, &diags) {
+            self.discard(
+                frame,
+                DiscardKind::Context,
+                DiscardReason::Incomplete,
+                "",
+                Some(c.value.span),
+                diags,
+                &[&c.value],
+            );
+            return Ok(());
+        }
+        self.ctx.warn(diags);
+        self.out
+            .context
+            .push((obj(vec![(key_str, v)]), c.value.span));
+        Ok(())
+    }
+
+    fn ready(&mut self, parent: &Frame<'_>, r: &Ready, owner: &str, idx: usize) -> Res<()> {
+        let lf = Frame::locals(parent, &r.scope);
+        let frame = lf.as_ref().unwrap_or(parent);
+        let (v, diags) = frame.eval(&r.value);
+        if incomplete(&v, &diags) {
+            self.discard(
+                frame,
+                DiscardKind::ResourceReady,
+                DiscardReason::Incomplete,
+                owner,
+                Some(r.value.span),
+                diags,
+                &[&r.value],
+            );
+            return Ok(());
+        }
+        self.ctx.warn(diags);
+        let state = ready_state(&v, owner, r.value.span).map_err(|d| vec![d])?;
+        self.out.resources[idx].ready = Some(state);
+        Ok(())
+    }
+
+    fn requirement(&mut self, parent: &Frame<'_>, r: &Requirement) -> Res<()> {
+        let lf = Frame::locals(parent, &r.scope);
+        let frame = lf.as_ref().unwrap_or(parent);
+        if let Some(c) = &r.condition {
+            let what = || format!("unable to evaluate condition for requirement {}", r.name);
+            match self.condition(frame, c, what)? {
+                CondResult::True => {}
+                CondResult::False => {
+                    self.discard(
+                        frame,
+                        DiscardKind::Requirement,
+                        DiscardReason::UserCondition,
+                        &r.name,
+                        Some(c.span),
+                        Vec::new(),
+                        &[],
+                    );
+                    return Ok(());
+                }
+                CondResult::Incomplete(diags) => {
+                    self.discard(
+                        frame,
+                        DiscardKind::Requirement,
+                        DiscardReason::Incomplete,
+                        &r.name,
+                        Some(c.span),
+                        diags,
+                        &[&c.expr],
+                    );
+                    return Ok(());
+                }
+            }
+        }
+        let s = &r.select;
+        let mut fields: Vec<(SelectField, &Expr)> = vec![
+            (SelectField::ApiVersion, &s.api_version),
+            (SelectField::Kind, &s.kind),
+        ];
+        if let Some(e) = &s.match_name {
+            fields.push((SelectField::MatchName, e));
+        }
+        if let Some(e) = &s.match_labels {
+            fields.push((SelectField::MatchLabels, e));
+        }
+        let mut values = Vec::new();
+        let mut all_diags = Vec::new();
+        let mut is_incomplete = false;
+        for (f, e) in &fields {
+            let (v, diags) = frame.eval(e);
+            is_incomplete |= incomplete(&v, &diags);
+            all_diags.extend(diags);
+            values.push((*f, v, e.span));
+        }
+        if is_incomplete {
+            // D16: the requirement is omitted entirely.
+            let exprs: Vec<&Expr> = fields.iter().map(|(_, e)| *e).collect();
+            self.discard(
+                frame,
+                DiscardKind::Requirement,
+                DiscardReason::Incomplete,
+                &r.name,
+                Some(s.header),
+                all_diags,
+                &exprs,
+            );
+            return Ok(());
+        }
+        self.ctx.warn(all_diags);
+        let mut api_version = String::new();
+        let mut kind = String::new();
+        let mut matches = None;
+        for (f, v, span) in values {
+            check_select_value(f, &v, &r.name, span).map_err(|d| vec![d])?;
+            match f {
+                SelectField::ApiVersion => api_version = v.as_str().unwrap_or_default().to_owned(),
+                SelectField::Kind => kind = v.as_str().unwrap_or_default().to_owned(),
+                SelectField::MatchName => {
+                    matches = Some(SelectorMatch::Name(
+                        v.as_str().unwrap_or_default().to_owned(),
+                    ));
+                }
+                SelectField::MatchLabels => {
+                    let labels = v
+                        .as_entries()
+                        .map(|m| {
+                            m.iter()
+                                .map(|(k, x)| {
+                                    (k.to_string(), x.as_str().unwrap_or_default().to_owned())
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    matches = Some(SelectorMatch::Labels(labels));
+                }
+            }
+        }
+        let Some(matches) = matches else {
+            return Ok(());
+        };
+        self.out.requirements.insert(
+            r.name.clone(),
+            Selector {
+                api_version,
+                kind,
+                matches,
+            },
+        );
+        Ok(())
+    }
+}
+
+/// Fields of a `select` block.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum SelectField {
+    ApiVersion,
+    Kind,
+    MatchName,
+    MatchLabels,
+}
+
+/// Type checks of a requirement selector's values (upstream §5.6).
+pub(crate) fn check_select_value(
+    f: SelectField,
+    v: &Value,
+    name: &str,
+    span: Span,
+) -> Result<(), Diagnostic> {
+    let err = |summary: String| Err(Diagnostic::error(summary, name.to_owned()).with_span(span));
+    match f {
+        SelectField::ApiVersion if v.as_str().is_none() => {
+            err("api version in requirement selector was not a string".to_owned())
+        }
+        SelectField::Kind if v.as_str().is_none() => {
+            err("kind in requirement selector was not a string".to_owned())
+        }
+        SelectField::MatchName if v.as_str().is_none() => {
+            err("matchName in requirement selector was not a string".to_owned())
+        }
+        SelectField::MatchLabels => match v.as_entries() {
+            None => err("matchLabels in requirement selector was not an object".to_owned()),
+            Some(m) => {
+                for (k, x) in m {
+                    if x.as_str().is_none() {
+                        return err(format!(
+                            "match label \"{k}\" in requirement selector was not a string"
+                        ));
+                    }
+                }
+                Ok(())
+            }
+        },
+        _ => Ok(()),
+    }
+}
+
+/// The value of a `ready` block.
+pub(crate) fn ready_state(v: &Value, owner: &str, span: Span) -> Result<ReadyState, Diagnostic> {
+    let Some(s) = v.as_str() else {
+        return Err(Diagnostic::error(
+            format!("attribute \"value\" not a string in ready block for {owner}"),
+            format!("got {}", type_name(v)),
+        )
+        .with_span(span));
+    };
+    ReadyState::parse(s).ok_or_else(|| {
+        Diagnostic::error(
+            format!(
+                "attribute \"value\" does not have a valid value in ready block for {owner}, must be one of \"READY_FALSE, READY_TRUE, READY_UNSPECIFIED\""
+            ),
+            format!("got \"{s}\""),
+        )
+        .with_span(span)
+    })
+}
+
+/// A resource body must be a (known) object.
+fn check_body(v: &Value, name: &str, span: Span) -> Res<Value> {
+    if v.as_entries().is_some() {
+        return Ok(v.clone());
+    }
+    Err(vec![
+        Diagnostic::error(
+            format!("unable to convert resource body to struct: {name}"),
+            format!("the body must be an object, got {}", type_name(v)),
+        )
+        .with_span(span),
+    ])
+}
+
+/// Adds the collection annotations to a member's body (upstream §5.1).
+fn add_collection_annotations(body: &Value, base: &str, index: usize) -> Result<Value, String> {
+    let top = body.as_entries().cloned().unwrap_or_default();
+    let mut meta = match top.get("metadata") {
+        None => BTreeMap::new(),
+        Some(m) if m.is_null() => BTreeMap::new(),
+        Some(m) => match m.as_entries() {
+            Some(e) => e.clone(),
+            None => {
+                return Err(format!(
+                    "expected metadata to be an object, got {}",
+                    type_name(m)
+                ));
+            }
+        },
+    };
+    let mut ann = match meta.get("annotations") {
+        None => BTreeMap::new(),
+        Some(a) if a.is_null() => BTreeMap::new(),
+        Some(a) => match a.as_entries() {
+            Some(e) => e.clone(),
+            None => {
+                return Err(format!(
+                    "expected metadata.annotations to be an object, got {}",
+                    type_name(a)
+                ));
+            }
+        },
+    };
+    ann.insert(key(COLLECTION_BASE_NAME_ANNOTATION), Value::string(base));
+    ann.insert(
+        key(COLLECTION_INDEX_ANNOTATION),
+        Value::string(format!("s{index:06}")),
+    );
+    meta.insert(key("annotations"), Value::object(ann));
+    let mut top = top;
+    top.insert(key("metadata"), Value::object(meta));
+    Ok(Value::object(top))
+}
+
+/// `each.key` in a template string (`tostring` semantics).
+fn key_string(k: &Value) -> Option<String> {
+    match k.unmarked() {
+        Value::String(s) => Some(s.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// Terraform's type name for messages (D9).
+fn type_name(v: &Value) -> String {
+    if v.is_null() && v.type_of() == Type::Dynamic {
+        return "null".to_owned();
+    }
+    v.type_of().to_string()
+}
+
+/// Standard padded base64; `\r` and `\n` are ignored (as Go's decoder).
+fn decode_base64(s: &str) -> Option<Vec<u8>> {
+    let cleaned: String = s.chars().filter(|c| *c != '\r' && *c != '\n').collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(cleaned.as_bytes())
+        .ok()
+}
+
+/// Collects `<prefix><path>` for every unknown inside `v` (§4.3).
+fn unknown_paths(v: &Value, prefix: &mut String, out: &mut Vec<String>, depth: usize) {
+    if out.len() >= MAX_UNKNOWN_REFS || depth > 64 {
+        return;
+    }
+    let v = v.unmarked();
+    if !v.is_known() {
+        out.push(prefix.clone());
+        return;
+    }
+    let len = prefix.len();
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter() {
+                prefix.push('.');
+                prefix.push_str(k);
+                unknown_paths(x, prefix, out, depth + 1);
+                prefix.truncate(len);
+            }
+        }
+        Value::Map(m) => {
+            for (k, x) in &m.items {
+                prefix.push_str(&format!("[{k}]"));
+                unknown_paths(x, prefix, out, depth + 1);
+                prefix.truncate(len);
+            }
+        }
+        Value::List(_) | Value::Tuple(_) => {
+            for (i, x) in v.as_seq().unwrap_or_default().iter().enumerate() {
+                prefix.push_str(&format!("[{i}]"));
+                unknown_paths(x, prefix, out, depth + 1);
+                prefix.truncate(len);
+            }
+        }
+        Value::Set(c) => {
+            for x in &c.items {
+                prefix.push_str("<?>");
+                unknown_paths(x, prefix, out, depth + 1);
+                prefix.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[allow(dead_code)]
+fn _assert_send_sync() {
+    fn is<T: Send + Sync>() {}
+    is::<Program>();
+    let _ = Arc::<Program>::strong_count;
+}

@@ -1,0 +1,292 @@
+//! Block schemas with HCL's `Body.Content` diagnostics (upstream §2).
+
+use fnhcl_base::{Diagnostic, Span};
+use fnhcl_syntax::ast::{Attribute, Block, Body, Structure};
+
+/// The attributes and nested block types a body accepts.
+pub(crate) struct BodySchema {
+    /// `(name, required)`.
+    pub attrs: &'static [(&'static str, bool)],
+    /// `(block type, label names)`.
+    pub blocks: &'static [(&'static str, &'static [&'static str])],
+}
+
+/// The content of a body, checked against a schema.
+pub(crate) struct Content<'a> {
+    /// Attributes in source order (only known names).
+    pub attrs: Vec<&'a Attribute>,
+    /// Blocks in source order (only known types with the right labels).
+    pub blocks: Vec<&'a Block>,
+}
+
+impl<'a> Content<'a> {
+    pub fn attr(&self, name: &str) -> Option<&'a Attribute> {
+        self.attrs.iter().copied().find(|a| &*a.name.name == name)
+    }
+    pub fn blocks_of<'s>(&'s self, ty: &'s str) -> impl Iterator<Item = &'a Block> + 's {
+        self.blocks
+            .iter()
+            .copied()
+            .filter(move |b| &*b.ident.name == ty)
+    }
+}
+
+/// Checks `body` against `schema`, like HCL's `Body.Content`: unknown
+/// attributes and blocks, missing required attributes, label counts.
+/// `body_attr_block` allows `body { ... }` as a block even though `body` is
+/// an attribute in the schema (D4); it is returned among the blocks.
+pub(crate) fn content<'a>(
+    body: &'a Body,
+    open_brace: Option<Span>,
+    schema: &BodySchema,
+    body_attr_block: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> Content<'a> {
+    let mut out = Content {
+        attrs: Vec::new(),
+        blocks: Vec::new(),
+    };
+    let mut has_body_block = false;
+    for item in &body.items {
+        match item {
+            Structure::Attribute(a) => {
+                let name = &*a.name.name;
+                if schema.attrs.iter().any(|(n, _)| *n == name) {
+                    out.attrs.push(a);
+                    continue;
+                }
+                let mut detail = format!("An argument named \"{name}\" is not expected here.");
+                if schema.blocks.iter().any(|(n, _)| *n == name) {
+                    detail.push_str(&format!(
+                        " Did you mean to define a block of type \"{name}\"?"
+                    ));
+                } else if let Some(s) = suggest(name, schema.attrs.iter().map(|(n, _)| *n)) {
+                    detail.push_str(&format!(" Did you mean \"{s}\"?"));
+                }
+                diags
+                    .push(Diagnostic::error("Unsupported argument", detail).with_span(a.name.span));
+            }
+            Structure::Block(b) => {
+                let ty = &*b.ident.name;
+                if body_attr_block && ty == "body" && schema.attrs.iter().any(|(n, _)| *n == "body")
+                {
+                    has_body_block = true;
+                    if check_labels(b, &[], diags) {
+                        out.blocks.push(b);
+                    }
+                    continue;
+                }
+                let Some((_, labels)) = schema.blocks.iter().find(|(n, _)| *n == ty) else {
+                    let mut detail = format!("Blocks of type \"{ty}\" are not expected here.");
+                    if schema.attrs.iter().any(|(n, _)| *n == ty) {
+                        detail.push_str(&format!(
+                            " Did you mean to define argument \"{ty}\"? If so, use the equals sign to assign it a value."
+                        ));
+                    } else if let Some(s) = suggest(ty, schema.blocks.iter().map(|(n, _)| *n)) {
+                        detail.push_str(&format!(" Did you mean \"{s}\"?"));
+                    }
+                    diags.push(
+                        Diagnostic::error("Unsupported block type", detail).with_span(b.ident.span),
+                    );
+                    continue;
+                };
+                if check_labels(b, labels, diags) {
+                    out.blocks.push(b);
+                }
+            }
+        }
+    }
+    for (name, required) in schema.attrs {
+        if !required || out.attr(name).is_some() {
+            continue;
+        }
+        if *name == "body" && has_body_block {
+            continue;
+        }
+        let at = match open_brace {
+            Some(s) => Span::empty_at(s.file, s.start as usize),
+            None => Span::empty_at(body.span.file, body.span.start as usize),
+        };
+        diags.push(
+            Diagnostic::error(
+                "Missing required argument",
+                format!("The argument \"{name}\" is required, but no definition was found."),
+            )
+            .with_span(at),
+        );
+    }
+    out
+}
+
+/// Checks the labels of `b`; false (with a diagnostic) if the count is wrong.
+pub(crate) fn check_labels(b: &Block, names: &[&str], diags: &mut Vec<Diagnostic>) -> bool {
+    let ty = &*b.ident.name;
+    if b.labels.len() > names.len() {
+        let detail = if names.is_empty() {
+            format!("No labels are expected for {ty} blocks.")
+        } else {
+            format!(
+                "Only {} labels ({}) are expected for {ty} blocks.",
+                names.len(),
+                names.join(", ")
+            )
+        };
+        diags.push(
+            Diagnostic::error(format!("Extraneous label for {ty}"), detail)
+                .with_span(b.labels[names.len()].span)
+                .with_context(b.ident.span.to(b.open_brace)),
+        );
+        return false;
+    }
+    if b.labels.len() < names.len() {
+        diags.push(
+            Diagnostic::error(
+                format!("Missing {} for {ty}", names[b.labels.len()]),
+                format!(
+                    "All {ty} blocks must have {} labels ({}).",
+                    names.len(),
+                    names.join(", ")
+                ),
+            )
+            .with_span(b.open_brace)
+            .with_context(b.ident.span.to(b.open_brace)),
+        );
+        return false;
+    }
+    true
+}
+
+/// The closest candidate by edit distance (less than 3), as HCL suggests.
+pub(crate) fn suggest<'c>(
+    name: &str,
+    candidates: impl Iterator<Item = &'c str>,
+) -> Option<&'c str> {
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        let d = levenshtein(name, c);
+        if d < 3 && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len() > 64 || b.len() > 64 {
+        return usize::MAX;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        cur[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+// Schemas of every block (upstream §2; `body` also as a block, D4).
+
+const SCOPE_BLOCKS: &[(&str, &[&str])] = &[
+    ("locals", &[]),
+    ("group", &[]),
+    ("resource", &["name"]),
+    ("resources", &["baseName"]),
+    ("composite", &["object"]),
+    ("context", &[]),
+    ("requirement", &["name"]),
+];
+
+pub(crate) const TOP: BodySchema = BodySchema {
+    attrs: &[],
+    blocks: &[
+        ("locals", &[]),
+        ("group", &[]),
+        ("resource", &["name"]),
+        ("resources", &["baseName"]),
+        ("composite", &["object"]),
+        ("context", &[]),
+        ("requirement", &["name"]),
+        ("function", &["name"]),
+    ],
+};
+
+pub(crate) const GROUP: BodySchema = BodySchema {
+    attrs: &[("condition", false)],
+    blocks: SCOPE_BLOCKS,
+};
+
+pub(crate) const RESOURCE: BodySchema = BodySchema {
+    attrs: &[("body", true), ("condition", false)],
+    blocks: &[
+        ("locals", &[]),
+        ("ready", &[]),
+        ("composite", &["object"]),
+        ("context", &[]),
+    ],
+};
+
+pub(crate) const RESOURCES: BodySchema = BodySchema {
+    attrs: &[("for_each", true), ("condition", false), ("name", false)],
+    blocks: &[
+        ("locals", &[]),
+        ("composite", &["object"]),
+        ("context", &[]),
+        ("template", &[]),
+    ],
+};
+
+pub(crate) const TEMPLATE: BodySchema = BodySchema {
+    attrs: &[("body", true)],
+    blocks: &[
+        ("locals", &[]),
+        ("ready", &[]),
+        ("composite", &["object"]),
+        ("context", &[]),
+    ],
+};
+
+pub(crate) const COMPOSITE: BodySchema = BodySchema {
+    attrs: &[("body", true)],
+    blocks: &[("locals", &[])],
+};
+
+pub(crate) const CONTEXT: BodySchema = BodySchema {
+    attrs: &[("key", true), ("value", true)],
+    blocks: &[("locals", &[])],
+};
+
+pub(crate) const READY: BodySchema = BodySchema {
+    attrs: &[("value", true)],
+    blocks: &[("locals", &[])],
+};
+
+pub(crate) const REQUIREMENT: BodySchema = BodySchema {
+    attrs: &[("condition", false)],
+    blocks: &[("locals", &[]), ("select", &[])],
+};
+
+pub(crate) const SELECT: BodySchema = BodySchema {
+    attrs: &[
+        ("apiVersion", true),
+        ("kind", true),
+        ("matchName", false),
+        ("matchLabels", false),
+    ],
+    blocks: &[],
+};
+
+pub(crate) const FUNCTION: BodySchema = BodySchema {
+    attrs: &[("body", true), ("description", false)],
+    blocks: &[("arg", &["name"]), ("locals", &[])],
+};
+
+pub(crate) const ARG: BodySchema = BodySchema {
+    attrs: &[("description", false), ("default", false)],
+    blocks: &[],
+};
