@@ -1,0 +1,438 @@
+//! `jsonencode` and `jsondecode` (cty's JSON mapping), plus the encoder
+//! that `format`'s `%#v` and `%q` use.
+//!
+//! Encoding is compact, object keys sorted bytewise, numbers exact
+//! decimals, and strings escaped as Go's `encoding/json` does (HTML
+//! characters `<`, `>`, `&` and U+2028/U+2029 as `\u` escapes). Decoding
+//! keeps numbers exact, gives objects and tuples, and a null of dynamic
+//! type for `null`.
+
+use std::collections::BTreeMap;
+
+use fnhcl_value::{Key, Number, Type, Value};
+
+use crate::CallError;
+use crate::registry::{FuncDef, Param, Registry};
+use crate::strings::str_arg;
+
+/// Nesting limit for decoded documents.
+const MAX_DEPTH: usize = 512;
+
+pub(crate) fn register(r: &mut Registry) {
+    r.add(
+        FuncDef::new(
+            "jsonencode",
+            "Returns a string containing a JSON representation of the given value.",
+        )
+        .param(
+            Param::new("val", Type::Dynamic)
+                .allow_dynamic_type()
+                .allow_null(),
+        )
+        .returns(Type::String)
+        .implement(|a| {
+            let v = &a[0];
+            if !v.is_wholly_known() {
+                return Ok(Value::Unknown(Type::String));
+            }
+            encode(v).map(Value::string).map_err(CallError::new)
+        }),
+    );
+    r.add(
+        FuncDef::new(
+            "jsondecode",
+            "Parses the given string as JSON and returns a value corresponding to what the JSON document describes.",
+        )
+        .param(Param::new("str", Type::String))
+        .returns_with("any (from the document)", |a| {
+            if !a[0].is_known() {
+                return Ok(Type::Dynamic);
+            }
+            decode(str_arg(a, 0)?)
+                .map(|v| v.type_of())
+                .map_err(CallError::new)
+        })
+        .implement(|a| decode(str_arg(a, 0)?).map_err(CallError::new)),
+    );
+}
+
+/// cty's `json.Marshal(v, v.Type())`.
+pub(crate) fn encode(v: &Value) -> Result<String, String> {
+    let mut out = String::new();
+    encode_into(&mut out, v)?;
+    Ok(out)
+}
+
+fn encode_into(out: &mut String, v: &Value) -> Result<(), String> {
+    match v {
+        Value::Marked(_) => Err("value has marks, so it cannot be serialized as JSON".into()),
+        Value::Null(_) => {
+            out.push_str("null");
+            Ok(())
+        }
+        Value::Unknown(_) => Err("value is not known".into()),
+        Value::Bool(b) => {
+            out.push_str(if *b { "true" } else { "false" });
+            Ok(())
+        }
+        Value::Number(n) => {
+            out.push_str(&n.to_string());
+            Ok(())
+        }
+        Value::String(s) => {
+            quote_into(out, s);
+            Ok(())
+        }
+        Value::List(c) | Value::Set(c) => encode_seq(out, &c.items),
+        Value::Tuple(items) => encode_seq(out, items),
+        Value::Map(m) => encode_obj(out, &m.items),
+        Value::Object(attrs) => encode_obj(out, attrs),
+    }
+}
+
+fn encode_seq(out: &mut String, items: &[Value]) -> Result<(), String> {
+    out.push('[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        encode_into(out, item)?;
+    }
+    out.push(']');
+    Ok(())
+}
+
+fn encode_obj(out: &mut String, items: &BTreeMap<Key, Value>) -> Result<(), String> {
+    out.push('{');
+    for (i, (k, v)) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        quote_into(out, k);
+        out.push(':');
+        encode_into(out, v)?;
+    }
+    out.push('}');
+    Ok(())
+}
+
+/// A JSON string literal as Go's `encoding/json` writes it (HTML-safe).
+pub(crate) fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    quote_into(&mut out, s);
+    out
+}
+
+fn quote_into(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c == '<' || c == '>' || c == '&' => {
+                let b = c as u32 as usize;
+                out.push_str("\\u00");
+                out.push(HEX[b >> 4] as char);
+                out.push(HEX[b & 0xF] as char);
+            }
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Parses a JSON document into a cty value (objects, tuples, exact
+/// numbers; `null` is a null of dynamic type).
+pub(crate) fn decode(text: &str) -> Result<Value, String> {
+    let mut p = Parser {
+        b: text.as_bytes(),
+        pos: 0,
+    };
+    p.skip_ws();
+    let v = p.value(0)?;
+    p.skip_ws();
+    if p.pos < p.b.len() {
+        return Err("extraneous data after JSON object".into());
+    }
+    Ok(v)
+}
+
+struct Parser<'a> {
+    b: &'a [u8],
+    pos: usize,
+}
+
+impl Parser<'_> {
+    fn skip_ws(&mut self) {
+        while self.pos < self.b.len() && matches!(self.b[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.pos).copied()
+    }
+
+    fn invalid(&self, context: &str) -> String {
+        match self.peek() {
+            None => "unexpected EOF".into(),
+            Some(c) => {
+                let ch = std::str::from_utf8(&self.b[self.pos..])
+                    .ok()
+                    .and_then(|s| s.chars().next())
+                    .unwrap_or(c as char);
+                format!(
+                    "invalid character {} {context}",
+                    crate::format::go_quote_rune(ch)
+                )
+            }
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value, String> {
+        if depth > MAX_DEPTH {
+            return Err(format!(
+                "JSON nesting exceeds the limit of {MAX_DEPTH} levels"
+            ));
+        }
+        match self.peek() {
+            Some(b'{') => self.object(depth),
+            Some(b'[') => self.array(depth),
+            Some(b'"') => self.string().map(Value::string),
+            Some(b't') => self.keyword("true", Value::TRUE),
+            Some(b'f') => self.keyword("false", Value::FALSE),
+            Some(b'n') => self.keyword("null", Value::null()),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => Err(self.invalid("looking for beginning of value")),
+        }
+    }
+
+    fn keyword(&mut self, word: &str, v: Value) -> Result<Value, String> {
+        for &w in word.as_bytes() {
+            if self.peek() != Some(w) {
+                return Err(self.invalid(&format!("in literal {word} (expecting '{}')", w as char)));
+            }
+            self.pos += 1;
+        }
+        Ok(v)
+    }
+
+    fn number(&mut self) -> Result<Value, String> {
+        let start = self.pos;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => {
+                while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                    self.pos += 1;
+                }
+            }
+            _ => return Err(self.invalid("in numeric literal")),
+        }
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if !self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                return Err(self.invalid("after decimal point in numeric literal"));
+            }
+            while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                self.pos += 1;
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.pos += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.pos += 1;
+            }
+            if !self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                return Err(self.invalid("in exponent of numeric literal"));
+            }
+            while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                self.pos += 1;
+            }
+        }
+        let text = std::str::from_utf8(&self.b[start..self.pos]).unwrap_or("0");
+        Number::parse(text)
+            .map(Value::Number)
+            .ok_or_else(|| format!("invalid number {text}"))
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        // At the opening quote.
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            let start = self.pos;
+            while self
+                .peek()
+                .is_some_and(|c| c != b'"' && c != b'\\' && c >= 0x20)
+            {
+                self.pos += 1;
+            }
+            out.push_str(std::str::from_utf8(&self.b[start..self.pos]).unwrap_or("\u{FFFD}"));
+            match self.peek() {
+                None => return Err("unexpected EOF".into()),
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    let Some(e) = self.peek() else {
+                        return Err("unexpected EOF".into());
+                    };
+                    self.pos += 1;
+                    match e {
+                        b'"' => out.push('"'),
+                        b'\\' => out.push('\\'),
+                        b'/' => out.push('/'),
+                        b'b' => out.push('\x08'),
+                        b'f' => out.push('\x0C'),
+                        b'n' => out.push('\n'),
+                        b'r' => out.push('\r'),
+                        b't' => out.push('\t'),
+                        b'u' => {
+                            let hi = self.hex4()?;
+                            if (0xD800..0xDC00).contains(&hi)
+                                && self.b.get(self.pos) == Some(&b'\\')
+                                && self.b.get(self.pos + 1) == Some(&b'u')
+                            {
+                                let save = self.pos;
+                                self.pos += 2;
+                                let lo = self.hex4()?;
+                                if (0xDC00..0xE000).contains(&lo) {
+                                    let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                                    out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                                    continue;
+                                }
+                                self.pos = save;
+                            }
+                            out.push(char::from_u32(hi).unwrap_or('\u{FFFD}'));
+                        }
+                        _ => {
+                            self.pos -= 1;
+                            return Err(self.invalid("in string escape code"));
+                        }
+                    }
+                }
+                Some(_) => return Err(self.invalid("in string literal")),
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32, String> {
+        let mut v = 0u32;
+        for _ in 0..4 {
+            let Some(d) = self.peek().and_then(|c| (c as char).to_digit(16)) else {
+                return Err(self.invalid("in \\u hexadecimal character escape"));
+            };
+            v = v * 16 + d;
+            self.pos += 1;
+        }
+        Ok(v)
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Value, String> {
+        self.pos += 1;
+        let mut attrs = BTreeMap::new();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(Value::object(attrs));
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(self.invalid("looking for beginning of object key string"));
+            }
+            let k = self.string()?;
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(self.invalid("after object key"));
+            }
+            self.pos += 1;
+            self.skip_ws();
+            let v = self.value(depth + 1)?;
+            attrs.insert(Key::from(k), v);
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(Value::object(attrs));
+                }
+                _ => return Err(self.invalid("after object key:value pair")),
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Value, String> {
+        self.pos += 1;
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Ok(Value::tuple(items));
+        }
+        loop {
+            self.skip_ws();
+            items.push(self.value(depth + 1)?);
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(Value::tuple(items));
+                }
+                _ => return Err(self.invalid("after array element")),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encode_like_cty() {
+        let mut m = BTreeMap::new();
+        m.insert(Key::from("hello"), Value::string("<cats & kittens>"));
+        m.insert(
+            Key::from("a"),
+            Value::tuple(vec![Value::int(2), Value::null()]),
+        );
+        assert_eq!(
+            encode(&Value::object(m)).ok().as_deref(),
+            Some(r#"{"a":[2,null],"hello":"\u003ccats \u0026 kittens\u003e"}"#)
+        );
+        assert_eq!(
+            quote("tab\there\u{1}\u{2028}"),
+            r#""tab\there\u0001\u2028""#
+        );
+        assert!(encode(&Value::Unknown(Type::String)).is_err());
+    }
+
+    #[test]
+    fn decode_like_cty() {
+        let v = decode(r#"{"b": 1, "a": [], "c": "\u00e9\ud83d\ude00"}"#);
+        assert_eq!(
+            v.as_ref().map(|v| v.type_of().to_string()).ok().as_deref(),
+            Some("object({a: tuple([]), b: number, c: string})")
+        );
+        assert_eq!(decode("null").ok(), Some(Value::null()));
+        assert_eq!(decode("1.5e3").ok(), Some(Value::int(1500)));
+        assert!(decode("{").is_err());
+        assert!(decode("[1,]").is_err());
+        assert!(decode("1 2").is_err());
+        assert!(decode("01").is_err());
+        assert!(decode(&"[".repeat(10_000)).is_err());
+    }
+}
