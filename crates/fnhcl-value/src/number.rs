@@ -263,6 +263,12 @@ impl Number {
             _ => None,
         }
     }
+    /// The exact finite value as `(negative, mantissa, exponent)` with
+    /// value = mantissa × 2^exponent (mantissa odd, or zero); `None` for
+    /// infinities. Used to print numbers with Go's `fmt` verbs.
+    pub fn to_binary_parts(&self) -> Option<(bool, BigUint, i64)> {
+        self.fin().map(|f| (f.neg, f.mant.clone(), f.exp))
+    }
     /// Nearest float64 (as Go's `big.Float.Float64`): ties to even,
     /// overflow to ±inf, gradual underflow.
     pub fn to_f64(&self) -> f64 {
