@@ -36,6 +36,8 @@ pub struct Diagnostic {
     /// (for discard records), if any.
     pub expr_text: Option<String>,
     pub labels: Vec<Label>,
+    /// A stable identifier for tools (`fn-hcl analyze`), e.g. `E0301`.
+    pub code: Option<&'static str>,
 }
 
 impl Diagnostic {
@@ -48,6 +50,7 @@ impl Diagnostic {
             context: None,
             expr_text: None,
             labels: Vec::new(),
+            code: None,
         }
     }
     pub fn warning(summary: impl Into<String>, detail: impl Into<String>) -> Diagnostic {
@@ -69,6 +72,11 @@ impl Diagnostic {
             span,
             message: message.into(),
         });
+        self
+    }
+    /// Sets the stable code (see [`Diagnostic::code`]).
+    pub fn with_code(mut self, code: &'static str) -> Diagnostic {
+        self.code = Some(code);
         self
     }
     pub fn is_error(&self) -> bool {
@@ -128,6 +136,9 @@ pub fn render_frames(diags: &[Diagnostic], sources: &SourceMap) -> String {
         let mut diag = cs::Diagnostic::new(sev)
             .with_message(d.summary.clone())
             .with_labels(labels);
+        if let Some(code) = d.code {
+            diag = diag.with_code(code);
+        }
         if !d.detail.is_empty() {
             diag = diag.with_notes(vec![d.detail.clone()]);
         }
