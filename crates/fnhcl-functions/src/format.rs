@@ -248,13 +248,10 @@ fn append(
                 return Err(unsupported("number required"));
             };
             if matches!(mode, 'b' | 'd' | 'o' | 'x' | 'X') {
-                let numfmt::Parts::Finite { neg, shortest } = numfmt::parts(n) else {
+                let Some(abs) = numfmt::exact(n).and_then(|d| d.to_integer()) else {
                     return Err(unsupported("an integer is required"));
                 };
-                let Some(abs) = numfmt::exact(&shortest).to_integer() else {
-                    return Err(unsupported("an integer is required"));
-                };
-                out.push_str(&numfmt::format_int(neg, &abs, mode, spec));
+                out.push_str(&numfmt::format_int(n.is_negative(), &abs, mode, spec));
             } else {
                 out.push_str(&numfmt::format_float(n, mode, spec));
             }

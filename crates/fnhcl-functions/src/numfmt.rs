@@ -8,7 +8,7 @@
 
 use fnhcl_value::Number;
 use num_bigint::BigUint;
-use num_traits::{One, ToPrimitive, Zero};
+use num_traits::{ToPrimitive, Zero};
 
 /// A non-negative decimal `0.mant × 10^exp`; `mant` holds ASCII digits
 /// without leading or trailing zeros (empty for zero). Mirrors Go's
@@ -67,80 +67,33 @@ pub(crate) fn parse_decimal(s: &str) -> Decimal {
     Decimal { mant, exp }
 }
 
-/// The exact decimal expansion of the 512-bit binary float nearest to `d`.
-pub(crate) fn exact(d: &Decimal) -> Decimal {
-    if d.mant.is_empty() || d.exp.abs() > EXACT_EXP_LIMIT {
-        return d.clone();
+/// The exact decimal expansion of a finite number's binary value
+/// (`None` for infinities). Very large binary exponents fall back to the
+/// shortest decimal.
+pub(crate) fn exact(n: &Number) -> Option<Decimal> {
+    let (_, mant, exp) = n.to_binary_parts()?;
+    if mant.is_zero() {
+        return Some(Decimal {
+            mant: Vec::new(),
+            exp: 0,
+        });
     }
-    let digits = BigUint::parse_bytes(&d.mant, 10).unwrap_or_default();
-    let e10 = d.exp - d.mant.len() as i64;
-    let (m, e2) = if e10 >= 0 {
-        round_bits(
-            digits * pow10(e10 as u64),
-            BigUint::zero(),
-            &BigUint::one(),
-            0,
-        )
-    } else {
-        let den = pow10((-e10) as u64);
-        // Scale so the quotient has at least 514 bits.
-        let shift = 514 + den.bits() as i64 - digits.bits() as i64;
-        let (num, den) = if shift >= 0 {
-            (digits << (shift as usize), den)
-        } else {
-            (digits, den << ((-shift) as usize))
+    if exp.abs() > EXACT_EXP_LIMIT {
+        return match parts(n) {
+            Parts::Finite { shortest, .. } => Some(shortest),
+            Parts::Inf { .. } => None,
         };
-        let q = &num / &den;
-        let r = &num % &den;
-        round_bits(q, r, &den, -shift)
-    };
-    // value = m × 2^e2
-    if e2 >= 0 {
-        return decimal_of_integer(&(m << (e2 as usize)), 0);
     }
-    let k = (-e2) as u64;
-    let scaled = m * pow5(k);
-    decimal_of_integer(&scaled, k as i64)
+    if exp >= 0 {
+        return Some(decimal_of_integer(&(mant << (exp as usize)), 0));
+    }
+    let k = (-exp) as u32;
+    let scaled = mant * BigUint::from(5u8).pow(k);
+    Some(decimal_of_integer(&scaled, k as i64))
 }
 
 fn pow10(n: u64) -> BigUint {
     BigUint::from(10u8).pow(n as u32)
-}
-fn pow5(n: u64) -> BigUint {
-    BigUint::from(5u8).pow(n as u32)
-}
-
-/// Rounds `q + r/den` (a value times 2^-e) to 512 significant bits, ties
-/// to even. Returns the mantissa and the binary exponent.
-fn round_bits(q: BigUint, r: BigUint, den: &BigUint, e: i64) -> (BigUint, i64) {
-    let bits = q.bits() as i64;
-    if bits <= 512 {
-        // Remainder decides alone.
-        if r.is_zero() {
-            return (q, e);
-        }
-        let twice = &r << 1usize;
-        let up = match twice.cmp(den) {
-            std::cmp::Ordering::Greater => true,
-            std::cmp::Ordering::Equal => q.bit(0),
-            std::cmp::Ordering::Less => false,
-        };
-        let q = if up { q + 1u8 } else { q };
-        return (q, e);
-    }
-    let k = (bits - 512) as u64;
-    let low = &q & ((BigUint::one() << k) - 1u8);
-    let half = BigUint::one() << (k - 1);
-    let mut m = &q >> k;
-    let up = match low.cmp(&half) {
-        std::cmp::Ordering::Greater => true,
-        std::cmp::Ordering::Equal => !r.is_zero() || m.bit(0),
-        std::cmp::Ordering::Less => false,
-    };
-    if up {
-        m += 1u8;
-    }
-    (m, e + k as i64)
 }
 
 /// `n × 10^-scale` as a [`Decimal`].
@@ -278,7 +231,7 @@ fn fmt_f(buf: &mut String, prec: i64, d: &Decimal) {
 
 /// Go's `(*big.Float).Append` without the sign: `verb` is one of
 /// `e E f g G`; `prec` < 0 means shortest.
-pub(crate) fn append_float(shortest: &Decimal, verb: char, prec: i64) -> String {
+pub(crate) fn append_float(n: &Number, shortest: &Decimal, verb: char, prec: i64) -> String {
     let mut buf = String::new();
     let mut prec = prec;
     let is_shortest = prec < 0;
@@ -291,7 +244,7 @@ pub(crate) fn append_float(shortest: &Decimal, verb: char, prec: i64) -> String 
         };
         d
     } else {
-        let mut d = exact(shortest);
+        let mut d = exact(n).unwrap_or_else(|| shortest.clone());
         match verb {
             'e' | 'E' => d.round(1 + prec),
             'f' => d.round(d.exp + prec),
@@ -354,7 +307,7 @@ pub(crate) fn format_float(n: &Number, verb: char, spec: &Spec) -> String {
                 ('g' | 'G', None) => -1,
                 (_, None) => 6,
             };
-            (neg, append_float(&shortest, verb, prec), false)
+            (neg, append_float(n, &shortest, verb, prec), false)
         }
     };
     let sign = if neg {
@@ -443,7 +396,7 @@ pub(crate) fn shortest_g(n: &Number) -> String {
     match parts(n) {
         Parts::Inf { neg } => if neg { "-Inf" } else { "+Inf" }.to_owned(),
         Parts::Finite { neg, shortest } => {
-            let body = append_float(&shortest, 'g', -1);
+            let body = append_float(n, &shortest, 'g', -1);
             if neg { format!("-{body}") } else { body }
         }
     }
@@ -517,10 +470,23 @@ mod tests {
     #[test]
     fn exact_expansion() {
         // 0.1 at 512 bits is slightly above 0.1.
-        let d = exact(&parse_decimal("0.1"));
+        let d = exact(&num("0.1")).unwrap_or_else(|| parse_decimal("0"));
         assert!(d.mant.len() > 100);
         assert!(d.mant.starts_with(b"1000000000000000000000000000000"));
-        assert_eq!(exact(&parse_decimal("0.25")), parse_decimal("0.25"));
-        assert_eq!(exact(&parse_decimal("123")), parse_decimal("123"));
+        assert_eq!(exact(&num("0.25")), Some(parse_decimal("0.25")));
+        assert_eq!(exact(&num("123")), Some(parse_decimal("123")));
+        // A float64-precision value expands to its exact binary value.
+        let f = Number::cty_float_val(0.1).unwrap_or_else(|| num("0"));
+        assert_eq!(
+            format_float(
+                &f,
+                'f',
+                &Spec {
+                    prec: Some(20),
+                    ..Spec::default()
+                }
+            ),
+            "0.10000000000000000555"
+        );
     }
 }
