@@ -1,0 +1,546 @@
+//! Writing JSON values as YAML the way `sigs.k8s.io/yaml` (go-yaml v2) does:
+//! 2-space indentation, sequence items at their key's indentation, map keys
+//! in go-yaml's "natural" order, integral numbers as integers, and strings
+//! quoted whenever a reader could take them for something else.
+//!
+//! Deterministic: the same value always gives the same bytes. Long strings
+//! are not folded (go-yaml folds near column 80); the result reads back the
+//! same either way.
+
+use std::cmp::Ordering;
+use std::fmt::Write as _;
+
+use serde_json::{Map, Number, Value};
+
+use super::load::{is_null, is_special_float, plain_bool, plain_float, plain_int};
+
+/// Deepest nesting written; deeper values are an error.
+pub const MAX_EMIT_DEPTH: usize = 512;
+
+/// A value too deep to write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmitError(pub String);
+
+impl std::fmt::Display for EmitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for EmitError {}
+
+/// A stream: each document preceded by a `---` line.
+pub fn to_yaml_stream(docs: &[Value]) -> Result<String, EmitError> {
+    let mut out = String::new();
+    for d in docs {
+        out.push_str("---\n");
+        out.push_str(&to_yaml(d)?);
+    }
+    Ok(out)
+}
+
+/// One document, without a leading `---`; ends with a newline.
+pub fn to_yaml(v: &Value) -> Result<String, EmitError> {
+    let mut out = String::new();
+    match v {
+        Value::Object(m) if !m.is_empty() => write_map(&mut out, m, 0, 0)?,
+        Value::Array(a) if !a.is_empty() => write_seq(&mut out, a, 0, 0)?,
+        _ => {
+            out.push_str(&scalar(v, 0));
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
+fn check_depth(depth: usize) -> Result<(), EmitError> {
+    if depth > MAX_EMIT_DEPTH {
+        return Err(EmitError(format!(
+            "value nested deeper than {MAX_EMIT_DEPTH} levels cannot be written as YAML"
+        )));
+    }
+    Ok(())
+}
+
+fn pad(out: &mut String, indent: usize) {
+    for _ in 0..indent {
+        out.push(' ');
+    }
+}
+
+/// go-yaml v2's key order: digit runs compare numerically, and at the
+/// first difference a non-letter sorts before a letter.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let ar: Vec<char> = a.chars().collect();
+    let br: Vec<char> = b.chars().collect();
+    let n = ar.len().min(br.len());
+    for i in 0..n {
+        if ar[i] == br[i] {
+            continue;
+        }
+        let al = ar[i].is_alphabetic();
+        let bl = br[i].is_alphabetic();
+        if al && bl {
+            return ar[i].cmp(&br[i]);
+        }
+        if al || bl {
+            // The non-letter comes first.
+            return if bl {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            };
+        }
+        // Both non-letters: compare the digit runs starting here.
+        let mut an: u128 = 0;
+        let mut bn: u128 = 0;
+        if ar[i] == '0' || br[i] == '0' {
+            let mut j = i;
+            while j > 0 {
+                j -= 1;
+                if !ar[j].is_ascii_digit() {
+                    break;
+                }
+                if ar[j] != '0' {
+                    an = 1;
+                    bn = 1;
+                    break;
+                }
+            }
+        }
+        let mut ai = i;
+        while ai < ar.len() && ar[ai].is_ascii_digit() {
+            an = an
+                .saturating_mul(10)
+                .saturating_add(u128::from(ar[ai] as u32 - '0' as u32));
+            ai += 1;
+        }
+        let mut bi = i;
+        while bi < br.len() && br[bi].is_ascii_digit() {
+            bn = bn
+                .saturating_mul(10)
+                .saturating_add(u128::from(br[bi] as u32 - '0' as u32));
+            bi += 1;
+        }
+        if an != bn {
+            return an.cmp(&bn);
+        }
+        if ai != bi {
+            return ai.cmp(&bi);
+        }
+        return ar[i].cmp(&br[i]);
+    }
+    ar.len().cmp(&br.len())
+}
+
+fn sorted_entries(m: &Map<String, Value>) -> Vec<(&String, &Value)> {
+    let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+    entries.sort_by(|a, b| natural_cmp(a.0, b.0).then_with(|| a.0.cmp(b.0)));
+    entries
+}
+
+fn write_map(
+    out: &mut String,
+    m: &Map<String, Value>,
+    indent: usize,
+    depth: usize,
+) -> Result<(), EmitError> {
+    check_depth(depth)?;
+    let mut first = true;
+    for (k, v) in sorted_entries(m) {
+        // The first entry of a map inside a sequence item shares the `- ` line.
+        if !first || indent == 0 || !out.ends_with("- ") {
+            pad(out, indent);
+        }
+        first = false;
+        out.push_str(&key_text(k));
+        out.push(':');
+        write_child(out, v, indent, depth)?;
+    }
+    Ok(())
+}
+
+/// Writes what follows `key:`.
+fn write_child(out: &mut String, v: &Value, indent: usize, depth: usize) -> Result<(), EmitError> {
+    match v {
+        Value::Object(m) if !m.is_empty() => {
+            out.push('\n');
+            write_map(out, m, indent + 2, depth + 1)
+        }
+        Value::Array(a) if !a.is_empty() => {
+            out.push('\n');
+            // Sequence items at the key's own indentation.
+            write_seq(out, a, indent, depth + 1)
+        }
+        _ => {
+            out.push(' ');
+            out.push_str(&scalar(v, indent));
+            out.push('\n');
+            Ok(())
+        }
+    }
+}
+
+fn write_seq(out: &mut String, a: &[Value], indent: usize, depth: usize) -> Result<(), EmitError> {
+    check_depth(depth)?;
+    for v in a {
+        if !out.ends_with("- ") {
+            pad(out, indent);
+        }
+        out.push_str("- ");
+        match v {
+            Value::Object(m) if !m.is_empty() => write_map(out, m, indent + 2, depth + 1)?,
+            Value::Array(inner) if !inner.is_empty() => {
+                write_seq(out, inner, indent + 2, depth + 1)?
+            }
+            _ => {
+                out.push_str(&scalar(v, indent + 2));
+                out.push('\n');
+            }
+        }
+    }
+    Ok(())
+}
+
+fn key_text(k: &str) -> String {
+    if k.contains('\n') {
+        return double_quoted(k);
+    }
+    string_scalar(k, 0)
+}
+
+/// A scalar (or empty collection) in flow form.
+fn scalar(v: &Value, indent: usize) -> String {
+    match v {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => number_text(n),
+        Value::String(s) => string_scalar(s, indent),
+        Value::Array(_) => "[]".to_owned(),
+        Value::Object(_) => "{}".to_owned(),
+    }
+}
+
+/// Integral numbers as integers (below 1e21, as Go's JSON encoder writes
+/// them); others in Go's shortest form (`0.5`, `1.5e-07`, `1e+21`).
+pub fn number_text(n: &Number) -> String {
+    if let Some(i) = n.as_i64() {
+        return i.to_string();
+    }
+    if let Some(u) = n.as_u64() {
+        return u.to_string();
+    }
+    let f = n.as_f64().unwrap_or(0.0);
+    if f.fract() == 0.0 && f.abs() < 1e21 {
+        return format!("{f:.0}");
+    }
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-4..1e21).contains(&abs) {
+        // Rust writes `1.5e-7`; Go writes `1.5e-07` / `1e+21`.
+        let s = format!("{f:e}");
+        if let Some((m, e)) = s.split_once('e') {
+            let (sign, digits) = match e.strip_prefix('-') {
+                Some(d) => ('-', d),
+                None => ('+', e),
+            };
+            let digits = if digits.len() < 2 {
+                format!("0{digits}")
+            } else {
+                digits.to_owned()
+            };
+            return format!("{m}e{sign}{digits}");
+        }
+        return s;
+    }
+    format!("{f}")
+}
+
+/// Would a YAML reader (1.1 or 1.2) take this plain text for a non-string?
+fn looks_like_other_type(s: &str) -> bool {
+    is_null(s)
+        || plain_bool(s).is_some()
+        || plain_int(s).is_some()
+        || plain_float(s).is_some()
+        || is_special_float(s)
+        || is_timestamp(s)
+        || is_base60(s)
+        || matches!(s, "=" | "<<")
+}
+
+fn is_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 10
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && b[5].is_ascii_digit()
+        && (b[6] == b'-' || (b[6].is_ascii_digit() && b.get(7) == Some(&b'-')))
+}
+
+fn is_base60(s: &str) -> bool {
+    let body = s.strip_prefix(['-', '+']).unwrap_or(s);
+    body.contains(':')
+        && body.split(':').all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_digit() || c == '.' || c == '_')
+        })
+}
+
+fn printable(c: char) -> bool {
+    matches!(c, '\n' | '\u{85}')
+        || (' '..='~').contains(&c)
+        || (('\u{a0}'..='\u{d7ff}').contains(&c))
+        || (('\u{e000}'..='\u{fffd}').contains(&c) && c != '\u{feff}')
+        || ('\u{10000}'..='\u{10ffff}').contains(&c)
+}
+
+/// Can the string be written as a plain scalar in block context?
+fn plain_ok(s: &str) -> bool {
+    let Some(first) = s.chars().next() else {
+        return false;
+    };
+    if s.starts_with(' ') || s.ends_with(' ') || s.starts_with('\t') || s.ends_with('\t') {
+        return false;
+    }
+    if s == "---" || s == "..." || s.starts_with("--- ") || s.starts_with("... ") {
+        return false;
+    }
+    let second = s.chars().nth(1);
+    match first {
+        '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%'
+        | '@' | '`' => {
+            return false;
+        }
+        '?' | ':' => return false,
+        '-' if second.is_none_or(|c| c == ' ' || c == '\t') => return false,
+        _ => {}
+    }
+    if s.ends_with(':') {
+        return false;
+    }
+    if s.contains(": ") || s.contains(":\t") || s.contains(" #") || s.contains("\t#") {
+        return false;
+    }
+    s.chars()
+        .all(|c| printable(c) && c != '\n' && c != '\u{85}')
+}
+
+fn string_scalar(s: &str, indent: usize) -> String {
+    if s.contains('\n') {
+        if let Some(block) = literal_block(s, indent) {
+            return block;
+        }
+        return double_quoted(s);
+    }
+    if looks_like_other_type(s) {
+        return double_quoted(s);
+    }
+    if plain_ok(s) {
+        return s.to_owned();
+    }
+    if s.chars().all(printable) {
+        return format!("'{}'", s.replace('\'', "''"));
+    }
+    double_quoted(s)
+}
+
+/// `|` / `|-` block for multi-line strings, when the text allows it.
+fn literal_block(s: &str, indent: usize) -> Option<String> {
+    if !s.chars().all(|c| printable(c) && c != '\u{85}') {
+        return None;
+    }
+    let (body, chomp) = match s.strip_suffix('\n') {
+        Some(b) if b.ends_with('\n') || b.is_empty() => return None,
+        Some(b) => (b, ""),
+        None => (s, "-"),
+    };
+    let lines: Vec<&str> = body.split('\n').collect();
+    if lines.iter().any(|l| l.ends_with(' ') || l.ends_with('\t')) {
+        return None;
+    }
+    if lines
+        .first()
+        .is_some_and(|l| l.starts_with(' ') || l.starts_with('\t'))
+    {
+        return None;
+    }
+    let mut out = format!("|{chomp}");
+    let child = indent + 2;
+    for l in lines {
+        out.push('\n');
+        if !l.is_empty() {
+            for _ in 0..child {
+                out.push(' ');
+            }
+            out.push_str(l);
+        }
+    }
+    Some(out)
+}
+
+fn double_quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\0' => out.push_str("\\0"),
+            c if printable(c) => out.push(c),
+            c if (c as u32) <= 0xff => {
+                let _ = write!(out, "\\x{:02X}", c as u32);
+            }
+            c if (c as u32) <= 0xffff => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => {
+                let _ = write!(out, "\\U{:08X}", c as u32);
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::load::load_stream;
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn layout_matches_go_yaml() {
+        let v = json!({
+            "kind": "Bucket",
+            "apiVersion": "v1",
+            "metadata": {"name": "a", "labels": {}},
+            "status": {"conditions": [
+                {"type": "Ready", "status": "True", "reason": "Available",
+                 "lastTransitionTime": "2024-01-01T00:00:00Z"}
+            ]},
+            "list": [[1, 2], [], "x"],
+            "n": 7.0,
+            "f": 0.5,
+            "empty": "",
+            "msg": "Unready resources: a",
+        });
+        let got = to_yaml(&v).unwrap();
+        let want = "\
+apiVersion: v1
+empty: \"\"
+f: 0.5
+kind: Bucket
+list:
+- - 1
+  - 2
+- []
+- x
+metadata:
+  labels: {}
+  name: a
+msg: 'Unready resources: a'
+\"n\": 7
+status:
+  conditions:
+  - lastTransitionTime: \"2024-01-01T00:00:00Z\"
+    reason: Available
+    status: \"True\"
+    type: Ready
+";
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn natural_key_order() {
+        let mut keys = vec!["r-10", "r-2", "r-1", "a", "B", "_x", "a1", "a01"];
+        keys.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            keys,
+            vec!["_x", "B", "a", "a1", "a01", "r-1", "r-2", "r-10"]
+        );
+    }
+
+    #[test]
+    fn numbers() {
+        let t = |v: Value| match v {
+            Value::Number(n) => number_text(&n),
+            _ => unreachable!(),
+        };
+        assert_eq!(t(json!(3)), "3");
+        assert_eq!(t(json!(3.0)), "3");
+        assert_eq!(t(json!(1e21)), "1e+21");
+        assert_eq!(t(json!(1.5e-7)), "1.5e-07");
+        assert_eq!(t(json!(-2.25)), "-2.25");
+    }
+
+    #[test]
+    fn strings_round_trip() {
+        let samples = [
+            "",
+            "true",
+            "yes",
+            "on",
+            "null",
+            "~",
+            "12",
+            "0x1f",
+            "1.5",
+            "1e3",
+            ".inf",
+            "2024-01-01",
+            "a: b",
+            "a #b",
+            "- x",
+            "-x",
+            "#c",
+            "'q'",
+            "\"d\"",
+            "trailing ",
+            " leading",
+            "multi\nline",
+            "multi\nline\n",
+            "x\n\n",
+            "tab\there",
+            "ctrl\u{1}",
+            "ünïcode",
+            "key:",
+            "@at",
+            "1:20",
+            "* star",
+            "{a}",
+            "[b]",
+            "a,b",
+            "---",
+            "line\n  indented\n",
+            "<<",
+            "=",
+            "0o17",
+            "y",
+            "N",
+        ];
+        for s in samples {
+            let doc = json!({ s: s, "list": [s] });
+            let text = to_yaml(&doc).unwrap();
+            let back = load_stream(&text).unwrap();
+            assert_eq!(back, vec![doc], "{s:?} written as:\n{text}");
+        }
+    }
+
+    #[test]
+    fn stream_separators() {
+        let s = to_yaml_stream(&[json!({"a": 1}), json!({"fields": null})]).unwrap();
+        assert_eq!(s, "---\na: 1\n---\nfields: null\n");
+    }
+
+    #[test]
+    fn depth_limit() {
+        let mut v = json!(1);
+        for _ in 0..(MAX_EMIT_DEPTH + 3) {
+            v = json!([v]);
+        }
+        assert!(to_yaml(&v).is_err());
+    }
+}

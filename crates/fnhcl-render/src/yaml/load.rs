@@ -1,0 +1,511 @@
+//! Reading YAML streams into JSON values, the way Kubernetes tooling does
+//! (`sigs.k8s.io/yaml`: go-yaml v2 resolution, then JSON).
+//!
+//! Plain scalars resolve with YAML 1.1 rules (`yes`/`on` are booleans,
+//! `0755` is octal), quoted scalars are always strings, timestamps stay
+//! strings, and mapping keys become strings. The builder is iterative, so
+//! deeply nested input cannot overflow the stack; nesting depth and alias
+//! expansion are bounded.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Number, Value};
+use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser, Tag};
+use yaml_rust2::scanner::{Marker, TScalarStyle};
+
+/// Deepest nesting of mappings and sequences accepted.
+pub const MAX_DEPTH: usize = 256;
+/// Most values (nodes) one stream may expand to, aliases included.
+pub const MAX_NODES: usize = 2_000_000;
+
+/// A YAML stream that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct YamlError {
+    pub message: String,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+}
+
+impl std::fmt::Display for YamlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "line {l}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for YamlError {}
+
+/// Parses every document of a stream. Documents that are empty (or `null`)
+/// are dropped, as Kubernetes stream readers do.
+pub fn load_stream(text: &str) -> Result<Vec<Value>, YamlError> {
+    let mut builder = Builder::default();
+    let mut parser = Parser::new_from_str(text);
+    if let Err(e) = parser.load(&mut builder, true) {
+        return Err(YamlError {
+            message: e.info().to_owned(),
+            line: Some(e.marker().line()),
+        });
+    }
+    if let Some(err) = builder.error {
+        return Err(err);
+    }
+    Ok(builder.docs.into_iter().filter(|d| !d.is_null()).collect())
+}
+
+/// Parses the first non-empty document of a stream (`None` if there is none).
+pub fn load_first(text: &str) -> Result<Option<Value>, YamlError> {
+    Ok(load_stream(text)?.into_iter().next())
+}
+
+enum Frame {
+    Seq {
+        items: Vec<Value>,
+        anchor: usize,
+    },
+    Map {
+        map: Map<String, Value>,
+        /// Keys that came from a merge (`<<`) and may be overridden.
+        merged: Vec<String>,
+        /// The pending key, and whether it was a plain scalar.
+        key: Option<(String, bool)>,
+        anchor: usize,
+    },
+}
+
+#[derive(Default)]
+struct Builder {
+    docs: Vec<Value>,
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, (Value, usize)>,
+    nodes: usize,
+    error: Option<YamlError>,
+}
+
+impl MarkedEventReceiver for Builder {
+    fn on_event(&mut self, ev: Event, mark: Marker) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(message) = self.event(ev) {
+            self.error = Some(YamlError {
+                message,
+                line: Some(mark.line()),
+            });
+        }
+    }
+}
+
+fn node_count(v: &Value) -> usize {
+    // Iterative, so huge values cannot overflow the stack.
+    let mut n = 0usize;
+    let mut todo = vec![v];
+    while let Some(v) = todo.pop() {
+        n += 1;
+        match v {
+            Value::Array(a) => todo.extend(a.iter()),
+            Value::Object(m) => todo.extend(m.values()),
+            _ => {}
+        }
+    }
+    n
+}
+
+impl Builder {
+    fn event(&mut self, ev: Event) -> Result<(), String> {
+        match ev {
+            Event::Nothing
+            | Event::StreamStart
+            | Event::StreamEnd
+            | Event::DocumentStart
+            | Event::DocumentEnd => Ok(()),
+            Event::Alias(id) => {
+                let Some((v, size)) = self.anchors.get(&id) else {
+                    return Err("unknown anchor".to_owned());
+                };
+                self.nodes = self.nodes.saturating_add(*size);
+                if self.nodes > MAX_NODES {
+                    return Err(format!("document expands to more than {MAX_NODES} values"));
+                }
+                let v = v.clone();
+                self.push_value(v, 0, true)
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                self.count()?;
+                if let Some(Frame::Map { key: None, .. }) = self.stack.last() {
+                    // A mapping key: always a string.
+                    if anchor != 0 {
+                        self.anchors
+                            .insert(anchor, (Value::String(text.clone()), 1));
+                    }
+                    let plain = matches!(style, TScalarStyle::Plain);
+                    if let Some(Frame::Map { key, .. }) = self.stack.last_mut() {
+                        *key = Some((text, plain));
+                    }
+                    return Ok(());
+                }
+                let v = resolve_scalar(text, style, tag.as_ref())?;
+                self.push_value(v, anchor, false)
+            }
+            Event::SequenceStart(anchor, _) => {
+                self.open()?;
+                self.stack.push(Frame::Seq {
+                    items: Vec::new(),
+                    anchor,
+                });
+                Ok(())
+            }
+            Event::MappingStart(anchor, _) => {
+                self.open()?;
+                self.stack.push(Frame::Map {
+                    map: Map::new(),
+                    merged: Vec::new(),
+                    key: None,
+                    anchor,
+                });
+                Ok(())
+            }
+            Event::SequenceEnd => match self.stack.pop() {
+                Some(Frame::Seq { items, anchor }) => {
+                    self.push_value(Value::Array(items), anchor, false)
+                }
+                _ => Err("unbalanced sequence".to_owned()),
+            },
+            Event::MappingEnd => match self.stack.pop() {
+                Some(Frame::Map { map, anchor, .. }) => {
+                    self.push_value(Value::Object(map), anchor, false)
+                }
+                _ => Err("unbalanced mapping".to_owned()),
+            },
+        }
+    }
+
+    fn count(&mut self) -> Result<(), String> {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            return Err(format!("document expands to more than {MAX_NODES} values"));
+        }
+        Ok(())
+    }
+
+    fn open(&mut self) -> Result<(), String> {
+        self.count()?;
+        if let Some(Frame::Map { key: None, .. }) = self.stack.last() {
+            return Err("mappings and sequences cannot be used as mapping keys".to_owned());
+        }
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(format!("nesting deeper than {MAX_DEPTH} levels"));
+        }
+        Ok(())
+    }
+
+    fn push_value(&mut self, v: Value, anchor: usize, alias: bool) -> Result<(), String> {
+        if anchor != 0 {
+            let size = node_count(&v);
+            self.anchors.insert(anchor, (v.clone(), size));
+        }
+        match self.stack.last_mut() {
+            None => self.docs.push(v),
+            Some(Frame::Seq { items, .. }) => items.push(v),
+            Some(Frame::Map {
+                map, key, merged, ..
+            }) => match key.take() {
+                None => {
+                    // An alias used as a key.
+                    if !alias {
+                        return Err("invalid mapping key".to_owned());
+                    }
+                    match v {
+                        Value::String(s) => *key = Some((s, false)),
+                        Value::Number(n) => *key = Some((n.to_string(), false)),
+                        Value::Bool(b) => *key = Some((b.to_string(), false)),
+                        Value::Null => *key = Some(("null".to_owned(), false)),
+                        _ => return Err("invalid mapping key".to_owned()),
+                    }
+                }
+                Some((k, true)) if k == "<<" => merge_into(map, merged, v)?,
+                Some((k, _)) => {
+                    merged.retain(|m| m != &k);
+                    map.insert(k, v);
+                }
+            },
+        }
+        Ok(())
+    }
+}
+
+/// YAML merge key: entries of the merged mapping(s) that the mapping does not
+/// set itself.
+fn merge_into(
+    map: &mut Map<String, Value>,
+    merged: &mut Vec<String>,
+    v: Value,
+) -> Result<(), String> {
+    let sources = match v {
+        Value::Object(m) => vec![m],
+        Value::Array(items) => {
+            let mut out = Vec::new();
+            for it in items {
+                match it {
+                    Value::Object(m) => out.push(m),
+                    _ => {
+                        return Err(
+                            "merge key value must be a mapping or a list of mappings".to_owned()
+                        );
+                    }
+                }
+            }
+            out
+        }
+        _ => return Err("merge key value must be a mapping or a list of mappings".to_owned()),
+    };
+    for src in sources {
+        for (k, val) in src {
+            if !map.contains_key(&k) {
+                merged.push(k.clone());
+                map.insert(k, val);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn resolve_scalar(text: String, style: TScalarStyle, tag: Option<&Tag>) -> Result<Value, String> {
+    if let Some(tag) = tag
+        && (tag.handle == "tag:yaml.org,2002:" || tag.handle == "!!")
+    {
+        return match tag.suffix.as_str() {
+            "str" | "binary" | "timestamp" => Ok(Value::String(text)),
+            "null" => Ok(Value::Null),
+            "bool" => match plain_bool(&text) {
+                Some(b) => Ok(Value::Bool(b)),
+                None => Err(format!("cannot decode {text:?} as a !!bool")),
+            },
+            "int" => match plain_int(&text) {
+                Some(v) => Ok(v),
+                None => Err(format!("cannot decode {text:?} as an !!int")),
+            },
+            "float" => match plain_int(&text).or_else(|| plain_float(&text)) {
+                Some(v) => Ok(v),
+                None => Err(format!("cannot decode {text:?} as a !!float")),
+            },
+            _ => Ok(resolve_plain(text)?),
+        };
+    }
+    // Local tags (`!foo`) carry no type information for JSON.
+    match style {
+        TScalarStyle::Plain => resolve_plain(text),
+        _ => Ok(Value::String(text)),
+    }
+}
+
+fn resolve_plain(text: String) -> Result<Value, String> {
+    if is_null(&text) {
+        return Ok(Value::Null);
+    }
+    if let Some(b) = plain_bool(&text) {
+        return Ok(Value::Bool(b));
+    }
+    if let Some(v) = plain_int(&text) {
+        return Ok(v);
+    }
+    if let Some(v) = plain_float(&text) {
+        return Ok(v);
+    }
+    if is_special_float(&text) {
+        return Err(format!(
+            "unsupported value {text}: JSON has no infinity or NaN"
+        ));
+    }
+    Ok(Value::String(text))
+}
+
+pub(crate) fn is_null(s: &str) -> bool {
+    matches!(s, "" | "~" | "null" | "Null" | "NULL")
+}
+
+/// YAML 1.1 booleans as go-yaml v2 reads them.
+pub(crate) fn plain_bool(s: &str) -> Option<bool> {
+    match s {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
+            Some(true)
+        }
+        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
+            Some(false)
+        }
+        _ => None,
+    }
+}
+
+fn digits_ok(s: &str, radix: u32) -> bool {
+    !s.is_empty() && !s.starts_with('_') && s.chars().all(|c| c == '_' || c.is_digit(radix))
+}
+
+/// Integers (decimal, `0x`, `0o`, `0b`, leading-zero octal, `_` separators).
+pub(crate) fn plain_int(s: &str) -> Option<Value> {
+    let (neg, body) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (radix, digits) = if let Some(r) = body.strip_prefix("0x") {
+        (16, r)
+    } else if let Some(r) = body.strip_prefix("0o") {
+        (8, r)
+    } else if let Some(r) = body.strip_prefix("0b") {
+        (2, r)
+    } else if body.len() > 1 && body.starts_with('0') && digits_ok(body, 8) {
+        (8, &body[1..])
+    } else {
+        (10, body)
+    };
+    if !digits_ok(digits, radix) {
+        return None;
+    }
+    let clean: String = digits.chars().filter(|c| *c != '_').collect();
+    match u128::from_str_radix(&clean, radix) {
+        Ok(mag) => {
+            if neg {
+                if mag <= i64::MAX as u128 + 1 {
+                    let v = (mag as i128).wrapping_neg() as i64;
+                    return Some(Value::Number(Number::from(v)));
+                }
+            } else if mag <= u64::MAX as u128 {
+                return Some(Value::Number(Number::from(mag as u64)));
+            }
+            let f = mag as f64;
+            Number::from_f64(if neg { -f } else { f }).map(Value::Number)
+        }
+        // Too large even for u128: a float, as go-yaml falls back to.
+        Err(_) if radix == 10 => plain_float(s),
+        Err(_) => None,
+    }
+}
+
+/// Floats: `1.5`, `-.5`, `1e3`, `6.02E+23` (`_` separators allowed).
+pub(crate) fn plain_float(s: &str) -> Option<Value> {
+    let body = s.strip_prefix(['-', '+']).unwrap_or(s);
+    let (mantissa, exponent) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], Some(&body[i + 1..])),
+        None => (body, None),
+    };
+    let (int_part, frac_part) = match mantissa.find('.') {
+        Some(i) => (&mantissa[..i], Some(&mantissa[i + 1..])),
+        None => (mantissa, None),
+    };
+    let int_ok = int_part.is_empty() || digits_ok(int_part, 10);
+    let frac_ok = frac_part.is_none_or(|f| f.is_empty() || f.chars().all(|c| c.is_ascii_digit()));
+    let has_digits = !int_part.is_empty() || frac_part.is_some_and(|f| !f.is_empty());
+    if !(int_ok && frac_ok && has_digits) {
+        return None;
+    }
+    if let Some(e) = exponent {
+        let e = e.strip_prefix(['-', '+']).unwrap_or(e);
+        if e.is_empty() || !e.chars().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+    }
+    if frac_part.is_none() && exponent.is_none() {
+        // Would have been an integer.
+        return None;
+    }
+    let clean: String = s.chars().filter(|c| *c != '_').collect();
+    let f: f64 = clean.parse().ok()?;
+    if !f.is_finite() {
+        return None;
+    }
+    Number::from_f64(f).map(Value::Number)
+}
+
+pub(crate) fn is_special_float(s: &str) -> bool {
+    matches!(
+        s,
+        ".inf"
+            | ".Inf"
+            | ".INF"
+            | "+.inf"
+            | "+.Inf"
+            | "+.INF"
+            | "-.inf"
+            | "-.Inf"
+            | "-.INF"
+            | ".nan"
+            | ".NaN"
+            | ".NAN"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn one(s: &str) -> Value {
+        load_first(s).unwrap().unwrap()
+    }
+
+    #[test]
+    fn scalars_resolve_like_go_yaml_v2() {
+        let v = one(
+            "a: yes\nb: 'yes'\nc: 0755\nd: 12\ne: 1.5\nf: ~\ng: 2024-01-01T00:00:00Z\nh: -7\ni: 0x1F\nj: 1e3\nk: \"12\"\nl: 99999999999999999999\n",
+        );
+        assert_eq!(
+            v,
+            json!({"a": true, "b": "yes", "c": 493, "d": 12, "e": 1.5, "f": null,
+                   "g": "2024-01-01T00:00:00Z", "h": -7, "i": 31, "j": 1000.0, "k": "12",
+                   "l": 1e20})
+        );
+    }
+
+    #[test]
+    fn keys_are_strings_and_empty_docs_dropped() {
+        let docs =
+            load_stream("---\n---\n1: a\ntrue: b\n---\n# only a comment\n---\nx: 1\n").unwrap();
+        assert_eq!(docs, vec![json!({"1": "a", "true": "b"}), json!({"x": 1})]);
+    }
+
+    #[test]
+    fn anchors_aliases_and_merge() {
+        let v = one("base: &b {x: 1, y: 2}\nc:\n  <<: *b\n  y: 3\nl: [*b]\n");
+        assert_eq!(
+            v,
+            json!({"base": {"x": 1, "y": 2}, "c": {"x": 1, "y": 3}, "l": [{"x": 1, "y": 2}]})
+        );
+    }
+
+    #[test]
+    fn block_scalars() {
+        let v = one("a: |\n  line1\n  line2\nb: >-\n  folded\n  text\n");
+        assert_eq!(v, json!({"a": "line1\nline2\n", "b": "folded text"}));
+    }
+
+    #[test]
+    fn errors_have_lines() {
+        let e = load_stream("a: [1, 2\n").unwrap_err();
+        assert!(e.line.is_some());
+        assert!(load_stream("a: .inf\n").is_err());
+    }
+
+    #[test]
+    fn depth_is_bounded() {
+        let deep = "[".repeat(MAX_DEPTH + 5) + &"]".repeat(MAX_DEPTH + 5);
+        let e = load_stream(&deep).unwrap_err();
+        assert!(
+            e.message.contains("nesting") || e.message.contains("recursion"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn alias_bombs_are_bounded() {
+        let mut s = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..12 {
+            s.push_str(&format!(
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n",
+                p = i - 1
+            ));
+        }
+        assert!(load_stream(&s).is_err());
+    }
+}
