@@ -1,8 +1,14 @@
+//! `fn-hcl serve`: the gRPC composition function Crossplane calls.
+
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
-pub(crate) struct Args {}
+pub(crate) struct Args {
+    #[command(flatten)]
+    server: fnhcl_server::Args,
+}
 
-pub(crate) fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`fn-hcl serve` is not built yet")
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
+    fnhcl_server::serve_blocking(&args.server).map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(ExitCode::SUCCESS)
 }

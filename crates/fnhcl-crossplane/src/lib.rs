@@ -1,1 +1,318 @@
-//! pure RunFunctionRequest -> RunFunctionResponse mapping.
+//! Pure RunFunctionRequest -> RunFunctionResponse mapping: the function
+//! itself, without a transport. The gRPC server (`fnhcl-server`), `fn-hcl
+//! run` and `fn-hcl render` all call [`Function::run`] (or [`run`]), so
+//! in-cluster and local behaviour cannot drift.
+//!
+//! No IO: the one input that lives on disk, the `FileSystem` source (D3),
+//! is read through a [`DirectoryReader`] the caller provides.
+
+mod bundle;
+pub mod cache;
+pub mod convert;
+pub mod debug;
+pub mod input;
+pub mod request;
+pub mod response;
+pub mod yaml;
+
+/// The protocol types (`RunFunctionRequest`, `RunFunctionResponse`, ...).
+pub use function_sdk_rust::proto::v1 as proto;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use fnhcl_base::txtar::TxtarFile;
+use fnhcl_base::{Diagnostic, Severity, SourceMap};
+use fnhcl_eval::Program;
+use function_sdk_rust::proto::v1::{RunFunctionRequest, RunFunctionResponse};
+
+use crate::cache::{CacheKey, LruCache, key_of};
+use crate::input::{HclInput, Source};
+
+/// The response TTL unless the input overrides it (D22: the Go SDK's).
+pub const DEFAULT_TTL: Duration = Duration::from_secs(60);
+/// Compiled programs kept by default.
+pub const DEFAULT_CACHE_CAPACITY: usize = 64;
+
+/// Reads the program of a `source: FileSystem` input (D3).
+pub trait DirectoryReader: Send + Sync {
+    /// Every `*.hcl` file directly in `path`, sorted by name, as
+    /// (file name, contents). Implementations may cache and should reload
+    /// when files change.
+    fn read_hcl_files(&self, path: &str) -> Result<Arc<Vec<TxtarFile>>, String>;
+}
+
+/// How a [`Function`] behaves.
+#[derive(Clone)]
+pub struct Options {
+    /// Compiled programs to keep (least recently used are dropped).
+    pub cache_capacity: usize,
+    /// Reader for `source: FileSystem`; without one that source is an error.
+    pub directory_reader: Option<Arc<dyn DirectoryReader>>,
+    /// TTL when the input sets none.
+    pub default_ttl: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            cache_capacity: DEFAULT_CACHE_CAPACITY,
+            directory_reader: None,
+            default_ttl: DEFAULT_TTL,
+        }
+    }
+}
+
+/// A compiled program with its sources, or why it could not be compiled.
+struct Compiled {
+    result: Result<Program, String>,
+}
+
+/// The composite resource a request is about (for logs).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct XrRef {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    pub namespace: String,
+}
+
+/// Everything one run produced: the response plus what a server logs.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub response: RunFunctionResponse,
+    /// The XR the request was about.
+    pub xr: XrRef,
+    /// The request's `meta.tag`.
+    pub tag: String,
+    /// The fatal error message, if the run failed.
+    pub error: Option<String>,
+    /// Number of Warning results.
+    pub warnings: usize,
+    /// Whether the compiled program came from the cache (`None` when the
+    /// run stopped before a program was needed).
+    pub cache_hit: Option<bool>,
+    /// The debug dump of the request (upstream §9), when debug is on.
+    pub debug_request: Option<String>,
+    /// The debug dump of the response, when debug is on and the run
+    /// succeeded.
+    pub debug_response: Option<String>,
+}
+
+/// The composition function: program cache plus options. Cheap to share
+/// between threads (`&self` everywhere).
+pub struct Function {
+    options: Options,
+    cache: LruCache<Compiled>,
+}
+
+impl Default for Function {
+    fn default() -> Function {
+        Function::new(Options::default())
+    }
+}
+
+/// Runs one request through a process-wide [`Function`] with default
+/// options (no `FileSystem` source).
+pub fn run(req: &RunFunctionRequest) -> RunFunctionResponse {
+    static DEFAULT: OnceLock<Function> = OnceLock::new();
+    DEFAULT.get_or_init(Function::default).run(req)
+}
+
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_owned()
+    }
+}
+
+/// Upstream's fatal text for a list of diagnostics (§5.9): errors first,
+/// the first as `<range>: <summary>; <detail>`, then a count of the rest.
+pub fn diagnostics_message(diags: &[Diagnostic], sources: &SourceMap) -> String {
+    let mut sorted: Vec<&Diagnostic> = diags.iter().collect();
+    sorted.sort_by_key(|d| match d.severity {
+        Severity::Error => 0,
+        Severity::Warning => 1,
+    });
+    let Some(first) = sorted.first() else {
+        return "unknown error".to_owned();
+    };
+    let mut s = first.to_hcl_string(sources);
+    if sorted.len() > 1 {
+        s.push_str(&format!(", and {} other diagnostic(s)", sorted.len() - 1));
+    }
+    s
+}
+
+/// Splits an inline `hcl` text into files (upstream §1.3, D2).
+fn inline_files(hcl: &str) -> Result<Vec<TxtarFile>, String> {
+    bundle::split(hcl)
+}
+
+fn compile_files(files: &[TxtarFile]) -> Compiled {
+    if files.is_empty() {
+        return Compiled {
+            result: Err("no HCL input files found, are you using the txtar format?".to_owned()),
+        };
+    }
+    let mut sources = SourceMap::new();
+    for f in files {
+        sources.add(f.name.clone(), f.data.as_str());
+    }
+    let sources = Arc::new(sources);
+    let result =
+        fnhcl_eval::compile(sources.clone()).map_err(|diags| diagnostics_message(&diags, &sources));
+    Compiled { result }
+}
+
+impl Function {
+    pub fn new(options: Options) -> Function {
+        Function {
+            cache: LruCache::new(options.cache_capacity),
+            options,
+        }
+    }
+
+    /// (hits, misses) of the program cache.
+    pub fn cache_stats(&self) -> (u64, u64) {
+        self.cache.stats()
+    }
+
+    /// Runs one request and returns the response.
+    pub fn run(&self, req: &RunFunctionRequest) -> RunFunctionResponse {
+        self.run_outcome(req).response
+    }
+
+    fn program(&self, input: &HclInput) -> Result<(Arc<Compiled>, bool), String> {
+        match input.source {
+            Source::Inline => {
+                let key: CacheKey = key_of([b"inline".as_slice(), input.hcl.as_bytes()]);
+                Ok(self
+                    .cache
+                    .get_or_insert_with(key, || match inline_files(&input.hcl) {
+                        Ok(files) => compile_files(&files),
+                        Err(e) => Compiled { result: Err(e) },
+                    }))
+            }
+            Source::FileSystem => {
+                let reader = self.options.directory_reader.as_ref().ok_or_else(|| {
+                    "source: FileSystem is not available here (no directory reader)".to_owned()
+                })?;
+                let files = reader
+                    .read_hcl_files(&input.path)
+                    .map_err(|e| format!("cannot read HCL files from {:?}: {e}", input.path))?;
+                let mut parts: Vec<&[u8]> = vec![b"filesystem".as_slice()];
+                for f in files.iter() {
+                    parts.push(f.name.as_bytes());
+                    parts.push(f.data.as_bytes());
+                }
+                let key = key_of(parts);
+                if files.is_empty() {
+                    return Err(format!("no *.hcl files found in {:?}", input.path));
+                }
+                Ok(self.cache.get_or_insert_with(key, || compile_files(&files)))
+            }
+        }
+    }
+
+    /// Runs one request and returns the response together with what a
+    /// server logs (XR, errors, debug dumps).
+    pub fn run_outcome(&self, req: &RunFunctionRequest) -> Outcome {
+        let xr_body = req
+            .observed
+            .as_ref()
+            .and_then(|o| o.composite.as_ref())
+            .and_then(|c| c.resource.as_ref());
+        let mut outcome = Outcome {
+            response: RunFunctionResponse::default(),
+            xr: xr_ref(xr_body),
+            tag: req.meta.as_ref().map(|m| m.tag.clone()).unwrap_or_default(),
+            error: None,
+            warnings: 0,
+            cache_hit: None,
+            debug_request: None,
+            debug_response: None,
+        };
+        let debug_annotation =
+            request::annotation(xr_body, debug::DEBUG_ANNOTATION) == Some("true");
+
+        let mut ttl = self.options.default_ttl;
+        let result = (|| -> Result<RunFunctionResponse, String> {
+            let input = HclInput::decode(req.input.as_ref())
+                .map_err(|e| format!("invalid function input: {e}"))?;
+            if let Some(t) = input.ttl {
+                ttl = t;
+            }
+            input.check()?;
+            let no_observed = req.observed.as_ref().is_none_or(|o| o.resources.is_empty());
+            let debug_on = debug_annotation || input.debug || (input.debug_new && no_observed);
+            if debug_on {
+                outcome.debug_request = Some(debug::request_dump(req));
+            }
+            let ran = catch_unwind(AssertUnwindSafe(|| {
+                let (compiled, hit) = self.program(&input)?;
+                outcome.cache_hit = Some(hit);
+                let program = compiled.result.as_ref().map_err(Clone::clone)?;
+                let eval_req = request::eval_request(req);
+                let output = fnhcl_eval::evaluate(program, &eval_req).map_err(|f| f.message())?;
+                response::success(req, ttl, &output)
+            }));
+            let rsp = match ran {
+                Ok(r) => r?,
+                Err(p) => {
+                    return Err(format!(
+                        "internal error: evaluation panicked: {}",
+                        panic_message(&*p)
+                    ));
+                }
+            };
+            if debug_on {
+                outcome.debug_response = Some(debug::response_dump(req, &rsp));
+            }
+            Ok(rsp)
+        })();
+        outcome.response = match result {
+            Ok(rsp) => rsp,
+            Err(message) => {
+                outcome.error = Some(message.clone());
+                response::fatal(req, ttl, message)
+            }
+        };
+        outcome.warnings = outcome
+            .response
+            .results
+            .iter()
+            .filter(|r| r.severity == function_sdk_rust::proto::v1::Severity::Warning as i32)
+            .count();
+        outcome
+    }
+}
+
+fn xr_ref(body: Option<&pbjson_types::Struct>) -> XrRef {
+    use pbjson_types::value::Kind;
+    let s = |st: Option<&pbjson_types::Struct>, k: &str| -> String {
+        match st
+            .and_then(|st| st.fields.get(k))
+            .and_then(|v| v.kind.as_ref())
+        {
+            Some(Kind::StringValue(s)) => s.clone(),
+            _ => String::new(),
+        }
+    };
+    let meta = body
+        .and_then(|b| b.fields.get("metadata"))
+        .and_then(|m| match m.kind.as_ref() {
+            Some(Kind::StructValue(s)) => Some(s),
+            _ => None,
+        });
+    XrRef {
+        api_version: s(body, "apiVersion"),
+        kind: s(body, "kind"),
+        name: s(meta, "name"),
+        namespace: s(meta, "namespace"),
+    }
+}

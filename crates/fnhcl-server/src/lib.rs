@@ -1,1 +1,139 @@
-//! gRPC FunctionRunnerService server.
+//! The gRPC `FunctionRunnerService` server: [`fnhcl_crossplane::Function`]
+//! behind `function-sdk-rust`'s spec-compliant runtime (mTLS or insecure,
+//! health, reflection, metrics, graceful shutdown on SIGTERM).
+//!
+//! Requests run concurrently on tokio's blocking pool (evaluation is CPU
+//! work); a panic in one becomes a Fatal result for that request only.
+
+mod fs;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use fnhcl_crossplane::{Function, Options, Outcome};
+use function_sdk_rust::proto::v1::function_runner_service_server::FunctionRunnerService;
+use function_sdk_rust::proto::v1::{RunFunctionRequest, RunFunctionResponse};
+use tonic::{Request, Response, Status};
+
+pub use fs::FsDirectoryReader;
+pub use function_sdk_rust::Args;
+
+/// Where debug dumps (upstream §9) go.
+pub type DebugSink = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// The function as a gRPC service.
+#[derive(Clone)]
+pub struct HclFunction {
+    function: Arc<Function>,
+    debug_sink: DebugSink,
+}
+
+impl HclFunction {
+    /// A service around `function`; debug dumps are written to stderr.
+    pub fn new(function: Arc<Function>) -> HclFunction {
+        HclFunction {
+            function,
+            debug_sink: Arc::new(|text: &str| eprintln!("{text}")),
+        }
+    }
+
+    /// A service with the standard options: program cache and the
+    /// `FileSystem` source reading from the local disk.
+    pub fn standard() -> HclFunction {
+        HclFunction::new(Arc::new(standard_function()))
+    }
+
+    /// Sends debug dumps somewhere else than stderr.
+    pub fn with_debug_sink(mut self, sink: DebugSink) -> HclFunction {
+        self.debug_sink = sink;
+        self
+    }
+
+    /// Runs one request off the async executor and logs it.
+    pub async fn handle(&self, req: RunFunctionRequest) -> Result<RunFunctionResponse, Status> {
+        let function = self.function.clone();
+        let start = Instant::now();
+        let outcome = tokio::task::spawn_blocking(move || function.run_outcome(&req))
+            .await
+            .map_err(|e| {
+                tracing::error!(error = %e, "function run did not complete");
+                Status::internal(format!("function run did not complete: {e}"))
+            })?;
+        self.report(&outcome, start);
+        Ok(outcome.response)
+    }
+
+    fn report(&self, outcome: &Outcome, start: Instant) {
+        if let Some(text) = &outcome.debug_request {
+            (self.debug_sink)(text);
+        }
+        if let Some(text) = &outcome.debug_response {
+            (self.debug_sink)(text);
+        }
+        let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+        let xr = &outcome.xr;
+        match &outcome.error {
+            None => tracing::info!(
+                tag = %outcome.tag,
+                xr_version = %xr.api_version,
+                xr_kind = %xr.kind,
+                xr_name = %xr.name,
+                xr_namespace = %xr.namespace,
+                warnings = outcome.warnings,
+                cached = outcome.cache_hit.unwrap_or(false),
+                elapsed_ms,
+                "ran function"
+            ),
+            Some(error) => tracing::warn!(
+                tag = %outcome.tag,
+                xr_version = %xr.api_version,
+                xr_kind = %xr.kind,
+                xr_name = %xr.name,
+                xr_namespace = %xr.namespace,
+                error = %error,
+                elapsed_ms,
+                "function returned a fatal result"
+            ),
+        }
+    }
+}
+
+/// The function with the options the server uses.
+pub fn standard_function() -> Function {
+    Function::new(Options {
+        directory_reader: Some(Arc::new(FsDirectoryReader::new())),
+        ..Options::default()
+    })
+}
+
+#[tonic::async_trait]
+impl FunctionRunnerService for HclFunction {
+    async fn run_function(
+        &self,
+        request: Request<RunFunctionRequest>,
+    ) -> Result<Response<RunFunctionResponse>, Status> {
+        self.handle(request.into_inner()).await.map(Response::new)
+    }
+}
+
+/// Serves until SIGTERM/SIGINT, then shuts down gracefully.
+pub async fn serve(function: HclFunction, args: &Args) -> Result<(), function_sdk_rust::Error> {
+    function_sdk_rust::Server::new(function, args).serve().await
+}
+
+/// Configures logging as Crossplane functions do (JSON lines on stderr;
+/// human-readable with `debug`). Call once.
+pub fn init_logging(debug: bool) {
+    function_sdk_rust::logging::configure(debug);
+}
+
+/// Configures logging, then serves on a new multi-threaded runtime until
+/// SIGTERM/SIGINT (what `fn-hcl serve` runs).
+pub fn serve_blocking(args: &Args) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    init_logging(args.debug);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(serve(HclFunction::standard(), args))?;
+    Ok(())
+}

@@ -1,0 +1,176 @@
+//! RunFunctionRequest -> the evaluator's [`Request`] (upstream §3.2, D6, D19).
+//!
+//! The evaluator shapes `req.*` itself (collections by annotation, base64
+//! connection details, managed fields removed); this module only converts
+//! protobuf data to values.
+
+use std::collections::{BTreeMap, HashMap};
+
+use fnhcl_eval::{ObservedResource, Request};
+use fnhcl_value::Value;
+use function_sdk_rust::proto::v1::{Resource, RunFunctionRequest};
+use pbjson_types::Struct;
+use pbjson_types::value::Kind;
+
+use crate::convert::{object_from_struct, value_from_pb};
+
+fn body(r: &Resource) -> Value {
+    match &r.resource {
+        Some(s) => object_from_struct(s),
+        None => Value::empty_object(),
+    }
+}
+
+fn sorted_bytes(m: &HashMap<String, Vec<u8>>) -> BTreeMap<String, Vec<u8>> {
+    m.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+}
+
+/// A string annotation of a resource body, if present.
+pub fn annotation<'a>(body: Option<&'a Struct>, key: &str) -> Option<&'a str> {
+    let meta = match body?.fields.get("metadata")?.kind.as_ref()? {
+        Kind::StructValue(s) => s,
+        _ => return None,
+    };
+    let annotations = match meta.fields.get("annotations")?.kind.as_ref()? {
+        Kind::StructValue(s) => s,
+        _ => return None,
+    };
+    match annotations.fields.get(key)?.kind.as_ref()? {
+        Kind::StringValue(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// Builds the evaluator's request data from a RunFunctionRequest.
+pub fn eval_request(req: &RunFunctionRequest) -> Request {
+    let observed = req.observed.as_ref();
+    let xr = observed.and_then(|o| o.composite.as_ref());
+    let composite = xr.map(body);
+    let composite_connection = xr
+        .map(|r| sorted_bytes(&r.connection_details))
+        .unwrap_or_default();
+    let observed_resources = observed
+        .map(|o| {
+            o.resources
+                .iter()
+                .map(|(name, r)| {
+                    (
+                        name.clone(),
+                        ObservedResource {
+                            body: body(r),
+                            connection_details: sorted_bytes(&r.connection_details),
+                        },
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let context = req
+        .context
+        .as_ref()
+        .map(|c| {
+            c.fields
+                .iter()
+                .map(|(k, v)| (k.clone(), value_from_pb(v)))
+                .collect()
+        })
+        .unwrap_or_default();
+    // D19: required_resources (current Crossplane) and the legacy
+    // extra_resources field; a name in both takes required_resources.
+    let mut extra_resources = BTreeMap::new();
+    for (name, rs) in req
+        .extra_resources
+        .iter()
+        .chain(req.required_resources.iter())
+    {
+        extra_resources.insert(
+            name.clone(),
+            Some(rs.items.iter().map(body).collect::<Vec<_>>()),
+        );
+    }
+    Request {
+        composite,
+        composite_connection,
+        observed: observed_resources,
+        context,
+        extra_resources,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::convert::json_to_struct;
+    use function_sdk_rust::proto::v1::{Resources, State};
+
+    fn res(json: serde_json::Value) -> Resource {
+        Resource {
+            resource: json_to_struct(&json),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn maps_observed_state_context_and_requirements() {
+        let mut xr = res(serde_json::json!({"metadata": {"name": "x"}, "spec": {"n": 1}}));
+        xr.connection_details.insert("pw".into(), b"hi".to_vec());
+        let mut observed = State {
+            composite: Some(xr),
+            ..Default::default()
+        };
+        let mut member = res(serde_json::json!({"kind": "A"}));
+        member.connection_details.insert("k".into(), vec![1, 2]);
+        observed.resources.insert("a".into(), member);
+        let mut req = RunFunctionRequest {
+            observed: Some(observed),
+            context: json_to_struct(&serde_json::json!({"k": {"v": [1]}})),
+            ..Default::default()
+        };
+        req.required_resources
+            .insert("none".into(), Resources::default());
+        req.extra_resources.insert(
+            "legacy".into(),
+            Resources {
+                items: vec![res(serde_json::json!({"kind": "B"}))],
+            },
+        );
+        req.extra_resources.insert(
+            "none".into(),
+            Resources {
+                items: vec![res(serde_json::json!({"kind": "stale"}))],
+            },
+        );
+        let r = eval_request(&req);
+        let xr = r.composite.expect("composite");
+        assert!(xr.as_entries().expect("object").contains_key("spec"));
+        assert_eq!(r.composite_connection["pw"], b"hi".to_vec());
+        assert_eq!(r.observed["a"].connection_details["k"], vec![1, 2]);
+        assert!(matches!(r.context["k"], Value::Object(_)));
+        assert_eq!(
+            r.extra_resources["none"].as_deref().map(<[_]>::len),
+            Some(0)
+        );
+        assert_eq!(
+            r.extra_resources["legacy"].as_deref().map(<[_]>::len),
+            Some(1)
+        );
+        assert!(!r.extra_resources.contains_key("other"));
+    }
+
+    #[test]
+    fn empty_request() {
+        let r = eval_request(&RunFunctionRequest::default());
+        assert!(r.composite.is_none());
+        assert!(r.observed.is_empty());
+        assert!(r.context.is_empty());
+    }
+
+    #[test]
+    fn reads_annotations() {
+        let s =
+            json_to_struct(&serde_json::json!({"metadata": {"annotations": {"a": "b", "n": 1}}}));
+        assert_eq!(annotation(s.as_ref(), "a"), Some("b"));
+        assert_eq!(annotation(s.as_ref(), "n"), None);
+        assert_eq!(annotation(None, "a"), None);
+    }
+}

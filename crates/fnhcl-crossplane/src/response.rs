@@ -1,0 +1,254 @@
+//! Evaluator output -> RunFunctionResponse (upstream §5, D17–D22).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use fnhcl_eval::{ConditionText, Output, ReadyState, Selector, SelectorMatch};
+use function_sdk_rust::proto::v1::{
+    Capability, Condition, MatchLabels, Ready, Requirements, Resource, ResourceSelector,
+    ResponseMeta, Result as FnResult, RunFunctionRequest, RunFunctionResponse, Severity, State,
+    Status, Target, resource_selector,
+};
+use pbjson_types::value::Kind;
+use pbjson_types::{Struct, Value as PbValue};
+
+use crate::convert::{value_to_pb, value_to_struct};
+
+/// Condition type reporting whether every block could be evaluated.
+pub const CONDITION_FULLY_RESOLVED: &str = "FullyResolved";
+/// Condition type summarising HCL warnings.
+pub const CONDITION_HCL_DIAGNOSTICS: &str = "HclDiagnostics";
+
+/// The response every outcome starts from: `meta` (tag echoed, TTL), and
+/// the incoming desired state and context passed through (upstream §5.9).
+pub fn base_response(req: &RunFunctionRequest, ttl: Duration) -> RunFunctionResponse {
+    RunFunctionResponse {
+        meta: Some(ResponseMeta {
+            tag: req.meta.as_ref().map(|m| m.tag.clone()).unwrap_or_default(),
+            ttl: Some(pbjson_types::Duration {
+                seconds: i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX),
+                nanos: ttl.subsec_nanos() as i32,
+            }),
+        }),
+        desired: req.desired.clone(),
+        context: req.context.clone(),
+        ..Default::default()
+    }
+}
+
+/// A fatal response: one Fatal result, desired and context passed through,
+/// no conditions or requirements (upstream §5.9, D21).
+pub fn fatal(req: &RunFunctionRequest, ttl: Duration, message: String) -> RunFunctionResponse {
+    let mut rsp = base_response(req, ttl);
+    rsp.results.push(FnResult {
+        severity: Severity::Fatal as i32,
+        message,
+        reason: None,
+        target: Some(Target::Composite as i32),
+    });
+    rsp
+}
+
+fn has_required_resources_capability(req: &RunFunctionRequest) -> bool {
+    req.meta.as_ref().is_some_and(|m| {
+        m.capabilities
+            .contains(&(Capability::RequiredResources as i32))
+    })
+}
+
+fn ready_value(r: Option<ReadyState>) -> i32 {
+    match r {
+        None | Some(ReadyState::Unspecified) => Ready::Unspecified as i32,
+        Some(ReadyState::True) => Ready::True as i32,
+        Some(ReadyState::False) => Ready::False as i32,
+    }
+}
+
+fn selector(s: &Selector) -> ResourceSelector {
+    ResourceSelector {
+        api_version: s.api_version.clone(),
+        kind: s.kind.clone(),
+        namespace: None,
+        r#match: Some(match &s.matches {
+            SelectorMatch::Name(n) => resource_selector::Match::MatchName(n.clone()),
+            SelectorMatch::Labels(l) => resource_selector::Match::MatchLabels(MatchLabels {
+                labels: l.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            }),
+        }),
+    }
+}
+
+fn condition(type_: &str, c: &ConditionText) -> Condition {
+    Condition {
+        r#type: type_.to_owned(),
+        status: if c.status {
+            Status::ConditionTrue as i32
+        } else {
+            Status::ConditionFalse as i32
+        },
+        reason: c.reason.to_owned(),
+        message: Some(c.message.clone()),
+        target: Some(Target::Composite as i32),
+    }
+}
+
+/// Merges `ours` into `theirs`: objects merge recursively, anything else in
+/// `ours` replaces what was there (D17: earlier steps' data is kept unless
+/// this function writes the same leaf).
+pub fn merge_struct(theirs: &mut Struct, ours: Struct) {
+    for (k, v) in ours.fields {
+        match (theirs.fields.get_mut(&k), v.kind) {
+            (
+                Some(PbValue {
+                    kind: Some(Kind::StructValue(existing)),
+                }),
+                Some(Kind::StructValue(new)),
+            ) => merge_struct(existing, new),
+            (_, kind) => {
+                theirs.fields.insert(k, PbValue { kind });
+            }
+        }
+    }
+}
+
+/// Builds the success response (upstream §5.1–§5.8 with D17–D21).
+/// Errors are conversion failures, reported as a fatal result by the caller.
+pub fn success(
+    req: &RunFunctionRequest,
+    ttl: Duration,
+    output: &Output,
+) -> Result<RunFunctionResponse, String> {
+    let mut rsp = base_response(req, ttl);
+    let desired = rsp.desired.get_or_insert_with(State::default);
+
+    // D17: earlier steps' resources are kept; ours replace same-named ones.
+    for r in &output.resources {
+        let body = value_to_struct(&r.body)
+            .map_err(|e| format!("unable to convert resource body to struct: {}: {e}", r.name))?;
+        desired.resources.insert(
+            r.name.clone(),
+            Resource {
+                resource: Some(body),
+                connection_details: HashMap::new(),
+                ready: ready_value(r.ready),
+            },
+        );
+    }
+
+    // D17: status and connection details merge into the incoming composite.
+    if let Some(status) = &output.composite_status {
+        let status = value_to_struct(status)
+            .map_err(|e| format!("unable to convert composite status: {e}"))?;
+        let composite = desired.composite.get_or_insert_with(Resource::default);
+        let body = composite.resource.get_or_insert_with(Struct::default);
+        let mut wrapper = Struct::default();
+        wrapper.fields.insert(
+            "status".to_owned(),
+            PbValue {
+                kind: Some(Kind::StructValue(status)),
+            },
+        );
+        merge_struct(body, wrapper);
+    }
+    if !output.composite_connection.is_empty() {
+        let composite = desired.composite.get_or_insert_with(Resource::default);
+        for (k, v) in &output.composite_connection {
+            composite.connection_details.insert(k.clone(), v.clone());
+        }
+    }
+
+    // D18: each key replaces the same top-level key; others pass through.
+    if !output.context.is_empty() {
+        let ctx = rsp.context.get_or_insert_with(Struct::default);
+        for (k, v) in &output.context {
+            let v = value_to_pb(v).map_err(|e| format!("cannot convert context {k:?}: {e}"))?;
+            ctx.fields.insert(k.clone(), v);
+        }
+    }
+
+    // D19: the requirements field Crossplane understands.
+    if !output.requirements.is_empty() {
+        let selectors: HashMap<String, ResourceSelector> = output
+            .requirements
+            .iter()
+            .map(|(k, s)| (k.clone(), selector(s)))
+            .collect();
+        let mut reqs = Requirements::default();
+        if has_required_resources_capability(req) {
+            reqs.resources = selectors;
+        } else {
+            reqs.extra_resources = selectors;
+        }
+        rsp.requirements = Some(reqs);
+    }
+
+    // D21: one Warning per reported discard, then the warnings summary.
+    for d in output.reported_discards() {
+        rsp.results.push(FnResult {
+            severity: Severity::Warning as i32,
+            message: d.message(),
+            reason: Some(d.reason.as_str().to_owned()),
+            target: Some(Target::Composite as i32),
+        });
+    }
+    let (diag_condition, diag_result) = fnhcl_eval::hcl_diagnostics(output);
+    if let Some(message) = diag_result {
+        rsp.results.push(FnResult {
+            severity: Severity::Warning as i32,
+            message,
+            reason: Some(CONDITION_HCL_DIAGNOSTICS.to_owned()),
+            target: Some(Target::Composite as i32),
+        });
+    }
+
+    // D20: conditions with upstream's type, status and reason values.
+    rsp.conditions = vec![
+        condition(
+            CONDITION_FULLY_RESOLVED,
+            &fnhcl_eval::fully_resolved(output),
+        ),
+        condition(CONDITION_HCL_DIAGNOSTICS, &diag_condition),
+    ];
+    Ok(rsp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::convert::{json_to_struct, struct_to_json};
+
+    #[test]
+    fn merge_keeps_their_leaves_and_replaces_ours() {
+        let mut theirs =
+            json_to_struct(&serde_json::json!({"a": {"x": 1, "y": [1]}, "b": 2})).expect("obj");
+        let ours = json_to_struct(&serde_json::json!({"a": {"y": [2], "z": 3}, "c": {"d": 1}}))
+            .expect("obj");
+        merge_struct(&mut theirs, ours);
+        assert_eq!(
+            struct_to_json(&theirs),
+            serde_json::json!({"a": {"x": 1, "y": [2], "z": 3}, "b": 2, "c": {"d": 1}})
+        );
+    }
+
+    #[test]
+    fn fatal_passes_desired_and_context_through() {
+        let req = RunFunctionRequest {
+            meta: Some(function_sdk_rust::proto::v1::RequestMeta {
+                tag: "t1".into(),
+                capabilities: vec![],
+            }),
+            desired: Some(State::default()),
+            context: json_to_struct(&serde_json::json!({"k": 1})),
+            ..Default::default()
+        };
+        let rsp = fatal(&req, Duration::from_secs(60), "boom".into());
+        assert_eq!(rsp.desired, req.desired);
+        assert_eq!(rsp.context, req.context);
+        let meta = rsp.meta.expect("meta");
+        assert_eq!(meta.tag, "t1");
+        assert_eq!(meta.ttl.expect("ttl").seconds, 60);
+        assert_eq!(rsp.results.len(), 1);
+        assert_eq!(rsp.results[0].severity, Severity::Fatal as i32);
+        assert!(rsp.conditions.is_empty());
+    }
+}

@@ -1,0 +1,487 @@
+//! The server over real gRPC on a loopback port: insecure and mTLS,
+//! concurrency, health, and the pipeline-merge guarantees (D17, D18).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use fnhcl_crossplane::convert::{json_to_struct, struct_to_json};
+use fnhcl_crossplane::proto::function_runner_service_client::FunctionRunnerServiceClient;
+use fnhcl_crossplane::proto::{
+    Capability, RequestMeta, Resource, RunFunctionRequest, RunFunctionResponse, Severity, State,
+    Status,
+};
+use fnhcl_server::{Args, HclFunction};
+use serde_json::json;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
+
+const BUCKET: &str = r#"-- main.hcl --
+resource my-bucket {
+  body = {
+    apiVersion = "s3.aws.upbound.io/v1beta1"
+    kind       = "Bucket"
+    metadata   = { name = "${req.composite.metadata.name}-bucket" }
+    spec       = { forProvider = { region = req.composite.spec.parameters.region } }
+  }
+}
+"#;
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind an ephemeral port")
+        .local_addr()
+        .expect("local address")
+        .port()
+}
+
+fn args(port: u16, tls_dir: Option<std::path::PathBuf>) -> Args {
+    Args {
+        debug: false,
+        address: format!("127.0.0.1:{port}"),
+        insecure: tls_dir.is_none(),
+        tls_certs_dir: tls_dir,
+        max_recv_message_size: None,
+        metrics_address: String::new(),
+    }
+}
+
+/// Starts a server on a free port; returns the port.
+fn start(tls_dir: Option<std::path::PathBuf>) -> u16 {
+    let port = free_port();
+    let a = args(port, tls_dir);
+    tokio::spawn(async move {
+        let function = HclFunction::standard().with_debug_sink(std::sync::Arc::new(|_: &str| {}));
+        fnhcl_server::serve(function, &a)
+            .await
+            .expect("server must start");
+    });
+    port
+}
+
+async fn connect(port: u16) -> FunctionRunnerServiceClient<Channel> {
+    for _ in 0..100 {
+        if let Ok(c) =
+            FunctionRunnerServiceClient::connect(format!("http://127.0.0.1:{port}")).await
+        {
+            return c;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("cannot connect to the server");
+}
+
+fn xr(name: &str) -> Resource {
+    Resource {
+        resource: json_to_struct(&json!({
+            "apiVersion": "example.com/v1", "kind": "XS3Bucket",
+            "metadata": {"name": name}, "spec": {"parameters": {"region": "eu-west-1"}}
+        })),
+        ..Default::default()
+    }
+}
+
+fn request(hcl: &str, xr_name: &str) -> RunFunctionRequest {
+    RunFunctionRequest {
+        meta: Some(RequestMeta {
+            tag: format!("tag-{xr_name}"),
+            capabilities: vec![],
+        }),
+        observed: Some(State {
+            composite: Some(xr(xr_name)),
+            resources: HashMap::new(),
+        }),
+        input: json_to_struct(&json!({
+            "apiVersion": "function-hcl/v1", "kind": "HclInput", "source": "Inline", "hcl": hcl
+        })),
+        ..Default::default()
+    }
+}
+
+fn body(rsp: &RunFunctionResponse, name: &str) -> serde_json::Value {
+    let r = &rsp.desired.as_ref().expect("desired").resources[name];
+    struct_to_json(r.resource.as_ref().expect("body"))
+}
+
+fn check_bucket(rsp: &RunFunctionResponse, xr_name: &str) {
+    assert_eq!(
+        rsp.meta.as_ref().expect("meta").tag,
+        format!("tag-{xr_name}")
+    );
+    assert_eq!(
+        rsp.meta
+            .as_ref()
+            .and_then(|m| m.ttl.as_ref())
+            .map(|t| t.seconds),
+        Some(60)
+    );
+    assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+    assert_eq!(
+        body(rsp, "my-bucket"),
+        json!({
+            "apiVersion": "s3.aws.upbound.io/v1beta1", "kind": "Bucket",
+            "metadata": {"name": format!("{xr_name}-bucket")},
+            "spec": {"forProvider": {"region": "eu-west-1"}}
+        })
+    );
+    let conds: Vec<(&str, i32, &str)> = rsp
+        .conditions
+        .iter()
+        .map(|c| (c.r#type.as_str(), c.status, c.reason.as_str()))
+        .collect();
+    assert_eq!(
+        conds,
+        vec![
+            (
+                "FullyResolved",
+                Status::ConditionTrue as i32,
+                "AllItemsProcessed"
+            ),
+            ("HclDiagnostics", Status::ConditionTrue as i32, "Eval"),
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn insecure_server_runs_a_composition() {
+    let port = start(None);
+    let mut client = connect(port).await;
+    let rsp = client
+        .run_function(request(BUCKET, "bucket-1"))
+        .await
+        .expect("RunFunction")
+        .into_inner();
+    check_bucket(&rsp, "bucket-1");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_requests_are_answered_independently() {
+    let port = start(None);
+    let client = connect(port).await;
+    let mut tasks = Vec::new();
+    for i in 0..24 {
+        let mut c = client.clone();
+        tasks.push(tokio::spawn(async move {
+            let name = format!("xr-{i}");
+            let rsp = c
+                .run_function(request(BUCKET, &name))
+                .await
+                .expect("RunFunction")
+                .into_inner();
+            check_bucket(&rsp, &name);
+        }));
+    }
+    for t in tasks {
+        t.await.expect("task");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_is_one_fatal_result_and_the_server_keeps_serving() {
+    let port = start(None);
+    let mut client = connect(port).await;
+    let mut req = request(BUCKET, "x");
+    req.input = json_to_struct(&json!({"hcl": BUCKET, "hlc": "typo"}));
+    req.desired = Some(State {
+        composite: Some(xr("x")),
+        resources: HashMap::new(),
+    });
+    let rsp = client
+        .run_function(req.clone())
+        .await
+        .expect("rpc")
+        .into_inner();
+    assert_eq!(rsp.results.len(), 1);
+    assert_eq!(rsp.results[0].severity, Severity::Fatal as i32);
+    assert!(
+        rsp.results[0].message.contains("\"hlc\""),
+        "{}",
+        rsp.results[0].message
+    );
+    assert_eq!(rsp.desired, req.desired, "desired state passes through");
+    assert!(rsp.conditions.is_empty());
+    let ok = client
+        .run_function(request(BUCKET, "after"))
+        .await
+        .expect("rpc")
+        .into_inner();
+    check_bucket(&ok, "after");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn earlier_pipeline_steps_lose_nothing() {
+    let hcl = r#"-- main.hcl --
+resource my-bucket {
+  body = {
+    apiVersion = "s3.aws.upbound.io/v1beta1"
+    kind       = "Bucket"
+    spec       = { region = req.composite.spec.parameters.region }
+  }
+}
+composite status {
+  body = { ours = { ready = true }, shared = { fromHcl = 1 } }
+}
+composite connection {
+  body = { hcl-key = base64encode("from-hcl") }
+}
+context {
+  key   = "hcl-key"
+  value = { a = 1 }
+}
+context {
+  key   = "replaced"
+  value = "by hcl"
+}
+"#;
+    let mut req = request(hcl, "xr");
+    let mut earlier_xr = Resource {
+        resource: json_to_struct(&json!({
+            "apiVersion": "example.com/v1", "kind": "XS3Bucket",
+            "metadata": {"name": "xr"},
+            "status": {"earlier": "kept", "shared": {"fromEarlier": 2}}
+        })),
+        ..Default::default()
+    };
+    earlier_xr
+        .connection_details
+        .insert("earlier-key".into(), b"earlier".to_vec());
+    let mut resources = HashMap::new();
+    resources.insert(
+        "earlier-resource".to_owned(),
+        Resource {
+            resource: json_to_struct(&json!({"apiVersion": "v1", "kind": "ConfigMap"})),
+            ready: 1,
+            ..Default::default()
+        },
+    );
+    resources.insert(
+        "my-bucket".to_owned(),
+        Resource {
+            resource: json_to_struct(&json!({"apiVersion": "old", "kind": "Old"})),
+            ..Default::default()
+        },
+    );
+    req.desired = Some(State {
+        composite: Some(earlier_xr),
+        resources,
+    });
+    req.context = json_to_struct(&json!({
+        "earlier-key": {"x": [1, 2]},
+        "replaced": {"by": "earlier"},
+        "apiextensions.crossplane.io/environment": {"env": "prod"}
+    }));
+
+    let port = start(None);
+    let mut client = connect(port).await;
+    let rsp = client.run_function(req).await.expect("rpc").into_inner();
+    assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+    let desired = rsp.desired.as_ref().expect("desired");
+
+    // Resources: the earlier one kept, ours replaces the same name.
+    assert_eq!(
+        body(&rsp, "earlier-resource"),
+        json!({"apiVersion": "v1", "kind": "ConfigMap"})
+    );
+    assert_eq!(desired.resources["earlier-resource"].ready, 1);
+    assert_eq!(body(&rsp, "my-bucket")["kind"], json!("Bucket"));
+
+    // Composite: earlier status kept, ours merged in.
+    let composite = desired.composite.as_ref().expect("composite");
+    assert_eq!(
+        struct_to_json(composite.resource.as_ref().expect("xr")),
+        json!({
+            "apiVersion": "example.com/v1", "kind": "XS3Bucket", "metadata": {"name": "xr"},
+            "status": {
+                "earlier": "kept",
+                "ours": {"ready": true},
+                "shared": {"fromEarlier": 2, "fromHcl": 1}
+            }
+        })
+    );
+    assert_eq!(composite.connection_details["earlier-key"], b"earlier");
+    assert_eq!(composite.connection_details["hcl-key"], b"from-hcl");
+
+    // Context: other keys pass through, ours replace theirs.
+    assert_eq!(
+        struct_to_json(rsp.context.as_ref().expect("context")),
+        json!({
+            "earlier-key": {"x": [1, 2]},
+            "hcl-key": {"a": 1},
+            "replaced": "by hcl",
+            "apiextensions.crossplane.io/environment": {"env": "prod"}
+        })
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requirements_use_the_field_crossplane_understands() {
+    let hcl = r#"-- main.hcl --
+requirement cfg {
+  select {
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+    matchName  = "settings"
+  }
+}
+"#;
+    let port = start(None);
+    let mut client = connect(port).await;
+    let legacy = client
+        .run_function(request(hcl, "xr"))
+        .await
+        .expect("rpc")
+        .into_inner();
+    let reqs = legacy.requirements.expect("requirements");
+    assert!(reqs.resources.is_empty());
+    assert_eq!(reqs.extra_resources["cfg"].kind, "ConfigMap");
+
+    let mut modern = request(hcl, "xr");
+    if let Some(m) = modern.meta.as_mut() {
+        m.capabilities = vec![
+            Capability::Capabilities as i32,
+            Capability::RequiredResources as i32,
+        ];
+    }
+    let rsp = client.run_function(modern).await.expect("rpc").into_inner();
+    let reqs = rsp.requirements.expect("requirements");
+    assert!(reqs.extra_resources.is_empty());
+    assert_eq!(reqs.resources["cfg"].api_version, "v1");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_service_reports_serving() {
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_client::HealthClient;
+    let port = start(None);
+    let _ = connect(port).await;
+    let channel = Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
+        .expect("uri")
+        .connect()
+        .await
+        .expect("connect");
+    let mut health = HealthClient::new(channel);
+    let rsp = health
+        .check(HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .expect("health check")
+        .into_inner();
+    assert_eq!(
+        rsp.status,
+        tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+    );
+}
+
+struct Pki {
+    ca: String,
+    server_cert: String,
+    server_key: String,
+    client_cert: String,
+    client_key: String,
+}
+
+fn pki() -> Pki {
+    use rcgen::{
+        BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer,
+        KeyPair, KeyUsagePurpose,
+    };
+    let ca_key = KeyPair::generate().expect("ca key");
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("ca params");
+    ca_params
+        .distinguished_name
+        .push(DnType::CommonName, "fn-hcl test CA");
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+    let ca_cert = ca_params.self_signed(&ca_key).expect("ca cert");
+    let issuer = Issuer::new(ca_params, ca_key);
+
+    let leaf = |names: Vec<String>, usage: ExtendedKeyUsagePurpose| {
+        let key = KeyPair::generate().expect("key");
+        let mut params = CertificateParams::new(names).expect("params");
+        params
+            .distinguished_name
+            .push(DnType::CommonName, "fn-hcl test");
+        params.extended_key_usages = vec![usage];
+        let cert = params.signed_by(&key, &issuer).expect("sign");
+        (cert.pem(), key.serialize_pem())
+    };
+    let (server_cert, server_key) = leaf(
+        vec!["localhost".into(), "127.0.0.1".into()],
+        ExtendedKeyUsagePurpose::ServerAuth,
+    );
+    let (client_cert, client_key) = leaf(
+        vec!["crossplane".into()],
+        ExtendedKeyUsagePurpose::ClientAuth,
+    );
+    Pki {
+        ca: ca_cert.pem(),
+        server_cert,
+        server_key,
+        client_cert,
+        client_key,
+    }
+}
+
+async fn tls_channel(port: u16, pki: &Pki, with_client_cert: bool) -> Result<Channel, String> {
+    let mut tls = ClientTlsConfig::new()
+        .ca_certificate(Certificate::from_pem(pki.ca.clone()))
+        .domain_name("localhost");
+    if with_client_cert {
+        tls = tls.identity(Identity::from_pem(
+            pki.client_cert.clone(),
+            pki.client_key.clone(),
+        ));
+    }
+    Endpoint::from_shared(format!("https://127.0.0.1:{port}"))
+        .map_err(|e| e.to_string())?
+        .tls_config(tls)
+        .map_err(|e| e.to_string())?
+        .connect()
+        .await
+        .map_err(|e| e.to_string())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mtls_needs_a_client_certificate() {
+    let pki = pki();
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("tls.crt"), &pki.server_cert).expect("write");
+    std::fs::write(dir.path().join("tls.key"), &pki.server_key).expect("write");
+    std::fs::write(dir.path().join("ca.crt"), &pki.ca).expect("write");
+    let port = start(Some(dir.path().to_path_buf()));
+
+    let mut channel = None;
+    for _ in 0..100 {
+        match tls_channel(port, &pki, true).await {
+            Ok(c) => {
+                channel = Some(c);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+    let mut client = FunctionRunnerServiceClient::new(channel.expect("mTLS connection"));
+    let rsp = client
+        .run_function(request(BUCKET, "secure"))
+        .await
+        .expect("RunFunction over mTLS")
+        .into_inner();
+    check_bucket(&rsp, "secure");
+
+    // Without a client certificate the handshake (or the first call) fails.
+    let refused = match tls_channel(port, &pki, false).await {
+        Err(_) => true,
+        Ok(ch) => FunctionRunnerServiceClient::new(ch)
+            .run_function(request(BUCKET, "anon"))
+            .await
+            .is_err(),
+    };
+    assert!(refused, "a client without a certificate must be refused");
+
+    // Plain text is refused too.
+    let plain = FunctionRunnerServiceClient::connect(format!("http://127.0.0.1:{port}")).await;
+    let refused = match plain {
+        Err(_) => true,
+        Ok(mut c) => c.run_function(request(BUCKET, "plain")).await.is_err(),
+    };
+    assert!(refused, "a plain-text client must be refused");
+}
