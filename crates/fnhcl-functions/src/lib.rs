@@ -8,16 +8,23 @@
 //!
 //! See [`registry`] for how functions are declared and called.
 
+mod collection;
 mod convert;
 mod evaluator_funcs;
+mod format;
+mod json;
 mod limits;
-mod regex_fns;
-mod strings;
+mod limits_coll;
 mod numeric;
+mod numfmt;
+mod regex_fns;
 pub mod registry;
+mod strings;
+mod typeconv;
 
 use fnhcl_value::Value;
 
+pub use limits_coll::{DEFAULT_MAX_ELEMENTS, Limits, limits, set_limits};
 pub use registry::{FuncDef, Param, Registry, registry};
 
 /// Why a call failed. `arg` is the zero-based index of the offending

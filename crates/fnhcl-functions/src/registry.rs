@@ -433,8 +433,12 @@ fn build() -> Registry {
     let mut r = Registry::empty();
     crate::evaluator_funcs::register(&mut r);
     crate::numeric::register(&mut r);
+    crate::collection::register(&mut r);
+    crate::typeconv::register(&mut r);
     crate::strings::register(&mut r);
     crate::regex_fns::register(&mut r);
+    crate::format::register(&mut r);
+    crate::json::register(&mut r);
     r
 }
 
