@@ -1,0 +1,639 @@
+//! Encoding functions: base64decode base64encode base64gzip csvdecode
+//! textdecodebase64 textencodebase64 urlencode.
+
+use std::collections::BTreeMap;
+
+use fnhcl_value::{Key, Type, Value};
+
+use crate::CallError;
+use crate::charsets;
+use crate::limits::check_len;
+use crate::registry::{FuncDef, Param, Registry};
+use crate::strings::str_arg;
+
+pub(crate) fn register(r: &mut Registry) {
+    r.add(
+        FuncDef::new(
+            "base64decode",
+            "Decodes a string containing a base64 sequence.",
+        )
+        .param(Param::new("str", Type::String).allow_marked())
+        .returns(Type::String)
+        .implement(|a| {
+            let marked = a[0].is_marked_deep();
+            let s = str_arg(a, 0)?;
+            let Ok(bytes) = base64_decode(s) else {
+                let shown = if marked {
+                    "(sensitive value)".to_owned()
+                } else {
+                    crate::format::go_quote(s)
+                };
+                return Err(CallError::new(format!(
+                    "failed to decode base64 data {shown}"
+                )));
+            };
+            let out = String::from_utf8(bytes).map_err(|_| {
+                CallError::new("the result of decoding the provided string is not valid UTF-8")
+            })?;
+            Ok(Value::string(out).mark_if(marked))
+        }),
+    );
+    r.add(
+        FuncDef::new("base64encode", "Encodes a string to a base64 sequence.")
+            .param(Param::new("str", Type::String))
+            .returns(Type::String)
+            .implement(|a| {
+                let s = str_arg(a, 0)?;
+                check_len(s.len() / 3 * 4 + 4)?;
+                Ok(Value::string(base64_encode(s.as_bytes())))
+            }),
+    );
+    r.add(
+        FuncDef::new(
+            "base64gzip",
+            "Compresses the given string with gzip and then encodes the result to base64.",
+        )
+        .param(Param::new("str", Type::String))
+        .returns(Type::String)
+        .implement(|a| {
+            let s = str_arg(a, 0)?;
+            let gz = gzip(s.as_bytes())?;
+            check_len(gz.len() / 3 * 4 + 4)?;
+            Ok(Value::string(base64_encode(&gz)))
+        }),
+    );
+    r.add(
+        FuncDef::new("urlencode", "Applies URL encoding to a given string.")
+            .param(Param::new("str", Type::String))
+            .returns(Type::String)
+            .implement(|a| {
+                let s = str_arg(a, 0)?;
+                check_len(s.len().saturating_mul(3))?;
+                Ok(Value::string(query_escape(s)))
+            }),
+    );
+    r.add(
+        FuncDef::new(
+            "textencodebase64",
+            "Encodes the given string using the given character encoding and returns the result as base64.",
+        )
+        .param(Param::new("string", Type::String))
+        .param(Param::new("encoding", Type::String))
+        .returns(Type::String)
+        .implement(|a| {
+            let s = str_arg(a, 0)?;
+            let (name, cs) = charset_arg(a)?;
+            let bytes = charsets::encode(cs, s).ok_or_else(|| {
+                CallError::arg(
+                    0,
+                    format!(
+                        "the given string contains characters that cannot be represented in {name}"
+                    ),
+                )
+            })?;
+            check_len(bytes.len() / 3 * 4 + 4)?;
+            Ok(Value::string(base64_encode(&bytes)))
+        }),
+    );
+    r.add(
+        FuncDef::new(
+            "textdecodebase64",
+            "Decodes a base64 string holding text in the given character encoding.",
+        )
+        .param(Param::new("source", Type::String))
+        .param(Param::new("encoding", Type::String))
+        .returns(Type::String)
+        .implement(|a| {
+            let s = str_arg(a, 0)?;
+            let (name, cs) = charset_arg(a)?;
+            let bytes = base64_decode(s).map_err(|off| {
+                CallError::arg(
+                    0,
+                    format!("the given value is has an invalid base64 symbol at offset {off}"),
+                )
+            })?;
+            let text = charsets::decode(cs, &bytes).ok_or_else(|| {
+                CallError::arg(
+                    0,
+                    format!("the given string contains symbols that are not defined for {name}"),
+                )
+            })?;
+            check_len(text.len())?;
+            Ok(Value::string(text))
+        }),
+    );
+    r.add(
+        FuncDef::new(
+            "csvdecode",
+            "Decodes a string containing CSV-formatted data and produces a list of maps representing that data.",
+        )
+        .param(Param::new("str", Type::String))
+        .returns_with("list(object(...)) (from the header line)", |a| {
+            if !a[0].is_known() {
+                return Ok(Type::Dynamic);
+            }
+            let headers = csv_headers(str_arg(a, 0)?).map_err(CallError::new)?;
+            Ok(Type::list(csv_row_type(&headers)))
+        })
+        .implement(|a| csv_decode(str_arg(a, 0)?).map_err(CallError::new)),
+    );
+}
+
+fn charset_arg(a: &[Value]) -> Result<(&'static str, charsets::Charset), CallError> {
+    let name = str_arg(a, 1)?;
+    charsets::lookup(name).ok_or_else(|| {
+        CallError::arg(
+            1,
+            format!(
+                "{} is not a supported IANA encoding name or alias in this Terraform version",
+                crate::format::go_quote(name)
+            ),
+        )
+    })
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Standard padded base64.
+pub(crate) fn base64_encode(b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len().div_ceil(3) * 4);
+    for chunk in b.chunks(3) {
+        let n = match chunk.len() {
+            3 => (chunk[0] as u32) << 16 | (chunk[1] as u32) << 8 | chunk[2] as u32,
+            2 => (chunk[0] as u32) << 16 | (chunk[1] as u32) << 8,
+            _ => (chunk[0] as u32) << 16,
+        };
+        let sym = |shift: u32| B64[((n >> shift) & 63) as usize] as char;
+        out.push(sym(18));
+        out.push(sym(12));
+        out.push(if chunk.len() > 1 { sym(6) } else { '=' });
+        out.push(if chunk.len() > 2 { sym(0) } else { '=' });
+    }
+    out
+}
+
+fn b64_value(c: u8) -> Option<u32> {
+    match c {
+        b'A'..=b'Z' => Some((c - b'A') as u32),
+        b'a'..=b'z' => Some((c - b'a') as u32 + 26),
+        b'0'..=b'9' => Some((c - b'0') as u32 + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    }
+}
+
+/// Go's `base64.StdEncoding.DecodeString`: padding required, `\r` and
+/// `\n` ignored, unused trailing bits ignored. `Err` carries the offset
+/// Go reports in its `CorruptInputError`.
+pub(crate) fn base64_decode(s: &str) -> Result<Vec<u8>, usize> {
+    let src = s.as_bytes();
+    let mut out = Vec::with_capacity(src.len() / 4 * 3);
+    let mut si = 0usize;
+    loop {
+        let mut vals = [0u32; 4];
+        let mut j = 0usize;
+        let mut dlen = 4usize;
+        while j < 4 {
+            if si == src.len() {
+                if j == 0 {
+                    return Ok(out);
+                }
+                return Err(si - j);
+            }
+            let c = src[si];
+            si += 1;
+            if let Some(v) = b64_value(c) {
+                vals[j] = v;
+                j += 1;
+                continue;
+            }
+            if c == b'\n' || c == b'\r' {
+                continue;
+            }
+            if c != b'=' {
+                return Err(si - 1);
+            }
+            // Padding.
+            match j {
+                0 | 1 => return Err(si - 1),
+                2 => {
+                    while si < src.len() && (src[si] == b'\n' || src[si] == b'\r') {
+                        si += 1;
+                    }
+                    if si == src.len() {
+                        return Err(src.len());
+                    }
+                    if src[si] != b'=' {
+                        return Err(si - 1);
+                    }
+                    si += 1;
+                }
+                _ => {}
+            }
+            while si < src.len() && (src[si] == b'\n' || src[si] == b'\r') {
+                si += 1;
+            }
+            if si < src.len() {
+                return Err(si);
+            }
+            dlen = j;
+            break;
+        }
+        let n = vals[0] << 18 | vals[1] << 12 | vals[2] << 6 | vals[3];
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        match dlen {
+            4 => out.extend_from_slice(&bytes),
+            3 => out.extend_from_slice(&bytes[..2]),
+            2 => out.push(bytes[0]),
+            _ => {}
+        }
+        if dlen < 4 {
+            return Ok(out);
+        }
+    }
+}
+
+/// Go's `url.QueryEscape`.
+pub(crate) fn query_escape(s: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut out = String::with_capacity(s.len());
+    for &b in s.as_bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            b' ' => out.push('+'),
+            _ => {
+                out.push('%');
+                out.push(HEX[(b >> 4) as usize] as char);
+                out.push(HEX[(b & 15) as usize] as char);
+            }
+        }
+    }
+    out
+}
+
+/// gzip as Go's `gzip.Writer` produces it after `Write`, `Flush`, `Close`:
+/// a 10-byte header (no name, mtime 0, OS unknown), the DEFLATE data ended
+/// by a sync flush and an empty final stored block, then CRC-32 and size.
+fn gzip(data: &[u8]) -> Result<Vec<u8>, CallError> {
+    use miniz_oxide::deflate::core::{
+        CompressorOxide, TDEFLFlush, TDEFLStatus, compress, create_comp_flags_from_zip_params,
+    };
+    let mut out = vec![0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff];
+    let mut c = CompressorOxide::new(create_comp_flags_from_zip_params(6, -15, 0));
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut input = data;
+    loop {
+        let (status, used_in, used_out) = compress(&mut c, input, &mut buf, TDEFLFlush::Sync);
+        out.extend_from_slice(&buf[..used_out]);
+        input = &input[used_in..];
+        match status {
+            TDEFLStatus::Okay if input.is_empty() && used_out < buf.len() => break,
+            TDEFLStatus::Okay => {}
+            _ => return Err(CallError::new("failed to write gzip raw data")),
+        }
+        check_len(out.len())?;
+    }
+    // Final empty stored block, as Go's compressor writes on Close.
+    out.extend_from_slice(&[0x01, 0x00, 0x00, 0xff, 0xff]);
+    out.extend_from_slice(&crc32(data).to_le_bytes());
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    Ok(out)
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut table = [0u32; 256];
+    for (i, t) in table.iter_mut().enumerate() {
+        let mut c = i as u32;
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+        *t = c;
+    }
+    let mut crc = !0u32;
+    for &b in data {
+        crc = table[((crc ^ b as u32) & 0xFF) as usize] ^ (crc >> 8);
+    }
+    !crc
+}
+
+// ---------------------------------------------------------------------
+// CSV (Go's encoding/csv with default settings)
+
+struct CsvReader<'a> {
+    src: &'a [u8],
+    pos: usize,
+    line: usize,
+    fields_per_record: usize,
+}
+
+enum CsvErr {
+    Eof,
+    Parse { line: usize, msg: &'static str },
+}
+
+const ERR_BARE_QUOTE: &str = "bare \" in non-quoted-field";
+const ERR_QUOTE: &str = "extraneous or missing \" in quoted-field";
+const ERR_FIELD_COUNT: &str = "wrong number of fields";
+
+impl<'a> CsvReader<'a> {
+    fn new(s: &'a str) -> CsvReader<'a> {
+        CsvReader {
+            src: s.as_bytes(),
+            pos: 0,
+            line: 0,
+            fields_per_record: 0,
+        }
+    }
+
+    /// One line including its `\n` (with `\r\n` normalised to `\n` and a
+    /// final `\r` at EOF dropped); `None` at EOF.
+    fn read_line(&mut self) -> Option<Vec<u8>> {
+        if self.pos >= self.src.len() {
+            return None;
+        }
+        let rest = &self.src[self.pos..];
+        let (mut line, at_eof) = match rest.iter().position(|&b| b == b'\n') {
+            Some(i) => (rest[..=i].to_vec(), false),
+            None => (rest.to_vec(), true),
+        };
+        self.pos += line.len();
+        if at_eof && line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        self.line += 1;
+        let n = line.len();
+        if n >= 2 && line[n - 2] == b'\r' && line[n - 1] == b'\n' {
+            line.truncate(n - 2);
+            line.push(b'\n');
+        }
+        Some(line)
+    }
+
+    fn read_record(&mut self) -> Result<Vec<String>, CsvErr> {
+        let mut line = loop {
+            match self.read_line() {
+                None => return Err(CsvErr::Eof),
+                Some(l) if l == b"\n" => continue,
+                Some(l) => break l,
+            }
+        };
+        let rec_line = self.line;
+        let mut fields: Vec<Vec<u8>> = Vec::new();
+        let mut cur: &[u8];
+        let mut owned = std::mem::take(&mut line);
+        let mut at = 0usize;
+        'fields: loop {
+            cur = &owned[at..];
+            if cur.first() != Some(&b'"') {
+                let i = cur.iter().position(|&b| b == b',');
+                let field = match i {
+                    Some(i) => &cur[..i],
+                    None => &cur[..cur.len() - usize::from(cur.last() == Some(&b'\n'))],
+                };
+                if field.contains(&b'"') {
+                    return Err(CsvErr::Parse {
+                        line: self.line,
+                        msg: ERR_BARE_QUOTE,
+                    });
+                }
+                fields.push(field.to_vec());
+                match i {
+                    Some(i) => {
+                        at += i + 1;
+                        continue 'fields;
+                    }
+                    None => break 'fields,
+                }
+            }
+            // Quoted field.
+            at += 1;
+            let mut field = Vec::new();
+            loop {
+                cur = &owned[at..];
+                if let Some(i) = cur.iter().position(|&b| b == b'"') {
+                    field.extend_from_slice(&cur[..i]);
+                    at += i + 1;
+                    let next = owned.get(at).copied();
+                    match next {
+                        Some(b'"') => {
+                            field.push(b'"');
+                            at += 1;
+                        }
+                        Some(b',') => {
+                            at += 1;
+                            fields.push(field);
+                            continue 'fields;
+                        }
+                        None | Some(b'\n') if at + usize::from(next.is_some()) == owned.len() => {
+                            fields.push(field);
+                            break 'fields;
+                        }
+                        _ => {
+                            return Err(CsvErr::Parse {
+                                line: self.line,
+                                msg: ERR_QUOTE,
+                            });
+                        }
+                    }
+                } else if !cur.is_empty() {
+                    field.extend_from_slice(cur);
+                    match self.read_line() {
+                        Some(l) => {
+                            owned = l;
+                            at = 0;
+                        }
+                        None => {
+                            // EOF inside a quoted field.
+                            return Err(CsvErr::Parse {
+                                line: self.line,
+                                msg: ERR_QUOTE,
+                            });
+                        }
+                    }
+                } else {
+                    return Err(CsvErr::Parse {
+                        line: self.line,
+                        msg: ERR_QUOTE,
+                    });
+                }
+            }
+        }
+        let out: Vec<String> = fields
+            .into_iter()
+            .map(|f| String::from_utf8_lossy(&f).into_owned())
+            .collect();
+        if self.fields_per_record > 0 {
+            if out.len() != self.fields_per_record {
+                return Err(CsvErr::Parse {
+                    line: rec_line,
+                    msg: ERR_FIELD_COUNT,
+                });
+            }
+        } else {
+            self.fields_per_record = out.len();
+        }
+        Ok(out)
+    }
+}
+
+fn csv_error(e: CsvErr) -> String {
+    match e {
+        CsvErr::Eof => "missing header line".into(),
+        CsvErr::Parse { line, msg } => format!("CSV parse error on line {line}: {msg}"),
+    }
+}
+
+fn csv_headers(s: &str) -> Result<Vec<String>, String> {
+    let mut r = CsvReader::new(s);
+    let headers = r.read_record().map_err(csv_error)?;
+    let mut seen = std::collections::BTreeSet::new();
+    for h in &headers {
+        if !seen.insert(h.as_str()) {
+            return Err(format!(
+                "duplicate column name {}",
+                crate::format::go_quote(h)
+            ));
+        }
+    }
+    Ok(headers)
+}
+
+fn csv_row_type(headers: &[String]) -> Type {
+    Type::object(
+        headers
+            .iter()
+            .map(|h| (Key::from(h.as_str()), Type::String))
+            .collect(),
+    )
+}
+
+fn csv_decode(s: &str) -> Result<Value, String> {
+    let headers = csv_headers(s)?;
+    let mut r = CsvReader::new(s);
+    r.fields_per_record = headers.len();
+    r.read_record().map_err(csv_error)?;
+    let mut rows = Vec::new();
+    loop {
+        match r.read_record() {
+            Err(CsvErr::Eof) => break,
+            Err(e) => return Err(csv_error(e)),
+            Ok(cols) => {
+                let attrs: BTreeMap<Key, Value> = headers
+                    .iter()
+                    .zip(cols)
+                    .map(|(h, c)| (Key::from(h.as_str()), Value::string(c)))
+                    .collect();
+                rows.push(Value::object(attrs));
+            }
+        }
+    }
+    Ok(Value::list(csv_row_type(&headers), rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_like_go() {
+        assert_eq!(base64_encode(b"Hello World"), "SGVsbG8gV29ybGQ=");
+        assert_eq!(
+            base64_decode("SGVsbG8gV29ybGQ=").ok(),
+            Some(b"Hello World".to_vec())
+        );
+        assert_eq!(base64_decode("SGVs\nbG8=").ok(), Some(b"Hello".to_vec()));
+        assert_eq!(base64_decode("<invalid base64>"), Err(0));
+        assert_eq!(base64_decode("SGVsbG8"), Err(4));
+        assert_eq!(base64_decode("SGVsbG8=x"), Err(8));
+        assert_eq!(base64_decode("").ok(), Some(Vec::new()));
+        assert!(base64_decode("this-is-an-invalid-base64-data").is_err());
+    }
+
+    #[test]
+    fn gzip_like_go() {
+        let gz = gzip(b"test").unwrap_or_default();
+        assert_eq!(
+            base64_encode(&gz),
+            "H4sIAAAAAAAA/ypJLS4BAAAA//8BAAD//wx+f9gEAAAA"
+        );
+    }
+
+    #[test]
+    fn urlencode_like_go() {
+        assert_eq!(query_escape("Hello World!"), "Hello+World%21");
+        assert_eq!(query_escape("a.b~c*d"), "a.b~c%2Ad");
+        assert_eq!(query_escape("☃"), "%E2%98%83");
+    }
+
+    #[test]
+    fn csv_like_go() {
+        let v = csv_decode("a,b,c\n1,2,3\n4,5,6").ok();
+        assert_eq!(
+            v.as_ref().and_then(|v| v.as_seq()).map(<[Value]>::len),
+            Some(2)
+        );
+        let v = csv_decode("name,note\n\"Smith, J\",\"said \"\"hi\"\"\"").ok();
+        let row = v
+            .as_ref()
+            .and_then(|v| v.as_seq())
+            .and_then(|s| s.first().cloned());
+        assert_eq!(
+            row.as_ref()
+                .and_then(|r| r.as_entries())
+                .and_then(|e| e.get("note"))
+                .and_then(|n| n.as_str()),
+            Some("said \"hi\"")
+        );
+        let v = csv_decode("a\r\n\"multi\r\nline\"\r\n\r\n").ok();
+        let row = v
+            .as_ref()
+            .and_then(|v| v.as_seq())
+            .and_then(|s| s.first().cloned());
+        assert_eq!(
+            row.as_ref()
+                .and_then(|r| r.as_entries())
+                .and_then(|e| e.get("a"))
+                .and_then(|n| n.as_str()),
+            Some("multi\nline")
+        );
+        assert_eq!(
+            csv_decode("a,b\n1").err().as_deref(),
+            Some("CSV parse error on line 2: wrong number of fields")
+        );
+        assert_eq!(csv_decode("").err().as_deref(), Some("missing header line"));
+        assert!(csv_decode("a,a\n1,2").is_err());
+        assert!(csv_decode("a\nx\"y").is_err());
+        assert!(csv_decode("a\n\"xy").is_err());
+        assert!(csv_decode("a\n\"x\"y").is_err());
+        assert_eq!(
+            csv_decode("a,b").ok(),
+            Some(Value::list(csv_row_type(&["a".into(), "b".into()]), vec![]))
+        );
+    }
+
+    #[test]
+    fn charsets_like_terraform() {
+        let (name, cs) = charsets::lookup("UTF-16LE").unwrap_or(("", charsets::Charset::Latin1));
+        assert_eq!(name, "UTF-16LE");
+        assert_eq!(
+            base64_encode(&charsets::encode(cs, "test").unwrap_or_default()),
+            "dABlAHMAdAA="
+        );
+        let (name, cs) = charsets::lookup("cp437").unwrap_or(("", charsets::Charset::Latin1));
+        assert_eq!(name, "IBM437");
+        assert!(charsets::encode(cs, "🤔").is_none());
+        assert_eq!(charsets::encode(cs, "é").as_deref(), Some(&[0x82u8][..]));
+        let (_, cs) = charsets::lookup("CP936").unwrap_or(("", charsets::Charset::Latin1));
+        assert_eq!(charsets::encode(cs, "abc").as_deref(), Some(&b"abc"[..]));
+        assert!(charsets::lookup("NOT-EXISTS").is_none());
+        let (_, cs) = charsets::lookup("utf-8").unwrap_or(("", charsets::Charset::Latin1));
+        assert!(charsets::decode(cs, &[0xff]).is_none());
+    }
+}
