@@ -8,8 +8,10 @@
 //!
 //! See [`registry`] for how functions are declared and called.
 
+mod charsets;
 mod collection;
 mod convert;
+mod encoding;
 mod evaluator_funcs;
 mod format;
 mod json;

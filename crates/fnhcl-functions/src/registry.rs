@@ -439,6 +439,7 @@ fn build() -> Registry {
     crate::regex_fns::register(&mut r);
     crate::format::register(&mut r);
     crate::json::register(&mut r);
+    crate::encoding::register(&mut r);
     r
 }
 
