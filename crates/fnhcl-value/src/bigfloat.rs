@@ -548,6 +548,82 @@ pub(crate) fn format_f(f: &Fin, prec: u32) -> String {
     out
 }
 
+/// Go's `Text('g', 10)` (what `big.Float.String()` prints) for a finite
+/// value; cty uses it when ordering set elements of complex types.
+pub(crate) fn format_g10(f: &Fin) -> String {
+    let mut out = String::new();
+    if f.neg {
+        out.push('-');
+    }
+    if f.is_zero() {
+        out.push('0');
+        return out;
+    }
+    let mut d = decimal_prefix(&f.mant, f.exp, 40);
+    let n = 10usize;
+    if d.len_gt(n) {
+        let next = d.digits.get(n).copied().unwrap_or(b'0');
+        let halfway = next == b'5' && d.len_is(n + 1);
+        let up = if halfway {
+            (d.digits[n - 1] - b'0') & 1 == 1
+        } else {
+            next >= b'5'
+        };
+        if up {
+            round_up(&mut d, n);
+        } else {
+            round_down(&mut d, n);
+        }
+    }
+    let len = d.digits.len() as i64;
+    let digit = |i: i64| -> char {
+        if i >= 0 && (i as usize) < d.digits.len() {
+            d.digits[i as usize] as char
+        } else {
+            '0'
+        }
+    };
+    let mut eprec = 10i64;
+    if eprec > len && len >= d.exp {
+        eprec = len;
+    }
+    let exp = d.exp - 1;
+    if exp < -4 || exp >= eprec {
+        let p = len.min(10) - 1;
+        out.push(digit(0));
+        if p > 0 {
+            out.push('.');
+            for i in 1..=p {
+                out.push(digit(i));
+            }
+        }
+        out.push('e');
+        out.push(if exp < 0 { '-' } else { '+' });
+        let e = exp.unsigned_abs();
+        if e < 10 {
+            out.push('0');
+        }
+        out.push_str(&e.to_string());
+    } else {
+        let p = if 10 > d.exp { len } else { 10 };
+        if d.exp > 0 {
+            for i in 0..d.exp {
+                out.push(digit(i));
+            }
+        } else {
+            out.push('0');
+        }
+        let frac = (p - d.exp).max(0);
+        if frac > 0 {
+            out.push('.');
+            for i in 0..frac {
+                out.push(digit(d.exp + i));
+            }
+        }
+    }
+    out
+}
+
 // ---------------------------------------------------------------------
 // Decimal input: Go's `big.ParseFloat(s, 10, prec, ToNearestEven)`.
 

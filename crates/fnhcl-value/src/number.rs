@@ -556,6 +556,18 @@ impl Number {
     }
 }
 
+impl Number {
+    /// Go's `big.Float.String()` (`Text('g', 10)`), used by cty to order
+    /// set elements of complex types.
+    pub(crate) fn go_string_g10(&self) -> String {
+        match &self.0 {
+            Repr::Inf(neg) => (if *neg { "-Inf" } else { "+Inf" }).to_string(),
+            Repr::Int(v, _) => bigfloat::format_g10(&Number::int_fin(*v)),
+            Repr::Big(b) => bigfloat::format_g10(&b.f),
+        }
+    }
+}
+
 impl From<i64> for Number {
     fn from(v: i64) -> Number {
         Number::from_i64(v)

@@ -82,6 +82,47 @@ impl Type {
     }
 }
 
+impl Type {
+    /// cty's `FriendlyNameForConstraint`: like [`Type::friendly_name`] but
+    /// `Dynamic` is "any type" and a collection of `Dynamic` is "list of any
+    /// single type" (used in "... required" messages).
+    pub fn friendly_name_for_constraint(&self) -> String {
+        match self {
+            Type::Dynamic => "any type".into(),
+            Type::List(e) | Type::Set(e) | Type::Map(e) => {
+                let kind = match self {
+                    Type::List(_) => "list",
+                    Type::Set(_) => "set",
+                    _ => "map",
+                };
+                let inner = if **e == Type::Dynamic {
+                    "any single type".into()
+                } else {
+                    e.friendly_name_for_constraint()
+                };
+                format!("{kind} of {inner}")
+            }
+            other => other.friendly_name(),
+        }
+    }
+
+    pub fn is_list(&self) -> bool {
+        matches!(self, Type::List(_))
+    }
+    pub fn is_set(&self) -> bool {
+        matches!(self, Type::Set(_))
+    }
+    pub fn is_map(&self) -> bool {
+        matches!(self, Type::Map(_))
+    }
+    pub fn is_tuple(&self) -> bool {
+        matches!(self, Type::Tuple(_))
+    }
+    pub fn is_object(&self) -> bool {
+        matches!(self, Type::Object(_))
+    }
+}
+
 /// Prints the type the way Terraform's `type()` prints it, on one line:
 /// `string`, `list(string)`, `tuple([string, number])`,
 /// `object({a: number, b: string})`, `dynamic`.

@@ -1,0 +1,467 @@
+//! JSON text ↔ [`Value`], with cty's JSON semantics.
+//!
+//! - [`from_json_text`]: exact numbers (`99999999999999999999` stays
+//!   exact, parsed as cty's `ParseNumberVal`), objects → cty objects,
+//!   arrays → tuples, `null` → untyped null (decision D6); nesting is
+//!   limited to [`MAX_JSON_DEPTH`].
+//! - [`to_json_text`]: compact JSON as cty's `json.Marshal` and Terraform's
+//!   `jsonencode` write it: keys sorted, numbers in exact decimal form,
+//!   strings escaped like Go's `encoding/json` (`<`, `>`, `&`, U+2028,
+//!   U+2029 as `\u003c` ...), marks stripped, unknown values and infinities
+//!   rejected.
+//! - [`from_serde_json`] / [`to_serde_json`]: the same mapping on
+//!   `serde_json::Value` (numbers via `f64` on output).
+
+use std::collections::BTreeMap;
+
+use crate::{Key, Number, Value};
+
+/// Maximum nesting of arrays/objects accepted by [`from_json_text`].
+pub const MAX_JSON_DEPTH: usize = 512;
+
+struct Parser<'a> {
+    s: &'a str,
+    b: &'a [u8],
+    i: usize,
+}
+
+impl Parser<'_> {
+    fn err<T>(&self, msg: &str) -> Result<T, String> {
+        // 1-based line/column for humans.
+        let before = &self.s[..self.i.min(self.s.len())];
+        let line = before.matches('\n').count() + 1;
+        let col = before
+            .rfind('\n')
+            .map_or(before.len(), |p| before.len() - p - 1)
+            + 1;
+        Err(format!("{msg} at line {line}, column {col}"))
+    }
+
+    fn ws(&mut self) {
+        while self.i < self.b.len() && matches!(self.b[self.i], b' ' | b'\t' | b'\n' | b'\r') {
+            self.i += 1;
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value, String> {
+        self.ws();
+        let Some(&c) = self.b.get(self.i) else {
+            return self.err("unexpected end of JSON input");
+        };
+        match c {
+            b'{' => {
+                if depth >= MAX_JSON_DEPTH {
+                    return self.err(&format!(
+                        "JSON nested more than {MAX_JSON_DEPTH} levels deep"
+                    ));
+                }
+                self.i += 1;
+                let mut attrs: BTreeMap<Key, Value> = BTreeMap::new();
+                self.ws();
+                if self.b.get(self.i) == Some(&b'}') {
+                    self.i += 1;
+                    return Ok(Value::object(attrs));
+                }
+                loop {
+                    self.ws();
+                    if self.b.get(self.i) != Some(&b'"') {
+                        return self.err("expected string for object key");
+                    }
+                    let k = self.string()?;
+                    self.ws();
+                    if self.b.get(self.i) != Some(&b':') {
+                        return self.err("expected ':' after object key");
+                    }
+                    self.i += 1;
+                    let v = self.value(depth + 1)?;
+                    // Later duplicates win, as in cty.
+                    attrs.insert(Key::from(k), v);
+                    self.ws();
+                    match self.b.get(self.i) {
+                        Some(b',') => self.i += 1,
+                        Some(b'}') => {
+                            self.i += 1;
+                            return Ok(Value::object(attrs));
+                        }
+                        _ => return self.err("expected ',' or '}' in object"),
+                    }
+                }
+            }
+            b'[' => {
+                if depth >= MAX_JSON_DEPTH {
+                    return self.err(&format!(
+                        "JSON nested more than {MAX_JSON_DEPTH} levels deep"
+                    ));
+                }
+                self.i += 1;
+                let mut items = Vec::new();
+                self.ws();
+                if self.b.get(self.i) == Some(&b']') {
+                    self.i += 1;
+                    return Ok(Value::tuple(items));
+                }
+                loop {
+                    items.push(self.value(depth + 1)?);
+                    self.ws();
+                    match self.b.get(self.i) {
+                        Some(b',') => self.i += 1,
+                        Some(b']') => {
+                            self.i += 1;
+                            return Ok(Value::tuple(items));
+                        }
+                        _ => return self.err("expected ',' or ']' in array"),
+                    }
+                }
+            }
+            b'"' => Ok(Value::string(self.string()?)),
+            b't' => self.word("true", Value::TRUE),
+            b'f' => self.word("false", Value::FALSE),
+            b'n' => self.word("null", Value::null()),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => self.err("invalid character in JSON"),
+        }
+    }
+
+    fn word(&mut self, w: &str, v: Value) -> Result<Value, String> {
+        if self.s[self.i..].starts_with(w) {
+            self.i += w.len();
+            Ok(v)
+        } else {
+            self.err("invalid literal in JSON")
+        }
+    }
+
+    fn number(&mut self) -> Result<Value, String> {
+        let start = self.i;
+        let digits = |p: &mut Self| {
+            let s = p.i;
+            while p.i < p.b.len() && p.b[p.i].is_ascii_digit() {
+                p.i += 1;
+            }
+            p.i - s
+        };
+        if self.b[self.i] == b'-' {
+            self.i += 1;
+        }
+        match self.b.get(self.i) {
+            Some(b'0') => self.i += 1,
+            Some(b'1'..=b'9') => {
+                digits(self);
+            }
+            _ => return self.err("invalid number in JSON"),
+        }
+        if self.b.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            if digits(self) == 0 {
+                return self.err("invalid number in JSON");
+            }
+        }
+        if matches!(self.b.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.b.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            if digits(self) == 0 {
+                return self.err("invalid number in JSON");
+            }
+        }
+        let text = &self.s[start..self.i];
+        match Number::parse(text) {
+            Some(n) => Ok(Value::Number(n)),
+            None => {
+                self.i = start;
+                self.err("number out of range in JSON")
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32, String> {
+        let Some(h) = self.s.get(self.i..self.i + 4) else {
+            return self.err("invalid \\u escape in JSON string");
+        };
+        let Ok(v) = u32::from_str_radix(h, 16) else {
+            return self.err("invalid \\u escape in JSON string");
+        };
+        if !h.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return self.err("invalid \\u escape in JSON string");
+        }
+        self.i += 4;
+        Ok(v)
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        self.i += 1; // opening quote
+        let mut out = String::new();
+        loop {
+            let start = self.i;
+            while self.i < self.b.len()
+                && !matches!(self.b[self.i], b'"' | b'\\')
+                && self.b[self.i] >= 0x20
+            {
+                self.i += 1;
+            }
+            out.push_str(&self.s[start..self.i]);
+            match self.b.get(self.i) {
+                None => return self.err("unterminated JSON string"),
+                Some(b'"') => {
+                    self.i += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    self.i += 1;
+                    let Some(&e) = self.b.get(self.i) else {
+                        return self.err("unterminated JSON string");
+                    };
+                    self.i += 1;
+                    match e {
+                        b'"' => out.push('"'),
+                        b'\\' => out.push('\\'),
+                        b'/' => out.push('/'),
+                        b'b' => out.push('\u{8}'),
+                        b'f' => out.push('\u{c}'),
+                        b'n' => out.push('\n'),
+                        b'r' => out.push('\r'),
+                        b't' => out.push('\t'),
+                        b'u' => {
+                            let hi = self.hex4()?;
+                            let c = if (0xD800..0xDC00).contains(&hi) {
+                                // Surrogate pair; a lone surrogate becomes
+                                // U+FFFD, as Go's decoder does.
+                                if self.s[self.i..].starts_with("\\u") {
+                                    let save = self.i;
+                                    self.i += 2;
+                                    let lo = self.hex4()?;
+                                    if (0xDC00..0xE000).contains(&lo) {
+                                        char::from_u32(
+                                            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00),
+                                        )
+                                    } else {
+                                        self.i = save;
+                                        None
+                                    }
+                                } else {
+                                    None
+                                }
+                            } else {
+                                char::from_u32(hi)
+                            };
+                            out.push(c.unwrap_or('\u{FFFD}'));
+                        }
+                        _ => {
+                            self.i -= 1;
+                            return self.err("invalid escape in JSON string");
+                        }
+                    }
+                }
+                Some(_) => return self.err("invalid control character in JSON string"),
+            }
+        }
+    }
+}
+
+/// Parses JSON text into a value (objects → objects, arrays → tuples,
+/// `null` → untyped null, numbers exact).
+pub fn from_json_text(text: &str) -> Result<Value, String> {
+    let mut p = Parser {
+        s: text,
+        b: text.as_bytes(),
+        i: 0,
+    };
+    let v = p.value(0)?;
+    p.ws();
+    if p.i != p.b.len() {
+        return p.err("extraneous data after JSON value");
+    }
+    Ok(v)
+}
+
+/// Go `encoding/json` string escaping (HTML-safe, as `json.Marshal`).
+pub fn write_json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            }
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+const MAX_OUT_DEPTH: usize = 1024;
+
+fn write_value(v: &Value, out: &mut String, depth: usize) -> Result<(), String> {
+    if depth > MAX_OUT_DEPTH {
+        return Err("value is nested too deeply to serialize as JSON".into());
+    }
+    let d = depth + 1;
+    match v {
+        Value::Marked(inner) => write_value(inner, out, depth),
+        Value::Null(_) => {
+            out.push_str("null");
+            Ok(())
+        }
+        Value::Unknown(_) => Err("value is not known".into()),
+        Value::Bool(b) => {
+            out.push_str(if *b { "true" } else { "false" });
+            Ok(())
+        }
+        Value::Number(n) => {
+            if n.is_infinite() {
+                return Err("cannot serialize infinity as JSON".into());
+            }
+            out.push_str(&n.to_string());
+            Ok(())
+        }
+        Value::String(s) => {
+            write_json_string(out, s);
+            Ok(())
+        }
+        Value::List(c) | Value::Set(c) => write_seq(c.items.iter(), out, d),
+        Value::Tuple(items) => write_seq(items.iter(), out, d),
+        Value::Map(m) => write_obj(m.items.iter(), out, d),
+        Value::Object(attrs) => write_obj(attrs.iter(), out, d),
+    }
+}
+
+fn write_seq<'a>(
+    items: impl Iterator<Item = &'a Value>,
+    out: &mut String,
+    depth: usize,
+) -> Result<(), String> {
+    out.push('[');
+    for (i, v) in items.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_value(v, out, depth)?;
+    }
+    out.push(']');
+    Ok(())
+}
+
+fn write_obj<'a>(
+    items: impl Iterator<Item = (&'a Key, &'a Value)>,
+    out: &mut String,
+    depth: usize,
+) -> Result<(), String> {
+    out.push('{');
+    for (i, (k, v)) in items.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_json_string(out, k);
+        out.push(':');
+        write_value(v, out, depth)?;
+    }
+    out.push('}');
+    Ok(())
+}
+
+/// Compact cty JSON text of a value (Terraform's `jsonencode`).
+pub fn to_json_text(v: &Value) -> Result<String, String> {
+    let mut out = String::new();
+    write_value(v, &mut out, 0)?;
+    Ok(out)
+}
+
+/// `serde_json::Value` → value (numbers: exact for integers, shortest
+/// decimal for floats; arrays → tuples; objects → objects; null →
+/// untyped null). Recursion is bounded by [`MAX_JSON_DEPTH`]: deeper
+/// structures become null.
+pub fn from_serde_json(j: &serde_json::Value) -> Value {
+    from_serde_depth(j, 0)
+}
+
+fn from_serde_depth(j: &serde_json::Value, depth: usize) -> Value {
+    use serde_json::Value as J;
+    if depth > MAX_JSON_DEPTH {
+        return Value::null();
+    }
+    match j {
+        J::Null => Value::null(),
+        J::Bool(b) => Value::Bool(*b),
+        J::Number(n) => {
+            let num = if let Some(i) = n.as_i64() {
+                Some(Number::from_i64(i))
+            } else if let Some(u) = n.as_u64() {
+                Some(Number::from_u64(u))
+            } else {
+                Number::parse(&n.to_string()).or_else(|| n.as_f64().and_then(Number::from_f64))
+            };
+            num.map_or_else(Value::null, Value::Number)
+        }
+        J::String(s) => Value::string(s.as_str()),
+        J::Array(a) => Value::tuple(a.iter().map(|x| from_serde_depth(x, depth + 1)).collect()),
+        J::Object(o) => Value::object(
+            o.iter()
+                .map(|(k, v)| (Key::from(k.as_str()), from_serde_depth(v, depth + 1)))
+                .collect(),
+        ),
+    }
+}
+
+/// Value → `serde_json::Value` (numbers as `i64`/`u64` when integral and in
+/// range, else nearest `f64`); `None` if the value contains an unknown or
+/// an infinity. Marks are stripped.
+pub fn to_serde_json(v: &Value) -> Option<serde_json::Value> {
+    to_serde_depth(v, 0)
+}
+
+fn to_serde_depth(v: &Value, depth: usize) -> Option<serde_json::Value> {
+    use serde_json::Value as J;
+    if depth > MAX_OUT_DEPTH {
+        return None;
+    }
+    let d = depth + 1;
+    Some(match v {
+        Value::Marked(inner) => return to_serde_depth(inner, depth),
+        Value::Null(_) => J::Null,
+        Value::Unknown(_) => return None,
+        Value::Bool(b) => J::Bool(*b),
+        Value::Number(n) => {
+            if n.is_infinite() {
+                return None;
+            }
+            if let Some(i) = n.to_i64() {
+                J::Number(i.into())
+            } else if let Some(u) = n.to_u64() {
+                J::Number(u.into())
+            } else {
+                J::Number(serde_json::Number::from_f64(n.to_f64())?)
+            }
+        }
+        Value::String(s) => J::String(s.to_string()),
+        Value::List(c) | Value::Set(c) => J::Array(
+            c.items
+                .iter()
+                .map(|x| to_serde_depth(x, d))
+                .collect::<Option<_>>()?,
+        ),
+        Value::Tuple(items) => J::Array(
+            items
+                .iter()
+                .map(|x| to_serde_depth(x, d))
+                .collect::<Option<_>>()?,
+        ),
+        Value::Map(m) => J::Object(
+            m.items
+                .iter()
+                .map(|(k, x)| Some((k.to_string(), to_serde_depth(x, d)?)))
+                .collect::<Option<_>>()?,
+        ),
+        Value::Object(attrs) => J::Object(
+            attrs
+                .iter()
+                .map(|(k, x)| Some((k.to_string(), to_serde_depth(x, d)?)))
+                .collect::<Option<_>>()?,
+        ),
+    })
+}
