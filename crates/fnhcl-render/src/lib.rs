@@ -58,3 +58,6 @@ pub fn render(
         requests: outcome.requests,
     })
 }
+
+#[cfg(test)]
+mod tests;

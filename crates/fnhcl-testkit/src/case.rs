@@ -1,0 +1,455 @@
+//! Render test cases: a directory in the layout of the upstream examples,
+//! rendered exactly as `fn-hcl render -r -c` renders it and compared with
+//! its expectation. `fn-hcl test` and the project's own tests use this.
+//!
+//! A case directory holds:
+//!
+//! | file | meaning |
+//! | --- | --- |
+//! | `xr.yaml` | the XR (required; its presence makes a directory a case) |
+//! | `composition.yaml` | the Composition; without it, one is made with a single function-hcl step running the directory's `*.hcl` files |
+//! | `functions.yaml` | Function manifests (optional) |
+//! | `observed.yaml` or `observed/` | observed composed resources (`-o`) |
+//! | `extra-resources.yaml` or `extra-resources/` | `--extra-resources` |
+//! | `required-resources.yaml` or `required-resources/` | `--required-resources` |
+//! | `credentials.yaml` | `--function-credentials` |
+//! | `args` | more flags, e.g. `--context-values region='"eu"'` (paths relative to the case) |
+//! | `expected.yaml` | the expected stream, compared semantically |
+//! | `expected.error` | instead of `expected.yaml`: the expected error message |
+//! | `expected.warnings` | optional: the expected warnings, one per line |
+
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use fnhcl_render::{Function, RenderError, Source};
+use serde_json::{Value, json};
+
+use crate::compare::{CompareOptions, compare_documents, format_mismatches, normalised_yaml};
+use crate::render_args::RenderArgs;
+
+/// Flags every case is rendered with.
+pub const DEFAULT_FLAGS: &[&str] = &["-r", "-c"];
+
+/// How to run cases.
+#[derive(Clone, Debug)]
+pub struct CaseOptions {
+    /// Rewrite expectations that differ instead of failing.
+    pub update: bool,
+    pub compare: CompareOptions,
+}
+
+impl Default for CaseOptions {
+    fn default() -> Self {
+        CaseOptions {
+            update: false,
+            compare: CompareOptions::standard(),
+        }
+    }
+}
+
+/// The result of one case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CaseOutcome {
+    Passed,
+    /// The expectation was (re)written.
+    Updated,
+    /// A readable explanation: differences and a line diff.
+    Failed(String),
+}
+
+impl CaseOutcome {
+    /// Passed or updated.
+    pub fn is_ok(&self) -> bool {
+        !matches!(self, CaseOutcome::Failed(_))
+    }
+}
+
+#[derive(Parser)]
+#[command(name = "render", no_binary_name = false)]
+struct CaseCli {
+    #[command(flatten)]
+    args: RenderArgs,
+}
+
+/// Case directories under `root` (itself included), sorted.
+pub fn discover_cases(root: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+        if dir.join("xr.yaml").is_file() {
+            out.push(dir.to_path_buf());
+            return;
+        }
+        if depth >= 8 {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut dirs: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
+        dirs.sort();
+        for d in dirs {
+            walk(&d, depth + 1, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, 0, &mut out);
+    out
+}
+
+/// Splits an `args` file like a shell would (whitespace, '…', "…", `#` comments).
+pub fn split_args(text: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut cur = String::new();
+        let mut in_word = false;
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '#' if !in_word => break,
+                c if c.is_whitespace() => {
+                    if in_word {
+                        out.push(std::mem::take(&mut cur));
+                        in_word = false;
+                    }
+                }
+                '\'' => {
+                    in_word = true;
+                    loop {
+                        match chars.next() {
+                            Some('\'') => break,
+                            Some(c) => cur.push(c),
+                            None => return Err("unterminated ' quote in args".to_owned()),
+                        }
+                    }
+                }
+                '"' => {
+                    in_word = true;
+                    loop {
+                        match chars.next() {
+                            Some('"') => break,
+                            Some('\\') => match chars.next() {
+                                Some(c) => cur.push(c),
+                                None => return Err("dangling \\ in args".to_owned()),
+                            },
+                            Some(c) => cur.push(c),
+                            None => return Err("unterminated \" quote in args".to_owned()),
+                        }
+                    }
+                }
+                '\\' => {
+                    in_word = true;
+                    if let Some(c) = chars.next() {
+                        cur.push(c);
+                    }
+                }
+                c => {
+                    in_word = true;
+                    cur.push(c);
+                }
+            }
+        }
+        if in_word {
+            out.push(cur);
+        }
+    }
+    Ok(out)
+}
+
+fn first_present(dir: &Path, names: &[&str]) -> Option<String> {
+    names
+        .iter()
+        .find(|n| dir.join(n).exists())
+        .map(|n| (*n).to_owned())
+}
+
+/// The command line a case is rendered with (relative to the case directory).
+pub fn case_argv(dir: &Path) -> Result<Vec<String>, String> {
+    let mut argv: Vec<String> = vec!["render".into()];
+    argv.extend(DEFAULT_FLAGS.iter().map(|s| (*s).to_owned()));
+    argv.push("xr.yaml".into());
+    argv.push("composition.yaml".into());
+    if dir.join("functions.yaml").is_file() {
+        argv.push("functions.yaml".into());
+    }
+    for (flag, names) in [
+        ("--observed-resources", ["observed.yaml", "observed"]),
+        (
+            "--extra-resources",
+            ["extra-resources.yaml", "extra-resources"],
+        ),
+        (
+            "--required-resources",
+            ["required-resources.yaml", "required-resources"],
+        ),
+        (
+            "--function-credentials",
+            ["credentials.yaml", "credentials"],
+        ),
+    ] {
+        if let Some(n) = first_present(dir, &names) {
+            argv.push(flag.into());
+            argv.push(n);
+        }
+    }
+    let args_file = dir.join("args");
+    if args_file.is_file() {
+        let text = std::fs::read_to_string(&args_file)
+            .map_err(|e| format!("cannot read {}: {e}", args_file.display()))?;
+        argv.extend(split_args(&text)?);
+    }
+    Ok(argv)
+}
+
+/// A Composition with one function-hcl step running the directory's
+/// `*.hcl` files (as a txtar bundle), for cases without composition.yaml.
+pub fn synthesized_composition(dir: &Path, xr_text: &str) -> Result<Source, String> {
+    let xr = fnhcl_render::yaml::load_first(xr_text)
+        .map_err(|e| format!("cannot parse xr.yaml: {e}"))?
+        .unwrap_or(Value::Null);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "hcl"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!(
+            "{}: no composition.yaml and no *.hcl files",
+            dir.display()
+        ));
+    }
+    let mut bundle = String::new();
+    for f in &files {
+        let text =
+            std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        bundle.push_str(&format!("-- {name} --\n{text}"));
+        if !text.ends_with('\n') {
+            bundle.push('\n');
+        }
+    }
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let comp = json!({
+        "apiVersion": "apiextensions.crossplane.io/v1",
+        "kind": "Composition",
+        "metadata": {"name": name},
+        "spec": {
+            "compositeTypeRef": {
+                "apiVersion": xr.get("apiVersion").cloned().unwrap_or(Value::Null),
+                "kind": xr.get("kind").cloned().unwrap_or(Value::Null),
+            },
+            "mode": "Pipeline",
+            "pipeline": [{
+                "step": "run hcl composition",
+                "functionRef": {"name": "fn-hcl"},
+                "input": {
+                    "apiVersion": "function-hcl/v1",
+                    "kind": "HclInput",
+                    "source": "Inline",
+                    "hcl": bundle,
+                },
+            }],
+        },
+    });
+    let text = fnhcl_render::yaml::to_yaml(&comp).map_err(|e| e.to_string())?;
+    Ok(Source::new(
+        dir.join("composition.yaml").display().to_string(),
+        text,
+    ))
+}
+
+/// What rendering a case produced.
+pub struct CaseRun {
+    pub result: Result<fnhcl_render::RenderOutput, RenderError>,
+}
+
+/// Renders a case directory the way `fn-hcl render` would.
+pub fn render_case(dir: &Path, function: &dyn Function) -> Result<CaseRun, String> {
+    let argv = case_argv(dir)?;
+    let cli = CaseCli::try_parse_from(&argv).map_err(|e| format!("bad arguments {argv:?}: {e}"))?;
+    let args = cli.args;
+    let result = if dir.join("composition.yaml").is_file() {
+        args.render(dir, function)
+    } else {
+        let xr_text = std::fs::read_to_string(dir.join("xr.yaml"))
+            .map_err(|e| format!("cannot read xr.yaml: {e}"))?;
+        let comp = synthesized_composition(dir, &xr_text)?;
+        match args.read_inputs_with(dir, Some(comp)) {
+            Ok(inputs) => fnhcl_render::render(&inputs, &args.options(), function),
+            Err(e) => Err(e),
+        }
+    };
+    Ok(CaseRun { result })
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn remove_if_exists(path: &Path) -> Result<(), String> {
+    if path.exists() {
+        std::fs::remove_file(path).map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn warnings_text(w: &[String]) -> String {
+    w.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// Renders a case and compares it with its expectation (or, with
+/// `update`, rewrites the expectation when it differs).
+pub fn run_case(dir: &Path, function: &dyn Function, opts: &CaseOptions) -> CaseOutcome {
+    match run_case_inner(dir, function, opts) {
+        Ok(o) => o,
+        Err(e) => CaseOutcome::Failed(e),
+    }
+}
+
+fn run_case_inner(
+    dir: &Path,
+    function: &dyn Function,
+    opts: &CaseOptions,
+) -> Result<CaseOutcome, String> {
+    let expected_yaml = dir.join("expected.yaml");
+    let expected_error = dir.join("expected.error");
+    let expected_warnings = dir.join("expected.warnings");
+    let run = render_case(dir, function)?;
+    let mut problems = Vec::new();
+    let mut updated = false;
+    match &run.result {
+        Ok(out) => {
+            let actual = out.to_yaml().map_err(|e| e.to_string())?;
+            let expected = std::fs::read_to_string(&expected_yaml).ok();
+            let differs = match &expected {
+                None => Some(if expected_error.exists() {
+                    let want = std::fs::read_to_string(&expected_error).unwrap_or_default();
+                    format!(
+                        "expected the error\n  {}\nbut the render succeeded:\n{actual}",
+                        want.trim()
+                    )
+                } else {
+                    "no expected.yaml (run with --update to create it)".to_owned()
+                }),
+                Some(exp) => {
+                    let e = fnhcl_render::yaml::load_stream(exp)
+                        .map_err(|e| format!("cannot parse expected.yaml: {e}"))?;
+                    let m = compare_documents(&e, &out.documents, &opts.compare)?;
+                    if m.is_empty() {
+                        None
+                    } else {
+                        Some(format!(
+                            "{}\nline diff (normalised expected vs actual):\n{}",
+                            format_mismatches(&m),
+                            line_diff(
+                                &normalised_yaml(&e, &opts.compare),
+                                &normalised_yaml(&out.documents, &opts.compare)
+                            )
+                        ))
+                    }
+                }
+            };
+            if let Some(d) = differs {
+                if opts.update {
+                    write(&expected_yaml, &actual)?;
+                    remove_if_exists(&expected_error)?;
+                    updated = true;
+                } else {
+                    problems.push(d);
+                }
+            }
+        }
+        Err(err) => {
+            let actual = err.message.clone();
+            match std::fs::read_to_string(&expected_error) {
+                Ok(want) if want.trim() == actual.trim() => {}
+                other => {
+                    if opts.update {
+                        write(&expected_error, &format!("{actual}\n"))?;
+                        remove_if_exists(&expected_yaml)?;
+                        updated = true;
+                    } else {
+                        problems.push(match other {
+                            Ok(want) => format!(
+                                "error differs:\n  expected: {}\n  actual:   {}",
+                                want.trim(),
+                                actual.trim()
+                            ),
+                            Err(_) => format!(
+                                "render failed:\n{}",
+                                crate::render_args::error_text("fn-hcl", err)
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let warnings = match &run.result {
+        Ok(out) => warnings_text(&out.warnings),
+        Err(_) => String::new(),
+    };
+    match std::fs::read_to_string(&expected_warnings) {
+        Ok(want) if want == warnings => {}
+        Err(_) if warnings.is_empty() => {}
+        other => {
+            if opts.update {
+                if warnings.is_empty() {
+                    remove_if_exists(&expected_warnings)?;
+                } else {
+                    write(&expected_warnings, &warnings)?;
+                }
+                updated = true;
+            } else {
+                problems.push(format!(
+                    "warnings differ:\n--- expected\n{}--- actual\n{}",
+                    other.unwrap_or_default(),
+                    warnings
+                ));
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return Ok(CaseOutcome::Failed(problems.join("\n")));
+    }
+    Ok(if updated {
+        CaseOutcome::Updated
+    } else {
+        CaseOutcome::Passed
+    })
+}
+
+/// A unified line diff.
+pub fn line_diff(expected: &str, actual: &str) -> String {
+    similar::TextDiff::from_lines(expected, actual)
+        .unified_diff()
+        .context_radius(3)
+        .header("expected", "actual")
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn args_split_like_a_shell() {
+        let a = split_args("--context-values region='\"eu\"' # comment\n-x --a=\"b c\" d\\ e\n")
+            .unwrap();
+        assert_eq!(
+            a,
+            vec!["--context-values", "region=\"eu\"", "-x", "--a=b c", "d e"]
+        );
+        assert!(split_args("'open").is_err());
+    }
+}

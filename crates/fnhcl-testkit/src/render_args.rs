@@ -1,0 +1,250 @@
+//! The `fn-hcl render` command line (crossplane render's flags), shared by
+//! the CLI and the case runner so both take exactly the same path, and the
+//! file reading behind it (files or directories of YAML, as crossplane
+//! render reads them).
+
+use std::path::{Path, PathBuf};
+
+use fnhcl_render::{
+    CrossplaneVersion, Function, RenderError, RenderInputs, RenderOptions, RenderOutput, Source,
+};
+
+/// `fn-hcl render XR COMPOSITION [FUNCTIONS]` and its flags.
+#[derive(clap::Args, Clone, Debug)]
+pub struct RenderArgs {
+    /// A YAML file with the composite resource (XR) to render.
+    #[arg(value_name = "COMPOSITE_RESOURCE")]
+    pub composite_resource: PathBuf,
+    /// A YAML file with the Composition to use.
+    #[arg(value_name = "COMPOSITION")]
+    pub composition: PathBuf,
+    /// A YAML file or directory of Function manifests. Optional: without it,
+    /// steps whose input is an `HclInput` run in-process.
+    #[arg(value_name = "FUNCTIONS")]
+    pub functions: Option<PathBuf>,
+
+    /// Context key=file: the key's value is the file's content (JSON; YAML
+    /// with --crossplane-version 2.2+). Repeatable; `;` separates pairs.
+    #[arg(long = "context-files", value_name = "KEY=FILE")]
+    pub context_files: Vec<String>,
+    /// Context key=value (JSON; YAML with --crossplane-version 2.2+). Wins
+    /// over --context-files for the same key. Repeatable.
+    #[arg(long = "context-values", value_name = "KEY=VALUE")]
+    pub context_values: Vec<String>,
+    /// Print non-fatal function results as `Result` documents.
+    #[arg(short = 'r', long = "include-function-results")]
+    pub include_function_results: bool,
+    /// Copy the input XR's spec and metadata into the rendered XR.
+    #[arg(short = 'x', long = "include-full-xr")]
+    pub include_full_xr: bool,
+    /// Print the final context as a `Context` document.
+    #[arg(short = 'c', long = "include-context")]
+    pub include_context: bool,
+    /// A YAML file or directory of observed composed resources.
+    #[arg(short = 'o', long = "observed-resources", value_name = "PATH")]
+    pub observed_resources: Option<PathBuf>,
+    /// A YAML file or directory of resources that answer requirements.
+    #[arg(long = "extra-resources", value_name = "PATH")]
+    pub extra_resources: Option<PathBuf>,
+    /// A YAML file or directory of required resources (v2): answers
+    /// requirements and the pipeline steps' bootstrap requirements.
+    #[arg(long = "required-resources", value_name = "PATH")]
+    pub required_resources: Option<PathBuf>,
+    /// `--extra-resources` (v1) or `--required-resources` (v2), as `-e`
+    /// means in that Crossplane release.
+    #[arg(short = 'e', value_name = "PATH")]
+    pub e_resources: Option<PathBuf>,
+    /// A YAML file or directory of Secrets that steps' credentials name.
+    #[arg(long = "function-credentials", value_name = "PATH")]
+    pub function_credentials: Option<PathBuf>,
+    /// The Crossplane release whose `render` output to reproduce (1.17 to 2.2).
+    #[arg(
+        long = "crossplane-version",
+        value_name = "VERSION",
+        default_value = "1.20"
+    )]
+    pub crossplane_version: CrossplaneVersion,
+    /// Fail when a pipeline step uses another function (default: skip it
+    /// with a warning).
+    #[arg(long = "fail-on-foreign")]
+    pub fail_on_foreign: bool,
+    /// A functionRef name that is function-hcl (repeatable), for steps whose
+    /// input does not say so.
+    #[arg(long = "function-name", value_name = "NAME")]
+    pub function_names: Vec<String>,
+    /// Accepted for compatibility; functions run in-process, so it has no effect.
+    #[arg(long = "timeout", value_name = "DURATION", hide = true)]
+    pub timeout: Option<String>,
+    /// Accepted for compatibility; runtime annotations have no effect in-process.
+    #[arg(
+        short = 'a',
+        long = "function-annotations",
+        value_name = "KEY=VALUE",
+        hide = true
+    )]
+    pub function_annotations: Vec<String>,
+}
+
+/// An input file problem, worded like crossplane render.
+fn io_err(what: &str, path: &Path, e: std::io::Error) -> RenderError {
+    RenderError::new(format!(
+        "cannot read {what} {:?}: {e}",
+        path.display().to_string()
+    ))
+}
+
+fn resolve(base: &Path, p: &Path) -> PathBuf {
+    if p.is_absolute() || base.as_os_str().is_empty() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    }
+}
+
+/// Reads a file.
+pub fn read_file(what: &str, path: &Path) -> Result<Source, RenderError> {
+    let text = std::fs::read_to_string(path).map_err(|e| io_err(what, path, e))?;
+    Ok(Source::new(path.display().to_string(), text))
+}
+
+/// Reads a YAML file, or the `.yaml`/`.yml` files of a directory
+/// (non-recursive, in name order); an empty directory is an error.
+pub fn read_yaml_path(what: &str, path: &Path) -> Result<Vec<Source>, RenderError> {
+    let meta = std::fs::metadata(path).map_err(|e| io_err(what, path, e))?;
+    if !meta.is_dir() {
+        return Ok(vec![read_file(what, path)?]);
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(|e| io_err(what, path, e))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_file()
+                && p.extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| e == "yaml" || e == "yml")
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(RenderError::new(format!(
+            "cannot load {what}: no YAML files found in {:?} (.yaml or .yml)",
+            path.display().to_string()
+        )));
+    }
+    files.iter().map(|f| read_file(what, f)).collect()
+}
+
+/// Kong map flags: each occurrence is `k=v`, several joined with `;`.
+fn map_pairs(flag: &str, values: &[String]) -> Result<Vec<(String, String)>, RenderError> {
+    let mut out = Vec::new();
+    for v in values {
+        for pair in v.split(';').filter(|p| !p.is_empty()) {
+            let Some((k, val)) = pair.split_once('=') else {
+                return Err(RenderError::new(format!(
+                    "--{flag}: expected \"<key>=<value>\" but got {pair:?}"
+                )));
+            };
+            out.push((k.to_owned(), val.to_owned()));
+        }
+    }
+    Ok(out)
+}
+
+impl RenderArgs {
+    /// The options these flags select.
+    pub fn options(&self) -> RenderOptions {
+        RenderOptions {
+            include_function_results: self.include_function_results,
+            include_context: self.include_context,
+            include_full_xr: self.include_full_xr,
+            fail_on_foreign: self.fail_on_foreign,
+            version: self.crossplane_version,
+            function_names: self.function_names.clone(),
+        }
+    }
+
+    /// Reads every file the arguments name; relative paths are taken
+    /// relative to `base` (empty: the working directory).
+    pub fn read_inputs(&self, base: &Path) -> Result<RenderInputs, RenderError> {
+        self.read_inputs_with(base, None)
+    }
+
+    /// [`RenderArgs::read_inputs`], with the Composition given instead of
+    /// read from its path when `composition` is set.
+    pub fn read_inputs_with(
+        &self,
+        base: &Path,
+        composition: Option<Source>,
+    ) -> Result<RenderInputs, RenderError> {
+        let p = |x: &Path| resolve(base, x);
+        let opt = |what: &str, x: &Option<PathBuf>| -> Result<Vec<Source>, RenderError> {
+            match x {
+                Some(x) => read_yaml_path(what, &p(x)),
+                None => Ok(Vec::new()),
+            }
+        };
+        let mut extra = opt("extra resources", &self.extra_resources)?;
+        let mut required = opt("required resources", &self.required_resources)?;
+        let e = opt(
+            if self.crossplane_version.v2() {
+                "required resources"
+            } else {
+                "extra resources"
+            },
+            &self.e_resources,
+        )?;
+        if self.crossplane_version.v2() {
+            required.extend(e);
+        } else {
+            extra.extend(e);
+        }
+        let mut context_files = Vec::new();
+        for (k, file) in map_pairs("context-files", &self.context_files)? {
+            context_files.push((k, read_file("context file", &p(Path::new(&file)))?));
+        }
+        Ok(RenderInputs {
+            xr: Some(read_file(
+                "composite resource",
+                &p(&self.composite_resource),
+            )?),
+            composition: Some(match composition {
+                Some(c) => c,
+                None => read_file("composition", &p(&self.composition))?,
+            }),
+            functions: match &self.functions {
+                Some(f) => Some(read_yaml_path("functions", &p(f))?),
+                None => None,
+            },
+            observed: opt("observed resources", &self.observed_resources)?,
+            extra_resources: extra,
+            required_resources: required,
+            function_credentials: opt("function credentials", &self.function_credentials)?,
+            context_files,
+            context_values: map_pairs("context-values", &self.context_values)?,
+        })
+    }
+
+    /// Reads the inputs and renders them with `function`.
+    pub fn render(
+        &self,
+        base: &Path,
+        function: &dyn Function,
+    ) -> Result<RenderOutput, RenderError> {
+        let inputs = self.read_inputs(base)?;
+        fnhcl_render::render(&inputs, &self.options(), function)
+    }
+}
+
+/// What `fn-hcl render` writes to stderr for a failed render: the message
+/// as crossplane prints it, then any code frames.
+pub fn error_text(program: &str, e: &RenderError) -> String {
+    let mut s = format!("{program}: error: {}\n", e.message);
+    if let Some(f) = &e.frames {
+        s.push_str(f);
+        if !f.ends_with('\n') {
+            s.push('\n');
+        }
+    }
+    s
+}

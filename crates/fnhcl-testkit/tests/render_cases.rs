@@ -1,0 +1,54 @@
+//! The render conformance suite: every case under `tests/render/upstream`
+//! (the Go function-hcl's examples, vendored untouched) and
+//! `tests/render/cases` (ours) is rendered as `fn-hcl render -r -c` renders
+//! it, with `fnhcl_crossplane::run` as the function, and compared with its
+//! expectation. `FNHCL_BLESS=1` rewrites the expectations of our own cases
+//! (never the upstream ones).
+
+use std::path::{Path, PathBuf};
+
+use fnhcl_testkit::{CaseOptions, CaseOutcome, discover_cases, run_case};
+use libtest_mimic::{Arguments, Failed, Trial};
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn trial(suite: &str, dir: PathBuf, update: bool) -> Trial {
+    let name = format!(
+        "{suite}/{}",
+        dir.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    );
+    Trial::test(name, move || {
+        let opts = CaseOptions {
+            update,
+            ..CaseOptions::default()
+        };
+        match run_case(&dir, &fnhcl_crossplane::run, &opts) {
+            CaseOutcome::Passed | CaseOutcome::Updated => Ok(()),
+            CaseOutcome::Failed(why) => Err(Failed::from(why)),
+        }
+    })
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let bless = std::env::var_os("FNHCL_BLESS").is_some_and(|v| v == "1");
+    let root = repo_root().join("tests/render");
+    let mut trials = Vec::new();
+    let upstream = discover_cases(&root.join("upstream"));
+    assert!(
+        upstream.len() >= 10,
+        "expected the 10 upstream examples under {}",
+        root.display()
+    );
+    for dir in upstream {
+        trials.push(trial("upstream", dir, false));
+    }
+    for dir in discover_cases(&root.join("cases")) {
+        trials.push(trial("cases", dir, bless));
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
