@@ -1,1 +1,161 @@
-//! HCL native expression evaluator with cty semantics and unknowns.
+//! HCL native expression evaluator with cty semantics and unknown values.
+//!
+//! [`evaluate`] never fails outright: as in HCL, an expression with errors
+//! still yields a value (usually an unknown, or a container with unknown
+//! parts) together with error diagnostics. Diagnostic texts follow HCL's
+//! wording exactly, because they appear in user-visible outputs.
+//!
+//! Architecture invariant: no IO; the caller supplies variables
+//! ([`Variables`]) and user functions ([`Invoker`]).
+
+mod conv;
+mod eval;
+pub mod jsonl;
+mod ops;
+mod suggest;
+
+use fnhcl_base::Diagnostic;
+use fnhcl_syntax::ast;
+use fnhcl_value::Value;
+
+/// Root variables (`req`, `self`, `each`, locals, function arguments).
+pub trait Variables {
+    /// The value of root variable `name`, or `None` if it does not exist.
+    fn get(&self, name: &str) -> Option<Value>;
+    /// Names available, for "Did you mean" suggestions (optional).
+    fn names(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// No variables at all.
+pub struct NoVariables;
+
+impl Variables for NoVariables {
+    fn get(&self, _name: &str) -> Option<Value> {
+        None
+    }
+}
+
+impl<S: std::hash::BuildHasher> Variables for std::collections::HashMap<String, Value, S> {
+    fn get(&self, name: &str) -> Option<Value> {
+        std::collections::HashMap::get(self, name).cloned()
+    }
+    fn names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.keys().cloned().collect();
+        v.sort();
+        v
+    }
+}
+
+impl Variables for std::collections::BTreeMap<String, Value> {
+    fn get(&self, name: &str) -> Option<Value> {
+        std::collections::BTreeMap::get(self, name).cloned()
+    }
+    fn names(&self) -> Vec<String> {
+        self.keys().cloned().collect()
+    }
+}
+
+/// User-defined functions, called through the `invoke(name, args)` built-in.
+pub trait Invoker {
+    /// Calls user function `name` with the arguments object `args`. The
+    /// error text becomes `Call to function "invoke" failed: <text>.`
+    fn invoke(&self, name: &str, args: Value) -> Result<Value, String>;
+}
+
+/// Resource limits for one evaluation. Exceeding one is an error
+/// diagnostic (the value becomes unknown), never a crash.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Maximum nesting of expression evaluation (recursion depth).
+    pub max_depth: usize,
+    /// Maximum number of evaluation steps (expression nodes visited,
+    /// iterations, elements produced) for one [`evaluate`] call.
+    pub max_steps: u64,
+    /// Maximum length in bytes of a string produced by a template.
+    pub max_string_bytes: usize,
+    /// Maximum number of elements of a collection produced by a `for`
+    /// expression, splat or function-argument expansion.
+    pub max_collection_len: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_depth: 200,
+            max_steps: 5_000_000,
+            max_string_bytes: 16 * 1024 * 1024,
+            max_collection_len: 1_000_000,
+        }
+    }
+}
+
+/// Everything an evaluation needs besides the expression.
+pub struct EvalContext<'a> {
+    pub vars: &'a dyn Variables,
+    /// User functions for `invoke`; `None` makes `invoke` an unknown
+    /// function.
+    pub invoker: Option<&'a dyn Invoker>,
+    /// `false`: no functions at all ("Function calls not allowed"), as for
+    /// user-function argument defaults.
+    pub functions: bool,
+    pub limits: &'a Limits,
+}
+
+/// The result of [`evaluate`]: always a value, plus diagnostics.
+#[derive(Debug, Clone)]
+pub struct Evaluated {
+    pub value: Value,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Evaluated {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Evaluates `expr` with HCL semantics.
+pub fn evaluate(expr: &ast::Expr, ctx: &EvalContext<'_>) -> Evaluated {
+    eval::Evaluator::new(ctx, None).run(expr)
+}
+
+/// Like [`evaluate`], with the source map available so that messages that
+/// quote source ranges (the `try` failure summary) can print them.
+/// Prefer this one when the sources are at hand.
+pub fn evaluate_with_sources(
+    expr: &ast::Expr,
+    ctx: &EvalContext<'_>,
+    sources: &fnhcl_base::SourceMap,
+) -> Evaluated {
+    eval::Evaluator::new(ctx, Some(sources)).run(expr)
+}
+
+/// Convenience: parses `text` as an expression in a fresh file named
+/// `name` of `sources` and evaluates it. Parse errors are returned as
+/// diagnostics with an unknown value.
+pub fn eval_source(
+    sources: &mut fnhcl_base::SourceMap,
+    name: &str,
+    text: &str,
+    ctx: &EvalContext<'_>,
+) -> (Evaluated, bool) {
+    let file = sources.add(name, text);
+    let (expr, diags) = fnhcl_syntax::parse_expr(sources, file);
+    match expr {
+        Some(e) if !diags.iter().any(Diagnostic::is_error) => {
+            (evaluate_with_sources(&e, ctx, sources), false)
+        }
+        _ => (
+            Evaluated {
+                value: Value::dynamic_unknown(),
+                diagnostics: diags,
+            },
+            true,
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,1820 @@
+//! The tree-walking evaluator. Each node returns its value and the
+//! diagnostics produced while evaluating it (HCL decides per node which
+//! child diagnostics to keep, e.g. a conditional keeps only the chosen
+//! branch's).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use fnhcl_base::{Diagnostic, SourceMap, Span};
+use fnhcl_syntax::ast::{
+    BinaryOp, Expr, ExprKind, ForExpr, Ident, ObjectKey, Template, TemplatePart, UnaryOp,
+};
+use fnhcl_value::{Key, Number, Type, Value};
+
+use crate::conv;
+use crate::ops::{self, Arith, Cmp};
+use crate::suggest::name_suggestion;
+use crate::{EvalContext, Evaluated};
+
+type Diags = Vec<Diagnostic>;
+type R = (Value, Diags);
+
+fn has_errors(d: &[Diagnostic]) -> bool {
+    d.iter().any(Diagnostic::is_error)
+}
+
+fn dynamic() -> Value {
+    Value::dynamic_unknown()
+}
+
+/// Splits off the top-level mark.
+fn unmark(v: Value) -> (Value, bool) {
+    match v {
+        Value::Marked(inner) => {
+            let (i, _) = unmark((*inner).clone());
+            (i, true)
+        }
+        v => (v, false),
+    }
+}
+
+/// A branch of a conditional: an expression, or a template (`%{if}`).
+#[derive(Clone, Copy)]
+enum Branch<'e> {
+    Expr(&'e Expr),
+    Template(&'e Template, Span),
+    /// `%{if}` without `%{else}`: the empty string.
+    Empty(Span),
+}
+
+impl Branch<'_> {
+    fn span(&self) -> Span {
+        match self {
+            Branch::Expr(e) => e.span,
+            Branch::Template(_, s) | Branch::Empty(s) => *s,
+        }
+    }
+}
+
+pub(crate) struct Evaluator<'c, 'a> {
+    ctx: &'c EvalContext<'a>,
+    sources: Option<&'c SourceMap>,
+    locals: Vec<(Arc<str>, Value)>,
+    splat_items: Vec<Value>,
+    steps: u64,
+    depth: usize,
+    aborted: bool,
+}
+
+impl<'c, 'a> Evaluator<'c, 'a> {
+    pub(crate) fn new(ctx: &'c EvalContext<'a>, sources: Option<&'c SourceMap>) -> Self {
+        Evaluator {
+            ctx,
+            sources,
+            locals: Vec::new(),
+            splat_items: Vec::new(),
+            steps: 0,
+            depth: 0,
+            aborted: false,
+        }
+    }
+
+    pub(crate) fn run(mut self, e: &Expr) -> Evaluated {
+        let (value, diagnostics) = self.eval(e);
+        Evaluated { value, diagnostics }
+    }
+
+    fn error(
+        &self,
+        summary: &str,
+        detail: impl Into<String>,
+        subject: Span,
+        context: Span,
+    ) -> Diagnostic {
+        Diagnostic::error(summary, detail)
+            .with_span(subject)
+            .with_context(context)
+    }
+
+    /// Counts `n` steps; false (with a diagnostic) once the limit is hit.
+    fn step(&mut self, n: u64, span: Span, diags: &mut Diags) -> bool {
+        if self.aborted {
+            return false;
+        }
+        self.steps = self.steps.saturating_add(n);
+        if self.steps > self.ctx.limits.max_steps {
+            self.aborted = true;
+            diags.push(self.error(
+                "Evaluation limit exceeded",
+                format!(
+                    "Evaluating this expression took more than {} steps; simplify it or reduce the size of the data it works on.",
+                    self.ctx.limits.max_steps
+                ),
+                span,
+                span,
+            ));
+            return false;
+        }
+        true
+    }
+
+    pub(crate) fn eval(&mut self, e: &Expr) -> R {
+        let mut diags = Vec::new();
+        if !self.step(1, e.span, &mut diags) {
+            return (dynamic(), diags);
+        }
+        if self.depth >= self.ctx.limits.max_depth {
+            diags.push(self.error(
+                "Expression too deeply nested",
+                format!(
+                    "Evaluation exceeded the nesting limit of {} levels.",
+                    self.ctx.limits.max_depth
+                ),
+                e.span,
+                e.span,
+            ));
+            return (dynamic(), diags);
+        }
+        self.depth += 1;
+        let r = self.eval_inner(e);
+        self.depth -= 1;
+        r
+    }
+
+    fn eval_inner(&mut self, e: &Expr) -> R {
+        match &e.kind {
+            ExprKind::Null => (Value::null(), Vec::new()),
+            ExprKind::Bool(b) => (Value::Bool(*b), Vec::new()),
+            ExprKind::Number(text) => match Number::parse(text) {
+                Some(n) => (Value::Number(n), Vec::new()),
+                None => (
+                    Value::Unknown(Type::Number),
+                    vec![self.error(
+                        "Invalid number literal",
+                        "Failed to recognize the value of this number literal.",
+                        e.span,
+                        e.span,
+                    )],
+                ),
+            },
+            ExprKind::Template(t) => {
+                if let [TemplatePart::Interpolation(inner)] = t.parts.as_slice() {
+                    return self.eval(inner);
+                }
+                self.template(t, e.span)
+            }
+            ExprKind::Tuple(items) => {
+                let mut diags = Vec::new();
+                let mut vals = Vec::with_capacity(items.len());
+                for i in items {
+                    let (v, d) = self.eval(i);
+                    diags.extend(d);
+                    vals.push(v);
+                }
+                (Value::tuple(vals), diags)
+            }
+            ExprKind::Object(items) => self.object(items, e.span),
+            ExprKind::Variable(id) => self.variable(id),
+            ExprKind::GetAttr(src, name) => {
+                let (v, mut diags) = self.eval(src);
+                let step = Span {
+                    file: e.span.file,
+                    start: src.span.end,
+                    end: e.span.end,
+                };
+                match self.get_attr(v, &name.name, step, e.span) {
+                    Ok(v) => (v, diags),
+                    Err(d) => {
+                        diags.push(d);
+                        (dynamic(), diags)
+                    }
+                }
+            }
+            ExprKind::Index(src, key) => {
+                let (coll, mut diags) = self.eval(src);
+                let (k, kd) = self.eval(key);
+                diags.extend(kd);
+                let step = Span {
+                    file: e.span.file,
+                    start: src.span.end,
+                    end: e.span.end,
+                };
+                match self.index(coll, k, step, e.span) {
+                    Ok(v) => (v, diags),
+                    Err(d) => {
+                        diags.push(d);
+                        (dynamic(), diags)
+                    }
+                }
+            }
+            ExprKind::Splat { source, each, .. } => self.splat(source, each, e.span),
+            ExprKind::SplatItem => (
+                self.splat_items.last().cloned().unwrap_or_else(dynamic),
+                Vec::new(),
+            ),
+            ExprKind::FuncCall {
+                name,
+                args,
+                expand_final,
+            } => self.call(name, args, *expand_final, e.span),
+            ExprKind::Conditional {
+                cond,
+                then,
+                otherwise,
+            } => self.conditional(cond, Branch::Expr(then), Branch::Expr(otherwise), e.span),
+            ExprKind::Unary(op, x) => self.unary(*op, x, e.span),
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, e.span),
+            ExprKind::For(f) => self.for_expr(f, e.span),
+            ExprKind::Parens(x) => self.eval(x),
+        }
+    }
+
+    // ---------------------------------------------------------------
+    // Variables and traversal.
+
+    fn lookup(&self, name: &str) -> Option<Value> {
+        for (n, v) in self.locals.iter().rev() {
+            if &**n == name {
+                return Some(v.clone());
+            }
+        }
+        self.ctx.vars.get(name)
+    }
+
+    fn variable(&mut self, id: &Ident) -> R {
+        if let Some(v) = self.lookup(&id.name) {
+            return (v, Vec::new());
+        }
+        let mut names: Vec<String> = self.ctx.vars.names();
+        for (n, _) in &self.locals {
+            names.push(n.to_string());
+        }
+        let suggestion = name_suggestion(&id.name, names.iter().map(String::as_str))
+            .map(|s| format!(" Did you mean {s:?}?"))
+            .unwrap_or_default();
+        (
+            dynamic(),
+            vec![self.error(
+                "Unknown variable",
+                format!("There is no variable named {:?}.{suggestion}", &*id.name),
+                id.span,
+                id.span,
+            )],
+        )
+    }
+
+    /// HCL's `GetAttr` (hcl/ops.go).
+    fn get_attr(
+        &self,
+        obj: Value,
+        name: &str,
+        subject: Span,
+        context: Span,
+    ) -> Result<Value, Diagnostic> {
+        let err =
+            |summary: &str, detail: String| Err(self.error(summary, detail, subject, context));
+        if obj.is_null() {
+            return err(
+                "Attempt to get attribute from null value",
+                "This value is null, so it does not have any attributes.".into(),
+            );
+        }
+        let (obj, marked) = unmark(obj);
+        let ty = obj.type_of();
+        let out = match &ty {
+            Type::Object(attrs) => {
+                let Some(aty) = attrs.get(name) else {
+                    return err(
+                        "Unsupported attribute",
+                        format!("This object does not have an attribute named {name:?}."),
+                    );
+                };
+                match &obj {
+                    Value::Object(vals) => vals
+                        .get(name)
+                        .cloned()
+                        .unwrap_or_else(|| Value::Unknown(aty.clone())),
+                    _ => Value::Unknown(aty.clone()),
+                }
+            }
+            Type::Map(ety) => match &obj {
+                Value::Map(m) => match m.items.get(name) {
+                    Some(v) => v.clone(),
+                    None => {
+                        return err(
+                            "Missing map element",
+                            format!("This map does not have an element with the key {name:?}."),
+                        );
+                    }
+                },
+                _ => Value::Unknown((**ety).clone()),
+            },
+            Type::Dynamic => dynamic(),
+            Type::List(ety) | Type::Set(ety) if matches!(**ety, Type::Object(_)) => {
+                let has = matches!(&**ety, Type::Object(a) if a.contains_key(name));
+                let detail = match (matches!(ty, Type::List(_)), has) {
+                    (true, true) => format!("Can't access attributes on a list of objects. Did you mean to access attribute {name:?} for a specific element of the list, or across all elements of the list?"),
+                    (true, false) => "Can't access attributes on a list of objects. Did you mean to access an attribute for a specific element of the list, or across all elements of the list?".to_owned(),
+                    (false, true) => format!("Can't access attributes on a set of objects. Did you mean to access attribute {name:?} across all elements of the set?"),
+                    (false, false) => "Can't access attributes on a set of objects. Did you mean to access an attribute across all elements of the set?".to_owned(),
+                };
+                return err("Unsupported attribute", detail);
+            }
+            _ => {
+                return err(
+                    "Unsupported attribute",
+                    format!(
+                        "Can't access attributes on a primitive-typed value ({}).",
+                        ty.friendly_name()
+                    ),
+                );
+            }
+        };
+        Ok(out.mark_if(marked))
+    }
+
+    /// HCL's `Index` (hcl/ops.go).
+    fn index(
+        &self,
+        coll: Value,
+        key: Value,
+        subject: Span,
+        context: Span,
+    ) -> Result<Value, Diagnostic> {
+        let err =
+            |summary: &str, detail: String| Err(self.error(summary, detail, subject, context));
+        if coll.is_null() {
+            return err(
+                "Attempt to index null value",
+                "This value is null, so it does not have any indices.".into(),
+            );
+        }
+        if key.is_null() {
+            return err(
+                "Invalid index",
+                "Can't use a null value as an indexing key.".into(),
+            );
+        }
+        let (coll, cmarked) = unmark(coll);
+        let (key, kmarked) = unmark(key);
+        let marked = cmarked || kmarked;
+        let ty = coll.type_of();
+        let kty = key.type_of();
+        if kty == Type::Dynamic || ty == Type::Dynamic {
+            return Ok(dynamic().mark_if(marked));
+        }
+        let generic = "The given key does not identify an element in this collection value.";
+        match &ty {
+            Type::List(_) | Type::Tuple(_) | Type::Map(_) => {
+                let want = if matches!(ty, Type::Map(_)) { Type::String } else { Type::Number };
+                let k = match conv::convert(&key, &want) {
+                    Ok(k) => k,
+                    Err(m) => {
+                        return err(
+                            "Invalid index",
+                            format!("The given key does not identify an element in this collection value: {m}."),
+                        );
+                    }
+                };
+                let unknown_result = || match &ty {
+                    Type::Tuple(_) => dynamic(),
+                    Type::List(e) | Type::Map(e) => Value::Unknown((**e).clone()),
+                    _ => dynamic(),
+                };
+                if !coll.is_known() || !k.is_known() {
+                    return Ok(unknown_result().mark_if(marked));
+                }
+                let found = match (&coll, k.unmarked()) {
+                    (Value::Map(m), Value::String(s)) => m.items.get(&**s).cloned(),
+                    (Value::List(_) | Value::Tuple(_), Value::Number(n)) => {
+                        let items = coll.as_seq().unwrap_or(&[]);
+                        match n.to_i64() {
+                            Some(i) if n.is_integer() && i >= 0 && (i as u64) < items.len() as u64 => {
+                                Some(items[i as usize].clone())
+                            }
+                            _ => {
+                                if !n.is_integer() && !n.is_infinite() {
+                                    return err(
+                                        "Invalid index",
+                                        format!(
+                                            "The given key does not identify an element in this collection value: indexing a sequence requires a whole number, but the given index ({}) has a fractional part.",
+                                            go_g(n)
+                                        ),
+                                    );
+                                }
+                                None
+                            }
+                        }
+                    }
+                    _ => None,
+                };
+                match found {
+                    Some(v) => Ok(v.mark_if(marked)),
+                    None => err("Invalid index", generic.into()),
+                }
+            }
+            Type::Object(attrs) => {
+                let k = match conv::convert(&key, &Type::String) {
+                    Ok(k) => k,
+                    Err(m) => {
+                        return err(
+                            "Invalid index",
+                            format!("The given key does not identify an element in this collection value: {m}."),
+                        );
+                    }
+                };
+                if !coll.is_known() || !k.is_known() {
+                    return Ok(dynamic().mark_if(marked));
+                }
+                let name = k.as_str().unwrap_or_default();
+                if !attrs.contains_key(name) {
+                    return err("Invalid index", generic.into());
+                }
+                match &coll {
+                    Value::Object(vals) => Ok(vals
+                        .get(name)
+                        .cloned()
+                        .unwrap_or_else(dynamic)
+                        .mark_if(marked)),
+                    _ => Ok(dynamic().mark_if(marked)),
+                }
+            }
+            Type::Set(_) => err(
+                "Invalid index",
+                "Elements of a set are identified only by their value and don't have any separate index or key to select with, so it's only possible to perform operations across all elements of the set.".into(),
+            ),
+            _ => err("Invalid index", "This value does not have any indices.".into()),
+        }
+    }
+
+    // ---------------------------------------------------------------
+    // Constructors.
+
+    fn object(&mut self, items: &[fnhcl_syntax::ast::ObjectItem], span: Span) -> R {
+        let mut diags = Vec::new();
+        let mut vals: BTreeMap<Key, Value> = BTreeMap::new();
+        let mut known = true;
+        let mut marked = false;
+        for it in items {
+            let (key, kd, kspan) = match &it.key {
+                ObjectKey::Ident(id) => (Value::string(id.name.clone()), Vec::new(), id.span),
+                ObjectKey::Expr(k) => {
+                    let (v, d) = self.eval(k);
+                    (v, d, k.span)
+                }
+            };
+            let kerr = has_errors(&kd);
+            diags.extend(kd);
+            let (val, vd) = self.eval(&it.value);
+            diags.extend(vd);
+            if kerr {
+                known = false;
+                continue;
+            }
+            if key.is_null() {
+                diags.push(self.error(
+                    "Null value as key",
+                    "Can't use a null value as a key.",
+                    it.value.span,
+                    span,
+                ));
+                known = false;
+                continue;
+            }
+            let (key, km) = unmark(key);
+            marked |= km;
+            let key = match conv::convert(&key, &Type::String) {
+                Ok(k) => k,
+                Err(m) => {
+                    diags.push(self.error(
+                        "Incorrect key type",
+                        format!("Can't use this value as a key: {m}."),
+                        kspan,
+                        span,
+                    ));
+                    known = false;
+                    continue;
+                }
+            };
+            match key.unmarked() {
+                Value::String(s) => {
+                    vals.insert(s.clone(), val);
+                }
+                _ => known = false,
+            }
+        }
+        if !known {
+            return (dynamic(), diags);
+        }
+        (Value::object(vals).mark_if(marked), diags)
+    }
+
+    // ---------------------------------------------------------------
+    // Templates.
+
+    fn template(&mut self, t: &Template, span: Span) -> R {
+        let mut diags = Vec::new();
+        let mut buf = String::new();
+        let mut known = true;
+        let mut marked = false;
+        for part in &t.parts {
+            let (v, d, pspan) = match part {
+                TemplatePart::Literal(s) => (Value::string(s.as_str()), Vec::new(), span),
+                TemplatePart::Interpolation(e) => {
+                    let (v, d) = self.eval(e);
+                    (v, d, e.span)
+                }
+                TemplatePart::If {
+                    cond,
+                    then,
+                    otherwise,
+                    span: ds,
+                } => {
+                    let t_b = Branch::Template(then, *ds);
+                    let f_b = match otherwise {
+                        Some(o) => Branch::Template(o, *ds),
+                        None => Branch::Empty(*ds),
+                    };
+                    let (v, d) = self.conditional(cond, t_b, f_b, *ds);
+                    (v, d, *ds)
+                }
+                TemplatePart::For {
+                    key_var,
+                    value_var,
+                    collection,
+                    body,
+                    span: ds,
+                } => {
+                    let (v, d) =
+                        self.template_for(key_var.as_ref(), value_var, collection, body, *ds);
+                    (v, d, *ds)
+                }
+            };
+            diags.extend(d);
+            if v.is_null() {
+                diags.push(self.error(
+                    "Invalid template interpolation value",
+                    "The expression result is null. Cannot include a null value in a string template.",
+                    pspan,
+                    span,
+                ));
+                continue;
+            }
+            let (v, m) = v.unmark_deep();
+            marked |= m;
+            if !v.is_known() {
+                known = false;
+                continue;
+            }
+            match conv::convert(&v, &Type::String) {
+                Ok(s) => {
+                    if known && !has_errors(&diags) {
+                        if let Some(s) = s.as_str() {
+                            if buf.len() + s.len() > self.ctx.limits.max_string_bytes {
+                                diags.push(self.too_large(pspan));
+                                return (Value::Unknown(Type::String), diags);
+                            }
+                            buf.push_str(s);
+                        } else {
+                            known = false;
+                        }
+                    }
+                }
+                Err(m) => diags.push(self.error(
+                    "Invalid template interpolation value",
+                    format!("Cannot include the given value in a string template: {m}."),
+                    pspan,
+                    span,
+                )),
+            }
+        }
+        let v = if known {
+            Value::string(buf)
+        } else {
+            Value::Unknown(Type::String)
+        };
+        (v.mark_if(marked), diags)
+    }
+
+    fn too_large(&self, span: Span) -> Diagnostic {
+        self.error(
+            "Result too large",
+            format!(
+                "The result would be longer than the limit of {} bytes.",
+                self.ctx.limits.max_string_bytes
+            ),
+            span,
+            span,
+        )
+    }
+
+    fn template_for(
+        &mut self,
+        key_var: Option<&Ident>,
+        value_var: &Ident,
+        collection: &Expr,
+        body: &Template,
+        span: Span,
+    ) -> R {
+        let (tuple, mut diags) = self.for_core(
+            key_var,
+            value_var,
+            collection,
+            None,
+            Branch::Template(body, span),
+            false,
+            None,
+            span,
+        );
+        let (tuple, marked) = tuple.unmark_deep();
+        let items = match &tuple {
+            Value::Tuple(items) => items.clone(),
+            _ => return (Value::Unknown(Type::String).mark_if(marked), diags),
+        };
+        let mut buf = String::new();
+        for v in items.iter() {
+            if v.is_null() {
+                diags.push(self.error(
+                    "Invalid template interpolation value",
+                    "An iteration result is null. Cannot include a null value in a string template.",
+                    span,
+                    span,
+                ));
+                continue;
+            }
+            if v.type_of() == Type::Dynamic {
+                return (Value::Unknown(Type::String).mark_if(marked), diags);
+            }
+            match conv::convert(v, &Type::String) {
+                Ok(s) => {
+                    if !v.is_known() {
+                        return (Value::Unknown(Type::String).mark_if(marked), diags);
+                    }
+                    if let Some(s) = s.as_str() {
+                        if buf.len() + s.len() > self.ctx.limits.max_string_bytes {
+                            diags.push(self.too_large(span));
+                            return (Value::Unknown(Type::String), diags);
+                        }
+                        buf.push_str(s);
+                    }
+                }
+                Err(m) => diags.push(self.error(
+                    "Invalid template interpolation value",
+                    format!("Cannot include one of the interpolation results into the string template: {m}."),
+                    span,
+                    span,
+                )),
+            }
+        }
+        (Value::string(buf).mark_if(marked), diags)
+    }
+
+    fn eval_branch(&mut self, b: Branch<'_>) -> R {
+        match b {
+            Branch::Expr(e) => self.eval(e),
+            Branch::Template(t, s) => self.template(t, s),
+            Branch::Empty(_) => (Value::string(""), Vec::new()),
+        }
+    }
+
+    // ---------------------------------------------------------------
+    // Conditionals.
+
+    fn conditional(&mut self, cond: &Expr, t: Branch<'_>, f: Branch<'_>, span: Span) -> R {
+        let (tv, td) = self.eval_branch(t);
+        let (fv, fd) = self.eval_branch(f);
+        let mut diags = Vec::new();
+        let tt = tv.type_of();
+        let ft = fv.type_of();
+        let untyped_null = |v: &Value| matches!(v.unmarked(), Value::Null(Type::Dynamic));
+        // `conv_t`/`conv_f`: the type each branch must be converted to.
+        let (result_ty, conv_t, conv_f) = if untyped_null(&tv) {
+            (ft.clone(), Some(ft.clone()), None)
+        } else if untyped_null(&fv) {
+            (tt.clone(), None, Some(tt.clone()))
+        } else if tt == Type::Dynamic || ft == Type::Dynamic {
+            (Type::Dynamic, None, None)
+        } else {
+            match conv::unify(&[tt.clone(), ft.clone()]) {
+                Some(u) => {
+                    let ct = (u != tt).then(|| u.clone());
+                    let cf = (u != ft).then(|| u.clone());
+                    (u, ct, cf)
+                }
+                None => {
+                    let sub = t.span().to(f.span());
+                    return (
+                        dynamic(),
+                        vec![self.error(
+                            "Inconsistent conditional result types",
+                            format!(
+                                "The true and false result expressions must have consistent types. {}.",
+                                describe_mismatch(&tt, &ft, 0)
+                            ),
+                            sub,
+                            span,
+                        )],
+                    );
+                }
+            }
+        };
+        let (cv, cd) = self.eval(cond);
+        diags.extend(cd);
+        if cv.is_null() {
+            diags.push(self.error(
+                "Null condition",
+                "The condition value is null. Conditions must either be true or false.",
+                cond.span,
+                span,
+            ));
+            return (Value::Unknown(result_ty), diags);
+        }
+        let (cv, cmarked) = cv.unmark_deep();
+        if !cv.is_known() {
+            if tv.is_null() && fv.is_null() {
+                return (Value::Null(result_ty).mark_if(cmarked), diags);
+            }
+            return (Value::Unknown(result_ty).mark_if(cmarked), diags);
+        }
+        let cb = match conv::convert(&cv, &Type::Bool) {
+            Ok(Value::Bool(b)) => b,
+            _ => {
+                diags.push(self.error(
+                    "Incorrect condition type",
+                    "The condition expression must be of type bool.",
+                    cond.span,
+                    span,
+                ));
+                return (Value::Unknown(result_ty), diags);
+            }
+        };
+        let (v, d, conv_to, which, bspan) = if cb {
+            (tv, td, conv_t, "true", t.span())
+        } else {
+            (fv, fd, conv_f, "false", f.span())
+        };
+        diags.extend(d);
+        let v = match conv_to {
+            Some(ty) => match conv::convert(&v, &ty) {
+                Ok(v) => v,
+                Err(m) => {
+                    diags.push(self.error(
+                        "Inconsistent conditional result types",
+                        format!("The {which} result value has the wrong type: {m}."),
+                        bspan,
+                        span,
+                    ));
+                    Value::Unknown(result_ty)
+                }
+            },
+            None => v,
+        };
+        (v.mark_if(cmarked), diags)
+    }
+
+    // ---------------------------------------------------------------
+    // Operators.
+
+    fn unary(&mut self, op: UnaryOp, x: &Expr, span: Span) -> R {
+        let (v, mut diags) = self.eval(x);
+        let want = match op {
+            UnaryOp::Neg => Type::Number,
+            UnaryOp::Not => Type::Bool,
+        };
+        let v = match conv::convert(&v, &want) {
+            Ok(v) => v,
+            Err(m) => {
+                diags.push(self.error(
+                    "Invalid operand",
+                    format!("Unsuitable value for unary operand: {m}."),
+                    x.span,
+                    span,
+                ));
+                v
+            }
+        };
+        if has_errors(&diags) {
+            return (Value::Unknown(want), diags);
+        }
+        let (v, marked) = v.unmark_deep();
+        if v.is_null() {
+            diags.push(self.op_failed("argument must not be null", span));
+            return (Value::Unknown(want), diags);
+        }
+        let out = match (&v, op) {
+            (Value::Number(n), UnaryOp::Neg) => Value::Number(n.neg()),
+            (Value::Bool(b), UnaryOp::Not) => Value::Bool(!b),
+            _ => Value::Unknown(want),
+        };
+        (out.mark_if(marked), diags)
+    }
+
+    fn op_failed(&self, msg: &str, span: Span) -> Diagnostic {
+        self.error(
+            "Operation failed",
+            format!("Error during operation: {msg}."),
+            span,
+            span,
+        )
+    }
+
+    fn binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr, span: Span) -> R {
+        let (av, ad) = self.eval(a);
+        let (bv, bd) = self.eval(b);
+        let mut diags = ad;
+        diags.extend(bd);
+        let (param, result) = match op {
+            BinaryOp::Eq | BinaryOp::NotEq => (Type::Dynamic, Type::Bool),
+            BinaryOp::And | BinaryOp::Or => (Type::Bool, Type::Bool),
+            BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq => {
+                (Type::Number, Type::Bool)
+            }
+            _ => (Type::Number, Type::Number),
+        };
+        let convert =
+            |v: Value, side: &str, s: Span, diags: &mut Diags| match conv::convert(&v, &param) {
+                Ok(v) => v,
+                Err(m) => {
+                    diags.push(self.error(
+                        "Invalid operand",
+                        format!("Unsuitable value for {side} operand: {m}."),
+                        s,
+                        span,
+                    ));
+                    v
+                }
+            };
+        let av = convert(av, "left", a.span, &mut diags);
+        let bv = convert(bv, "right", b.span, &mut diags);
+        if has_errors(&diags) {
+            return (Value::Unknown(result), diags);
+        }
+        let (av, am) = av.unmark_deep();
+        let (bv, bm) = bv.unmark_deep();
+        let marked = am || bm;
+        if matches!(op, BinaryOp::Eq | BinaryOp::NotEq) {
+            let r = match ops::equals(&av, &bv) {
+                Some(eq) => Value::Bool(eq == (op == BinaryOp::Eq)),
+                None => Value::Unknown(Type::Bool),
+            };
+            return (r.mark_if(marked), diags);
+        }
+        if av.is_null() || bv.is_null() {
+            diags.push(self.op_failed("argument must not be null", span));
+            return (Value::Unknown(result), diags);
+        }
+        if !av.is_known() || !bv.is_known() {
+            return (Value::Unknown(result).mark_if(marked), diags);
+        }
+        let out = match (op, &av, &bv) {
+            (BinaryOp::And, Value::Bool(x), Value::Bool(y)) => Value::Bool(*x && *y),
+            (BinaryOp::Or, Value::Bool(x), Value::Bool(y)) => Value::Bool(*x || *y),
+            (_, Value::Number(x), Value::Number(y)) => {
+                let cmp = match op {
+                    BinaryOp::Lt => Some(Cmp::Lt),
+                    BinaryOp::LtEq => Some(Cmp::LtEq),
+                    BinaryOp::Gt => Some(Cmp::Gt),
+                    BinaryOp::GtEq => Some(Cmp::GtEq),
+                    _ => None,
+                };
+                if let Some(c) = cmp {
+                    Value::Bool(ops::compare(c, x, y))
+                } else {
+                    let ar = match op {
+                        BinaryOp::Add => Arith::Add,
+                        BinaryOp::Sub => Arith::Sub,
+                        BinaryOp::Mul => Arith::Mul,
+                        BinaryOp::Div => Arith::Div,
+                        _ => Arith::Mod,
+                    };
+                    match ops::arith(ar, x, y) {
+                        Ok(n) => Value::Number(n),
+                        Err(m) => {
+                            diags.push(self.op_failed(&m, span));
+                            return (Value::Unknown(result), diags);
+                        }
+                    }
+                }
+            }
+            _ => Value::Unknown(result),
+        };
+        (out.mark_if(marked), diags)
+    }
+
+    // ---------------------------------------------------------------
+    // Splat and for.
+
+    fn splat(&mut self, source: &Expr, each: &Expr, span: Span) -> R {
+        let (sv, mut diags) = self.eval(source);
+        if has_errors(&diags) {
+            return (dynamic(), diags);
+        }
+        let sty = sv.type_of();
+        let auto_upgrade = !matches!(sty, Type::Tuple(_) | Type::List(_) | Type::Set(_));
+        if sv.is_null() {
+            if auto_upgrade {
+                let (_, m) = unmark(sv);
+                return (ops::empty_tuple().mark_if(m), diags);
+            }
+            diags.push(self.error(
+                "Splat of null value",
+                "Splat expressions (with the * symbol) cannot be applied to null sequences.",
+                source.span,
+                span,
+            ));
+            return (dynamic(), diags);
+        }
+        let sv = if auto_upgrade {
+            Value::tuple(vec![sv])
+        } else {
+            sv
+        };
+        let sty = sv.type_of();
+        if !sv.is_known() {
+            let (ty, d) = self.splat_result_type(&sty, each);
+            diags.extend(d);
+            return (Value::Unknown(ty), diags);
+        }
+        let (sv, marked) = unmark(sv);
+        let items: Vec<Value> = sv.as_seq().map(<[Value]>::to_vec).unwrap_or_default();
+        if !self.step(items.len() as u64, span, &mut diags) {
+            return (dynamic(), diags);
+        }
+        let mut vals = Vec::with_capacity(items.len());
+        let mut ok = true;
+        for it in items {
+            self.splat_items.push(it);
+            let (v, d) = self.eval(each);
+            self.splat_items.pop();
+            if has_errors(&d) {
+                ok = false;
+            }
+            diags.extend(d);
+            vals.push(v);
+        }
+        if !ok {
+            let (ty, _) = self.splat_result_type(&sty, each);
+            return (Value::Unknown(ty), diags);
+        }
+        match sty {
+            Type::List(_) | Type::Set(_) => {
+                if vals.is_empty() {
+                    let (ty, d) = self.splat_result_type(&sty, each);
+                    diags.extend(d);
+                    let ety = ty.element_type().cloned().unwrap_or(Type::Dynamic);
+                    return (Value::list(ety, Vec::new()).mark_if(marked), diags);
+                }
+                let tys: Vec<Type> = vals.iter().map(Value::type_of).collect();
+                let ety = conv::unify(&tys).unwrap_or(Type::Dynamic);
+                let vals: Vec<Value> = vals
+                    .into_iter()
+                    .map(|v| conv::convert(&v, &ety).unwrap_or(v))
+                    .collect();
+                (Value::list(ety, vals).mark_if(marked), diags)
+            }
+            _ => (Value::tuple(vals).mark_if(marked), diags),
+        }
+    }
+
+    fn splat_result_type(&mut self, sty: &Type, each: &Expr) -> (Type, Diags) {
+        match sty {
+            Type::List(e) | Type::Set(e) => {
+                self.splat_items.push(Value::Unknown((**e).clone()));
+                let (v, d) = self.eval(each);
+                self.splat_items.pop();
+                (Type::list(v.type_of()), d)
+            }
+            Type::Tuple(es) => {
+                let mut diags = Vec::new();
+                let mut tys = Vec::with_capacity(es.len());
+                for e in es.iter() {
+                    self.splat_items.push(Value::Unknown(e.clone()));
+                    let (v, d) = self.eval(each);
+                    self.splat_items.pop();
+                    diags.extend(d);
+                    tys.push(v.type_of());
+                }
+                (Type::tuple(tys), diags)
+            }
+            _ => (Type::Dynamic, Vec::new()),
+        }
+    }
+
+    fn for_expr(&mut self, f: &ForExpr, span: Span) -> R {
+        self.for_core(
+            f.key_var.as_ref(),
+            &f.value_var,
+            &f.collection,
+            f.key_expr.as_ref(),
+            Branch::Expr(&f.value_expr),
+            f.grouping,
+            f.cond.as_ref(),
+            span,
+        )
+    }
+
+    fn with_vars<T>(
+        &mut self,
+        key_var: Option<&Ident>,
+        k: Value,
+        value_var: &Ident,
+        v: Value,
+        f: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        let n = self.locals.len();
+        if let Some(kv) = key_var {
+            self.locals.push((kv.name.clone(), k));
+        }
+        self.locals.push((value_var.name.clone(), v));
+        let r = f(self);
+        self.locals.truncate(n);
+        r
+    }
+
+    /// The `if` clause for one element: `Ok(include)` or `Err(())` when the
+    /// element makes the result unknown (diagnostics already pushed).
+    fn for_cond(
+        &mut self,
+        cond: &Expr,
+        span: Span,
+        known: bool,
+        marked: &mut bool,
+        diags: &mut Diags,
+    ) -> Result<bool, ()> {
+        let (c, d) = self.eval(cond);
+        diags.extend(d);
+        if c.is_null() {
+            if known {
+                diags.push(self.error(
+                    "Invalid 'for' condition",
+                    "The value of the 'if' clause must not be null.",
+                    cond.span,
+                    span,
+                ));
+            }
+            return Err(());
+        }
+        let b = match conv::convert(&c, &Type::Bool) {
+            Ok(b) => b,
+            Err(m) => {
+                if known {
+                    diags.push(self.error(
+                        "Invalid 'for' condition",
+                        format!("The 'if' clause value is invalid: {m}."),
+                        cond.span,
+                        span,
+                    ));
+                }
+                return Err(());
+            }
+        };
+        if !b.is_known() {
+            return Err(());
+        }
+        let (b, m) = b.unmark_deep();
+        *marked |= m;
+        Ok(b.as_bool().unwrap_or(false))
+    }
+
+    fn for_core(
+        &mut self,
+        key_var: Option<&Ident>,
+        value_var: &Ident,
+        collection: &Expr,
+        key_expr: Option<&Expr>,
+        value: Branch<'_>,
+        grouping: bool,
+        cond: Option<&Expr>,
+        span: Span,
+    ) -> R {
+        let (coll, mut diags) = self.eval(collection);
+        if coll.is_null() {
+            diags.push(self.error(
+                "Iteration over null value",
+                "A null value cannot be used as the collection in a 'for' expression.",
+                collection.span,
+                span,
+            ));
+            return (dynamic(), diags);
+        }
+        let cty = coll.type_of();
+        if cty == Type::Dynamic {
+            return (dynamic(), diags);
+        }
+        if !matches!(
+            cty,
+            Type::List(_) | Type::Set(_) | Type::Map(_) | Type::Tuple(_) | Type::Object(_)
+        ) {
+            diags.push(self.error(
+                "Iteration over non-iterable value",
+                format!(
+                    "A value of type {} cannot be used as the collection in a 'for' expression.",
+                    cty.friendly_name()
+                ),
+                collection.span,
+                span,
+            ));
+            return (dynamic(), diags);
+        }
+        let mut marked = false;
+        if let Some(c) = cond {
+            let (r, d) = self.with_vars(key_var, dynamic(), value_var, dynamic(), |s| s.eval(c));
+            let cerr = has_errors(&d);
+            diags.extend(d);
+            if r.is_null() {
+                diags.push(self.error(
+                    "Condition is null",
+                    "The value of the 'if' clause must not be null.",
+                    c.span,
+                    span,
+                ));
+                return (dynamic(), diags);
+            }
+            if let Err(m) = conv::convert(&r, &Type::Bool) {
+                diags.push(self.error(
+                    "Invalid 'for' condition",
+                    format!("The 'if' clause value is invalid: {m}."),
+                    c.span,
+                    span,
+                ));
+                return (dynamic(), diags);
+            }
+            if cerr {
+                return (dynamic(), diags);
+            }
+            let (_, m) = r.unmark_deep();
+            marked |= m;
+        }
+        if !coll.is_known() {
+            return (dynamic().mark_if(marked), diags);
+        }
+        let (coll, cm) = unmark(coll);
+        marked |= cm;
+        let elems: Vec<(Value, Value)> = match &coll {
+            Value::List(c) => c
+                .items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (Value::int(i as i64), v.clone()))
+                .collect(),
+            Value::Tuple(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (Value::int(i as i64), v.clone()))
+                .collect(),
+            Value::Set(c) => c.items.iter().map(|v| (v.clone(), v.clone())).collect(),
+            Value::Map(m) => m
+                .items
+                .iter()
+                .map(|(k, v)| (Value::string(k.clone()), v.clone()))
+                .collect(),
+            Value::Object(attrs) => attrs
+                .iter()
+                .map(|(k, v)| (Value::string(k.clone()), v.clone()))
+                .collect(),
+            _ => Vec::new(),
+        };
+        if !self.step(elems.len() as u64, span, &mut diags) {
+            return (dynamic(), diags);
+        }
+        if elems.len() > self.ctx.limits.max_collection_len {
+            diags.push(self.error(
+                "Result too large",
+                format!(
+                    "The 'for' expression would produce more than {} elements.",
+                    self.ctx.limits.max_collection_len
+                ),
+                span,
+                span,
+            ));
+            return (dynamic(), diags);
+        }
+        let mut known = true;
+        if let Some(kx) = key_expr {
+            let mut vals: BTreeMap<Key, Value> = BTreeMap::new();
+            let mut groups: BTreeMap<Key, Vec<Value>> = BTreeMap::new();
+            for (k, v) in elems {
+                let r = self.with_vars(key_var, k, value_var, v, |s| {
+                    let mut d = Vec::new();
+                    if let Some(c) = cond {
+                        match s.for_cond(c, span, known, &mut marked, &mut d) {
+                            Err(()) => return (None, d, true),
+                            Ok(false) => return (None, d, false),
+                            Ok(true) => {}
+                        }
+                    }
+                    let (kr, kd) = s.eval(kx);
+                    d.extend(kd);
+                    if kr.is_null() {
+                        if known {
+                            d.push(s.error(
+                                "Invalid object key",
+                                "Key expression in 'for' expression must not produce a null value.",
+                                kx.span,
+                                span,
+                            ));
+                        }
+                        return (None, d, true);
+                    }
+                    if !kr.is_known() {
+                        return (None, d, true);
+                    }
+                    let key = match conv::convert(&kr, &Type::String) {
+                        Ok(k) => k,
+                        Err(m) => {
+                            if known {
+                                d.push(s.error(
+                                    "Invalid object key",
+                                    format!("The key expression produced an invalid result: {m}."),
+                                    kx.span,
+                                    span,
+                                ));
+                            }
+                            return (None, d, true);
+                        }
+                    };
+                    let (key, km) = key.unmark_deep();
+                    marked |= km;
+                    let (val, vd) = s.eval_branch(value);
+                    d.extend(vd);
+                    (Some((key, val)), d, false)
+                });
+                let (item, d, unknown) = r;
+                diags.extend(d);
+                if unknown {
+                    known = false;
+                    continue;
+                }
+                let Some((key, val)) = item else { continue };
+                let Some(k) = key.as_str() else {
+                    known = false;
+                    continue;
+                };
+                let k: Key = Arc::from(k);
+                if grouping {
+                    groups.entry(k).or_default().push(val);
+                } else if vals.contains_key(&k) {
+                    diags.push(self.error(
+                        "Duplicate object key",
+                        format!(
+                            "Two different items produced the key {:?} in this 'for' expression. If duplicates are expected, use the ellipsis (...) after the value expression to enable grouping by key.",
+                            &*k
+                        ),
+                        kx.span,
+                        span,
+                    ));
+                } else {
+                    vals.insert(k, val);
+                }
+            }
+            if !known {
+                return (dynamic().mark_if(marked), diags);
+            }
+            if grouping {
+                vals = groups
+                    .into_iter()
+                    .map(|(k, g)| (k, Value::tuple(g)))
+                    .collect();
+            }
+            (Value::object(vals).mark_if(marked), diags)
+        } else {
+            let mut vals = Vec::new();
+            for (k, v) in elems {
+                let (item, d, unknown) = self.with_vars(key_var, k, value_var, v, |s| {
+                    let mut d = Vec::new();
+                    if let Some(c) = cond {
+                        match s.for_cond(c, span, known, &mut marked, &mut d) {
+                            Err(()) => return (None, d, true),
+                            Ok(false) => return (None, d, false),
+                            Ok(true) => {}
+                        }
+                    }
+                    let (val, vd) = s.eval_branch(value);
+                    d.extend(vd);
+                    (Some(val), d, false)
+                });
+                diags.extend(d);
+                if unknown {
+                    known = false;
+                    continue;
+                }
+                if let Some(v) = item {
+                    vals.push(v);
+                }
+            }
+            if !known {
+                return (dynamic().mark_if(marked), diags);
+            }
+            (Value::tuple(vals).mark_if(marked), diags)
+        }
+    }
+
+    // ---------------------------------------------------------------
+    // Function calls.
+
+    fn call(&mut self, name: &Ident, args: &[Expr], expand_final: bool, span: Span) -> R {
+        let fname: &str = &name.name;
+        if !self.ctx.functions {
+            return (
+                dynamic(),
+                vec![self.error(
+                    "Function calls not allowed",
+                    "Functions may not be called here.",
+                    span,
+                    span,
+                )],
+            );
+        }
+        match fname {
+            "try" if !expand_final => return self.call_try(args, span),
+            "can" if !expand_final => return self.call_can(name, args, span),
+            _ => {}
+        }
+        let def = fnhcl_functions::registry().get(fname);
+        let is_invoke = fname == "invoke" && self.ctx.invoker.is_some();
+        if def.is_none() && !is_invoke || (fname == "invoke" && self.ctx.invoker.is_none()) {
+            return (dynamic(), vec![self.unknown_function(name, span)]);
+        }
+        let mut diags = Vec::new();
+        // Argument values, with `...` expansion of the last one.
+        let mut vals: Vec<(Value, Span, Diags)> = Vec::with_capacity(args.len());
+        let (plain, last) = if expand_final && !args.is_empty() {
+            (&args[..args.len() - 1], args.last())
+        } else {
+            (args, None)
+        };
+        for a in plain {
+            let (v, d) = self.eval(a);
+            vals.push((v, a.span, d));
+        }
+        if let Some(x) = last {
+            let (v, d) = self.eval(x);
+            let bad = has_errors(&d);
+            diags.extend(d);
+            if bad {
+                for (_, _, d) in vals {
+                    diags.extend(d);
+                }
+                return (dynamic(), diags);
+            }
+            let ty = v.type_of();
+            let null_err = |s: &Self| {
+                s.error(
+                    "Invalid expanding argument value",
+                    "The expanding argument (indicated by ...) must not be null.",
+                    x.span,
+                    span,
+                )
+            };
+            match ty {
+                Type::Dynamic => {
+                    if v.is_null() {
+                        diags.push(null_err(self));
+                    }
+                    return (dynamic(), diags);
+                }
+                Type::Tuple(_) | Type::List(_) | Type::Set(_) => {
+                    if v.is_null() {
+                        diags.push(null_err(self));
+                        return (dynamic(), diags);
+                    }
+                    if !v.is_known() {
+                        return (dynamic(), diags);
+                    }
+                    let (v, m) = unmark(v);
+                    let items = v.as_seq().unwrap_or(&[]);
+                    if items.len() > self.ctx.limits.max_collection_len {
+                        diags.push(self.error(
+                            "Result too large",
+                            "Too many arguments after expansion.",
+                            x.span,
+                            span,
+                        ));
+                        return (dynamic(), diags);
+                    }
+                    for it in items {
+                        vals.push((it.clone().mark_if(m), x.span, Vec::new()));
+                    }
+                }
+                _ => {
+                    diags.push(self.error(
+                        "Invalid expanding argument value",
+                        "The expanding argument (indicated by ...) must be of a tuple, list, or set type.",
+                        x.span,
+                        span,
+                    ));
+                    return (dynamic(), diags);
+                }
+            }
+        }
+        if is_invoke && def.is_none() {
+            return self.finish_invoke(name, vals, diags, span);
+        }
+        let Some(def) = def else {
+            return (dynamic(), vec![self.unknown_function(name, span)]);
+        };
+        if let Err((summary, detail)) = def.check_arity(vals.len()) {
+            let subject = if summary == "Too many function arguments" {
+                vals.get(def_param_count(def)).map_or(span, |a| a.1)
+            } else {
+                Span {
+                    file: span.file,
+                    start: span.end.saturating_sub(1),
+                    end: span.end,
+                }
+            };
+            for (_, _, d) in vals {
+                diags.extend(d);
+            }
+            diags.push(self.error(summary, detail, subject, span));
+            return (dynamic(), diags);
+        }
+        let mut argvals = Vec::with_capacity(vals.len());
+        let mut spans = Vec::with_capacity(vals.len());
+        for (v, s, d) in vals {
+            diags.extend(d);
+            argvals.push(v);
+            spans.push(s);
+        }
+        if has_errors(&diags) {
+            return (dynamic(), diags);
+        }
+        if fname == "invoke" {
+            return self.run_invoke(name, argvals, spans, diags, span);
+        }
+        match def.call(&argvals) {
+            Ok(v) => (v, diags),
+            Err(e) => {
+                diags.push(self.call_error(fname, &e, &spans, span));
+                (dynamic(), diags)
+            }
+        }
+    }
+
+    fn call_error(
+        &self,
+        fname: &str,
+        e: &fnhcl_functions::CallError,
+        spans: &[Span],
+        span: Span,
+    ) -> Diagnostic {
+        let start = Span {
+            file: span.file,
+            start: span.start,
+            end: span.start + fname.len() as u32,
+        };
+        match e.arg {
+            Some(i) => {
+                let pname = fnhcl_functions::param_name(fname, i);
+                match (pname, spans.get(i)) {
+                    (Some(p), Some(s)) => self.error(
+                        "Invalid function argument",
+                        format!("Invalid value for {p:?} parameter: {}.", e.message),
+                        *s,
+                        span,
+                    ),
+                    (Some(p), None) => self.error(
+                        "Invalid function argument",
+                        format!("Invalid value for {p:?} parameter: {}.", e.message),
+                        span,
+                        span,
+                    ),
+                    _ => self.error(
+                        "Error in function call",
+                        format!("Call to function {fname:?} failed: {}.", e.message),
+                        start,
+                        span,
+                    ),
+                }
+            }
+            None => self.error(
+                "Error in function call",
+                format!("Call to function {fname:?} failed: {}.", e.message),
+                start,
+                span,
+            ),
+        }
+    }
+
+    fn unknown_function(&self, name: &Ident, span: Span) -> Diagnostic {
+        let fname: &str = &name.name;
+        let mut avail: Vec<&str> = fnhcl_functions::registry()
+            .iter()
+            .map(|f| f.name)
+            .filter(|n| *n != "invoke" || self.ctx.invoker.is_some())
+            .collect();
+        if self.ctx.invoker.is_some() && !avail.contains(&"invoke") {
+            avail.push("invoke");
+        }
+        if let Some(sep) = fname.rfind("::") {
+            let ns = &fname[..sep + 2];
+            let short = &fname[sep + 2..];
+            let in_ns: Vec<&str> = avail
+                .iter()
+                .copied()
+                .filter(|a| a.starts_with(ns))
+                .collect();
+            if in_ns.is_empty() {
+                return self.error(
+                    "Call to unknown function",
+                    format!("There are no functions in namespace {ns:?}."),
+                    name.span,
+                    span,
+                );
+            }
+            let sugg = name_suggestion(short, in_ns.iter().map(|a| &a[ns.len()..]))
+                .map(|s| format!(" Did you mean {ns}{s}?"))
+                .unwrap_or_default();
+            return self.error(
+                "Call to unknown function",
+                format!("There is no function named {short:?} in namespace {ns}.{sugg}"),
+                name.span,
+                span,
+            );
+        }
+        let sugg = name_suggestion(fname, avail.iter().copied())
+            .map(|s| format!(" Did you mean {s:?}?"))
+            .unwrap_or_default();
+        self.error(
+            "Call to unknown function",
+            format!("There is no function named {fname:?}.{sugg}"),
+            name.span,
+            span,
+        )
+    }
+
+    fn finish_invoke(
+        &mut self,
+        name: &Ident,
+        vals: Vec<(Value, Span, Diags)>,
+        mut diags: Diags,
+        span: Span,
+    ) -> R {
+        if vals.len() != 2 {
+            let (summary, detail, subject) = if vals.len() < 2 {
+                let missing = if vals.is_empty() { "name" } else { "args" };
+                (
+                    "Not enough function arguments",
+                    format!(
+                        "Function \"invoke\" expects 2 argument(s). Missing value for {missing:?}."
+                    ),
+                    Span {
+                        file: span.file,
+                        start: span.end.saturating_sub(1),
+                        end: span.end,
+                    },
+                )
+            } else {
+                (
+                    "Too many function arguments",
+                    "Function \"invoke\" expects only 2 argument(s).".to_owned(),
+                    vals[2].1,
+                )
+            };
+            for (_, _, d) in vals {
+                diags.extend(d);
+            }
+            diags.push(self.error(summary, detail, subject, span));
+            return (dynamic(), diags);
+        }
+        let mut argvals = Vec::new();
+        let mut spans = Vec::new();
+        for (v, s, d) in vals {
+            diags.extend(d);
+            argvals.push(v);
+            spans.push(s);
+        }
+        if has_errors(&diags) {
+            return (dynamic(), diags);
+        }
+        self.run_invoke(name, argvals, spans, diags, span)
+    }
+
+    /// `invoke(name, args)`: cty calling convention for (string, any).
+    fn run_invoke(
+        &mut self,
+        _name: &Ident,
+        args: Vec<Value>,
+        spans: Vec<Span>,
+        mut diags: Diags,
+        span: Span,
+    ) -> R {
+        let Some(inv) = self.ctx.invoker else {
+            return (dynamic(), diags);
+        };
+        let fail = |s: &Self, p: &str, i: usize, m: &str| {
+            s.error(
+                "Invalid function argument",
+                format!("Invalid value for {p:?} parameter: {m}."),
+                spans.get(i).copied().unwrap_or(span),
+                span,
+            )
+        };
+        let fname = match conv::convert(&args[0], &Type::String) {
+            Ok(v) => v,
+            Err(m) => {
+                diags.push(fail(self, "name", 0, &m));
+                return (dynamic(), diags);
+            }
+        };
+        if fname.is_null() {
+            diags.push(fail(self, "name", 0, "argument must not be null"));
+            return (dynamic(), diags);
+        }
+        if args[1].is_null() {
+            diags.push(fail(self, "args", 1, "argument must not be null"));
+            return (dynamic(), diags);
+        }
+        let (fname, m1) = fname.unmark_deep();
+        let (a, m2) = args[1].unmark_deep();
+        if !fname.is_known() || !a.is_known() {
+            return (dynamic(), diags);
+        }
+        let n = fname.as_str().unwrap_or_default().to_owned();
+        match inv.invoke(&n, a) {
+            Ok(v) => (v.mark_if(m1 || m2), diags),
+            Err(msg) => {
+                let start = Span {
+                    file: span.file,
+                    start: span.start,
+                    end: span.start + "invoke".len() as u32,
+                };
+                diags.push(self.error(
+                    "Error in function call",
+                    format!("Call to function \"invoke\" failed: {msg}."),
+                    start,
+                    span,
+                ));
+                (dynamic(), diags)
+            }
+        }
+    }
+
+    /// True if any root traversal of `e` is not wholly known (tryfunc's
+    /// `dependsOnUnknowns`).
+    fn depends_on_unknowns(&mut self, e: &Expr) -> bool {
+        for t in fnhcl_syntax::visit::traversals(e) {
+            let (v, d) = self.eval(t);
+            if has_errors(&d) {
+                continue;
+            }
+            if !v.is_wholly_known() {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn call_try(&mut self, args: &[Expr], span: Span) -> R {
+        let start = Span {
+            file: span.file,
+            start: span.start,
+            end: span.start + 3,
+        };
+        if args.is_empty() {
+            return (
+                dynamic(),
+                vec![self.error(
+                    "Error in function call",
+                    "Call to function \"try\" failed: at least one argument is required.",
+                    start,
+                    span,
+                )],
+            );
+        }
+        let mut all = Vec::new();
+        for a in args {
+            if self.depends_on_unknowns(a) {
+                return (dynamic(), Vec::new());
+            }
+            let (v, d) = self.eval(a);
+            if has_errors(&d) {
+                all.extend(d);
+                continue;
+            }
+            return (v, Vec::new());
+        }
+        let mut msg = String::from("no expression succeeded:\n");
+        for d in &all {
+            match (d.primary, self.sources) {
+                (Some(p), Some(sm)) => msg.push_str(&format!(
+                    "- {} (at {})\n  {}\n",
+                    d.summary,
+                    sm.range_text(p),
+                    d.detail
+                )),
+                _ => msg.push_str(&format!("- {}\n  {}\n", d.summary, d.detail)),
+            }
+        }
+        msg.push_str("\nAt least one expression must be non-error in order to provide a result.");
+        (
+            dynamic(),
+            vec![self.error(
+                "Error in function call",
+                format!("Call to function \"try\" failed: {msg}."),
+                start,
+                span,
+            )],
+        )
+    }
+
+    fn call_can(&mut self, name: &Ident, args: &[Expr], span: Span) -> R {
+        if args.len() != 1 {
+            let (summary, detail, subject) = if args.is_empty() {
+                (
+                    "Not enough function arguments",
+                    "Function \"can\" expects 1 argument(s). Missing value for \"expression\"."
+                        .to_owned(),
+                    Span {
+                        file: span.file,
+                        start: span.end.saturating_sub(1),
+                        end: span.end,
+                    },
+                )
+            } else {
+                (
+                    "Too many function arguments",
+                    "Function \"can\" expects only 1 argument(s).".to_owned(),
+                    args[1].span,
+                )
+            };
+            let _ = name;
+            return (dynamic(), vec![self.error(summary, detail, subject, span)]);
+        }
+        if self.depends_on_unknowns(&args[0]) {
+            return (Value::Unknown(Type::Bool), Vec::new());
+        }
+        let (_, d) = self.eval(&args[0]);
+        (Value::Bool(!has_errors(&d)), Vec::new())
+    }
+}
+
+fn def_param_count(def: &fnhcl_functions::FuncDef) -> usize {
+    let mut n = 0;
+    while def.param_for(n).is_some() && n < 64 {
+        n += 1;
+    }
+    n
+}
+
+/// Go's `%g` for a big.Float (used in the fractional-index message).
+fn go_g(n: &Number) -> String {
+    n.to_string()
+}
+
+/// HCL's `describeConditionalTypeMismatch`.
+fn describe_mismatch(t: &Type, f: &Type, depth: usize) -> String {
+    if depth < 32 {
+        match (t, f) {
+            (Type::Object(ta), Type::Object(fa)) => {
+                for (name, tty) in ta.iter() {
+                    match fa.get(name) {
+                        None => {
+                            return format!(
+                                "The 'true' value includes object attribute {name:?}, which is absent in the 'false' value"
+                            );
+                        }
+                        Some(fty) if fty != tty => {
+                            return format!(
+                                "Type mismatch for object attribute {name:?}: {}",
+                                describe_mismatch(tty, fty, depth + 1)
+                            );
+                        }
+                        _ => {}
+                    }
+                }
+                for name in fa.keys() {
+                    if !ta.contains_key(name) {
+                        return format!(
+                            "The 'false' value includes object attribute {name:?}, which is absent in the 'true' value"
+                        );
+                    }
+                }
+            }
+            (Type::Tuple(te), Type::Tuple(fe)) => {
+                if te.len() != fe.len() {
+                    return format!(
+                        "The 'true' tuple has length {}, but the 'false' tuple has length {}",
+                        te.len(),
+                        fe.len()
+                    );
+                }
+                for (i, (a, b)) in te.iter().zip(fe.iter()).enumerate() {
+                    if a != b {
+                        return format!(
+                            "Mismatched tuple element types at index {i}: {}",
+                            describe_mismatch(a, b, depth + 1)
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    format!(
+        "The 'true' value is {}, but the 'false' value is {}",
+        t.friendly_name(),
+        f.friendly_name()
+    )
+}

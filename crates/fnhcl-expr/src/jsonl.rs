@@ -1,0 +1,1 @@
+//! JSON lines protocol (see `fn-hcl eval --jsonl`).
