@@ -12,6 +12,8 @@ mod charsets;
 mod collection;
 mod convert;
 mod encoding;
+mod crypto;
+mod cidr;
 mod evaluator_funcs;
 mod format;
 mod json;

@@ -440,6 +440,8 @@ fn build() -> Registry {
     crate::format::register(&mut r);
     crate::json::register(&mut r);
     crate::encoding::register(&mut r);
+    crate::crypto::register(&mut r);
+    crate::cidr::register(&mut r);
     r
 }
 
