@@ -9,3 +9,6 @@ if command -v cargo-nextest >/dev/null 2>&1; then
 else
   cargo test --workspace
 fi
+# Interop: fn-hcl serve called through the gRPC stubs of the PyPI package
+# crossplane-function-sdk-python (installed into target/pyvenv).
+bash crates/fnhcl-server/tests/python/run.sh

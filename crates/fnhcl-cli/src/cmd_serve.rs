@@ -2,7 +2,10 @@
 
 use std::process::ExitCode;
 
+/// The function-sdk-rust server flags (its struct is also named `Args`,
+/// hence the explicit group id).
 #[derive(clap::Args)]
+#[group(id = "serve-args")]
 pub(crate) struct Args {
     #[command(flatten)]
     server: fnhcl_server::Args,

@@ -167,9 +167,16 @@ fn write_scalar(out: &mut String, v: &Json, level: usize) {
     match v {
         Json::Null => out.push_str("null"),
         Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Json::Number(n) => {
-            let _ = write!(out, "{n}");
-        }
+        Json::Number(n) => match n.as_f64() {
+            // Protobuf numbers are float64: print integral ones as integers,
+            // as Kubernetes tooling does.
+            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 1e15 => {
+                let _ = write!(out, "{}", f as i64);
+            }
+            _ => {
+                let _ = write!(out, "{n}");
+            }
+        },
         Json::String(s) => write_string(out, s, level, false),
         Json::Object(_) => out.push_str("{}"),
         Json::Array(_) => out.push_str("[]"),
@@ -288,9 +295,13 @@ mod tests {
             "list": [{"n": 1, "m": [1, 2]}, "s", []],
             "empty": {},
             "text": "line1\nline2\n",
+            "float": 2.0,
+            "frac": 2.5,
         });
         let expected = "\
 empty: {}
+float: 2
+frac: 2.5
 kind: X
 list:
 - m:

@@ -1,0 +1,207 @@
+//! `fn-hcl serve` and `fn-hcl run` are the same function: the binary's
+//! server answers a request exactly as `fn-hcl run` prints it (JSON and
+//! YAML, file and stdin), and the server shuts down cleanly on SIGTERM.
+
+use std::io::Write as _;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use fnhcl_crossplane::proto::function_runner_service_client::FunctionRunnerServiceClient;
+use fnhcl_crossplane::proto::{RunFunctionRequest, RunFunctionResponse};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fn-hcl");
+
+/// A request with everything a pipeline step can receive: capabilities,
+/// observed and desired state from earlier steps, context, required
+/// resources, connection details (protojson base64 bytes).
+const REQUEST: &str = r#"{
+  "meta": {"tag": "run-vs-serve", "capabilities": ["CAPABILITY_CAPABILITIES", "CAPABILITY_REQUIRED_RESOURCES"]},
+  "observed": {
+    "composite": {
+      "resource": {
+        "apiVersion": "example.com/v1", "kind": "XS3Bucket",
+        "metadata": {"name": "bucket-36f7e", "managedFields": [{"manager": "x"}]},
+        "spec": {"parameters": {"region": "eu-west-1", "replicas": 2}}
+      },
+      "connectionDetails": {"password": "c2VjcmV0"}
+    },
+    "resources": {
+      "my-bucket": {"resource": {"apiVersion": "s3.aws.upbound.io/v1beta1", "kind": "Bucket",
+        "metadata": {"name": "bucket-36f7e-bucket"}, "status": {"atProvider": {"arn": "arn:aws:s3:::b"}}}}
+    }
+  },
+  "desired": {
+    "composite": {"resource": {"status": {"fromEarlierStep": true}}},
+    "resources": {"earlier": {"resource": {"apiVersion": "v1", "kind": "ConfigMap"}, "ready": "READY_TRUE"}}
+  },
+  "context": {"apiextensions.crossplane.io/environment": {"env": "prod"}},
+  "requiredResources": {"cfg": {"items": [{"resource": {"apiVersion": "v1", "kind": "ConfigMap", "data": {"k": "v"}}}]}},
+  "input": {
+    "apiVersion": "function-hcl/v1", "kind": "HclInput",
+    "hcl": "-- main.hcl --\nresource my-bucket {\n  body = {\n    apiVersion = \"s3.aws.upbound.io/v1beta1\"\n    kind       = \"Bucket\"\n    metadata   = { name = \"${req.composite.metadata.name}-bucket\" }\n    spec       = { forProvider = { region = req.composite.spec.parameters.region } }\n  }\n}\ncomposite status {\n  body = { arn = req.resource.my-bucket.status.atProvider.arn, missing = req.resource.nope.status }\n}\ncomposite status {\n  body = { replicas = req.composite.spec.parameters.replicas }\n}\ncontext {\n  key   = \"example.com/out\"\n  value = { cfg = req.extra_resources.cfg[0].data.k }\n}\nrequirement cfg {\n  select {\n    apiVersion = \"v1\"\n    kind       = \"ConfigMap\"\n    matchName  = \"settings\"\n  }\n}\n"
+  }
+}"#;
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind an ephemeral port")
+        .local_addr()
+        .expect("local address")
+        .port()
+}
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn run_cli(args: &[&str], stdin: Option<&str>) -> String {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn fn-hcl");
+    if let Some(text) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(text.as_bytes())
+            .expect("write stdin");
+    } else {
+        drop(child.stdin.take());
+    }
+    let out = child.wait_with_output().expect("fn-hcl run");
+    assert!(
+        out.status.success(),
+        "fn-hcl {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_prints_what_the_server_answers() {
+    let request: RunFunctionRequest = serde_json::from_str(REQUEST).expect("valid request");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("request.json");
+    std::fs::write(&path, REQUEST).expect("write request");
+    let path = path.to_str().expect("utf-8 path");
+
+    let port = free_port();
+    let address = format!("127.0.0.1:{port}");
+    let mut server = Server(
+        Command::new(BIN)
+            .args([
+                "serve",
+                "--insecure",
+                "--address",
+                &address,
+                "--metrics-address",
+                "",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn fn-hcl serve"),
+    );
+    let mut client = None;
+    for _ in 0..100 {
+        if let Ok(c) = FunctionRunnerServiceClient::connect(format!("http://{address}")).await {
+            client = Some(c);
+            break;
+        }
+        assert!(
+            server.0.try_wait().expect("server status").is_none(),
+            "fn-hcl serve exited early"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut client = client.expect("connect to fn-hcl serve");
+    let served = client
+        .run_function(request)
+        .await
+        .expect("RunFunction")
+        .into_inner();
+    assert_eq!(served.meta.as_ref().expect("meta").tag, "run-vs-serve");
+    assert!(
+        served
+            .desired
+            .as_ref()
+            .expect("desired")
+            .resources
+            .contains_key("earlier")
+    );
+
+    let json_out = run_cli(&["run", "--request", path, "--output", "json"], None);
+    let from_json: RunFunctionResponse = serde_json::from_str(&json_out).expect("JSON response");
+    assert_eq!(
+        from_json, served,
+        "fn-hcl run (JSON) differs from the server"
+    );
+
+    let yaml_out = run_cli(&["run", "--request", "-"], Some(REQUEST));
+    let yaml_value = fnhcl_crossplane::yaml::parse_one(&yaml_out).expect("YAML response");
+    let from_yaml: RunFunctionResponse = serde_json::from_value(yaml_value).expect("response");
+    assert_eq!(
+        from_yaml, served,
+        "fn-hcl run (YAML) differs from the server"
+    );
+
+    // A YAML request reads the same as its JSON form.
+    let yaml_request = fnhcl_crossplane::yaml::to_yaml(
+        &serde_json::from_str::<serde_json::Value>(REQUEST).expect("json"),
+    );
+    let yaml_path = dir.path().join("request.yaml");
+    std::fs::write(&yaml_path, yaml_request).expect("write");
+    let out = run_cli(
+        &["run", "-r", yaml_path.to_str().expect("path"), "-o", "json"],
+        None,
+    );
+    let from_yaml_request: RunFunctionResponse = serde_json::from_str(&out).expect("response");
+    assert_eq!(from_yaml_request, served);
+
+    // Graceful shutdown on SIGTERM: exit status 0.
+    let status = Command::new("kill")
+        .args(["-TERM", &server.0.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let mut exited = None;
+    for _ in 0..100 {
+        if let Some(s) = server.0.try_wait().expect("server status") {
+            exited = Some(s);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let exited = exited.expect("fn-hcl serve stops on SIGTERM");
+    assert!(exited.success(), "fn-hcl serve exited with {exited}");
+}
+
+#[test]
+fn run_rejects_what_is_not_a_request() {
+    let out = Command::new(BIN)
+        .args(["run", "--request", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin
+                .take()
+                .expect("stdin")
+                .write_all(b"meta: [1, 2]\n")?;
+            c.wait_with_output()
+        })
+        .expect("fn-hcl run");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not a RunFunctionRequest"), "{err}");
+}

@@ -1,0 +1,185 @@
+"""fn-hcl serve, called by a client nobody on this project wrote.
+
+The generated gRPC stubs and helpers of the PyPI package
+`crossplane-function-sdk-python` build requests and read responses, the way
+a Python-based tool (or Crossplane's own protocol, which they mirror) does.
+
+Run by tests/python/run.sh, which starts the server and sets FNHCL_ADDRESS.
+"""
+
+import os
+import unittest
+
+import grpc
+from crossplane.function import resource
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
+
+BUCKET = """-- main.hcl --
+resource my-bucket {
+  body = {
+    apiVersion = "s3.aws.upbound.io/v1beta1"
+    kind       = "Bucket"
+    metadata   = { name = "${req.composite.metadata.name}-bucket" }
+    spec       = { forProvider = { region = req.composite.spec.parameters.region } }
+  }
+}
+"""
+
+XR = {
+    "apiVersion": "example.com/v1",
+    "kind": "XS3Bucket",
+    "metadata": {"name": "bucket-36f7e"},
+    "spec": {"parameters": {"region": "eu-west-1"}},
+}
+
+
+def request(hcl, **input_extra):
+    hcl_input = {"apiVersion": "function-hcl/v1", "kind": "HclInput", "source": "Inline", "hcl": hcl}
+    hcl_input.update(input_extra)
+    return fnv1.RunFunctionRequest(
+        meta=fnv1.RequestMeta(tag="python"),
+        observed=fnv1.State(composite=fnv1.Resource(resource=resource.dict_to_struct(XR))),
+        input=resource.dict_to_struct(hcl_input),
+    )
+
+
+class FunctionTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.channel = grpc.insecure_channel(os.environ["FNHCL_ADDRESS"])
+        grpc.channel_ready_future(cls.channel).result(timeout=30)
+        cls.stub = grpcv1.FunctionRunnerServiceStub(cls.channel)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.channel.close()
+
+    def run_function(self, req):
+        return self.stub.RunFunction(req, timeout=30)
+
+    def test_renders_a_resource(self):
+        rsp = self.run_function(request(BUCKET))
+        self.assertEqual(rsp.meta.tag, "python")
+        self.assertEqual(rsp.meta.ttl.seconds, 60)
+        self.assertEqual(list(rsp.results), [])
+        body = resource.struct_to_dict(rsp.desired.resources["my-bucket"].resource)
+        self.assertEqual(
+            body,
+            {
+                "apiVersion": "s3.aws.upbound.io/v1beta1",
+                "kind": "Bucket",
+                "metadata": {"name": "bucket-36f7e-bucket"},
+                "spec": {"forProvider": {"region": "eu-west-1"}},
+            },
+        )
+        conditions = [(c.type, c.status, c.reason, c.target) for c in rsp.conditions]
+        self.assertEqual(
+            conditions,
+            [
+                ("FullyResolved", fnv1.STATUS_CONDITION_TRUE, "AllItemsProcessed", fnv1.TARGET_COMPOSITE),
+                ("HclDiagnostics", fnv1.STATUS_CONDITION_TRUE, "Eval", fnv1.TARGET_COMPOSITE),
+            ],
+        )
+
+    def test_status_ready_and_context(self):
+        hcl = """-- main.hcl --
+resource cm {
+  body = { apiVersion = "v1", kind = "ConfigMap", data = { n = "n-${1 + 1}" } }
+  ready {
+    value = "READY_TRUE"
+  }
+}
+composite status {
+  body = { region = req.composite.spec.parameters.region }
+}
+context {
+  key   = "example.com/ctx"
+  value = { size = 3 }
+}
+"""
+        rsp = self.run_function(request(hcl))
+        self.assertEqual(list(rsp.results), [])
+        cm = rsp.desired.resources["cm"]
+        self.assertEqual(cm.ready, fnv1.READY_TRUE)
+        self.assertEqual(resource.struct_to_dict(cm.resource)["data"], {"n": "n-2"})
+        status = resource.struct_to_dict(rsp.desired.composite.resource)["status"]
+        self.assertEqual(status, {"region": "eu-west-1"})
+        self.assertEqual(resource.struct_to_dict(rsp.context), {"example.com/ctx": {"size": 3}})
+
+    def test_earlier_desired_state_is_kept(self):
+        req = request(BUCKET)
+        req.desired.resources["earlier"].resource.update({"apiVersion": "v1", "kind": "Secret"})
+        req.desired.composite.resource.update({"status": {"fromEarlierStep": True}})
+        req.context.update({"other": "kept"})
+        rsp = self.run_function(req)
+        self.assertEqual(sorted(rsp.desired.resources.keys()), ["earlier", "my-bucket"])
+        self.assertEqual(
+            resource.struct_to_dict(rsp.desired.composite.resource), {"status": {"fromEarlierStep": True}}
+        )
+        self.assertEqual(resource.struct_to_dict(rsp.context), {"other": "kept"})
+
+    def test_requirements_follow_capabilities(self):
+        hcl = """-- main.hcl --
+requirement cfg {
+  select {
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+    matchLabels = { app = "x" }
+  }
+}
+"""
+        legacy = self.run_function(request(hcl))
+        self.assertEqual(dict(legacy.requirements.extra_resources["cfg"].match_labels.labels), {"app": "x"})
+        self.assertEqual(len(legacy.requirements.resources), 0)
+
+        req = request(hcl)
+        req.meta.capabilities.extend([fnv1.CAPABILITY_CAPABILITIES, fnv1.CAPABILITY_REQUIRED_RESOURCES])
+        modern = self.run_function(req)
+        self.assertEqual(modern.requirements.resources["cfg"].kind, "ConfigMap")
+        self.assertEqual(len(modern.requirements.extra_resources), 0)
+
+    def test_incomplete_block_is_a_warning(self):
+        hcl = """-- main.hcl --
+composite status {
+  body = { arn = req.resource.bucket.status.atProvider.arn }
+}
+"""
+        rsp = self.run_function(request(hcl))
+        self.assertGreaterEqual(len(rsp.results), 1)
+        first = rsp.results[0]
+        self.assertEqual(first.severity, fnv1.SEVERITY_WARNING)
+        self.assertEqual(first.reason, "incomplete")
+        self.assertIn("discarded composite-status", first.message)
+        self.assertNotIn(fnv1.SEVERITY_NORMAL, [r.severity for r in rsp.results])
+        fully = rsp.conditions[0]
+        self.assertEqual((fully.type, fully.status), ("FullyResolved", fnv1.STATUS_CONDITION_FALSE))
+        self.assertEqual(fully.reason, "IncompleteItemsPresent")
+
+    def test_bad_input_is_fatal_and_passes_state_through(self):
+        req = request(BUCKET, debugg=True)
+        req.desired.resources["earlier"].resource.update({"kind": "Kept"})
+        rsp = self.run_function(req)
+        self.assertEqual(len(rsp.results), 1)
+        self.assertEqual(rsp.results[0].severity, fnv1.SEVERITY_FATAL)
+        self.assertIn('"debugg"', rsp.results[0].message)
+        self.assertEqual(list(rsp.desired.resources.keys()), ["earlier"])
+        self.assertEqual(len(rsp.conditions), 0)
+
+    def test_syntax_error_points_at_the_source(self):
+        rsp = self.run_function(request("-- main.hcl --\nresource x {\n  body = {\n"))
+        self.assertEqual(len(rsp.results), 1)
+        self.assertEqual(rsp.results[0].severity, fnv1.SEVERITY_FATAL)
+        self.assertRegex(rsp.results[0].message, r"^main\.hcl:\d+,\d+")
+
+    def test_reflection_lists_the_service(self):
+        from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
+            ProtoReflectionDescriptorDatabase,
+        )
+
+        services = ProtoReflectionDescriptorDatabase(self.channel).get_services()
+        self.assertIn("apiextensions.fn.proto.v1.FunctionRunnerService", services)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
