@@ -1,8 +1,43 @@
+//! `fn-hcl render`: `crossplane render` in-process, without Docker.
+//!
+//! Same arguments and output as `crossplane render` (v1.20 by default); the
+//! function-hcl steps run in-process through `fnhcl_crossplane::run`.
+//! Errors: nothing on stdout, `fn-hcl: error: <message>` (worded as
+//! crossplane words it) plus code frames on stderr, exit code 1.
+
+use std::io::Write as _;
+use std::path::Path;
 use std::process::ExitCode;
 
-#[derive(clap::Args)]
-pub(crate) struct Args {}
+use fnhcl_testkit::render_args::{RenderArgs, error_text};
 
-pub(crate) fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`fn-hcl render` is not built yet")
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    #[command(flatten)]
+    render: RenderArgs,
+}
+
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let result = args.render.render(Path::new(""), &fnhcl_crossplane::run);
+    let out = match result {
+        Ok(out) => out,
+        Err(e) => {
+            eprint!("{}", error_text("fn-hcl", &e));
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    for w in &out.warnings {
+        eprintln!("fn-hcl: warning: {w}");
+    }
+    let text = match out.to_yaml() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("fn-hcl: error: {e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(text.as_bytes())?;
+    stdout.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
