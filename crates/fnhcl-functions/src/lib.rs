@@ -9,11 +9,11 @@
 //! See [`registry`] for how functions are declared and called.
 
 mod charsets;
+mod cidr;
 mod collection;
 mod convert;
-mod encoding;
 mod crypto;
-mod cidr;
+mod encoding;
 mod evaluator_funcs;
 mod format;
 mod json;

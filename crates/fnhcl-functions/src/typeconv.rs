@@ -6,7 +6,7 @@ use fnhcl_value::{Type, Value};
 
 use crate::CallError;
 use crate::collection::go_quote;
-use crate::convert::{convert, friendly_for_constraint};
+use crate::convert::{conversion_exists, convert, friendly_for_constraint};
 use crate::registry::{FuncDef, Param, Registry};
 
 pub(crate) fn register(r: &mut Registry) {
@@ -109,13 +109,6 @@ pub(crate) fn register(r: &mut Registry) {
             Ok(v.unmarked().clone())
         }),
     );
-}
-
-/// cty `GetConversionUnsafe(got, want) != nil`, checked by converting a
-/// placeholder unknown of the argument's type (conversion of an unknown
-/// only fails if no conversion exists).
-fn conversion_exists(got: &Type, want: &Type) -> bool {
-    convert(&Value::Unknown(got.clone()), want).is_ok()
 }
 
 fn to_type(args: &[Value], want: &Type) -> Result<Type, CallError> {

@@ -30,6 +30,8 @@ fn function_cases() {
         .collect();
     files.sort();
     assert!(!files.is_empty(), "no case files in {}", dir.display());
+    let dump_path = std::env::var_os("FNHCL_DUMP");
+    let mut dump = String::new();
     let mut failures = String::new();
     let mut count = 0;
     for file in files {
@@ -57,6 +59,10 @@ fn function_cases() {
                     continue;
                 }
             };
+            if dump_path.is_some() {
+                let (expr, _) = split_arrow(trimmed).unwrap_or((trimmed, None));
+                let _ = writeln!(dump, "{}", mini::dump_json(expr.trim(), &case.got));
+            }
             let ok = match (&case.want, &case.got) {
                 (Some(Expect::Value(w)), Ok(g)) => w == g,
                 (Some(Expect::Error(w)), Err(g)) => g.contains(w.as_str()),
@@ -89,6 +95,9 @@ fn function_cases() {
         if bless && out != text {
             std::fs::write(&file, out).expect("writable case file");
         }
+    }
+    if let Some(p) = dump_path {
+        std::fs::write(p, dump).expect("writable dump file");
     }
     assert!(count > 0, "no cases ran");
     assert!(failures.is_empty(), "failing cases:\n{failures}");

@@ -451,3 +451,59 @@ fn quote(s: &str) -> String {
     out.push('"');
     out
 }
+
+/// One JSON line `{"expr", "type", "value"|"unknown"|"error"}` in the
+/// oracle's output form (for differential checks; `FNHCL_DUMP=path`).
+pub(crate) fn dump_json(expr: &str, got: &Eval) -> String {
+    let e = quote(expr);
+    match got {
+        Err(err) => format!("{{\"expr\":{e},\"error\":{}}}", quote(err)),
+        Ok(v) => {
+            let (v, marked) = v.unmark_deep();
+            let t = quote(&v.type_of().to_string());
+            if !v.is_wholly_known() {
+                return format!(
+                    "{{\"expr\":{e},\"type\":{t},\"unknown\":true,\"marked\":{marked}}}"
+                );
+            }
+            format!(
+                "{{\"expr\":{e},\"type\":{t},\"value\":{},\"marked\":{marked}}}",
+                json(&v)
+            )
+        }
+    }
+}
+
+fn json(v: &Value) -> String {
+    match v {
+        Value::Null(_) | Value::Unknown(_) => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => quote(s),
+        Value::Tuple(items) => {
+            format!("[{}]", items.iter().map(json).collect::<Vec<_>>().join(","))
+        }
+        Value::List(c) | Value::Set(c) => {
+            format!(
+                "[{}]",
+                c.items.iter().map(json).collect::<Vec<_>>().join(",")
+            )
+        }
+        Value::Object(a) => format!(
+            "{{{}}}",
+            a.iter()
+                .map(|(k, v)| format!("{}:{}", quote(k), json(v)))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        Value::Map(m) => format!(
+            "{{{}}}",
+            m.items
+                .iter()
+                .map(|(k, v)| format!("{}:{}", quote(k), json(v)))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        Value::Marked(inner) => json(inner),
+    }
+}
