@@ -1,8 +1,91 @@
+//! `fn-hcl eval`: an HCL expression console.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
-#[derive(clap::Args)]
-pub(crate) struct Args {}
+use anyhow::Context as _;
+use fnhcl_base::{SourceMap, render_frames};
+use fnhcl_expr::jsonl;
+use fnhcl_expr::{EvalContext, Limits};
+use fnhcl_value::Value;
 
-pub(crate) fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`fn-hcl eval` is not built yet")
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// JSON file whose top-level object members become variables
+    /// (`{"$unknown": "<type>"}` makes an unknown value of that type).
+    #[arg(long, value_name = "FILE.json")]
+    vars: Option<std::path::PathBuf>,
+    /// Read JSON lines `{"id","expr","vars"}` from stdin and answer each
+    /// with one JSON line (the hcl-oracle protocol).
+    #[arg(long, conflicts_with_all = ["vars", "expr"])]
+    jsonl: bool,
+    /// The expression to evaluate.
+    #[arg(required_unless_present = "jsonl")]
+    expr: Option<String>,
+}
+
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.jsonl {
+        let stdin = std::io::stdin();
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::new(stdout.lock());
+        for line in stdin.lock().lines() {
+            let line = line.context("reading stdin")?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            writeln!(out, "{}", jsonl::process_line(&line))?;
+            out.flush()?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut vars: BTreeMap<String, Value> = BTreeMap::new();
+    if let Some(path) = &args.vars {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let json = jsonl::parse_json(&text)
+            .map_err(|e| anyhow::anyhow!("{}: invalid JSON: {e}", path.display()))?;
+        let jsonl::Json::Object(members) = json else {
+            anyhow::bail!(
+                "{}: the variables file must hold a JSON object",
+                path.display()
+            );
+        };
+        for (k, v) in &members {
+            let val = jsonl::json_to_value(v, 0)
+                .map_err(|e| anyhow::anyhow!("{}: variable {k:?}: {e}", path.display()))?;
+            vars.insert(k.clone(), val);
+        }
+    }
+    let expr = args.expr.unwrap_or_default();
+    let limits = Limits::default();
+    let ctx = EvalContext {
+        vars: &vars,
+        invoker: None,
+        functions: true,
+        limits: &limits,
+    };
+    let mut sources = SourceMap::new();
+    let (ev, _) = fnhcl_expr::eval_source(&mut sources, "<expr>", &expr, &ctx);
+    if ev.has_errors() {
+        eprint!("{}", render_frames(&ev.diagnostics, &sources));
+        return Ok(ExitCode::FAILURE);
+    }
+    if !ev.diagnostics.is_empty() {
+        eprint!("{}", render_frames(&ev.diagnostics, &sources));
+    }
+    let v = &ev.value;
+    if !v.is_wholly_known() {
+        println!("(unknown {})", v.type_of());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut s = String::new();
+    jsonl::value_to_json(v, &mut s, 0).map_err(|e| anyhow::anyhow!("cannot print result: {e}"))?;
+    if v.is_marked_deep() {
+        println!("{s} (sensitive)");
+    } else {
+        println!("{s}");
+    }
+    Ok(ExitCode::SUCCESS)
 }

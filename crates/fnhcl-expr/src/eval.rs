@@ -1462,7 +1462,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         let start = Span {
             file: span.file,
             start: span.start,
-            end: span.start + fname.len() as u32,
+            end: span.start + fname.len() as u32 + 1,
         };
         match e.arg {
             Some(i) => {
@@ -1638,7 +1638,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 let start = Span {
                     file: span.file,
                     start: span.start,
-                    end: span.start + "invoke".len() as u32,
+                    end: span.start + "invoke(".len() as u32,
                 };
                 diags.push(self.error(
                     "Error in function call",
@@ -1670,7 +1670,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         let start = Span {
             file: span.file,
             start: span.start,
-            end: span.start + 3,
+            end: span.start + 4,
         };
         if args.is_empty() {
             return (
@@ -1707,7 +1707,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 _ => msg.push_str(&format!("- {}\n  {}\n", d.summary, d.detail)),
             }
         }
-        msg.push_str("\nAt least one expression must be non-error in order to provide a result.");
+        msg.push_str("\nAt least one expression must produce a successful result");
         (
             dynamic(),
             vec![self.error(

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use fnhcl_value::{Number, NumberError, Type, Value};
+use fnhcl_value::{Number, Type, Value};
 
 const MAX_DEPTH: usize = 512;
 
@@ -151,15 +151,7 @@ pub(crate) fn arith(op: Arith, a: &Number, b: &Number) -> Result<Number, String>
         Arith::Sub => a.sub(b),
         Arith::Mul => a.mul(b),
         Arith::Div => a.div(b),
-        Arith::Mod => {
-            if b.is_zero() && !a.is_infinite() {
-                // cty's Modulo divides first; x/0 is infinite and its
-                // integer part does not exist.
-                Err(NumberError::NaN)
-            } else {
-                a.rem(b)
-            }
-        }
+        Arith::Mod => a.rem(b),
     };
     r.map_err(|_| {
         match op {
