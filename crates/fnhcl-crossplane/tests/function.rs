@@ -1,0 +1,355 @@
+//! The function's request -> response behaviour through its public API:
+//! input errors, the program cache, the FileSystem source, panics, debug
+//! dumps, TTL, fatal pass-through and the response shapes of §5 / D17–D22.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use fnhcl_base::txtar::TxtarFile;
+use fnhcl_crossplane::convert::{json_to_struct, struct_to_json};
+use fnhcl_crossplane::proto::{
+    RequestMeta, Resource, RunFunctionRequest, RunFunctionResponse, Severity, State, Status,
+};
+use fnhcl_crossplane::{DirectoryReader, Function, Options};
+use serde_json::{Value as Json, json};
+
+fn xr(annotations: Json) -> Resource {
+    Resource {
+        resource: json_to_struct(&json!({
+            "apiVersion": "example.com/v1", "kind": "XNet",
+            "metadata": {"name": "net-1", "annotations": annotations,
+                         "managedFields": [{"manager": "crossplane"}], "uid": "u-1"},
+            "spec": {"cidr": "10.0.0.0/16", "zones": ["a", "b"]}
+        })),
+        ..Default::default()
+    }
+}
+
+fn request(input: Json) -> RunFunctionRequest {
+    RunFunctionRequest {
+        meta: Some(RequestMeta {
+            tag: "t".into(),
+            capabilities: vec![],
+        }),
+        observed: Some(State {
+            composite: Some(xr(json!({}))),
+            resources: HashMap::new(),
+        }),
+        input: json_to_struct(&input),
+        ..Default::default()
+    }
+}
+
+fn inline(hcl: &str) -> RunFunctionRequest {
+    request(json!({"apiVersion": "function-hcl/v1", "kind": "HclInput", "hcl": hcl}))
+}
+
+fn fatal_message(rsp: &RunFunctionResponse) -> &str {
+    assert_eq!(rsp.results.len(), 1, "{:?}", rsp.results);
+    assert_eq!(rsp.results[0].severity, Severity::Fatal as i32);
+    assert!(rsp.conditions.is_empty());
+    assert!(rsp.requirements.is_none());
+    &rsp.results[0].message
+}
+
+const SUBNETS: &str = r#"
+resources subnet {
+  for_each = req.composite.spec.zones
+  template {
+    body = {
+      apiVersion = "ec2.aws.upbound.io/v1beta1"
+      kind       = "Subnet"
+      spec       = { zone = each.value, cidr = cidrsubnet(req.composite.spec.cidr, 8, each.key) }
+    }
+  }
+}
+"#;
+
+#[test]
+fn plain_hcl_is_one_file_and_collections_are_annotated() {
+    let rsp = Function::default().run(&inline(SUBNETS));
+    assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+    let desired = rsp.desired.expect("desired");
+    let mut names: Vec<&String> = desired.resources.keys().collect();
+    names.sort();
+    assert_eq!(names, ["subnet-0", "subnet-1"]);
+    let body = struct_to_json(
+        desired.resources["subnet-1"]
+            .resource
+            .as_ref()
+            .expect("body"),
+    );
+    assert_eq!(body["spec"], json!({"zone": "b", "cidr": "10.0.1.0/24"}));
+    assert_eq!(
+        body["metadata"]["annotations"],
+        json!({"hcl.fn.crossplane.io/collection-base-name": "subnet",
+               "hcl.fn.crossplane.io/collection-index": "s000001"})
+    );
+}
+
+#[test]
+fn input_errors_are_fatal_with_clear_messages() {
+    let f = Function::default();
+    let rsp = f.run(&request(json!({"hcl": SUBNETS, "debugNeW": true})));
+    let msg = fatal_message(&rsp);
+    assert!(msg.contains("unknown field \"debugNeW\""), "{msg}");
+
+    let rsp = f.run(&request(json!({"kind": "HclInput"})));
+    assert_eq!(fatal_message(&rsp), "input HCL was not specified");
+
+    let mut req = request(json!({}));
+    req.input = None;
+    assert_eq!(fatal_message(&f.run(&req)), "input HCL was not specified");
+
+    let rsp = f.run(&inline("-- a.hcl --\nlocals {}\n-- a.hcl --\nlocals {}\n"));
+    assert!(fatal_message(&rsp).contains("\"a.hcl\""));
+}
+
+#[test]
+fn evaluation_errors_start_with_the_source_range() {
+    let rsp = Function::default().run(&inline(
+        "-- main.hcl --\nresource x {\n  body = nope.a\n}\n",
+    ));
+    let msg = fatal_message(&rsp);
+    assert!(msg.starts_with("main.hcl:2,10-14: "), "{msg}");
+}
+
+#[test]
+fn fatal_results_pass_desired_state_and_context_through() {
+    let mut req = inline("-- main.hcl --\nresource x {\n");
+    req.desired = Some(State {
+        composite: Some(xr(json!({"from": "earlier"}))),
+        resources: HashMap::from([(
+            "earlier".to_owned(),
+            Resource {
+                resource: json_to_struct(&json!({"kind": "Kept"})),
+                ..Default::default()
+            },
+        )]),
+    });
+    req.context = json_to_struct(&json!({"k": {"v": 1}}));
+    let rsp = Function::default().run(&req);
+    fatal_message(&rsp);
+    assert_eq!(rsp.desired, req.desired);
+    assert_eq!(rsp.context, req.context);
+    let meta = rsp.meta.expect("meta");
+    assert_eq!(meta.tag, "t");
+    assert_eq!(meta.ttl.expect("ttl").seconds, 60);
+}
+
+#[test]
+fn ttl_can_be_overridden() {
+    let rsp = Function::default().run(&request(json!({"hcl": SUBNETS, "ttl": "2m"})));
+    assert_eq!(rsp.meta.expect("meta").ttl.expect("ttl").seconds, 120);
+    let f = Function::new(Options {
+        default_ttl: Duration::from_secs(5),
+        ..Options::default()
+    });
+    let rsp = f.run(&inline(SUBNETS));
+    assert_eq!(rsp.meta.expect("meta").ttl.expect("ttl").seconds, 5);
+}
+
+#[test]
+fn the_same_program_is_compiled_once() {
+    let f = Function::default();
+    for _ in 0..5 {
+        f.run(&inline(SUBNETS));
+    }
+    // Compile errors are cached too.
+    for _ in 0..3 {
+        f.run(&inline("-- main.hcl --\nresource {\n"));
+    }
+    assert_eq!(f.cache_stats(), (6, 2));
+}
+
+#[test]
+fn cache_is_bounded() {
+    let f = Function::new(Options {
+        cache_capacity: 2,
+        ..Options::default()
+    });
+    for i in 0..4 {
+        f.run(&inline(&format!("locals {{ a = {i} }}\n")));
+    }
+    f.run(&inline("locals { a = 0 }\n"));
+    assert_eq!(f.cache_stats(), (0, 5), "the oldest entry was evicted");
+}
+
+struct MemReader {
+    files: Vec<TxtarFile>,
+    reads: AtomicUsize,
+}
+
+impl DirectoryReader for MemReader {
+    fn read_hcl_files(&self, path: &str) -> Result<Arc<Vec<TxtarFile>>, String> {
+        self.reads.fetch_add(1, Ordering::SeqCst);
+        if path == "/hcl" {
+            Ok(Arc::new(self.files.clone()))
+        } else {
+            Err("no such directory".to_owned())
+        }
+    }
+}
+
+#[test]
+fn filesystem_source_reads_through_the_directory_reader() {
+    let reader = Arc::new(MemReader {
+        files: vec![
+            TxtarFile {
+                name: "a.hcl".into(),
+                data: "locals { zones = req.composite.spec.zones }\n".into(),
+            },
+            TxtarFile {
+                name: "b.hcl".into(),
+                data: "resource r {\n  body = { kind = \"K\", zones = zones }\n}\n".into(),
+            },
+        ],
+        reads: AtomicUsize::new(0),
+    });
+    let f = Function::new(Options {
+        directory_reader: Some(reader.clone()),
+        ..Options::default()
+    });
+    let req = request(json!({"source": "FileSystem", "path": "/hcl"}));
+    let rsp = f.run(&req);
+    assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+    let body = struct_to_json(
+        rsp.desired.expect("desired").resources["r"]
+            .resource
+            .as_ref()
+            .expect("body"),
+    );
+    assert_eq!(body, json!({"kind": "K", "zones": ["a", "b"]}));
+    f.run(&req);
+    assert_eq!(reader.reads.load(Ordering::SeqCst), 2, "read on every run");
+    assert_eq!(f.cache_stats(), (1, 1), "compiled once");
+
+    let rsp = f.run(&request(json!({"source": "FileSystem", "path": "/nope"})));
+    assert!(fatal_message(&rsp).contains("no such directory"));
+
+    let rsp = Function::default().run(&req);
+    assert!(fatal_message(&rsp).contains("FileSystem"));
+}
+
+struct PanickingReader;
+
+impl DirectoryReader for PanickingReader {
+    fn read_hcl_files(&self, _: &str) -> Result<Arc<Vec<TxtarFile>>, String> {
+        panic!("reader exploded")
+    }
+}
+
+#[test]
+fn a_panic_is_a_fatal_result_and_the_function_keeps_working() {
+    let f = Function::new(Options {
+        directory_reader: Some(Arc::new(PanickingReader)),
+        ..Options::default()
+    });
+    let rsp = f.run(&request(json!({"source": "FileSystem", "path": "/x"})));
+    let msg = fatal_message(&rsp);
+    assert!(
+        msg.contains("panicked") && msg.contains("reader exploded"),
+        "{msg}"
+    );
+    let ok = f.run(&inline(SUBNETS));
+    assert!(ok.results.is_empty());
+}
+
+#[test]
+fn discards_are_warnings_and_conditions_report_them() {
+    let hcl = r#"
+resource a {
+  body = { kind = "A", arn = req.resource.b.status.arn }
+}
+resource c {
+  condition = false
+  body      = { kind = "C" }
+}
+"#;
+    let rsp = Function::default().run(&inline(hcl));
+    assert_eq!(rsp.results.len(), 2, "{:?}", rsp.results);
+    let r = &rsp.results[0];
+    assert_eq!(r.severity, Severity::Warning as i32);
+    assert_eq!(r.reason.as_deref(), Some("incomplete"));
+    assert!(
+        r.message.starts_with("main.hcl:") && r.message.contains(":discarded resource a"),
+        "{}",
+        r.message
+    );
+    let summary = &rsp.results[1];
+    assert_eq!(summary.severity, Severity::Warning as i32);
+    assert_eq!(summary.reason.as_deref(), Some("HclDiagnostics"));
+    assert!(
+        summary.message.starts_with("warnings: [main.hcl:"),
+        "{}",
+        summary.message
+    );
+    let c = &rsp.conditions[0];
+    assert_eq!(c.r#type, "FullyResolved");
+    assert_eq!(c.status, Status::ConditionFalse as i32);
+    assert_eq!(c.reason, "IncompleteItemsPresent");
+    assert_eq!(c.message.as_deref(), Some("resource a incomplete"));
+    assert_eq!(rsp.conditions[1].r#type, "HclDiagnostics");
+    assert_eq!(rsp.conditions[1].status, Status::ConditionFalse as i32);
+    assert!(rsp.desired.expect("desired").resources.is_empty());
+}
+
+#[test]
+fn debug_dumps_follow_the_switches() {
+    let f = Function::default();
+    let off = f.run_outcome(&inline(SUBNETS));
+    assert!(off.debug_request.is_none() && off.debug_response.is_none());
+
+    let on = f.run_outcome(&request(json!({"hcl": SUBNETS, "debug": true})));
+    let req_dump = on.debug_request.expect("request dump");
+    assert!(req_dump.starts_with("## start request ##\n\n-- xr.yaml --\n"));
+    assert!(req_dump.ends_with("## end request ##\n"));
+    assert!(req_dump.contains("name: net-1"));
+    assert!(!req_dump.contains("managedFields"), "noise is stripped");
+    assert!(!req_dump.contains("uid: u-1"), "noise is stripped");
+    let rsp_dump = on.debug_response.expect("response dump");
+    assert!(rsp_dump.starts_with("-- rendered.yaml --\n# returned composite status\n"));
+    assert!(rsp_dump.contains("# desired object: subnet-0\n"));
+    assert!(rsp_dump.contains("generateName: net-1-"));
+    assert!(rsp_dump.contains("crossplane.io/composition-resource-name: subnet-0"));
+    assert!(rsp_dump.ends_with("## end response ##\n"));
+
+    // debugNew: only while nothing is observed yet.
+    let mut req = request(json!({"hcl": SUBNETS, "debugNew": true}));
+    assert!(f.run_outcome(&req).debug_request.is_some());
+    if let Some(o) = req.observed.as_mut() {
+        o.resources.insert("subnet-0".into(), Resource::default());
+    }
+    assert!(f.run_outcome(&req).debug_request.is_none());
+
+    // The annotation on the observed XR.
+    let mut req = inline(SUBNETS);
+    if let Some(o) = req.observed.as_mut() {
+        o.composite = Some(xr(json!({"hcl.fn.crossplane.io/debug": "true"})));
+    }
+    assert!(f.run_outcome(&req).debug_request.is_some());
+
+    // A failed run dumps the request only.
+    let failed = f.run_outcome(&request(json!({"hcl": "resource {", "debug": true})));
+    assert!(failed.debug_request.is_some() && failed.debug_response.is_none());
+    assert!(failed.error.is_some());
+}
+
+#[test]
+fn outcome_names_the_composite() {
+    let o = Function::default().run_outcome(&inline(SUBNETS));
+    assert_eq!(
+        (o.xr.kind.as_str(), o.xr.name.as_str(), o.tag.as_str()),
+        ("XNet", "net-1", "t")
+    );
+    assert_eq!(o.error, None);
+    assert_eq!(o.cache_hit, Some(false));
+}
+
+#[test]
+fn the_process_wide_run_works() {
+    let rsp = fnhcl_crossplane::run(&inline(SUBNETS));
+    assert_eq!(rsp.desired.expect("desired").resources.len(), 2);
+}
