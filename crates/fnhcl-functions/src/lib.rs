@@ -10,6 +10,7 @@
 
 mod charsets;
 mod cidr;
+mod datetime;
 mod collection;
 mod convert;
 mod crypto;

@@ -442,6 +442,7 @@ fn build() -> Registry {
     crate::encoding::register(&mut r);
     crate::crypto::register(&mut r);
     crate::cidr::register(&mut r);
+    crate::datetime::register(&mut r);
     r
 }
 
