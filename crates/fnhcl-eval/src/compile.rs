@@ -9,7 +9,7 @@ use fnhcl_base::{Diagnostic, SourceMap, Span};
 use fnhcl_syntax::ast::{Attribute, Block, Expr, ExprKind, ObjectItem, ObjectKey, Structure};
 use fnhcl_value::Value;
 
-use crate::exprs::{self, Invoke, Vars};
+use crate::exprs;
 use crate::refs::{self, literal_string};
 use crate::schema::{self, BodySchema, Content};
 
@@ -46,7 +46,7 @@ pub(crate) struct Scope {
 }
 
 impl Scope {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.locals.is_empty()
     }
 }
@@ -301,19 +301,6 @@ struct Compiler {
     requirements: HashMap<String, Span>,
 }
 
-/// Evaluation with no variables and no user functions (constants).
-struct NoVars;
-impl Vars for NoVars {
-    fn get(&self, _: &str) -> Option<Value> {
-        None
-    }
-}
-impl Invoke for NoVars {
-    fn invoke(&self, _: &str, _: Value) -> Result<Value, String> {
-        Err("user functions are not available here".to_owned())
-    }
-}
-
 /// True if `e` has no variable references and no function calls.
 pub(crate) fn is_constant(e: &Expr) -> bool {
     refs::traversals(e).is_empty() && refs::calls(e).is_empty()
@@ -321,7 +308,7 @@ pub(crate) fn is_constant(e: &Expr) -> bool {
 
 /// Evaluates a constant expression.
 pub(crate) fn eval_constant(e: &Expr) -> (Value, Vec<Diagnostic>) {
-    exprs::eval(e, &NoVars, &NoVars)
+    exprs::eval_constant(e)
 }
 
 fn is_identifier(s: &str) -> bool {

@@ -490,7 +490,7 @@ impl Builder {
                     Some(old) if old != v => {
                         let mut d = Diagnostic::error(
                             format!("unify composite connection: values for key {k} not equal"),
-                            "",
+                            "two blocks set different values at the same place",
                         )
                         .with_span(*span);
                         if let Some(first) = sources.get(k) {
@@ -528,8 +528,11 @@ fn unify_all(parts: &[(Value, Span)], what: &str, _program: &Program) -> Res<Opt
             Some(old) => match unify::merge(&old, v) {
                 Ok(m) => m,
                 Err(c) => {
-                    let mut d =
-                        Diagnostic::error(format!("{what}: {}", c.message()), "").with_span(*span);
+                    let mut d = Diagnostic::error(
+                        format!("{what}: {}", c.message()),
+                        "two blocks set different values at the same place",
+                    )
+                    .with_span(*span);
                     if let Some((_, first)) = parts[..i]
                         .iter()
                         .find(|(p, _)| unify::has_path(p, c.path()))
@@ -591,11 +594,25 @@ impl<'c> Walk<'c> {
     /// unknown references.
     fn explain(&self, frame: &Frame<'_>, diags: &[Diagnostic], exprs: &[&Expr]) -> Vec<String> {
         let sources = &self.ctx.program.sources;
+        let travs: Vec<Span> = exprs
+            .iter()
+            .flat_map(|e| refs::traversals(e))
+            .map(|t| t.expr.span)
+            .collect();
         let mut lines = Vec::new();
         for d in diags.iter().filter(|d| d.is_error()) {
-            let text = d
-                .expr_text
-                .clone()
+            // As HCL: a failing traversal is shown whole
+            // (`self.resource.status.atProvider.arn`), other failing
+            // expressions as themselves.
+            let within = |s: &Span| {
+                d.primary
+                    .is_some_and(|p| p.file == s.file && s.start <= p.start && p.end <= s.end)
+            };
+            let text = travs
+                .iter()
+                .find(|s| within(s))
+                .map(|s| sources.slice(*s).to_owned())
+                .or_else(|| d.expr_text.clone())
                 .or_else(|| d.context.map(|s| sources.slice(s).to_owned()));
             let rendered = d.to_hcl_string(sources);
             lines.push(match text {

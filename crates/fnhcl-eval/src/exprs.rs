@@ -1,30 +1,35 @@
 //! The one place that calls the expression evaluator (`fnhcl-expr`).
 
 use fnhcl_base::Diagnostic;
+use fnhcl_expr::{EvalContext, Limits, NoVariables};
 use fnhcl_syntax::ast::Expr;
 use fnhcl_value::Value;
 
-/// Variable lookup for one evaluation.
-pub(crate) trait Vars {
-    fn get(&self, name: &str) -> Option<Value>;
-}
-
-/// User-function calls (`invoke`).
-pub(crate) trait Invoke {
-    fn invoke(&self, name: &str, args: Value) -> Result<Value, String>;
-}
+pub(crate) use fnhcl_expr::{Invoker as Invoke, Variables as Vars};
 
 /// Evaluates `expr`: the value (unknown on errors) and the diagnostics.
 pub(crate) fn eval(expr: &Expr, vars: &dyn Vars, invoker: &dyn Invoke) -> (Value, Vec<Diagnostic>) {
-    let _ = (vars, invoker);
-    (
-        Value::dynamic_unknown(),
-        vec![
-            Diagnostic::error(
-                "expression evaluator not available",
-                "fnhcl-expr has no evaluate() yet",
-            )
-            .with_span(expr.span),
-        ],
-    )
+    let limits = Limits::default();
+    let ctx = EvalContext {
+        vars,
+        invoker: Some(invoker),
+        functions: true,
+        limits: &limits,
+    };
+    let r = fnhcl_expr::evaluate(expr, &ctx);
+    (r.value, r.diagnostics)
+}
+
+/// Evaluates a constant expression: no variables, no functions (as for
+/// user-function argument defaults).
+pub(crate) fn eval_constant(expr: &Expr) -> (Value, Vec<Diagnostic>) {
+    let limits = Limits::default();
+    let ctx = EvalContext {
+        vars: &NoVariables,
+        invoker: None,
+        functions: false,
+        limits: &limits,
+    };
+    let r = fnhcl_expr::evaluate(expr, &ctx);
+    (r.value, r.diagnostics)
 }

@@ -20,10 +20,10 @@ pub(crate) struct Content<'a> {
 }
 
 impl<'a> Content<'a> {
-    pub fn attr(&self, name: &str) -> Option<&'a Attribute> {
+    pub(crate) fn attr(&self, name: &str) -> Option<&'a Attribute> {
         self.attrs.iter().copied().find(|a| &*a.name.name == name)
     }
-    pub fn blocks_of<'s>(&'s self, ty: &'s str) -> impl Iterator<Item = &'a Block> + 's {
+    pub(crate) fn blocks_of<'s>(&'s self, ty: &'s str) -> impl Iterator<Item = &'a Block> + 's {
         self.blocks
             .iter()
             .copied()

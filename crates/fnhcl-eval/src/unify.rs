@@ -20,12 +20,12 @@ pub(crate) enum Conflict {
 }
 
 impl Conflict {
-    pub fn path(&self) -> &[String] {
+    pub(crate) fn path(&self) -> &[String] {
         match self {
             Conflict::TypeMismatch { path, .. } | Conflict::NotEqual { path } => path,
         }
     }
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         match self {
             Conflict::TypeMismatch { path, new, old } => {
                 format!("type mismatch for key {}: {new} v/s {old}", path.join("."))

@@ -1,0 +1,429 @@
+//! Data-driven evaluator tests: every directory under `tests/cases/` is one
+//! case with the program (`main.hcl`, several `*.hcl`, or `input.txtar`),
+//! the request (`request.yaml`, optional) and the full expected result
+//! (`expected.yaml`). `FNHCL_BLESS=1` rewrites the expectations (review the
+//! diff against the spec before committing).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use fnhcl_base::{Diagnostic, SourceMap};
+use fnhcl_eval::{ObservedResource, Output, Request, SelectorMatch};
+use fnhcl_value::{Key, Number, Value};
+use libtest_mimic::{Arguments, Failed, Trial};
+use serde_json::{Map, Value as Json};
+use yaml_rust2::{Yaml, YamlEmitter, YamlLoader};
+
+fn main() {
+    let args = Arguments::from_args();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    dirs.retain(|d| d.is_dir());
+    dirs.sort();
+    let trials = dirs
+        .into_iter()
+        .map(|dir| {
+            let name = dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            Trial::test(name, move || run_case(&dir))
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn run_case(dir: &Path) -> Result<(), Failed> {
+    let sources = Arc::new(load_sources(dir)?);
+    let request = match std::fs::read_to_string(dir.join("request.yaml")) {
+        Ok(text) => parse_request(&yaml_to_json(&load_yaml(&text)?))?,
+        Err(_) => Request::default(),
+    };
+    // A big stack, as the server gives evaluation threads.
+    let actual = std::thread::Builder::new()
+        .stack_size(16 << 20)
+        .spawn(move || run_program(sources, &request))
+        .map_err(|e| format!("spawn: {e}"))?
+        .join()
+        .map_err(|_| Failed::from("evaluation panicked"))?;
+    let expected_path = dir.join("expected.yaml");
+    if std::env::var_os("FNHCL_BLESS").is_some() {
+        std::fs::write(&expected_path, emit_yaml(&actual)).map_err(|e| e.to_string())?;
+        return Ok(());
+    }
+    let text = std::fs::read_to_string(&expected_path)
+        .map_err(|e| format!("{}: {e}", expected_path.display()))?;
+    let expected = yaml_to_json(&load_yaml(&text)?);
+    if expected != actual {
+        let diff = similar::TextDiff::from_lines(&emit_yaml(&expected), &emit_yaml(&actual))
+            .unified_diff()
+            .header("expected", "actual")
+            .to_string();
+        return Err(format!("result differs from expected.yaml:\n{diff}").into());
+    }
+    Ok(())
+}
+
+fn load_sources(dir: &Path) -> Result<SourceMap, Failed> {
+    let mut sm = SourceMap::new();
+    if let Ok(text) = std::fs::read_to_string(dir.join("input.txtar")) {
+        for (name, data) in split_txtar(&text) {
+            sm.add(name, data);
+        }
+        return Ok(sm);
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "hcl"))
+        .collect();
+    files.sort();
+    for f in files {
+        let text = std::fs::read_to_string(&f).map_err(|e| e.to_string())?;
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        sm.add(name, text);
+    }
+    Ok(sm)
+}
+
+/// Minimal txtar reader for test inputs (`-- name --` marker lines).
+fn split_txtar(text: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        let l = line.trim_end_matches('\n');
+        if let Some(name) = l.strip_prefix("-- ").and_then(|r| r.strip_suffix(" --")) {
+            out.push((name.trim().to_owned(), String::new()));
+        } else if let Some((_, data)) = out.last_mut() {
+            data.push_str(line);
+        }
+    }
+    out
+}
+
+fn run_program(sources: Arc<SourceMap>, request: &Request) -> Json {
+    let program = match fnhcl_eval::compile(sources.clone()) {
+        Ok(p) => p,
+        Err(diags) => {
+            let fatal = render_fatal(&diags, &sources);
+            return json_obj(vec![
+                ("fatal", Json::String(fatal)),
+                ("errors", diag_list(&diags, &sources)),
+            ]);
+        }
+    };
+    match fnhcl_eval::evaluate(&program, request) {
+        Ok(out) => output_json(&out),
+        Err(f) => json_obj(vec![
+            ("fatal", Json::String(f.message())),
+            ("errors", diag_list(&f.diagnostics, &f.sources)),
+        ]),
+    }
+}
+
+fn render_fatal(diags: &[Diagnostic], sources: &SourceMap) -> String {
+    let mut errs: Vec<&Diagnostic> = diags.iter().filter(|d| d.is_error()).collect();
+    errs.extend(diags.iter().filter(|d| !d.is_error()));
+    let mut s = errs
+        .first()
+        .map(|d| d.to_hcl_string(sources))
+        .unwrap_or_default();
+    if errs.len() > 1 {
+        s.push_str(&format!(", and {} other diagnostic(s)", errs.len() - 1));
+    }
+    s
+}
+
+fn diag_line(d: &Diagnostic, sources: &SourceMap) -> String {
+    let mut s = d.to_hcl_string(sources);
+    for l in &d.labels {
+        s.push_str(&format!(" [{}: {}]", sources.range_text(l.span), l.message));
+    }
+    s
+}
+
+fn diag_list(diags: &[Diagnostic], sources: &SourceMap) -> Json {
+    Json::Array(
+        diags
+            .iter()
+            .map(|d| Json::String(diag_line(d, sources)))
+            .collect(),
+    )
+}
+
+fn output_json(out: &Output) -> Json {
+    let mut m: Vec<(&str, Json)> = Vec::new();
+    let resources: Vec<Json> = out
+        .resources
+        .iter()
+        .map(|r| {
+            let mut o = vec![("name", Json::String(r.name.clone()))];
+            if let Some(ready) = r.ready {
+                o.push(("ready", Json::String(ready.as_str().to_owned())));
+            }
+            o.push(("body", value_to_json(&r.body)));
+            json_obj(o)
+        })
+        .collect();
+    if !resources.is_empty() {
+        m.push(("resources", Json::Array(resources)));
+    }
+    if let Some(s) = &out.composite_status {
+        m.push(("status", value_to_json(s)));
+    }
+    if !out.composite_connection.is_empty() {
+        m.push((
+            "connection",
+            Json::Object(
+                out.composite_connection
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Json::String(String::from_utf8_lossy(v).into())))
+                    .collect(),
+            ),
+        ));
+    }
+    if !out.context.is_empty() {
+        m.push((
+            "context",
+            Json::Object(
+                out.context
+                    .iter()
+                    .map(|(k, v)| (k.clone(), value_to_json(v)))
+                    .collect(),
+            ),
+        ));
+    }
+    if !out.requirements.is_empty() {
+        let mut reqs = Map::new();
+        for (name, s) in &out.requirements {
+            let mut o = vec![
+                ("apiVersion", Json::String(s.api_version.clone())),
+                ("kind", Json::String(s.kind.clone())),
+            ];
+            match &s.matches {
+                SelectorMatch::Name(n) => o.push(("matchName", Json::String(n.clone()))),
+                SelectorMatch::Labels(l) => o.push((
+                    "matchLabels",
+                    Json::Object(
+                        l.iter()
+                            .map(|(k, v)| (k.clone(), Json::String(v.clone())))
+                            .collect(),
+                    ),
+                )),
+            }
+            reqs.insert(name.clone(), json_obj(o));
+        }
+        m.push(("requirements", Json::Object(reqs)));
+    }
+    if !out.discards.is_empty() {
+        m.push((
+            "discards",
+            Json::Array(
+                out.discards
+                    .iter()
+                    .map(|d| Json::String(format!("{}: {}", d.reason.as_str(), d.message())))
+                    .collect(),
+            ),
+        ));
+    }
+    if !out.warnings.is_empty() {
+        m.push(("warnings", diag_list(&out.warnings, &out.sources)));
+    }
+    let fr = fnhcl_eval::fully_resolved(out);
+    m.push(("fully_resolved", Json::String(fr.message)));
+    json_obj(m)
+}
+
+fn json_obj(items: Vec<(&str, Json)>) -> Json {
+    Json::Object(items.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+}
+
+// ---- request ----
+
+fn parse_request(j: &Json) -> Result<Request, Failed> {
+    let mut r = Request::default();
+    let Json::Object(m) = j else {
+        return Ok(r);
+    };
+    for (k, v) in m {
+        match k.as_str() {
+            "composite" => r.composite = Some(json_to_value(v)),
+            "composite_connection" => r.composite_connection = bytes_map(v),
+            "context" => {
+                if let Json::Object(c) = v {
+                    r.context = c
+                        .iter()
+                        .map(|(k, v)| (k.clone(), json_to_value(v)))
+                        .collect();
+                }
+            }
+            "observed" => {
+                if let Json::Object(o) = v {
+                    for (name, res) in o {
+                        let body = res
+                            .get("body")
+                            .map(json_to_value)
+                            .unwrap_or_else(Value::empty_object);
+                        let connection_details =
+                            res.get("connection").map(bytes_map).unwrap_or_default();
+                        r.observed.insert(
+                            name.clone(),
+                            ObservedResource {
+                                body,
+                                connection_details,
+                            },
+                        );
+                    }
+                }
+            }
+            "extra_resources" => {
+                if let Json::Object(o) = v {
+                    for (name, items) in o {
+                        let items = match items {
+                            Json::Array(a) => Some(a.iter().map(json_to_value).collect()),
+                            _ => None,
+                        };
+                        r.extra_resources.insert(name.clone(), items);
+                    }
+                }
+            }
+            other => return Err(format!("unknown request key {other}").into()),
+        }
+    }
+    Ok(r)
+}
+
+fn bytes_map(v: &Json) -> BTreeMap<String, Vec<u8>> {
+    match v {
+        Json::Object(m) => m
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    v.as_str().unwrap_or_default().as_bytes().to_vec(),
+                )
+            })
+            .collect(),
+        _ => BTreeMap::new(),
+    }
+}
+
+fn json_to_value(j: &Json) -> Value {
+    match j {
+        Json::Null => Value::null(),
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => Number::parse(&n.to_string())
+            .map(Value::Number)
+            .unwrap_or_else(Value::null),
+        Json::String(s) => Value::string(s.as_str()),
+        Json::Array(a) => Value::tuple(a.iter().map(json_to_value).collect()),
+        Json::Object(m) => Value::object(
+            m.iter()
+                .map(|(k, v)| (Key::from(k.as_str()), json_to_value(v)))
+                .collect(),
+        ),
+    }
+}
+
+fn value_to_json(v: &Value) -> Json {
+    match v.unmarked() {
+        Value::Null(_) => Json::Null,
+        Value::Unknown(_) => Json::String("<unknown>".into()),
+        Value::Bool(b) => Json::Bool(*b),
+        Value::Number(n) => match n.to_i64() {
+            Some(i) if n.is_integer() => Json::from(i),
+            _ => serde_json::Number::from_f64(n.to_f64())
+                .map(Json::Number)
+                .unwrap_or(Json::Null),
+        },
+        Value::String(s) => Json::String(s.to_string()),
+        other => {
+            if let Some(items) = other.as_seq() {
+                Json::Array(items.iter().map(value_to_json).collect())
+            } else if let Some(m) = other.as_entries() {
+                Json::Object(
+                    m.iter()
+                        .map(|(k, v)| (k.to_string(), value_to_json(v)))
+                        .collect(),
+                )
+            } else {
+                Json::Null
+            }
+        }
+    }
+}
+
+// ---- YAML ----
+
+fn load_yaml(text: &str) -> Result<Yaml, Failed> {
+    let mut docs = YamlLoader::load_from_str(text).map_err(|e| format!("yaml: {e}"))?;
+    Ok(if docs.is_empty() {
+        Yaml::Null
+    } else {
+        docs.swap_remove(0)
+    })
+}
+
+fn yaml_to_json(y: &Yaml) -> Json {
+    match y {
+        Yaml::Real(s) => s
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map(Json::Number)
+            .unwrap_or(Json::Null),
+        Yaml::Integer(i) => Json::from(*i),
+        Yaml::String(s) => Json::String(s.clone()),
+        Yaml::Boolean(b) => Json::Bool(*b),
+        Yaml::Array(a) => Json::Array(a.iter().map(yaml_to_json).collect()),
+        Yaml::Hash(h) => Json::Object(
+            h.iter()
+                .map(|(k, v)| {
+                    let key = match k {
+                        Yaml::String(s) => s.clone(),
+                        Yaml::Integer(i) => i.to_string(),
+                        Yaml::Boolean(b) => b.to_string(),
+                        Yaml::Real(r) => r.clone(),
+                        _ => String::new(),
+                    };
+                    (key, yaml_to_json(v))
+                })
+                .collect(),
+        ),
+        _ => Json::Null,
+    }
+}
+
+fn json_to_yaml(j: &Json) -> Yaml {
+    match j {
+        Json::Null => Yaml::Null,
+        Json::Bool(b) => Yaml::Boolean(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => Yaml::Integer(i),
+            None => Yaml::Real(n.to_string()),
+        },
+        Json::String(s) => Yaml::String(s.clone()),
+        Json::Array(a) => Yaml::Array(a.iter().map(json_to_yaml).collect()),
+        Json::Object(m) => Yaml::Hash(
+            m.iter()
+                .map(|(k, v)| (Yaml::String(k.clone()), json_to_yaml(v)))
+                .collect(),
+        ),
+    }
+}
+
+fn emit_yaml(j: &Json) -> String {
+    let mut s = String::new();
+    let mut e = YamlEmitter::new(&mut s);
+    e.multiline_strings(true);
+    if e.dump(&json_to_yaml(j)).is_err() {
+        return format!("{j:#}");
+    }
+    s.push('\n');
+    s
+}

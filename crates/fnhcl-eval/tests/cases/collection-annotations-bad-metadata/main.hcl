@@ -1,0 +1,9 @@
+resources buckets {
+  for_each = ["a"]
+  template {
+    body = {
+      kind     = "Bucket"
+      metadata = "oops"
+    }
+  }
+}

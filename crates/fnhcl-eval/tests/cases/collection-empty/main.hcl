@@ -1,0 +1,6 @@
+resources buckets {
+  for_each = []
+  template {
+    body = { kind = "Bucket" }
+  }
+}

@@ -1,0 +1,6 @@
+resources buckets {
+  for_each = "abc"
+  template {
+    body = { kind = "Bucket" }
+  }
+}

@@ -1,0 +1,10 @@
+locals {
+  names = req.composite.spec.names
+}
+
+resources buckets {
+  for_each = names
+  template {
+    body = { kind = "Bucket" }
+  }
+}

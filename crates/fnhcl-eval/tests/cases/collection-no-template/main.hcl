@@ -1,0 +1,3 @@
+resources buckets {
+  for_each = [1]
+}

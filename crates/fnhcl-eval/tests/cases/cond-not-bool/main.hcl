@@ -1,0 +1,4 @@
+resource foo {
+  condition = "true"
+  body      = { kind = "Foo" }
+}

@@ -1,0 +1,7 @@
+resources foo {
+  condition = null
+  for_each  = []
+  template {
+    body = { kind = "Foo" }
+  }
+}

@@ -1,0 +1,7 @@
+composite connection {
+  body = { user = base64encode("a") }
+}
+
+composite connection {
+  body = { user = base64encode("b") }
+}

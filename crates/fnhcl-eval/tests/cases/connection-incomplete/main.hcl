@@ -1,0 +1,3 @@
+composite connection {
+  body = { url = base64encode(req.composite.status.url) }
+}

@@ -1,0 +1,12 @@
+composite connection {
+  body = {
+    user = base64encode("admin")
+  }
+}
+
+composite connection {
+  body {
+    user     = base64encode("admin")
+    password = "c2VjcmV0"
+  }
+}

@@ -1,0 +1,6 @@
+composite connection {
+  body = {
+    port = 5432
+    ok   = "b2s="
+  }
+}

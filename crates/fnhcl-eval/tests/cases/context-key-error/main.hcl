@@ -1,0 +1,4 @@
+context {
+  key   = req.composite.spec.key
+  value = 1
+}

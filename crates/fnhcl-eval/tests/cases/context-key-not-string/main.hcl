@@ -1,0 +1,4 @@
+context {
+  key   = 42
+  value = 1
+}

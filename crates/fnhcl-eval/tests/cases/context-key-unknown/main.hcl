@@ -1,0 +1,8 @@
+locals {
+  k = req.composite.spec.key
+}
+
+context {
+  key   = k
+  value = 1
+}

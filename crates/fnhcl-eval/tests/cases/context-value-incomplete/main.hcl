@@ -1,0 +1,4 @@
+context {
+  key   = "example.com/a"
+  value = { x = req.composite.status.x }
+}

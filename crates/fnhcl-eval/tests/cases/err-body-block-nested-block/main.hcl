@@ -1,0 +1,8 @@
+resource foo {
+  body {
+    kind = "Foo"
+    metadata {
+      name = "x"
+    }
+  }
+}

@@ -1,0 +1,3 @@
+composite state {
+  body = { a = 1 }
+}

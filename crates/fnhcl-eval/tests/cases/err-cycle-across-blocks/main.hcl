@@ -1,0 +1,7 @@
+locals {
+  a = "${b}-a"
+}
+
+locals {
+  b = "${a}-b"
+}

@@ -1,0 +1,6 @@
+locals {
+  a = b
+  b = c
+  c = a
+  d = 1
+}

@@ -1,0 +1,7 @@
+locals {
+  name = "a"
+}
+
+locals {
+  name = "b"
+}

@@ -1,0 +1,7 @@
+resources bars {
+  for_each = [1, 2]
+  name     = "bar-${each.index}"
+  template {
+    body = { kind = "Bar" }
+  }
+}

@@ -1,0 +1,5 @@
+resource foo {
+  body = { kind = "Foo" }
+  condition {
+  }
+}

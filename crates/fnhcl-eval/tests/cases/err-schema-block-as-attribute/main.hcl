@@ -1,0 +1,4 @@
+resource foo {
+  body  = { kind = "Foo" }
+  ready = "READY_TRUE"
+}

@@ -1,0 +1,5 @@
+group {
+  function nested {
+    body = 1
+  }
+}

@@ -1,0 +1,3 @@
+resource foo {
+  condition = true
+}

@@ -1,0 +1,10 @@
+context {
+  key = "a"
+}
+
+requirement r {
+  select {
+    kind      = "X"
+    matchName = "y"
+  }
+}

@@ -1,0 +1,4 @@
+resource foo {
+  conditon = true
+  body     = { kind = "Foo" }
+}

@@ -1,0 +1,3 @@
+resouce foo {
+  body = { kind = "Foo" }
+}

@@ -1,0 +1,10 @@
+locals {
+  x = 1
+}
+
+resource foo {
+  locals {
+    x = 2
+  }
+  body = { kind = "Foo" }
+}

@@ -1,0 +1,10 @@
+locals {
+  params = req.composite.spec
+}
+
+resource foo {
+  body = {
+    kind   = "Foo"
+    region = parms.region
+  }
+}

@@ -1,0 +1,4 @@
+locals {
+  foo = "x"
+  bar = "${fooo}-y"
+}

@@ -1,0 +1,12 @@
+group {
+  condition = req.composite.spec.enabled
+  resource other {
+    body = { kind = "Other" }
+  }
+  resources buckets {
+    for_each = [1]
+    template {
+      body = { kind = "Bucket" }
+    }
+  }
+}

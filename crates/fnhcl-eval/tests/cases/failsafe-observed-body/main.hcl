@@ -1,0 +1,8 @@
+resource bucket {
+  body = {
+    kind = "Bucket"
+    spec = {
+      region = req.composite.spec.parameters.regoin
+    }
+  }
+}

@@ -1,0 +1,4 @@
+resource bucket {
+  condition = req.composite.spec.enabled
+  body      = { kind = "Bucket" }
+}

@@ -1,0 +1,7 @@
+function g {
+  arg a {}
+  locals {
+    a = 2
+  }
+  body = a
+}

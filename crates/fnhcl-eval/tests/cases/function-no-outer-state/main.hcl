@@ -1,0 +1,8 @@
+locals {
+  outer = 1
+}
+
+function g {
+  arg a {}
+  body = a + outer + req.composite.x
+}

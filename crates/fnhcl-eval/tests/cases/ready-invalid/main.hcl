@@ -1,0 +1,6 @@
+resource foo {
+  body = { kind = "Foo" }
+  ready {
+    value = "READY"
+  }
+}

@@ -1,0 +1,9 @@
+resource foo {
+  locals {
+    v = true
+  }
+  body = { kind = "Foo" }
+  ready {
+    value = v
+  }
+}

@@ -1,0 +1,10 @@
+requirement r {
+  locals {
+    labels = "app=web"
+  }
+  select {
+    apiVersion  = "v1"
+    kind        = "X"
+    matchLabels = labels
+  }
+}

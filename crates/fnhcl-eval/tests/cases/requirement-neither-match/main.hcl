@@ -1,0 +1,6 @@
+requirement r {
+  select {
+    apiVersion = "v1"
+    kind       = "X"
+  }
+}

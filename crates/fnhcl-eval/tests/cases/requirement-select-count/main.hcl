@@ -1,0 +1,15 @@
+requirement none {
+}
+
+requirement two {
+  select {
+    apiVersion = "v1"
+    kind       = "X"
+    matchName  = "a"
+  }
+  select {
+    apiVersion = "v1"
+    kind       = "X"
+    matchName  = "b"
+  }
+}

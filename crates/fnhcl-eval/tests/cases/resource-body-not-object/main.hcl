@@ -1,0 +1,3 @@
+resource foo {
+  body = ["not", "an", "object"]
+}

@@ -1,0 +1,6 @@
+resource foo {
+  body = {
+    kind = "Foo"
+    spec = { optional = null, list = [null, 1] }
+  }
+}

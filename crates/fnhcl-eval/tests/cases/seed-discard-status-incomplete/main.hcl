@@ -1,0 +1,9 @@
+resource foobar {
+  body = { kind = "Foobar" }
+
+  composite status {
+    body {
+      url = self.resource.status.atProvider.url
+    }
+  }
+}

@@ -1,0 +1,11 @@
+composite status {
+  body = {
+    foo = { bar : { baz : { x : 10 } } }
+  }
+}
+
+composite status {
+  body {
+    foo = { bar: { baz : { y : 12 } } }
+  }
+}

@@ -1,0 +1,3 @@
+composite status {
+  body = "just a string"
+}
