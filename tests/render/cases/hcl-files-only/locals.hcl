@@ -1,0 +1,4 @@
+locals {
+  name   = req.composite.metadata.name
+  region = req.composite.spec.parameters.region
+}
