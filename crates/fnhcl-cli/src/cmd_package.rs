@@ -1,8 +1,258 @@
+//! `fn-hcl package [DIR] [--skip-analysis] [--composition TEMPLATE.yaml]`:
+//! bundles a composition directory as txtar (upstream §1.4, §8).
+//!
+//! Files: every `*.hcl` regular file directly in DIR (sorted by name), then
+//! each `libraryFiles` entry of an optional `DIR/composition.yaml`
+//! (`{ xrd: ..., libraryFiles: [paths] }`), relative to DIR; duplicates are
+//! dropped (first wins). Unless `--skip-analysis`, the bundle is analysed
+//! first (findings on stderr; errors fail the command). The txtar goes to
+//! stdout, or, with `--composition`, into the `hcl` field of the
+//! function-hcl step of that Composition, which is printed instead.
+
+use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context as _, anyhow, bail};
+use fnhcl_base::SourceMap;
+use yaml_rust2::{Yaml, YamlEmitter, YamlLoader};
 
 #[derive(clap::Args)]
-pub(crate) struct Args {}
+pub(crate) struct Args {
+    /// The composition directory (default `.`).
+    dir: Option<PathBuf>,
+    /// Do not analyse the files before packaging.
+    #[arg(long)]
+    skip_analysis: bool,
+    /// Write the bundle into this Composition's function-hcl step (the
+    /// pipeline step whose input is an `HclInput`) and print the Composition.
+    #[arg(long, value_name = "TEMPLATE.yaml")]
+    composition: Option<PathBuf>,
+    /// With --composition: the pipeline step to fill, when there are several.
+    #[arg(long, requires = "composition")]
+    step: Option<String>,
+}
 
-pub(crate) fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`fn-hcl package` is not built yet")
+/// One file of a package: its archive name (relative path) and text.
+pub(crate) struct PackageFile {
+    pub(crate) name: String,
+    pub(crate) text: String,
+}
+
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let dir = args.dir.unwrap_or_else(|| PathBuf::from("."));
+    let files = load_dir(&dir)?;
+    if !args.skip_analysis {
+        let sources = source_map(&files);
+        let diags = fnhcl_analyze::analyze(&sources);
+        if !diags.is_empty() {
+            eprint!(
+                "{}",
+                crate::cmd_analyze::render_text(&diags, &sources, false)
+            );
+        }
+        if fnhcl_analyze::has_errors(&diags) {
+            bail!("analysis failed");
+        }
+    }
+    let bundle = txtar(&files);
+    match args.composition {
+        None => print!("{bundle}"),
+        Some(path) => {
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("read {}", path.display()))?;
+            let out = fill_composition(&text, &bundle, args.step.as_deref())
+                .with_context(|| format!("{}", path.display()))?;
+            print!("{out}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn source_map(files: &[PackageFile]) -> Arc<SourceMap> {
+    let mut sources = SourceMap::new();
+    for f in files {
+        sources.add(f.name.clone(), f.text.clone());
+    }
+    Arc::new(sources)
+}
+
+/// The txtar text: `-- name --` then the content (newline-terminated).
+pub(crate) fn txtar(files: &[PackageFile]) -> String {
+    let mut out = String::new();
+    for f in files {
+        out.push_str(&format!("-- {} --\n", f.name));
+        out.push_str(&f.text);
+        if !f.text.is_empty() && !f.text.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Loads the files of a composition directory (upstream §1.4).
+pub(crate) fn load_dir(dir: &Path) -> anyhow::Result<Vec<PackageFile>> {
+    let meta = std::fs::metadata(dir).with_context(|| format!("stat {}", dir.display()))?;
+    if !meta.is_dir() {
+        bail!("{} is not a directory", dir.display());
+    }
+    let mut names: Vec<String> = Vec::new();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .with_context(|| format!("read {}", dir.display()))?
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("read {}", dir.display()))?;
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".hcl") && std::fs::metadata(e.path()).is_ok_and(|m| m.is_file()) {
+            names.push(name);
+        }
+    }
+
+    let comp = dir.join("composition.yaml");
+    if let Ok(m) = std::fs::metadata(&comp) {
+        if m.is_dir() {
+            bail!("{} is a directory", comp.display());
+        }
+        let text =
+            std::fs::read_to_string(&comp).with_context(|| format!("read {}", comp.display()))?;
+        for lib in library_files(&text)
+            .with_context(|| format!("unmarshal contents of {}", comp.display()))?
+        {
+            if Path::new(&lib).is_absolute() {
+                bail!("library file {lib:?} is an absolute path, not allowed");
+            }
+            let path = dir.join(&lib);
+            let m = std::fs::metadata(&path).with_context(|| format!("stat {}", path.display()))?;
+            if m.is_dir() {
+                bail!("library file {} cannot be a directory", path.display());
+            }
+            let clean = clean_relative(&lib);
+            if !names.iter().any(|n| clean_relative(n) == clean) {
+                names.push(lib);
+            }
+        }
+    }
+
+    names
+        .into_iter()
+        .map(|name| {
+            let path = dir.join(&name);
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("read {}", path.display()))?;
+            Ok(PackageFile { name, text })
+        })
+        .collect()
+}
+
+/// `libraryFiles` of a `composition.yaml` (other keys are ignored).
+fn library_files(text: &str) -> anyhow::Result<Vec<String>> {
+    let docs = YamlLoader::load_from_str(text).map_err(|e| anyhow!("{e}"))?;
+    let Some(doc) = docs.into_iter().next() else {
+        return Ok(Vec::new());
+    };
+    match &doc {
+        Yaml::Hash(_) => {}
+        Yaml::Null => return Ok(Vec::new()),
+        _ => bail!("expected a mapping at the top level"),
+    }
+    match &doc["libraryFiles"] {
+        Yaml::BadValue | Yaml::Null => Ok(Vec::new()),
+        Yaml::Array(items) => items
+            .iter()
+            .map(|i| match i {
+                Yaml::String(s) => Ok(s.clone()),
+                other => bail!("libraryFiles: expected a string, found {other:?}"),
+            })
+            .collect(),
+        other => bail!("libraryFiles: expected a list of paths, found {other:?}"),
+    }
+}
+
+/// A relative path without `.` components and with `/` separators, for
+/// duplicate detection.
+fn clean_relative(p: &str) -> String {
+    Path::new(p)
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Puts `bundle` into `input.hcl` of the function-hcl step of a Composition
+/// and returns the Composition as YAML.
+fn fill_composition(text: &str, bundle: &str, step: Option<&str>) -> anyhow::Result<String> {
+    let mut docs = YamlLoader::load_from_str(text).map_err(|e| anyhow!("invalid YAML: {e}"))?;
+    if docs.len() != 1 {
+        bail!("expected exactly one YAML document, found {}", docs.len());
+    }
+    let mut doc = docs.remove(0);
+    if doc["kind"].as_str() != Some("Composition") {
+        bail!("not a Composition (kind is {:?})", doc["kind"].as_str());
+    }
+    let Yaml::Hash(root) = &mut doc else {
+        bail!("not a Composition");
+    };
+    let spec = root
+        .get_mut(&Yaml::String("spec".to_owned()))
+        .ok_or_else(|| anyhow!("the Composition has no spec"))?;
+    let Yaml::Hash(spec) = spec else {
+        bail!("spec is not a mapping");
+    };
+    let Some(Yaml::Array(pipeline)) = spec.get_mut(&Yaml::String("pipeline".to_owned())) else {
+        bail!("the Composition has no spec.pipeline");
+    };
+    let is_hcl_step = |s: &Yaml| {
+        let input = &s["input"];
+        input["kind"].as_str() == Some("HclInput")
+            || input["apiVersion"]
+                .as_str()
+                .is_some_and(|v| v.starts_with("hcl.fn.crossplane.io/"))
+    };
+    let candidates: Vec<usize> = pipeline
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| match step {
+            Some(name) => s["step"].as_str() == Some(name),
+            None => is_hcl_step(s),
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let index = match candidates.as_slice() {
+        [i] => *i,
+        [] => match step {
+            Some(name) => bail!("no pipeline step named {name:?}"),
+            None => bail!("no pipeline step has an HclInput input (use --step to name one)"),
+        },
+        _ => bail!("several pipeline steps have an HclInput input; choose one with --step"),
+    };
+    let Yaml::Hash(step) = &mut pipeline[index] else {
+        bail!("pipeline step is not a mapping");
+    };
+    let input_key = Yaml::String("input".to_owned());
+    if !matches!(step.get(&input_key), Some(Yaml::Hash(_))) {
+        let mut input = yaml_rust2::yaml::Hash::new();
+        input.insert(
+            Yaml::String("apiVersion".to_owned()),
+            Yaml::String("hcl.fn.crossplane.io/v1beta1".to_owned()),
+        );
+        input.insert(
+            Yaml::String("kind".to_owned()),
+            Yaml::String("HclInput".to_owned()),
+        );
+        step.insert(input_key.clone(), Yaml::Hash(input));
+    }
+    if let Some(Yaml::Hash(input)) = step.get_mut(&input_key) {
+        input.insert(
+            Yaml::String("hcl".to_owned()),
+            Yaml::String(bundle.to_owned()),
+        );
+    }
+    let mut out = String::new();
+    let mut emitter = YamlEmitter::new(&mut out);
+    emitter.multiline_strings(true);
+    emitter.dump(&doc).map_err(|e| anyhow!("{e}"))?;
+    out.push('\n');
+    Ok(out)
 }

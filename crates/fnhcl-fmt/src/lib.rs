@@ -58,7 +58,7 @@ impl fmt::Display for FormatError {
                 line,
                 column,
                 message,
-            } => write!(f, "{line}:{column}: {message}"),
+            } => write!(f, "{line},{column}: {message}"),
             FormatError::Internal(m) => write!(
                 f,
                 "internal formatter error ({m}); the file was left unchanged, please report this"

@@ -1,0 +1,137 @@
+//! Stable finding codes. A code never changes meaning once released.
+//!
+//! `E…` codes are errors (the program is rejected at runtime too, or, for
+//! the `req` checks, can never work), `W…` codes are warnings.
+
+use fnhcl_base::Diagnostic;
+
+/// A syntax error.
+pub const SYNTAX: &str = "E0001";
+/// Any other problem reported by the evaluator's static checks that has no
+/// more specific code.
+pub const PROGRAM: &str = "E0100";
+/// A block does not match its schema (unknown or missing attribute or
+/// block, wrong labels, structural rules such as one `template`).
+pub const SCHEMA: &str = "E0101";
+/// A `function` or `arg` definition is invalid.
+pub const FUNCTION_DEFINITION: &str = "E0102";
+/// A name is defined twice (resources, collections, requirements, locals,
+/// functions, attributes, arguments).
+pub const DUPLICATE: &str = "E0201";
+/// A reference to a variable that is not in scope.
+pub const UNDEFINED_VARIABLE: &str = "E0301";
+/// `self.<k>` where this scope's `self` has no `k`.
+pub const INVALID_SELF: &str = "E0302";
+/// `each.<k>` other than `key`/`value`.
+pub const INVALID_EACH: &str = "E0303";
+/// `req.<k>` where `k` is not one of the eight `req` attributes.
+pub const UNKNOWN_REQ_ATTRIBUTE: &str = "E0304";
+/// `req.resource.<n>` / `req.connection.<n>` naming no `resource` block.
+pub const UNDECLARED_RESOURCE: &str = "E0305";
+/// `req.resources.<n>` / `req.connections.<n>` naming no `resources` block.
+pub const UNDECLARED_COLLECTION: &str = "E0306";
+/// A call to a function that does not exist.
+pub const UNKNOWN_FUNCTION: &str = "E0401";
+/// `invoke` of a user function that does not exist.
+pub const UNKNOWN_INVOKE_TARGET: &str = "E0402";
+/// A malformed `invoke` call (argument count, non-constant name).
+pub const BAD_INVOKE: &str = "E0403";
+/// `invoke` with an argument name the function does not declare.
+pub const WRONG_ARGUMENT_NAME: &str = "E0404";
+/// `invoke` without a required argument.
+pub const MISSING_ARGUMENT: &str = "E0405";
+/// A built-in function called with the wrong number of arguments.
+pub const WRONG_ARITY: &str = "E0406";
+/// A local shadows a variable of an enclosing scope.
+pub const SHADOWING: &str = "E0501";
+/// Locals that depend on each other in a cycle.
+pub const CYCLE: &str = "E0502";
+/// A local that nothing uses.
+pub const UNUSED_LOCAL: &str = "W0601";
+/// An attribute of a Kubernetes object that no Kubernetes object has at
+/// that place (`req.composite.sepc`): most likely a typo.
+pub const SUSPICIOUS_FIELD: &str = "W0602";
+
+/// Every code with its kebab-case name, for documentation and `--format json`.
+pub const ALL: &[(&str, &str)] = &[
+    (SYNTAX, "syntax-error"),
+    (PROGRAM, "program-error"),
+    (SCHEMA, "schema"),
+    (FUNCTION_DEFINITION, "function-definition"),
+    (DUPLICATE, "duplicate-name"),
+    (UNDEFINED_VARIABLE, "undefined-variable"),
+    (INVALID_SELF, "invalid-self-reference"),
+    (INVALID_EACH, "invalid-each-reference"),
+    (UNKNOWN_REQ_ATTRIBUTE, "unknown-req-attribute"),
+    (UNDECLARED_RESOURCE, "undeclared-resource"),
+    (UNDECLARED_COLLECTION, "undeclared-collection"),
+    (UNKNOWN_FUNCTION, "unknown-function"),
+    (UNKNOWN_INVOKE_TARGET, "unknown-invoke-target"),
+    (BAD_INVOKE, "bad-invoke"),
+    (WRONG_ARGUMENT_NAME, "wrong-argument-name"),
+    (MISSING_ARGUMENT, "missing-argument"),
+    (WRONG_ARITY, "wrong-arity"),
+    (SHADOWING, "shadowing"),
+    (CYCLE, "cycle"),
+    (UNUSED_LOCAL, "unused-local"),
+    (SUSPICIOUS_FIELD, "suspicious-field"),
+];
+
+/// The kebab-case name of a code.
+pub fn name(code: &str) -> &'static str {
+    ALL.iter()
+        .find(|(c, _)| *c == code)
+        .map_or("unknown", |(_, n)| n)
+}
+
+/// Gives a code to a diagnostic from the parser or the evaluator's static
+/// checks (which do not set codes themselves), from its summary.
+pub(crate) fn classify(d: &Diagnostic, from_parser: bool) -> &'static str {
+    if let Some(c) = d.code {
+        return c;
+    }
+    let s = d.summary.as_str();
+    let has = |p: &str| s.contains(p);
+    if has("duplicate")
+        || has("Duplicate")
+        || has("defined more than once")
+        || has("redefined")
+        || has("defined twice")
+    {
+        DUPLICATE
+    } else if from_parser {
+        SYNTAX
+    } else if has("reference to non-existent variable") {
+        UNDEFINED_VARIABLE
+    } else if has("invalid self reference") {
+        INVALID_SELF
+    } else if has("invalid each reference") {
+        INVALID_EACH
+    } else if has("attempt to shadow") {
+        SHADOWING
+    } else if s.starts_with("cycle found") {
+        CYCLE
+    } else if has("invoke called on unknown function") {
+        UNKNOWN_INVOKE_TARGET
+    } else if has("user function invocation") {
+        BAD_INVOKE
+    } else if s.starts_with("function: ") && has("invalid argument") {
+        WRONG_ARGUMENT_NAME
+    } else if s.starts_with("function: ") && has("expected but not supplied") {
+        MISSING_ARGUMENT
+    } else if has("name must be an identifier") || has("not a constant") {
+        FUNCTION_DEFINITION
+    } else if has("Unsupported")
+        || has("Missing")
+        || has("Extraneous label")
+        || has("Unexpected")
+        || has("template block")
+        || has("select block")
+        || has("requirement selector")
+        || has("invalid composite label")
+    {
+        SCHEMA
+    } else {
+        PROGRAM
+    }
+}

@@ -1,0 +1,81 @@
+//! Static analysis of function-hcl programs (`fn-hcl analyze`, and the
+//! check `fn-hcl package` runs before bundling).
+//!
+//! Two layers:
+//! - the evaluator's own static checks ([`fnhcl_eval::compile`]): syntax,
+//!   block schemas, duplicate names, references to variables not in scope,
+//!   `self`/`each` attributes, `invoke` targets and argument names, user
+//!   function definitions, shadowing and local cycles. Its diagnostics get a
+//!   stable [`codes`] entry here.
+//! - checks only a static tool can afford, because at runtime the data may
+//!   legitimately be absent (D23): `req.<k>` must be one of the eight `req`
+//!   attributes, `req.resource.<n>` must name a declared `resource` block
+//!   (`req.resources.<n>` a `resources` block), calls must name existing
+//!   built-in functions with a valid number of arguments, unused locals are
+//!   reported, and well-known Kubernetes fields are checked for typos
+//!   (`req.composite.spec.x` fine, `req.composite.sepc` suspicious).
+//!
+//! Findings are [`Diagnostic`]s with [`Diagnostic::code`] set, sorted
+//! errors first, then by file and position. No IO.
+
+pub mod codes;
+mod walk;
+
+use std::sync::Arc;
+
+use fnhcl_base::{Diagnostic, Severity, SourceMap};
+
+/// Analyses the program made of every file of `sources`.
+pub fn analyze(sources: &Arc<SourceMap>) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut bodies = Vec::new();
+    for (id, _) in sources.files() {
+        let (body, diags) = fnhcl_syntax::parse_file(sources, id);
+        let failed = diags.iter().any(Diagnostic::is_error);
+        for d in diags {
+            let code = codes::classify(&d, true);
+            out.push(d.with_code(code));
+        }
+        if !failed {
+            bodies.push(body);
+        }
+    }
+    if out.iter().any(Diagnostic::is_error) {
+        return sorted(out);
+    }
+    if let Err(diags) = fnhcl_eval::compile(sources.clone()) {
+        for d in diags {
+            let code = codes::classify(&d, false);
+            out.push(d.with_code(code));
+        }
+    }
+    for d in walk::check(&bodies) {
+        // The evaluator and the walk may see the same problem (an unknown
+        // variable is also an unused-free reference); keep one.
+        if !out
+            .iter()
+            .any(|o| o.primary == d.primary && o.summary == d.summary)
+        {
+            out.push(d);
+        }
+    }
+    sorted(out)
+}
+
+fn sorted(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    diags.sort_by(|a, b| {
+        let sev = |d: &Diagnostic| match d.severity {
+            Severity::Error => 0,
+            Severity::Warning => 1,
+        };
+        let pos = |d: &Diagnostic| d.primary.map(|s| (s.file, s.start, s.end));
+        (sev(a), pos(a), &a.summary).cmp(&(sev(b), pos(b), &b.summary))
+    });
+    diags.dedup_by(|a, b| a.primary == b.primary && a.summary == b.summary && a.detail == b.detail);
+    diags
+}
+
+/// True if any finding is an error.
+pub fn has_errors(diags: &[Diagnostic]) -> bool {
+    diags.iter().any(Diagnostic::is_error)
+}

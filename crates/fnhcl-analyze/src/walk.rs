@@ -1,0 +1,566 @@
+//! The analyser's own checks: a walk over every block and expression of
+//! the program (see the crate docs for what it looks for).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use fnhcl_base::{Diagnostic, Span};
+use fnhcl_syntax::ast::{
+    Block, Body, Expr, ExprKind, Ident, ObjectKey, Structure, Template, TemplatePart,
+};
+
+use crate::codes;
+
+/// The eight attributes of `req` (upstream §3.2).
+const REQ_KEYS: &[&str] = &[
+    "composite",
+    "composite_connection",
+    "resource",
+    "connection",
+    "resources",
+    "connections",
+    "context",
+    "extra_resources",
+];
+
+/// Top-level fields of a Kubernetes object.
+const OBJECT_FIELDS: &[&str] = &["apiVersion", "kind", "metadata", "spec", "status"];
+
+/// Fields of `metadata` (ObjectMeta; `managedFields` is removed from
+/// everything the program sees).
+const METADATA_FIELDS: &[&str] = &[
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+];
+
+const MAX_DEPTH: usize = 256;
+
+pub(crate) fn check(bodies: &[Body]) -> Vec<Diagnostic> {
+    let mut w = Walker {
+        diags: Vec::new(),
+        frames: Vec::new(),
+        resources: BTreeSet::new(),
+        collections: BTreeSet::new(),
+        in_function: false,
+    };
+    for b in bodies {
+        w.collect_names(b, 0);
+    }
+    let top_locals: Vec<&Block> = bodies
+        .iter()
+        .flat_map(|b| blocks(b).filter(|b| &*b.ident.name == "locals"))
+        .collect();
+    w.with_scope(&top_locals, |w| {
+        for b in bodies {
+            for blk in blocks(b) {
+                if &*blk.ident.name != "locals" {
+                    w.block(blk, 1);
+                }
+            }
+        }
+    });
+    w.diags
+}
+
+fn blocks(b: &Body) -> impl Iterator<Item = &Block> {
+    b.items.iter().filter_map(|s| match s {
+        Structure::Block(b) => Some(b),
+        Structure::Attribute(_) => None,
+    })
+}
+
+struct LocalDecl {
+    name: Arc<str>,
+    span: Span,
+    used: bool,
+}
+
+struct Walker {
+    diags: Vec<Diagnostic>,
+    /// Locals of the enclosing scopes, innermost last.
+    frames: Vec<Vec<LocalDecl>>,
+    resources: BTreeSet<String>,
+    collections: BTreeSet<String>,
+    /// Inside a `function` block (no `req`, `self`, `each` or outer locals).
+    in_function: bool,
+}
+
+/// One step of a static traversal after its root.
+enum Step<'a> {
+    /// `.name` or `["name"]`.
+    Name(&'a str, Span),
+    /// A number/bool/null index.
+    Index(Span),
+}
+
+impl Walker {
+    fn collect_names(&mut self, body: &Body, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        for b in blocks(body) {
+            let label = b.labels.first().map(|l| l.value.clone());
+            match (&*b.ident.name, label) {
+                ("resource", Some(l)) => {
+                    self.resources.insert(l);
+                }
+                ("resources", Some(l)) => {
+                    self.collections.insert(l);
+                }
+                ("group", _) => self.collect_names(&b.body, depth + 1),
+                _ => {}
+            }
+        }
+    }
+
+    /// Runs `f` with the locals of `locals_blocks` as a new innermost scope,
+    /// then reports the ones nothing used.
+    fn with_scope(&mut self, locals_blocks: &[&Block], f: impl FnOnce(&mut Walker)) {
+        let mut frame = Vec::new();
+        let mut exprs = Vec::new();
+        for b in locals_blocks {
+            for item in &b.body.items {
+                if let Structure::Attribute(a) = item {
+                    let name = &*a.name.name;
+                    // Duplicates and shadowing are errors the evaluator
+                    // reports; the first/outer declaration stays the one
+                    // references resolve to.
+                    let shadows = matches!(name, "req" | "self" | "each")
+                        || frame.iter().any(|l: &LocalDecl| &*l.name == name)
+                        || self.frames.iter().flatten().any(|l| &*l.name == name);
+                    exprs.push(&a.expr);
+                    if shadows {
+                        continue;
+                    }
+                    frame.push(LocalDecl {
+                        name: a.name.name.clone(),
+                        span: a.name.span,
+                        used: false,
+                    });
+                }
+            }
+        }
+        self.frames.push(frame);
+        for e in exprs {
+            self.expr(e);
+        }
+        f(self);
+        let Some(frame) = self.frames.pop() else {
+            return;
+        };
+        for l in frame {
+            if !l.used && !l.name.starts_with('_') {
+                self.diags.push(
+                    Diagnostic::warning(
+                        format!("local \"{}\" is never used", l.name),
+                        "remove it, or prefix its name with `_` to keep it",
+                    )
+                    .with_span(l.span)
+                    .with_code(codes::UNUSED_LOCAL),
+                );
+            }
+        }
+    }
+
+    fn block(&mut self, b: &Block, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        let locals: Vec<&Block> = blocks(&b.body)
+            .filter(|c| &*c.ident.name == "locals")
+            .collect();
+        let is_function = &*b.ident.name == "function";
+        let saved_frames = if is_function {
+            Some(std::mem::take(&mut self.frames))
+        } else {
+            None
+        };
+        let was_in_function = self.in_function;
+        self.in_function |= is_function;
+        self.with_scope(&locals, |w| {
+            for item in &b.body.items {
+                match item {
+                    Structure::Attribute(a) => w.expr(&a.expr),
+                    Structure::Block(c) => match &*c.ident.name {
+                        "locals" => {}
+                        // Argument defaults are constants (checked by the evaluator).
+                        "arg" if is_function => {}
+                        _ => w.block(c, depth + 1),
+                    },
+                }
+            }
+        });
+        self.in_function = was_in_function;
+        if let Some(frames) = saved_frames {
+            self.frames = frames;
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        for t in fnhcl_syntax::visit::traversals(e) {
+            let mut steps = Vec::new();
+            let Some(root) = decompose(t, &mut steps, 0) else {
+                continue;
+            };
+            steps.reverse();
+            if self.mark_used(&root.name) {
+                continue;
+            }
+            if self.in_function {
+                continue;
+            }
+            match &*root.name {
+                "req" => self.req(&steps),
+                "self" => {
+                    if let Some(Step::Name("resource", _)) = steps.first() {
+                        self.object_fields(&steps[1..], "self.resource");
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut calls = Vec::new();
+        collect_calls(e, &mut calls, 0);
+        for (name, nargs, expand, span) in calls {
+            self.call(name, nargs, expand, span);
+        }
+    }
+
+    /// Marks the innermost local called `name` as used; true if there is one.
+    fn mark_used(&mut self, name: &str) -> bool {
+        for frame in self.frames.iter_mut().rev() {
+            if let Some(l) = frame.iter_mut().find(|l| &*l.name == name) {
+                l.used = true;
+                return true;
+            }
+        }
+        false
+    }
+
+    fn error(&mut self, code: &'static str, summary: String, detail: String, span: Span) {
+        self.diags.push(
+            Diagnostic::error(summary, detail)
+                .with_span(span)
+                .with_code(code),
+        );
+    }
+
+    fn req(&mut self, steps: &[Step<'_>]) {
+        let Some(first) = steps.first() else {
+            return;
+        };
+        let (key, span) = match first {
+            Step::Name(k, s) => (*k, *s),
+            Step::Index(s) => {
+                self.error(
+                    codes::UNKNOWN_REQ_ATTRIBUTE,
+                    "invalid index expression".to_owned(),
+                    format!("req is an object; use one of: {}", REQ_KEYS.join(", ")),
+                    *s,
+                );
+                return;
+            }
+        };
+        if !REQ_KEYS.contains(&key) {
+            self.error(
+                codes::UNKNOWN_REQ_ATTRIBUTE,
+                format!("no such attribute \"{key}\" in req"),
+                with_suggestion(
+                    format!("req has: {}", REQ_KEYS.join(", ")),
+                    key,
+                    REQ_KEYS.iter().copied(),
+                ),
+                span,
+            );
+            return;
+        }
+        let name = match steps.get(1) {
+            Some(Step::Name(n, s)) => Some((*n, *s)),
+            _ => None,
+        };
+        match key {
+            "composite" => self.object_fields(&steps[1..], "req.composite"),
+            "resource" | "connection" => {
+                if let Some((n, s)) = name {
+                    if !self.resources.contains(n) {
+                        let known: Vec<&str> = self.resources.iter().map(String::as_str).collect();
+                        let detail = if known.is_empty() {
+                            format!("{n}: the program declares no resource blocks")
+                        } else {
+                            with_suggestion(
+                                format!("{n}: declared resources are {}", known.join(", ")),
+                                n,
+                                known.iter().copied(),
+                            )
+                        };
+                        self.error(
+                            codes::UNDECLARED_RESOURCE,
+                            "invalid resource name reference".to_owned(),
+                            detail,
+                            s,
+                        );
+                    } else if key == "resource" {
+                        self.object_fields(&steps[2..], &format!("req.resource.{n}"));
+                    }
+                }
+            }
+            "resources" | "connections" => {
+                if let Some((n, s)) = name
+                    && !self.collections.contains(n)
+                {
+                    let known: Vec<&str> = self.collections.iter().map(String::as_str).collect();
+                    let detail = if known.is_empty() {
+                        format!("{n}: the program declares no resources blocks")
+                    } else {
+                        with_suggestion(
+                            format!(
+                                "{n}: declared resource collections are {}",
+                                known.join(", ")
+                            ),
+                            n,
+                            known.iter().copied(),
+                        )
+                    };
+                    self.error(
+                        codes::UNDECLARED_COLLECTION,
+                        "invalid resource collection name reference".to_owned(),
+                        detail,
+                        s,
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Checks the first steps into a Kubernetes object (`<path>.<field>`,
+    /// `<path>.metadata.<field>`) against the well-known field names.
+    fn object_fields(&mut self, steps: &[Step<'_>], path: &str) {
+        let Some(Step::Name(field, span)) = steps.first() else {
+            return;
+        };
+        if !OBJECT_FIELDS.contains(field) {
+            self.suspicious(path, field, *span, OBJECT_FIELDS);
+            return;
+        }
+        if *field == "metadata"
+            && let Some(Step::Name(m, span)) = steps.get(1)
+            && !METADATA_FIELDS.contains(m)
+        {
+            self.suspicious(&format!("{path}.metadata"), m, *span, METADATA_FIELDS);
+        }
+    }
+
+    fn suspicious(&mut self, path: &str, field: &str, span: Span, known: &[&str]) {
+        self.diags.push(
+            Diagnostic::warning(
+                format!("{path}.{field} is not a field Kubernetes objects have"),
+                with_suggestion(
+                    "it will stay unknown and defer the block that uses it".to_owned(),
+                    field,
+                    known.iter().copied(),
+                ),
+            )
+            .with_span(span)
+            .with_code(codes::SUSPICIOUS_FIELD),
+        );
+    }
+
+    fn call(&mut self, name: &Ident, nargs: usize, expand: bool, span: Span) {
+        let registry = fnhcl_functions::registry();
+        let Some(def) = registry.get(&name.name) else {
+            let detail = with_suggestion(
+                format!("there is no function named \"{}\"", name.name),
+                &name.name,
+                registry.iter().map(|f| f.name),
+            );
+            self.error(
+                codes::UNKNOWN_FUNCTION,
+                "call to unknown function".to_owned(),
+                detail,
+                name.span,
+            );
+            return;
+        };
+        // `invoke` arity is checked by the evaluator, with its own message.
+        if expand || &*name.name == "invoke" {
+            return;
+        }
+        if let Err((summary, detail)) = def.check_arity(nargs) {
+            self.error(codes::WRONG_ARITY, summary.to_owned(), detail, span);
+        }
+    }
+}
+
+/// Splits a static traversal into its root and steps (pushed innermost
+/// first: reverse them for source order).
+fn decompose<'a>(e: &'a Expr, steps: &mut Vec<Step<'a>>, depth: usize) -> Option<&'a Ident> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    match &e.kind {
+        ExprKind::Variable(i) => Some(i),
+        ExprKind::GetAttr(src, name) => {
+            steps.push(Step::Name(&name.name, name.span));
+            decompose(src, steps, depth + 1)
+        }
+        ExprKind::Index(src, key) => {
+            match literal_string(key) {
+                Some(s) => steps.push(Step::Name(s, key.span)),
+                None => steps.push(Step::Index(key.span)),
+            }
+            decompose(src, steps, depth + 1)
+        }
+        _ => None,
+    }
+}
+
+fn literal_string(e: &Expr) -> Option<&str> {
+    match &e.kind {
+        ExprKind::Template(t) if !t.heredoc => match t.parts.as_slice() {
+            [TemplatePart::Literal(s)] => Some(s),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+type Call<'a> = (&'a Ident, usize, bool, Span);
+
+fn collect_calls<'a>(e: &'a Expr, out: &mut Vec<Call<'a>>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let d = depth + 1;
+    match &e.kind {
+        ExprKind::Null
+        | ExprKind::Bool(_)
+        | ExprKind::Number(_)
+        | ExprKind::Variable(_)
+        | ExprKind::SplatItem => {}
+        ExprKind::Template(t) => collect_template_calls(t, out, d),
+        ExprKind::Tuple(items) => items.iter().for_each(|i| collect_calls(i, out, d)),
+        ExprKind::Object(items) => {
+            for it in items {
+                if let ObjectKey::Expr(k) = &it.key {
+                    collect_calls(k, out, d);
+                }
+                collect_calls(&it.value, out, d);
+            }
+        }
+        ExprKind::GetAttr(src, _) => collect_calls(src, out, d),
+        ExprKind::Index(src, k) => {
+            collect_calls(src, out, d);
+            collect_calls(k, out, d);
+        }
+        ExprKind::Splat { source, each, .. } => {
+            collect_calls(source, out, d);
+            collect_calls(each, out, d);
+        }
+        ExprKind::FuncCall {
+            name,
+            args,
+            expand_final,
+        } => {
+            out.push((name, args.len(), *expand_final, e.span));
+            args.iter().for_each(|a| collect_calls(a, out, d));
+        }
+        ExprKind::Conditional {
+            cond,
+            then,
+            otherwise,
+        } => {
+            collect_calls(cond, out, d);
+            collect_calls(then, out, d);
+            collect_calls(otherwise, out, d);
+        }
+        ExprKind::Unary(_, x) | ExprKind::Parens(x) => collect_calls(x, out, d),
+        ExprKind::Binary(_, a, b) => {
+            collect_calls(a, out, d);
+            collect_calls(b, out, d);
+        }
+        ExprKind::For(f) => {
+            collect_calls(&f.collection, out, d);
+            if let Some(k) = &f.key_expr {
+                collect_calls(k, out, d);
+            }
+            collect_calls(&f.value_expr, out, d);
+            if let Some(c) = &f.cond {
+                collect_calls(c, out, d);
+            }
+        }
+    }
+}
+
+fn collect_template_calls<'a>(t: &'a Template, out: &mut Vec<Call<'a>>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for p in &t.parts {
+        match p {
+            TemplatePart::Literal(_) => {}
+            TemplatePart::Interpolation(e) => collect_calls(e, out, depth + 1),
+            TemplatePart::If {
+                cond,
+                then,
+                otherwise,
+                ..
+            } => {
+                collect_calls(cond, out, depth + 1);
+                collect_template_calls(then, out, depth + 1);
+                if let Some(o) = otherwise {
+                    collect_template_calls(o, out, depth + 1);
+                }
+            }
+            TemplatePart::For {
+                collection, body, ..
+            } => {
+                collect_calls(collection, out, depth + 1);
+                collect_template_calls(body, out, depth + 1);
+            }
+        }
+    }
+}
+
+/// Appends ` (did you mean "x"?)` when a candidate is close to `name`.
+fn with_suggestion<'c>(
+    mut detail: String,
+    name: &str,
+    candidates: impl Iterator<Item = &'c str>,
+) -> String {
+    let best = candidates
+        .map(|c| (levenshtein(name, c), c))
+        .filter(|(d, c)| *d > 0 && *d <= (c.chars().count() / 3).max(2))
+        .min();
+    if let Some((_, c)) = best {
+        detail.push_str(&format!(" (did you mean \"{c}\"?)"));
+    }
+    detail
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

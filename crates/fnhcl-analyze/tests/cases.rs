@@ -1,0 +1,98 @@
+//! Data-driven analyser cases. Each case is either `tests/cases/NAME.hcl`
+//! (one file, named `main.hcl` in findings) with its expectation in
+//! `tests/cases/NAME.expected`, or a directory `tests/cases/NAME/` with
+//! several `*.hcl` files and an `expected` file. The expectation lists one
+//! finding per line: `CODE severity file:range: summary; detail`. Valid
+//! programs have an empty expectation. `FNHCL_BLESS=1` rewrites them.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use fnhcl_base::{Severity, SourceMap};
+use libtest_mimic::{Arguments, Failed, Trial};
+
+fn main() {
+    let args = Arguments::from_args();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/cases")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir() || p.extension().is_some_and(|x| x == "hcl"))
+        .collect();
+    entries.sort();
+    let trials = entries
+        .into_iter()
+        .map(|p| {
+            let name = p
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            Trial::test(name, move || run_case(&p))
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn run_case(path: &Path) -> Result<(), Failed> {
+    let mut sources = SourceMap::new();
+    let expected_path = if path.is_dir() {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+            .map_err(|e| e.to_string())?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "hcl"))
+            .collect();
+        files.sort();
+        for f in files {
+            let text = std::fs::read_to_string(&f).map_err(|e| e.to_string())?;
+            let name = f
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            sources.add(name, text);
+        }
+        path.join("expected")
+    } else {
+        let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+        sources.add("main.hcl", text);
+        path.with_extension("expected")
+    };
+    let sources = Arc::new(sources);
+    let findings = fnhcl_analyze::analyze(&sources);
+    let mut actual = String::new();
+    for d in &findings {
+        let sev = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let range = d
+            .primary
+            .map_or_else(|| "<nil>".to_owned(), |s| sources.range_text(s));
+        actual.push_str(&format!(
+            "{} {sev} {range}: {}; {}\n",
+            d.code.unwrap_or("-"),
+            d.summary,
+            d.detail
+        ));
+        if d.code.is_none() {
+            return Err(format!("finding without a code: {actual}").into());
+        }
+    }
+    if std::env::var_os("FNHCL_BLESS").is_some() {
+        std::fs::write(&expected_path, &actual).map_err(|e| e.to_string())?;
+        return Ok(());
+    }
+    let expected = std::fs::read_to_string(&expected_path).map_err(|e| {
+        format!(
+            "{}: {e} (run with FNHCL_BLESS=1 to create it)",
+            expected_path.display()
+        )
+    })?;
+    if expected != actual {
+        return Err(
+            format!("findings differ\n--- expected\n{expected}--- actual\n{actual}").into(),
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,6 @@
+resource r {
+  body = {}
+  composite stat {
+    body = {}
+  }
+}

@@ -1,0 +1,7 @@
+locals {
+  x = x + 1
+}
+context {
+  key   = "k"
+  value = x
+}

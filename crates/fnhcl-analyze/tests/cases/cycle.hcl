@@ -1,0 +1,9 @@
+locals {
+  a = b
+  b = c
+  c = a
+}
+context {
+  key   = "k"
+  value = a
+}

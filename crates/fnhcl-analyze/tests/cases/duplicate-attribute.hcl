@@ -1,0 +1,4 @@
+resource r {
+  body = {}
+  body = {}
+}

@@ -1,0 +1,8 @@
+resource a {
+  body = {}
+}
+group {
+  resource a {
+    body = {}
+  }
+}

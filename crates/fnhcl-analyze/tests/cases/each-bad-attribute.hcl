@@ -1,0 +1,6 @@
+resources items {
+  for_each = [1, 2]
+  template {
+    body = { value = each.val }
+  }
+}

@@ -1,0 +1,6 @@
+function f {
+  body = req.composite
+}
+resource r {
+  body = invoke("f", {})
+}

@@ -1,0 +1,6 @@
+function f {
+  body = 1
+}
+function f {
+  body = 2
+}

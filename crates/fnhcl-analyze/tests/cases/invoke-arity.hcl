@@ -1,0 +1,6 @@
+function f {
+  body = 1
+}
+resource r {
+  body = { v = invoke("f") }
+}

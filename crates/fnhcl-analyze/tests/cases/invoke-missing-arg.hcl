@@ -1,0 +1,8 @@
+function f {
+  arg name {}
+  arg size {}
+  body = { n = name, s = size }
+}
+resource r {
+  body = invoke("f", { name = "x" })
+}

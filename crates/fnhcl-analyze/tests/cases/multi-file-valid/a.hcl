@@ -1,0 +1,4 @@
+function wrap {
+  arg v {}
+  body = { value = v }
+}

@@ -1,0 +1,3 @@
+resource r {
+  body = invoke("wrap", { v = req.composite.spec })
+}

@@ -1,0 +1,3 @@
+locals {
+  shared = req.composite.metadata.name
+}

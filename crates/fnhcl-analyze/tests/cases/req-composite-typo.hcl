@@ -1,0 +1,3 @@
+resource r {
+  body = { region = req.composite.sepc.parameters.region }
+}

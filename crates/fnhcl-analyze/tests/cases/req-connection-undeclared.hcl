@@ -1,0 +1,3 @@
+resource r {
+  body = { c = req.connection.db.password }
+}

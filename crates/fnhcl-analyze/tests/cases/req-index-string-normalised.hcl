@@ -1,0 +1,3 @@
+resource r {
+  body = { n = req["composite"]["metadata"]["nmae"] }
+}

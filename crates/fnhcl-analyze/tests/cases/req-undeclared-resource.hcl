@@ -1,0 +1,6 @@
+resource bucket {
+  body = {}
+}
+resource r {
+  body = { arn = req.resource.buckt.status.arn }
+}

@@ -1,0 +1,5 @@
+group {
+  function f {
+    body = 1
+  }
+}

@@ -1,0 +1,5 @@
+resource {
+  body = {}
+}
+group extra {
+}

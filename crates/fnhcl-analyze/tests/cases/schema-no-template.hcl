@@ -1,0 +1,3 @@
+resources items {
+  for_each = [1, 2]
+}

@@ -1,0 +1,6 @@
+requirement env {
+  select {
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+  }
+}

@@ -1,0 +1,4 @@
+resource r {
+  bodyy = {}
+  body  = {}
+}

@@ -1,0 +1,6 @@
+resource r {
+  body = {}
+  stauts {
+    x = 1
+  }
+}

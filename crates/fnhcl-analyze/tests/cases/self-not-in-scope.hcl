@@ -1,0 +1,4 @@
+context {
+  key   = "k"
+  value = self.name
+}

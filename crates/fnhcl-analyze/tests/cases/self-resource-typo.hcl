@@ -1,0 +1,6 @@
+resource r {
+  body = {}
+  composite status {
+    body = { arn = self.resource.stauts.atProvider.arn }
+  }
+}

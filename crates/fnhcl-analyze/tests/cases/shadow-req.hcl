@@ -1,0 +1,6 @@
+resource r {
+  locals {
+    req = 1
+  }
+  body = {}
+}

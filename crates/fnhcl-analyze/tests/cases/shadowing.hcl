@@ -1,0 +1,9 @@
+locals {
+  name = "outer"
+}
+resource r {
+  locals {
+    name = "inner"
+  }
+  body = { n = name }
+}

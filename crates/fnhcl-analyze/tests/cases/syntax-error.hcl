@@ -1,0 +1,5 @@
+resource r {
+  body = {
+    a = 1 +
+  }
+}

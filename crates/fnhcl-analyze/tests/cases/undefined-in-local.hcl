@@ -1,0 +1,7 @@
+locals {
+  a = b + 1
+}
+context {
+  key   = "k"
+  value = a
+}

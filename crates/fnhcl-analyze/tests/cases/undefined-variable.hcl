@@ -1,0 +1,6 @@
+locals {
+  name = "x"
+}
+resource r {
+  body = { metadata = { name = nmae } }
+}

@@ -1,0 +1,3 @@
+resource r {
+  body = { name = uper("x") }
+}

@@ -1,0 +1,11 @@
+function f {
+  arg a {}
+  locals {
+    helper = a
+    spare  = 1
+  }
+  body = helper
+}
+resource r {
+  body = { v = invoke("f", { a = 1 }) }
+}

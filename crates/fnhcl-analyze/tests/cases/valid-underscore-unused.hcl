@@ -1,0 +1,7 @@
+locals {
+  _reserved = 1
+}
+context {
+  key   = "a"
+  value = 1
+}
