@@ -666,6 +666,9 @@ fn pow5(n: u64, prec: u32) -> Num {
 /// optional sign, digits with an optional `.`, optional exponent `e`/`E`
 /// (power of ten) or `p`/`P` (power of two); `Inf`/`inf` with optional
 /// sign. No spaces, no underscores.
+/// Significant digits kept when parsing (see [`parse`]).
+const MAX_DIGITS: usize = 40_000;
+
 pub(crate) fn parse(s: &str, prec: u32) -> Parsed {
     let b = s.as_bytes();
     let mut i = 0;
@@ -733,30 +736,50 @@ pub(crate) fn parse(s: &str, prec: u32) -> Parsed {
     if mant_digits.is_empty() {
         return Parsed::Num(Num::Fin(Fin::zero(neg)));
     }
-    let digits = std::str::from_utf8(&mant_digits).unwrap_or("0");
-    let Some(m) = BigUint::parse_bytes(digits.as_bytes(), 10) else {
-        return Parsed::Invalid;
-    };
-    // value = m × 10^-frac × (10 or 2)^exp
-    let (exp2, exp5) = if bin_exp {
+    // value = m × 10^-frac × (10 or 2)^exp = m × 2^exp2 × 5^exp5
+    let (mut exp2, mut exp5) = if bin_exp {
         (exp.saturating_sub(frac_digits), -frac_digits)
     } else {
         let e = exp.saturating_sub(frac_digits);
         (e, e)
     };
+    // Trailing zeros of the digits are factors of ten.
+    while mant_digits.last() == Some(&b'0') {
+        mant_digits.pop();
+        exp2 = exp2.saturating_add(1);
+        exp5 = exp5.saturating_add(1);
+    }
+    let ndigits = mant_digits.len() as f64;
+    let base = exp2 as f64 + exp5 as f64 * std::f64::consts::LOG2_10 - exp5 as f64;
     // Go rejects binary exponents outside int32 ("exponent overflow").
-    let top2 = exp2.saturating_add(m.bits() as i64);
-    if !(-(1i64 << 31)..(1i64 << 31)).contains(&top2) {
+    let top2 = exp2 as f64 + ndigits * std::f64::consts::LOG2_10;
+    if !(-(2f64.powi(31))..2f64.powi(31)).contains(&top2) {
         return Parsed::Invalid;
     }
-    // Quick range checks so that huge exponents stay cheap.
-    let log2 = top2 as f64 + exp5 as f64 * std::f64::consts::LOG2_10;
-    if log2 > (MAX_EXP + 64) as f64 {
+    // Quick range checks so that huge exponents and digit strings stay
+    // cheap: 10^(n-1) <= m < 10^n.
+    let lo = base + (ndigits - 1.0) * std::f64::consts::LOG2_10;
+    let hi = base + ndigits * std::f64::consts::LOG2_10;
+    if lo > (MAX_EXP + 2) as f64 {
         return Parsed::Num(Num::Inf(neg));
     }
-    if log2 < -(MAX_EXP as f64) - 64.0 - m.bits() as f64 {
+    if hi < -(MAX_EXP as f64) - 2.0 {
         return Parsed::Num(Num::Fin(Fin::zero(neg)));
     }
+    // Digits far beyond the precision only matter as "something nonzero
+    // follows": keep a long prefix plus a sticky nonzero digit, so that
+    // absurdly long literals parse in bounded time.
+    if mant_digits.len() > MAX_DIGITS {
+        let dropped = (mant_digits.len() - MAX_DIGITS) as i64;
+        mant_digits.truncate(MAX_DIGITS);
+        mant_digits.push(b'1');
+        exp2 = exp2.saturating_add(dropped - 1);
+        exp5 = exp5.saturating_add(dropped - 1);
+    }
+    let digits = std::str::from_utf8(&mant_digits).unwrap_or("0");
+    let Some(m) = BigUint::parse_bytes(digits.as_bytes(), 10) else {
+        return Parsed::Invalid;
+    };
     let x = Fin::new(neg, m, exp2);
     if exp5 == 0 {
         return Parsed::Num(round_fin(&x, prec));

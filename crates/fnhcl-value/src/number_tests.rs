@@ -80,6 +80,29 @@ fn huge_exponents_are_cheap() {
 }
 
 #[test]
+fn extreme_but_finite_literals() {
+    let t = Instant::now();
+    let big = n("1e300000");
+    assert!(!big.is_infinite());
+    let s = big.to_string();
+    assert_eq!(s.len(), 300001);
+    let small = n("1.5e-300000");
+    assert!(!small.is_zero());
+    assert!(small.to_string().ends_with("15"));
+    // Long digit strings parse in bounded time (digits past 40000 only
+    // count as "nonzero tail").
+    let long = format!("0.{}", "3".repeat(200_000));
+    assert_eq!(
+        n(&long),
+        n(
+            "0.3333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333333"
+        )
+    );
+    assert_eq!(n(&"7".repeat(1_000_000)).to_string(), "+Inf");
+    assert!(t.elapsed().as_secs() < 10, "took {:?}", t.elapsed());
+}
+
+#[test]
 fn large_but_finite_prints() {
     let s = n("1e5000").to_string();
     assert_eq!(s.len(), 5001);
