@@ -485,3 +485,42 @@ async fn mtls_needs_a_client_certificate() {
     };
     assert!(refused, "a plain-text client must be refused");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn filesystem_source_reads_a_mounted_directory_and_sees_changes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("a-locals.hcl"),
+        "locals {\n  region = req.composite.spec.parameters.region\n}\n",
+    )
+    .expect("write");
+    let resource = |kind: &str| {
+        format!(
+            "resource r {{\n  body = {{ apiVersion = \"v1\", kind = \"{kind}\", region = region }}\n}}\n"
+        )
+    };
+    std::fs::write(dir.path().join("b-main.hcl"), resource("First")).expect("write");
+    let mut req = request(BUCKET, "fs");
+    req.input = json_to_struct(&json!({
+        "apiVersion": "function-hcl/v1", "kind": "HclInput",
+        "source": "FileSystem", "path": dir.path().to_str().expect("utf-8 path")
+    }));
+
+    let port = start(None);
+    let mut client = connect(port).await;
+    let rsp = client
+        .run_function(req.clone())
+        .await
+        .expect("rpc")
+        .into_inner();
+    assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+    assert_eq!(
+        body(&rsp, "r"),
+        json!({"apiVersion": "v1", "kind": "First", "region": "eu-west-1"})
+    );
+
+    // A changed file (new size) is picked up without a restart.
+    std::fs::write(dir.path().join("b-main.hcl"), resource("SecondKind")).expect("write");
+    let rsp = client.run_function(req).await.expect("rpc").into_inner();
+    assert_eq!(body(&rsp, "r")["kind"], json!("SecondKind"));
+}
