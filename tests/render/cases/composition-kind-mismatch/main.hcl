@@ -1,0 +1,7 @@
+resource app {
+  body = {
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+    metadata   = { name = "${req.composite.metadata.name}-app" }
+  }
+}
