@@ -10,10 +10,11 @@
 
 mod charsets;
 mod cidr;
-mod datetime;
 mod collection;
 mod convert;
 mod crypto;
+mod datetime;
+pub mod docs;
 mod encoding;
 mod evaluator_funcs;
 mod format;

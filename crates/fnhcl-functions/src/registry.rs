@@ -165,6 +165,9 @@ pub struct FuncDef {
     /// (e.g. "list of the element type").
     pub returns_doc: Option<&'static str>,
     pub implementation: Implementation,
+    /// Section in the function listing ("Numeric", "String", ...); set by
+    /// [`Registry::in_category`].
+    pub category: &'static str,
 }
 
 impl FuncDef {
@@ -179,6 +182,7 @@ impl FuncDef {
             returns: Returns::Static(StaticType::Dynamic),
             returns_doc: None,
             implementation: Implementation::Evaluator,
+            category: "",
         }
     }
     pub fn param(mut self, p: Param) -> FuncDef {
@@ -393,21 +397,34 @@ fn type_doc(t: &Type) -> String {
 /// All built-ins, by name.
 pub struct Registry {
     funcs: BTreeMap<&'static str, FuncDef>,
+    category: &'static str,
 }
 
 impl Registry {
     fn empty() -> Registry {
         Registry {
             funcs: BTreeMap::new(),
+            category: "",
         }
     }
 
     /// Adds a function. A duplicate name replaces the earlier definition;
     /// the test `registry_names_unique` catches that.
-    pub fn add(&mut self, f: FuncDef) {
+    pub fn add(&mut self, mut f: FuncDef) {
+        if f.category.is_empty() {
+            f.category = self.category;
+        }
         if let Some(old) = self.funcs.insert(f.name, f) {
             debug_assert!(false, "function {:?} registered twice", old.name);
         }
+    }
+
+    /// Runs a module's `register` with `category` as the section of the
+    /// functions it adds.
+    pub fn in_category(&mut self, category: &'static str, register: fn(&mut Registry)) {
+        self.category = category;
+        register(self);
+        self.category = "";
     }
 
     pub fn get(&self, name: &str) -> Option<&FuncDef> {
@@ -431,18 +448,18 @@ impl Registry {
 /// Registers every module's functions. Add your module's `register` here.
 fn build() -> Registry {
     let mut r = Registry::empty();
-    crate::evaluator_funcs::register(&mut r);
-    crate::numeric::register(&mut r);
-    crate::collection::register(&mut r);
-    crate::typeconv::register(&mut r);
-    crate::strings::register(&mut r);
-    crate::regex_fns::register(&mut r);
-    crate::format::register(&mut r);
-    crate::json::register(&mut r);
-    crate::encoding::register(&mut r);
-    crate::crypto::register(&mut r);
-    crate::cidr::register(&mut r);
-    crate::datetime::register(&mut r);
+    r.in_category("Evaluation", crate::evaluator_funcs::register);
+    r.in_category("Numeric", crate::numeric::register);
+    r.in_category("Collection", crate::collection::register);
+    r.in_category("Type conversion", crate::typeconv::register);
+    r.in_category("String", crate::strings::register);
+    r.in_category("String", crate::regex_fns::register);
+    r.in_category("String", crate::format::register);
+    r.in_category("Encoding", crate::json::register);
+    r.in_category("Encoding", crate::encoding::register);
+    r.in_category("Hash and crypto", crate::crypto::register);
+    r.in_category("IP network", crate::cidr::register);
+    r.in_category("Date and time", crate::datetime::register);
     r
 }
 
