@@ -590,7 +590,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             }
         }
         let v = if known {
-            Value::string(buf)
+            Value::string(nfc(buf))
         } else {
             Value::Unknown(Type::String)
         };
@@ -667,7 +667,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 )),
             }
         }
-        (Value::string(buf).mark_if(marked), diags)
+        (Value::string(nfc(buf)).mark_if(marked), diags)
     }
 
     fn eval_branch(&mut self, b: Branch<'_>) -> R {
@@ -1254,18 +1254,23 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 let k: Key = Arc::from(k);
                 if grouping {
                     groups.entry(k).or_default().push(val);
-                } else if vals.contains_key(&k) {
-                    diags.push(self.error(
-                        "Duplicate object key",
-                        format!(
-                            "Two different items produced the key {:?} in this 'for' expression. If duplicates are expected, use the ellipsis (...) after the value expression to enable grouping by key.",
-                            &*k
-                        ),
-                        kx.span,
-                        span,
-                    ));
                 } else {
-                    vals.insert(k, val);
+                    match vals.entry(k) {
+                        std::collections::btree_map::Entry::Occupied(o) => {
+                            diags.push(self.error(
+                                "Duplicate object key",
+                                format!(
+                                    "Two different items produced the key {:?} in this 'for' expression. If duplicates are expected, use the ellipsis (...) after the value expression to enable grouping by key.",
+                                    &**o.key()
+                                ),
+                                kx.span,
+                                span,
+                            ));
+                        }
+                        std::collections::btree_map::Entry::Vacant(slot) => {
+                            slot.insert(val);
+                        }
+                    }
                 }
             }
             if !known {
@@ -1756,6 +1761,16 @@ fn def_param_count(def: &fnhcl_functions::FuncDef) -> usize {
         n += 1;
     }
     n
+}
+
+/// cty normalises every string to NFC.
+pub(crate) fn nfc(s: String) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    if unicode_normalization::is_nfc_quick(s.chars()) == unicode_normalization::IsNormalized::Yes {
+        s
+    } else {
+        s.nfc().collect()
+    }
 }
 
 /// Go's `%g` for a big.Float (used in the fractional-index message).

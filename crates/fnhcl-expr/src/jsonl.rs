@@ -221,7 +221,7 @@ pub fn json_to_value(j: &Json, depth: usize) -> Result<Value, String> {
         Json::Number(t) => {
             Value::Number(Number::parse(t).ok_or_else(|| format!("bad number {t}"))?)
         }
-        Json::String(s) => Value::string(s.as_str()),
+        Json::String(s) => Value::string(crate::eval::nfc(s.clone())),
         Json::Array(items) => Value::tuple(
             items
                 .iter()

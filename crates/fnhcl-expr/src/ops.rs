@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use fnhcl_value::{Number, Value};
 
-
 /// cty `Value.Equals` on unmarked operands: `Some(bool)` or `None` for
 /// an unknown result.
 pub(crate) fn equals(a: &Value, b: &Value) -> Option<bool> {
