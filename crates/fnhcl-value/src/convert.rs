@@ -905,7 +905,22 @@ fn sort_types(types: &[Type]) -> Vec<usize> {
 // ---------------------------------------------------------------------
 // Messages (cty `MismatchMessage`)
 
-/// Go's `%q` for attribute names in messages.
+/// Go's `unicode.IsPrint` for non-ASCII characters, approximated without
+/// Unicode tables: false for C1 controls, non-ASCII spaces, line/paragraph
+/// separators, format characters and private-use characters.
+fn go_is_print_non_ascii(c: char) -> bool {
+    let u = c as u32;
+    !matches!(u,
+        0x80..=0x9F
+        | 0xA0 | 0xAD | 0x1680 | 0x2000..=0x200F | 0x2028..=0x202F | 0x205F..=0x2064
+        | 0x2066..=0x206F | 0x3000 | 0xFEFF | 0xFFF9..=0xFFFB | 0xFFFE | 0xFFFF
+        | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x08E2 | 0x180E
+        | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A
+        | 0xE0001 | 0xE0020..=0xE007F | 0xE000..=0xF8FF | 0xF0000..=0x10FFFF)
+}
+
+/// Go's `%q` (`strconv.Quote`) for attribute names in messages and cty's
+/// set ordering.
 pub(crate) fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
@@ -923,18 +938,37 @@ pub(crate) fn go_quote(s: &str) -> String {
             c if (c as u32) < 0x20 || c as u32 == 0x7f => {
                 out.push_str(&format!("\\x{:02x}", c as u32));
             }
-            c if c.is_control() => {
-                if (c as u32) < 0x10000 {
-                    out.push_str(&format!("\\u{:04x}", c as u32));
-                } else {
-                    out.push_str(&format!("\\U{:08x}", c as u32));
-                }
-            }
-            c => out.push(c),
+            c if (c as u32) < 0x80 || go_is_print_non_ascii(c) => out.push(c),
+            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push_str(&format!("\\U{:08x}", c as u32)),
         }
     }
     out.push('"');
     out
+}
+
+#[cfg(test)]
+mod quote_tests {
+    use super::go_quote;
+
+    #[test]
+    fn quotes_like_go() {
+        // Expected strings from Go's strconv.Quote.
+        let cases = [
+            ("abc", r#""abc""#),
+            ("a\"b\\c", r#""a\"b\\c""#),
+            ("\n\t\r\u{7}\u{0}\u{7f}", r#""\n\t\r\a\x00\x7f""#),
+            ("é😀", "\"é😀\""),
+            (
+                "\u{a0}\u{2028}\u{feff}\u{85}",
+                r#""\u00a0\u2028\ufeff\u0085""#,
+            ),
+            ("\u{f0000}", r#""\U000f0000""#),
+        ];
+        for (input, want) in cases {
+            assert_eq!(go_quote(input), want, "{input:?}");
+        }
+    }
 }
 
 /// cty `MismatchMessage(got, want)`: why a value of type `got` does not
