@@ -182,4 +182,7 @@ composite status {
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    result = unittest.main(verbosity=2, exit=False).result
+    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+    print(f"python: {result.testsRun - failed} passed, {failed} failed")
+    raise SystemExit(0 if failed == 0 and result.testsRun > 0 else 1)
