@@ -947,36 +947,6 @@ pub(crate) fn go_quote(s: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod quote_tests {
-    use super::go_quote;
-
-    #[test]
-    fn quotes_like_go() {
-        // Expected strings from Go's strconv.Quote.
-        let cases = [
-            ("abc", r#""abc""#),
-            ("a\"b\\c", r#""a\"b\\c""#),
-            ("\n\t\r\u{7}\u{0}\u{7f}", r#""\n\t\r\a\x00\x7f""#),
-            ("é😀", "\"é😀\""),
-            (
-                "\u{a0}\u{2028}\u{feff}\u{85}",
-                r#""\u00a0\u2028\ufeff\u0085""#,
-            ),
-            ("\u{f0000}", r#""\U000f0000""#),
-        ];
-        for (input, want) in cases {
-            assert_eq!(go_quote(input), want, "{input:?}");
-        }
-    }
-}
-
-/// cty `MismatchMessage(got, want)`: why a value of type `got` does not
-/// fit `want`.
-pub fn mismatch_message(got: &Type, want: &Type) -> String {
-    mismatch_depth(got, want, 0)
-}
-
 fn mismatch_depth(got: &Type, want: &Type, depth: usize) -> String {
     let required = || format!("{} required", want.friendly_name_for_constraint());
     if depth > MAX_DEPTH {
@@ -1088,4 +1058,34 @@ fn mismatch_depth(got: &Type, want: &Type, depth: usize) -> String {
         }
         _ => required(),
     }
+}
+
+#[cfg(test)]
+mod quote_tests {
+    use super::go_quote;
+
+    #[test]
+    fn quotes_like_go() {
+        // Expected strings from Go's strconv.Quote.
+        let cases = [
+            ("abc", r#""abc""#),
+            ("a\"b\\c", r#""a\"b\\c""#),
+            ("\n\t\r\u{7}\u{0}\u{7f}", r#""\n\t\r\a\x00\x7f""#),
+            ("é😀", "\"é😀\""),
+            (
+                "\u{a0}\u{2028}\u{feff}\u{85}",
+                r#""\u00a0\u2028\ufeff\u0085""#,
+            ),
+            ("\u{f0000}", r#""\U000f0000""#),
+        ];
+        for (input, want) in cases {
+            assert_eq!(go_quote(input), want, "{input:?}");
+        }
+    }
+}
+
+/// cty `MismatchMessage(got, want)`: why a value of type `got` does not
+/// fit `want`.
+pub fn mismatch_message(got: &Type, want: &Type) -> String {
+    mismatch_depth(got, want, 0)
 }
