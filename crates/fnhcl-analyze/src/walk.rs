@@ -225,7 +225,7 @@ impl Walker {
                 "req" => self.req(&steps),
                 "self" => {
                     if let Some(Step::Name("resource", _)) = steps.first() {
-                        self.object_fields(&steps[1..], "self.resource");
+                        self.object_fields(&steps[1..], "self.resource", false);
                     }
                 }
                 _ => {}
@@ -291,7 +291,7 @@ impl Walker {
             _ => None,
         };
         match key {
-            "composite" => self.object_fields(&steps[1..], "req.composite"),
+            "composite" => self.object_fields(&steps[1..], "req.composite", true),
             "resource" | "connection" => {
                 if let Some((n, s)) = name {
                     if !self.resources.contains(n) {
@@ -312,7 +312,7 @@ impl Walker {
                             s,
                         );
                     } else if key == "resource" {
-                        self.object_fields(&steps[2..], &format!("req.resource.{n}"));
+                        self.object_fields(&steps[2..], &format!("req.resource.{n}"), false);
                     }
                 }
             }
@@ -346,12 +346,14 @@ impl Walker {
     }
 
     /// Checks the first steps into a Kubernetes object (`<path>.<field>`,
-    /// `<path>.metadata.<field>`) against the well-known field names.
-    fn object_fields(&mut self, steps: &[Step<'_>], path: &str) {
+    /// `<path>.metadata.<field>`) against the well-known field names. The
+    /// top level is only checked for composite resources (`top_level`):
+    /// composed resources may be of any kind (a ConfigMap has `data`).
+    fn object_fields(&mut self, steps: &[Step<'_>], path: &str, top_level: bool) {
         let Some(Step::Name(field, span)) = steps.first() else {
             return;
         };
-        if !OBJECT_FIELDS.contains(field) {
+        if top_level && !OBJECT_FIELDS.contains(field) {
             self.suspicious(path, field, *span, OBJECT_FIELDS);
             return;
         }

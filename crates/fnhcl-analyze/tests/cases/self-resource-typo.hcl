@@ -1,6 +1,6 @@
 resource r {
   body = {}
   composite status {
-    body = { arn = self.resource.stauts.atProvider.arn }
+    body = { arn = self.resource.metadata.lables, data = self.resource.data }
   }
 }

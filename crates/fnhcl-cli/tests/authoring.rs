@@ -1,0 +1,365 @@
+//! The authoring commands as a user runs them (`fmt`, `analyze`, `package`,
+//! `test`, `version`): the built binary in a scratch directory, with exit
+//! status, stdout and stderr snapshotted (insta, `tests/snapshots/`).
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// The snapshot text: exit status, stdout, stderr.
+    fn text(&self) -> String {
+        format!(
+            "exit: {}\n--- stdout\n{}--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+fn fn_hcl(dir: &Path, args: &[&str], stdin: Option<&str>) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fn-hcl"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run fn-hcl");
+    if let Some(mut pipe) = child.stdin.take() {
+        pipe.write_all(stdin.unwrap_or("").as_bytes())
+            .expect("write stdin");
+    }
+    let out = child.wait_with_output().expect("wait for fn-hcl");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("mkdir");
+    }
+    std::fs::write(path, text).expect("write file");
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+const FORMATTED: &str = "locals {\n  a  = 1\n  bb = 2\n}\n";
+const UNFORMATTED: &str = "locals {\na=1\n    bb = {x:1}\n}\n";
+const BROKEN: &str = "locals {\n  a = 1 +\n}\n";
+
+#[test]
+fn fmt_check_lists_unformatted_files() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    write(tmp.path(), "ok.hcl", FORMATTED);
+    write(tmp.path(), "sub/messy.hcl", UNFORMATTED);
+    write(tmp.path(), "sub/broken.hcl", BROKEN);
+    write(tmp.path(), "notes.txt", UNFORMATTED);
+    write(tmp.path(), ".hidden/x.hcl", UNFORMATTED);
+    let run = fn_hcl(tmp.path(), &["fmt", "--check"], None);
+    insta::assert_snapshot!("fmt_check", run.text());
+    // --check changes nothing.
+    let messy = std::fs::read_to_string(tmp.path().join("sub/messy.hcl")).expect("read");
+    assert_eq!(messy, UNFORMATTED);
+}
+
+#[test]
+fn fmt_rewrites_files_and_is_then_clean() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    write(tmp.path(), "a.hcl", UNFORMATTED);
+    write(tmp.path(), "b.hcl", BROKEN);
+    let run = fn_hcl(tmp.path(), &["fmt", "a.hcl", "b.hcl"], None);
+    insta::assert_snapshot!("fmt_rewrite", run.text());
+    let a = std::fs::read_to_string(tmp.path().join("a.hcl")).expect("read");
+    assert_eq!(a, "locals {\n  a  = 1\n  bb = { x = 1 }\n}\n");
+    let b = std::fs::read_to_string(tmp.path().join("b.hcl")).expect("read");
+    assert_eq!(b, BROKEN, "a file with a syntax error is left untouched");
+    let again = fn_hcl(tmp.path(), &["fmt", "--check", "a.hcl"], None);
+    assert_eq!(again.code, 0);
+    assert_eq!(again.stdout, "");
+}
+
+#[test]
+fn fmt_stdin_filter() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let run = fn_hcl(tmp.path(), &["fmt", "-"], Some(UNFORMATTED));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "locals {\n  a  = 1\n  bb = { x = 1 }\n}\n");
+    let mixed = fn_hcl(tmp.path(), &["fmt", "-", "x.hcl"], None);
+    assert_eq!(mixed.code, 1);
+    assert!(mixed.stderr.contains("cannot mix stdin with other files"));
+    let broken = fn_hcl(tmp.path(), &["fmt", "-"], Some(BROKEN));
+    assert_eq!(broken.code, 1);
+    assert_eq!(broken.stdout, "");
+}
+
+const PROBLEMS: &str = r#"locals {
+  unused = 1
+  name   = req.composite.metadata.name
+}
+
+resource bucket {
+  body = {
+    apiVersion = "s3.aws.upbound.io/v1beta1"
+    kind       = "Bucket"
+    metadata   = { name = nmae }
+    spec       = { region = req.composite.sepc.region, n = lenght([]) }
+  }
+}
+
+resource other {
+  body = { arn = req.resource.buckt.status.arn }
+}
+"#;
+
+#[test]
+fn analyze_text_output() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    write(tmp.path(), "main.hcl", PROBLEMS);
+    let run = fn_hcl(tmp.path(), &["analyze"], None);
+    insta::assert_snapshot!("analyze_text", run.text());
+}
+
+#[test]
+fn analyze_json_output() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    write(tmp.path(), "main.hcl", PROBLEMS);
+    let run = fn_hcl(tmp.path(), &["analyze", ".", "--format", "json"], None);
+    assert_eq!(run.code, 1);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).expect("json");
+    let codes: Vec<&str> = v
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|f| f["code"].as_str())
+        .collect();
+    assert_eq!(
+        codes,
+        ["E0301", "E0401", "E0305", "W0601", "W0601", "W0602"],
+        "{}",
+        run.stdout
+    );
+    assert_eq!(v[0]["range"], "main.hcl:10,27-31");
+}
+
+#[test]
+fn analyze_valid_upstream_examples() {
+    for dir in fnhcl_testkit::discover_cases(&repo().join("tests/render/upstream")) {
+        if !dir.join("main.hcl").exists() {
+            continue;
+        }
+        let run = fn_hcl(&dir, &["analyze"], None);
+        assert_eq!(run.code, 0, "{}: {}", dir.display(), run.stdout);
+    }
+}
+
+#[test]
+fn package_bundles_files_and_libraries() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let comp = tmp.path().join("comp");
+    write(
+        &comp,
+        "main.hcl",
+        "resource r {\n  body = invoke(\"wrap\", { v = 1 })\n}\n",
+    );
+    write(&comp, "b.hcl", "locals {\n  _x = 1\n}");
+    write(
+        &comp,
+        "composition.yaml",
+        "xrd:\n  apiVersion: example.com/v1\n  kind: XApp\nlibraryFiles:\n  - ../shared/lib.hcl\n  - ./main.hcl\n",
+    );
+    write(
+        tmp.path(),
+        "shared/lib.hcl",
+        "function wrap {\n  arg v {}\n  body = { value = v }\n}\n",
+    );
+    let run = fn_hcl(&comp, &["package"], None);
+    insta::assert_snapshot!("package", run.text());
+
+    // The same bundle written into a Composition.
+    write(
+        tmp.path(),
+        "composition-template.yaml",
+        "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: xapps\nspec:\n  compositeTypeRef:\n    apiVersion: example.com/v1\n    kind: XApp\n  mode: Pipeline\n  pipeline:\n    - step: render\n      functionRef:\n        name: function-hcl\n      input:\n        apiVersion: hcl.fn.crossplane.io/v1beta1\n        kind: HclInput\n        hcl: \"\"\n    - step: ready\n      functionRef:\n        name: function-auto-ready\n",
+    );
+    let run = fn_hcl(
+        &comp,
+        &["package", "--composition", "../composition-template.yaml"],
+        None,
+    );
+    insta::assert_snapshot!("package_composition", run.text());
+}
+
+#[test]
+fn package_refuses_programs_with_errors() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    write(
+        tmp.path(),
+        "main.hcl",
+        "resource r {\n  body = { a = missing }\n}\n",
+    );
+    let run = fn_hcl(tmp.path(), &["package"], None);
+    insta::assert_snapshot!("package_errors", run.text());
+    let skipped = fn_hcl(tmp.path(), &["package", "--skip-analysis"], None);
+    assert_eq!(skipped.code, 0);
+    assert!(skipped.stdout.starts_with("-- main.hcl --\n"));
+}
+
+#[test]
+fn package_rejects_absolute_library_paths() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    write(
+        tmp.path(),
+        "composition.yaml",
+        "libraryFiles: [/etc/passwd]\n",
+    );
+    let run = fn_hcl(tmp.path(), &["package"], None);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .contains("library file \"/etc/passwd\" is an absolute path, not allowed"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// `fn-hcl test` over the project's own render cases: one line per case,
+/// and a summary that adds up.
+#[test]
+fn test_runs_the_project_render_cases() {
+    let root = repo().join("tests/render");
+    let cases = fnhcl_testkit::discover_cases(&root);
+    assert!(cases.len() >= 10, "expected the project's render cases");
+    let run = fn_hcl(&root, &["test"], None);
+    for case in &cases {
+        let name = case
+            .strip_prefix(&root)
+            .expect("under root")
+            .display()
+            .to_string();
+        let lines = run
+            .stdout
+            .lines()
+            .filter(|l| {
+                (l.starts_with("PASS ") || l.starts_with("FAIL "))
+                    && l.split_whitespace().nth(1) == Some(name.as_str())
+            })
+            .count();
+        assert_eq!(lines, 1, "case {name} in:\n{}", run.stdout);
+    }
+    let summary = run.stdout.lines().last().unwrap_or_default().to_owned();
+    let nums: Vec<usize> = summary
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert_eq!(nums.len(), 3, "summary line: {summary}");
+    assert_eq!(nums[0] + nums[1] + nums[2], cases.len(), "{summary}");
+    assert_eq!(run.code, i32::from(nums[1] > 0));
+}
+
+const XR: &str =
+    "apiVersion: example.com/v1\nkind: XApp\nmetadata:\n  name: app\nspec:\n  size: 2\n";
+
+#[test]
+fn test_reports_pass_fail_and_updates() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let good = tmp.path().join("good");
+    write(&good, "xr.yaml", XR);
+    write(
+        &good,
+        "main.hcl",
+        "resource cm {\n  body = {\n    apiVersion = \"v1\"\n    kind       = \"ConfigMap\"\n    data       = { size = \"${req.composite.spec.size}\" }\n  }\n}\n",
+    );
+    let bad = tmp.path().join("bad");
+    write(&bad, "xr.yaml", XR);
+    write(
+        &bad,
+        "main.hcl",
+        "resource cm {\n  body = {\n    apiVersion = \"v1\"\n    kind       = \"ConfigMap\"\n    data       = { size = \"n-${req.composite.spec.size + 1}\" }\n  }\n}\n",
+    );
+    // Create the expectations, then break one.
+    let update = fn_hcl(tmp.path(), &["test", "--update"], None);
+    assert_eq!(update.code, 0, "{}{}", update.stdout, update.stderr);
+    assert!(update.stdout.contains("UPDATED good"), "{}", update.stdout);
+    let expected = std::fs::read_to_string(bad.join("expected.yaml")).expect("expected.yaml");
+    std::fs::write(
+        bad.join("expected.yaml"),
+        expected.replace("size: n-3", "size: n-2"),
+    )
+    .expect("write");
+    let run = fn_hcl(tmp.path(), &["test"], None);
+    insta::assert_snapshot!("test_output", run.text());
+}
+
+#[test]
+fn test_reconcile_steps_and_convergence() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let case = tmp.path().join("steps-case");
+    write(&case, "xr.yaml", XR);
+    // The second resource needs the first one's observed name: it appears
+    // in step 2, after step 1's output was "applied".
+    write(
+        &case,
+        "main.hcl",
+        "resource first {\n  body = {\n    apiVersion = \"v1\"\n    kind       = \"ConfigMap\"\n    data       = { n = \"1\" }\n  }\n}\n\nresource second {\n  body = {\n    apiVersion = \"v1\"\n    kind       = \"ConfigMap\"\n    data       = { from = req.resource.first.data.n }\n  }\n}\n",
+    );
+    write(&case, "steps/1/.keep", "");
+    write(&case, "steps/2/.keep", "");
+    let update = fn_hcl(tmp.path(), &["test", "--update"], None);
+    assert_eq!(update.code, 0, "{}{}", update.stdout, update.stderr);
+    let step1 = std::fs::read_to_string(case.join("steps/1/expected.yaml")).expect("step 1");
+    let step2 = std::fs::read_to_string(case.join("steps/2/expected.yaml")).expect("step 2");
+    assert!(
+        !step1.contains("from:"),
+        "step 1 cannot know `first` yet:\n{step1}"
+    );
+    assert!(
+        step2.contains("from: \"1\""),
+        "step 2 sees step 1's output:\n{step2}"
+    );
+    let run = fn_hcl(tmp.path(), &["test"], None);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(run.stdout.contains("PASS    steps-case"), "{}", run.stdout);
+
+    // A composition that never settles: its output depends on its own
+    // previous output.
+    write(
+        &case,
+        "main.hcl",
+        "resource counter {\n  body = {\n    apiVersion = \"v1\"\n    kind       = \"ConfigMap\"\n    data       = { n = tostring(try(tonumber(req.resource.counter.data.n), 0) + 1) }\n  }\n}\n",
+    );
+    let update = fn_hcl(tmp.path(), &["test", "--update"], None);
+    assert_eq!(update.code, 1, "{}", update.stdout);
+    assert!(
+        update.stdout.contains("does not converge"),
+        "{}",
+        update.stdout
+    );
+}
+
+#[test]
+fn version_prints_a_table() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let run = fn_hcl(tmp.path(), &["version"], None);
+    assert_eq!(run.code, 0);
+    let keys: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(keys, ["Version", "Commit", "Target"]);
+    assert!(run.stdout.contains(env!("CARGO_PKG_VERSION")));
+    let short = fn_hcl(tmp.path(), &["version", "--short"], None);
+    assert_eq!(short.stdout.trim(), env!("CARGO_PKG_VERSION"));
+}
