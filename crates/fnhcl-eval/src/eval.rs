@@ -209,7 +209,7 @@ impl Invoke for Ctx<'_> {
         };
         let locals = Frame::locals(&args_frame, &f.scope);
         let frame = locals.as_ref().unwrap_or(&args_frame);
-        let (v, diags) = exprs::eval(&f.body, frame, self);
+        let (v, diags) = guard_stack(|| exprs::eval(&f.body, frame, self));
         self.invoke_depth.set(depth - 1);
         let (errors, warnings): (Vec<_>, Vec<_>) = diags.into_iter().partition(|d| d.is_error());
         self.warn(warnings);
@@ -225,6 +225,13 @@ impl Invoke for Ctx<'_> {
         }
         Ok(v)
     }
+}
+
+/// Runs `f` on a fresh stack segment when little stack is left: user
+/// functions and chains of locals recurse through the expression
+/// evaluator, and 100 nested calls need several MiB in debug builds.
+fn guard_stack<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(1024 * 1024, 8 * 1024 * 1024, f)
 }
 
 fn depth_message() -> String {
@@ -311,7 +318,7 @@ impl<'a> Frame<'a> {
         } else {
             cells.borrow_mut()[i] = LocalCell::InProgress;
             self.ctx.local_depth.set(depth);
-            let (v, diags) = self.eval(&local.expr);
+            let (v, diags) = guard_stack(|| self.eval(&local.expr));
             self.ctx.local_depth.set(depth - 1);
             // Errors in locals are not fatal: the local becomes unknown and
             // the errors become warnings (upstream §3.4).
@@ -681,7 +688,7 @@ impl<'c> Walk<'c> {
     fn items(&mut self, frame: &Frame<'_>, items: &[Item]) -> Res<()> {
         for it in items {
             match it {
-                Item::Group(g) => self.group(frame, g)?,
+                Item::Group(g) => guard_stack(|| self.group(frame, g))?,
                 Item::Resource(r) => self.resource(frame, r)?,
                 Item::Collection(c) => self.collection(frame, c)?,
                 Item::Composite(c) => self.composite(frame, c)?,
