@@ -1060,6 +1060,12 @@ fn mismatch_depth(got: &Type, want: &Type, depth: usize) -> String {
     }
 }
 
+/// cty `MismatchMessage(got, want)`: why a value of type `got` does not
+/// fit `want`.
+pub fn mismatch_message(got: &Type, want: &Type) -> String {
+    mismatch_depth(got, want, 0)
+}
+
 #[cfg(test)]
 mod quote_tests {
     use super::go_quote;
@@ -1082,10 +1088,4 @@ mod quote_tests {
             assert_eq!(go_quote(input), want, "{input:?}");
         }
     }
-}
-
-/// cty `MismatchMessage(got, want)`: why a value of type `got` does not
-/// fit `want`.
-pub fn mismatch_message(got: &Type, want: &Type) -> String {
-    mismatch_depth(got, want, 0)
 }
