@@ -817,3 +817,60 @@ fn desired_state_is_passed_verbatim_between_steps() {
     let v: CrossplaneVersion = "1.20".parse().unwrap();
     assert_eq!(v, CrossplaneVersion::default());
 }
+
+#[test]
+fn odd_inputs_are_errors_or_tolerated_never_panics() {
+    let odd_steps = [
+        json!("not a list"),
+        json!([1, "x", null]),
+        json!([{"step": 3, "functionRef": "x", "input": [1, 2]}]),
+        json!([{"step": "s", "functionRef": {"name": "fn-hcl"}, "input": {"kind": "HclInput", "resources": "nope"}}]),
+        json!([step(
+            "s",
+            json!({"resources": {"a": {"metadata": [1], "kind": "X"}, "b": {"metadata": {"labels": {"n": 1}, "annotations": "x", "ownerReferences": "y"}}}})
+        )]),
+        json!([step("s", json!({"status": {"conditions": "not a list"}}))]),
+        json!([step(
+            "s",
+            json!({"status": {"conditions": [1, {"type": 2}, {"type": "X"}]}, "conditions": [{"type": "X", "status": "True", "reason": "r"}]})
+        )]),
+        json!([step(
+            "s",
+            json!({"results": [{"severity": "Fatal", "message": "main.hcl:999999999999,1-2: x"}], "hcl": 5})
+        )]),
+        json!([step(
+            "s",
+            json!({"results": [{"severity": "Fatal", "message": "ü.hcl:1,1-2,9999: ü"}], "hcl": "-- ü.hcl --\nü\n"})
+        )]),
+    ];
+    for steps in odd_steps {
+        let i = inputs(steps.clone());
+        let r = run(&i, &opts());
+        if let Ok(out) = &r {
+            // Whatever was produced can be written.
+            out.to_yaml().unwrap();
+        }
+    }
+    let odd_docs = [
+        "",
+        "- a\n- b\n",
+        "just a string",
+        "kind: 5\n",
+        "apiVersion: x\nkind: Composition\nmetadata: [1]\n",
+        "a: *unknown\n",
+        "? [a]\n: b\n",
+        "{",
+        "\t- x",
+    ];
+    for d in odd_docs {
+        let mut i = inputs(json!([]));
+        i.xr = Some(Source::new("xr.yaml", d));
+        assert!(run(&i, &opts()).is_err(), "xr {d:?}");
+        let mut i = inputs(json!([]));
+        i.composition = Some(Source::new("c.yaml", d));
+        assert!(run(&i, &opts()).is_err(), "composition {d:?}");
+        let mut i = inputs(json!([]));
+        i.observed = vec![Source::new("o.yaml", d)];
+        let _ = run(&i, &opts());
+    }
+}

@@ -46,7 +46,7 @@ pub fn to_yaml(v: &Value) -> Result<String, EmitError> {
         Value::Object(m) if !m.is_empty() => write_map(&mut out, m, 0, 0)?,
         Value::Array(a) if !a.is_empty() => write_seq(&mut out, a, 0, 0)?,
         _ => {
-            out.push_str(&scalar(v, 0));
+            out.push_str(&scalar(v, 2, 0));
             out.push('\n');
         }
     }
@@ -174,7 +174,8 @@ fn write_child(out: &mut String, v: &Value, indent: usize, depth: usize) -> Resu
         }
         _ => {
             out.push(' ');
-            out.push_str(&scalar(v, indent));
+            let col = column(out);
+            out.push_str(&scalar(v, indent + 2, col));
             out.push('\n');
             Ok(())
         }
@@ -194,7 +195,8 @@ fn write_seq(out: &mut String, a: &[Value], indent: usize, depth: usize) -> Resu
                 write_seq(out, inner, indent + 2, depth + 1)?
             }
             _ => {
-                out.push_str(&scalar(v, indent + 2));
+                let col = column(out);
+                out.push_str(&scalar(v, indent + 2, col));
                 out.push('\n');
             }
         }
@@ -204,18 +206,37 @@ fn write_seq(out: &mut String, a: &[Value], indent: usize, depth: usize) -> Resu
 
 fn key_text(k: &str) -> String {
     if k.contains('\n') {
-        return double_quoted(k);
+        return double_quoted(k, None);
     }
-    string_scalar(k, 0)
+    string_scalar(k, None)
 }
 
+/// Characters written on the current line so far.
+fn column(out: &str) -> usize {
+    let line = match out.rfind('\n') {
+        Some(i) => &out[i + 1..],
+        None => out,
+    };
+    line.chars().count()
+}
+
+/// Where a scalar starts and how continuation lines are indented; go-yaml
+/// folds long scalars at a single space once the line passes this width.
+#[derive(Clone, Copy)]
+struct Fold {
+    column: usize,
+    indent: usize,
+}
+
+const BEST_WIDTH: usize = 80;
+
 /// A scalar (or empty collection) in flow form.
-fn scalar(v: &Value, indent: usize) -> String {
+fn scalar(v: &Value, indent: usize, column: usize) -> String {
     match v {
         Value::Null => "null".to_owned(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => number_text(n),
-        Value::String(s) => string_scalar(s, indent),
+        Value::String(s) => string_scalar(s, Some(Fold { column, indent })),
         Value::Array(_) => "[]".to_owned(),
         Value::Object(_) => "{}".to_owned(),
     }
@@ -302,7 +323,7 @@ fn plain_ok(s: &str) -> bool {
     if s.starts_with(' ') || s.ends_with(' ') || s.starts_with('\t') || s.ends_with('\t') {
         return false;
     }
-    if s == "---" || s == "..." || s.starts_with("--- ") || s.starts_with("... ") {
+    if s.starts_with("---") || s.starts_with("...") {
         return false;
     }
     let second = s.chars().nth(1);
@@ -311,8 +332,7 @@ fn plain_ok(s: &str) -> bool {
         | '@' | '`' => {
             return false;
         }
-        '?' | ':' => return false,
-        '-' if second.is_none_or(|c| c == ' ' || c == '\t') => return false,
+        '?' | ':' | '-' if second.is_none_or(|c| c == ' ' || c == '\t') => return false,
         _ => {}
     }
     if s.ends_with(':') {
@@ -325,23 +345,67 @@ fn plain_ok(s: &str) -> bool {
         .all(|c| printable(c) && c != '\n' && c != '\u{85}')
 }
 
-fn string_scalar(s: &str, indent: usize) -> String {
+fn string_scalar(s: &str, fold: Option<Fold>) -> String {
     if s.contains('\n') {
-        if let Some(block) = literal_block(s, indent) {
+        if let Some(block) = literal_block(s, fold.map_or(2, |f| f.indent)) {
             return block;
         }
-        return double_quoted(s);
+        return double_quoted(s, fold);
     }
     if looks_like_other_type(s) {
-        return double_quoted(s);
+        return double_quoted(s, fold);
     }
     if plain_ok(s) {
-        return s.to_owned();
+        return folded(s, fold, 0, false);
     }
     if s.chars().all(printable) {
-        return format!("'{}'", s.replace('\'', "''"));
+        return folded(&format!("'{}'", s.replace('\'', "''")), fold, 1, false);
     }
-    double_quoted(s)
+    double_quoted(s, fold)
+}
+
+/// go-yaml's folding of plain and quoted scalars: at a single space (not
+/// the first or last character of the value), once the line is longer
+/// than the best width, the space becomes a line break plus indentation.
+/// `quote` is the width of the opening quote; `escape_next_space` writes
+/// `\` before a following space (double-quoted style).
+fn folded(text: &str, fold: Option<Fold>, quote: usize, escape_next_space: bool) -> String {
+    let Some(Fold { column, indent }) = fold else {
+        return text.to_owned();
+    };
+    let chars: Vec<char> = text.chars().collect();
+    let (first, last) = (quote, chars.len().saturating_sub(quote + 1));
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut col = column;
+    let mut prev_space = false;
+    for (i, &c) in chars.iter().enumerate() {
+        if c == ' ' {
+            let next_space = chars.get(i + 1) == Some(&' ');
+            if !prev_space
+                && col > BEST_WIDTH
+                && i > first
+                && i < last
+                && (escape_next_space || !next_space)
+            {
+                out.push('\n');
+                out.extend(std::iter::repeat_n(' ', indent));
+                col = indent;
+                if next_space {
+                    out.push('\\');
+                    col += 1;
+                }
+            } else {
+                out.push(c);
+                col += 1;
+            }
+            prev_space = true;
+        } else {
+            out.push(c);
+            col += 1;
+            prev_space = false;
+        }
+    }
+    out
 }
 
 /// `|` / `|-` block for multi-line strings, when the text allows it.
@@ -365,7 +429,7 @@ fn literal_block(s: &str, indent: usize) -> Option<String> {
         return None;
     }
     let mut out = format!("|{chomp}");
-    let child = indent + 2;
+    let child = indent;
     for l in lines {
         out.push('\n');
         if !l.is_empty() {
@@ -378,7 +442,7 @@ fn literal_block(s: &str, indent: usize) -> Option<String> {
     Some(out)
 }
 
-fn double_quoted(s: &str) -> String {
+fn double_quoted(s: &str, fold: Option<Fold>) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -402,7 +466,7 @@ fn double_quoted(s: &str) -> String {
         }
     }
     out.push('"');
-    out
+    folded(&out, fold, 1, true)
 }
 
 #[cfg(test)]
@@ -527,6 +591,25 @@ status:
             let back = load_stream(&text).unwrap();
             assert_eq!(back, vec![doc], "{s:?} written as:\n{text}");
         }
+    }
+
+    #[test]
+    fn long_strings_fold_like_go_yaml() {
+        let long = "word ".repeat(30).trim_end().to_owned();
+        let doc = json!({"message": long, "msg2": format!("a: {long}"), "m3": format!("{long}  x \u{1}"), "list": [long.clone()]});
+        let text = to_yaml(&doc).unwrap();
+        assert!(text.lines().all(|l| l.chars().count() <= 90), "{text}");
+        assert!(text.contains("message: word word"), "{text}");
+        assert!(
+            text.contains("\n  word"),
+            "continuation lines indented under the key: {text}"
+        );
+        let back = load_stream(&text).unwrap();
+        assert_eq!(back, vec![doc], "{text}");
+        // Keys never fold.
+        let key = "k ".repeat(60);
+        let doc = json!({ key.clone(): 1 });
+        assert_eq!(load_stream(&to_yaml(&doc).unwrap()).unwrap(), vec![doc]);
     }
 
     #[test]
