@@ -6,7 +6,6 @@
 //! No IO: the one input that lives on disk, the `FileSystem` source (D3),
 //! is read through a [`DirectoryReader`] the caller provides.
 
-mod bundle;
 pub mod cache;
 pub mod convert;
 pub mod debug;
@@ -150,7 +149,7 @@ pub fn diagnostics_message(diags: &[Diagnostic], sources: &SourceMap) -> String 
 
 /// Splits an inline `hcl` text into files (upstream §1.3, D2).
 fn inline_files(hcl: &str) -> Result<Vec<TxtarFile>, String> {
-    bundle::split(hcl)
+    fnhcl_base::txtar::parse(hcl).map_err(|e| e.to_string())
 }
 
 fn compile_files(files: &[TxtarFile]) -> Compiled {

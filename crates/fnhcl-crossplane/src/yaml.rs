@@ -349,6 +349,13 @@ text: |
             "trailing \nspace",
             ".5",
             "2024-01-01",
+            "a\n\tb",
+            "a\n b",
+            "#x\ny",
+            "é\nü",
+            "- x\n- y",
+            "x\r\ny",
+            "key: v\nk2: v2\n",
         ];
         for s in strings {
             let v = json!({"k": s, "l": [s]});
