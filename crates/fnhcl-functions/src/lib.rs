@@ -27,6 +27,7 @@ mod regex_fns;
 pub mod registry;
 mod strings;
 mod typeconv;
+mod yaml;
 
 use fnhcl_value::Value;
 

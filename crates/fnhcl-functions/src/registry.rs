@@ -460,6 +460,7 @@ fn build() -> Registry {
     r.in_category("Hash and crypto", crate::crypto::register);
     r.in_category("IP network", crate::cidr::register);
     r.in_category("Date and time", crate::datetime::register);
+    r.in_category("Encoding", crate::yaml::register);
     r
 }
 
