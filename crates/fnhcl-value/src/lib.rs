@@ -6,6 +6,7 @@
 
 mod bigfloat;
 pub mod convert;
+mod iter;
 pub mod json;
 mod number;
 pub mod ops;
