@@ -94,3 +94,93 @@ fn warning_lines(diags: &[Diagnostic], sources: &SourceMap) -> Vec<String> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use fnhcl_base::{Diagnostic, SourceMap, Span};
+
+    use super::*;
+    use crate::{Discard, DiscardKind, DiscardReason};
+
+    fn discard(kind: DiscardKind, reason: DiscardReason, name: &str) -> Discard {
+        Discard {
+            kind,
+            reason,
+            name: name.to_owned(),
+            span: None,
+            range: "<nil>".to_owned(),
+            context: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn fully_resolved_messages() {
+        let mut out = Output::default();
+        let c = fully_resolved(&out);
+        assert!(c.status);
+        assert_eq!(c.reason, "AllItemsProcessed");
+        assert_eq!(c.message, "all items complete");
+
+        // Silent user-condition discards do not count.
+        out.discards.push(discard(
+            DiscardKind::Resource,
+            DiscardReason::UserCondition,
+            "x",
+        ));
+        assert!(fully_resolved(&out).status);
+
+        out.discards.push(discard(
+            DiscardKind::CompositeStatus,
+            DiscardReason::Incomplete,
+            "",
+        ));
+        let c = fully_resolved(&out);
+        assert!(!c.status);
+        assert_eq!(c.reason, "IncompleteItemsPresent");
+        assert_eq!(c.message, "composite-status  incomplete");
+
+        for n in ["a", "b", "c", "d"] {
+            out.discards
+                .push(discard(DiscardKind::Resource, DiscardReason::Incomplete, n));
+        }
+        assert_eq!(
+            fully_resolved(&out).message,
+            "composite-status , resource a, resource b and 2 more items incomplete"
+        );
+    }
+
+    #[test]
+    fn hcl_diagnostics_messages() {
+        let mut sm = SourceMap::new();
+        let f = sm.add("main.hcl", "0123456789\nabcdefghij\n");
+        let mut out = Output {
+            sources: Arc::new(sm),
+            ..Output::default()
+        };
+        let (c, r) = hcl_diagnostics(&out);
+        assert!(c.status);
+        assert_eq!(c.message, "hcl.Diagnostics contains no warnings");
+        assert_eq!(r, None);
+
+        out.warnings = vec![
+            Diagnostic::warning("Attempt to get attribute from null value", "detail")
+                .with_span(Span::new(f, 2, 5)),
+            Diagnostic::warning("connection secret key \"k\" not in base64 format", ""),
+        ];
+        let (c, r) = hcl_diagnostics(&out);
+        assert!(!c.status);
+        assert_eq!(c.reason, "Eval");
+        assert_eq!(
+            c.message,
+            "hcl.Diagnostics contains 2 warnings; main.hcl:1,3-6: Attempt to get attribute from null value; <nil>: connection secret key \"k\" not in base64 format"
+        );
+        assert_eq!(
+            r.as_deref(),
+            Some(
+                "warnings: [main.hcl:1,3-6: Attempt to get attribute from null value; <nil>: connection secret key \"k\" not in base64 format]"
+            )
+        );
+    }
+}
