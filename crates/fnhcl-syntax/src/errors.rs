@@ -31,7 +31,11 @@ pub(crate) fn from_parse_error(
     expr_mode: bool,
     base: usize,
 ) -> Diagnostic {
-    let offset = (err.location().offset() + base).min(text.len());
+    let mut offset = (err.location().offset() + base).min(text.len());
+    // hcl-edit may report an offset inside a multi-byte character.
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
     let at_eof = text[offset..].trim().is_empty();
     let end = next_char_end(text, offset);
     let span = Span::new(file, offset, end);
