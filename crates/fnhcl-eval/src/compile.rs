@@ -503,8 +503,27 @@ impl Compiler {
             }
         }
         for call in refs::calls(e) {
+            self.check_function_name(call);
             self.check_invoke(call);
         }
+    }
+
+    /// A call of a function that does not exist can never succeed: report
+    /// it now rather than deferring the block forever (D23).
+    fn check_function_name(&mut self, call: &Expr) {
+        let ExprKind::FuncCall { name, .. } = &call.kind else {
+            return;
+        };
+        let fname = &*name.name;
+        if fname.contains("::") || fnhcl_functions::exists(fname) {
+            return;
+        }
+        let reg = fnhcl_functions::registry();
+        let mut detail = format!("There is no function named \"{fname}\".");
+        if let Some(s) = schema::suggest(fname, reg.iter().map(|f| f.name)) {
+            detail.push_str(&format!(" Did you mean \"{s}\"?"));
+        }
+        self.err(Diagnostic::error("Call to unknown function", detail).with_span(name.span));
     }
 
     fn check_invoke(&mut self, call: &Expr) {

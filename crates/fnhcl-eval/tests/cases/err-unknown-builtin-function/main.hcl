@@ -1,0 +1,8 @@
+locals {
+  a = uppper("x")
+  b = timestamp()
+}
+
+resource r {
+  body = { kind = "R", v = lenght([1]) }
+}
