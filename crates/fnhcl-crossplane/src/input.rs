@@ -126,9 +126,14 @@ impl HclInput {
                     }
                 }
                 other => {
-                    return Err(format!(
-                        "unknown field {other:?} in HclInput (known fields: {FIELDS})"
-                    ));
+                    return Err(match suggest(other) {
+                        Some(known) => format!(
+                            "unknown field {other:?} in HclInput, did you mean {known:?}? (known fields: {FIELDS})"
+                        ),
+                        None => {
+                            format!("unknown field {other:?} in HclInput (known fields: {FIELDS})")
+                        }
+                    });
                 }
             }
         }
@@ -160,6 +165,44 @@ impl HclInput {
         }
         Ok(())
     }
+}
+
+/// The known field closest to a misspelled one (case-insensitive edit
+/// distance of at most 2).
+fn suggest(field: &str) -> Option<&'static str> {
+    const KNOWN: [&str; 9] = [
+        "apiVersion",
+        "kind",
+        "metadata",
+        "source",
+        "hcl",
+        "path",
+        "debug",
+        "debugNew",
+        "ttl",
+    ];
+    let field = field.to_ascii_lowercase();
+    KNOWN
+        .iter()
+        .map(|k| (edit_distance(&field, &k.to_ascii_lowercase()), *k))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().take(64).collect();
+    let b: Vec<char> = b.chars().take(64).collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
 }
 
 /// Parses Go's `time.ParseDuration` syntax for non-negative durations:
@@ -231,9 +274,13 @@ mod tests {
     fn unknown_fields_are_named() {
         let err = decode(serde_json::json!({"hcl": "x", "hlc": "y"})).expect_err("unknown");
         assert!(
-            err.starts_with("unknown field \"hlc\" in HclInput"),
+            err.starts_with("unknown field \"hlc\" in HclInput, did you mean \"hcl\"?"),
             "{err}"
         );
+        let err = decode(serde_json::json!({"DebugNew": true})).expect_err("case");
+        assert!(err.contains("did you mean \"debugNew\"?"), "{err}");
+        let err = decode(serde_json::json!({"program": "x"})).expect_err("unknown");
+        assert!(!err.contains("did you mean"), "{err}");
     }
 
     #[test]
