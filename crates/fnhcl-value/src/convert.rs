@@ -596,6 +596,15 @@ fn unify_depth(types: &[Type], unsafe_ok: bool, depth: usize) -> Option<Type> {
     if types.is_empty() || depth > MAX_DEPTH {
         return None;
     }
+    // The result depends only on which types occur (cty's preference sort
+    // is quadratic, so large tuples of one type must not reach it).
+    let mut seen = std::collections::BTreeSet::new();
+    let distinct: Vec<Type> = types
+        .iter()
+        .filter(|t| seen.insert((*t).clone()))
+        .cloned()
+        .collect();
+    let types = &distinct[..];
     let d = depth + 1;
     let count = |f: fn(&Type) -> bool| types.iter().filter(|t| f(t)).count();
     let n = types.len();
