@@ -1059,10 +1059,15 @@ fn merge(args: &[Value]) -> Result<Value, CallError> {
         }
         let (a, m) = unmark_top(a);
         marked |= m;
-        if let Some(entries) = a.as_entries() {
-            for (k, v) in entries {
-                out.insert(k.clone(), v.clone());
-            }
+        let Some(entries) = a.as_entries() else {
+            // Only reachable when an earlier argument was an untyped null,
+            // which makes cty skip the type checks; cty then panics here.
+            return Err(CallError::new(
+                "panic in function implementation: attempt to iterate on non-collection, non-tuple type",
+            ));
+        };
+        for (k, v) in entries {
+            out.insert(k.clone(), v.clone());
         }
     }
     Ok(match ret {
@@ -1577,4 +1582,52 @@ fn zipmap(args: &[Value]) -> Result<Value, CallError> {
         _ => Value::object(out),
     }
     .mark_if(marked))
+}
+
+#[cfg(test)]
+mod tests {
+    use fnhcl_value::{Type, Value};
+
+    use crate::call;
+
+    fn err_of(name: &str, args: &[Value]) -> String {
+        match call(name, args) {
+            Some(Err(e)) => e.message,
+            other => panic!("{name}: expected an error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn deep_flatten_is_an_error_not_a_stack_overflow() {
+        // Deeper than flatten's limit (the evaluator bounds nesting depth
+        // of values long before they could overflow the value model).
+        let mut v = Value::tuple(vec![Value::int(1)]);
+        for _ in 0..1000 {
+            v = Value::tuple(vec![v]);
+        }
+        let msg = err_of("flatten", &[v]);
+        assert!(msg.contains("nested more than"), "{msg}");
+    }
+
+    #[test]
+    fn moderately_nested_flatten_works() {
+        let mut v = Value::tuple(vec![Value::int(7)]);
+        for _ in 0..200 {
+            v = Value::tuple(vec![v, Value::tuple(Vec::new())]);
+        }
+        let out = call("flatten", &[v]).and_then(Result::ok);
+        assert_eq!(out, Some(Value::tuple(vec![Value::int(7)])));
+    }
+
+    #[test]
+    fn huge_products_and_concats_hit_the_size_limit() {
+        let big = Value::list(Type::Number, (0..1000).map(Value::int).collect());
+        let msg = err_of("setproduct", &[big.clone(), big.clone(), big.clone()]);
+        assert!(msg.contains("more than 1000000 elements"), "{msg}");
+        let many: Vec<Value> = (0..1001).map(|_| big.clone()).collect();
+        let msg = err_of("concat", &many);
+        assert!(msg.contains("more than 1000000 elements"), "{msg}");
+        let msg = err_of("range", &[Value::int(1_000_000_000)]);
+        assert!(msg.contains("more than 1024 values"), "{msg}");
+    }
 }

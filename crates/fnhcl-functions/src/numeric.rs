@@ -155,7 +155,7 @@ fn to_float(n: &Number) -> Result<f64, CallError> {
 /// cty reports the panic as an error).
 fn float_result(f: f64) -> Result<Value, CallError> {
     Number::from_f64(f)
-        .map(|n| Value::Number(no_neg_zero(n)))
+        .map(Value::Number)
         .ok_or_else(|| CallError::new("panic in function implementation: Float.SetFloat64(NaN)"))
 }
 

@@ -5,10 +5,14 @@
 //! - `_unknown("type")` / `_unknown()`: an unknown of a type (dynamic);
 //! - `_null("type")`: a typed null;
 //! - `_as("type", value)`: `value` converted to `type` (e.g. a list);
-//! - `_mark(value)`: `value` with the sensitive mark (no function call).
+//! - `_mark(value)`: `value` with the sensitive mark (no function call);
+//! - `_inf(-1)` / `_inf(1)`: negative / positive infinity.
 //!
 //! Values are rendered back in the same language, so expectations can be
 //! blessed.
+
+// Shared by several test binaries; each uses a different part.
+#![allow(dead_code)]
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -232,6 +236,11 @@ fn call(name: &str, args: &[Value]) -> Eval {
     match name {
         "_unknown" => Ok(Value::Unknown(ty_arg(0)?)),
         "_null" => Ok(Value::Null(ty_arg(0)?)),
+        "_inf" => Ok(Value::Number(Number::infinity(
+            args.first()
+                .and_then(Value::as_number)
+                .is_some_and(Number::is_negative),
+        ))),
         "_mark" => Ok(args.first().cloned().ok_or("_mark needs a value")?.mark()),
         "_as" => {
             let t = ty_arg(0)?;
@@ -411,6 +420,9 @@ pub(crate) fn render(v: &Value) -> String {
         Value::Unknown(Type::Dynamic) => "_unknown()".into(),
         Value::Unknown(t) => format!("_unknown(\"{t}\")"),
         Value::Bool(b) => b.to_string(),
+        Value::Number(n) if n.is_infinite() => {
+            format!("_inf({})", if n.is_negative() { -1 } else { 1 })
+        }
         Value::Number(n) => n.to_string(),
         Value::String(s) => quote(s),
         Value::Tuple(items) => format!(
