@@ -1,0 +1,60 @@
+//! In-process benchmarks of the function. Run: `cargo bench -p fnhcl-bench`.
+
+use std::sync::Arc;
+
+use divan::{Bencher, black_box};
+use fnhcl_base::SourceMap;
+use fnhcl_crossplane::{Function, Options};
+use prost::Message as _;
+
+fn main() {
+    divan::main();
+}
+
+/// Parse + static check of a ~2,000-line program in 50 files.
+#[divan::bench]
+fn parse_and_check(b: Bencher<'_, '_>) {
+    let text = fnhcl_bench::large_txtar(50, 2);
+    b.bench(|| {
+        let mut sources = SourceMap::new();
+        fnhcl_base::txtar::load_into(&mut sources, black_box(&text)).expect("txtar");
+        fnhcl_eval::compile(Arc::new(sources))
+    });
+}
+
+const SIZES: &[usize] = &[10, 50, 500];
+
+/// RunFunction with the compiled program cached (the steady state).
+#[divan::bench(args = SIZES)]
+fn run_cached(b: Bencher<'_, '_>, n: usize) {
+    let hcl = fnhcl_bench::composition(n);
+    let req = fnhcl_bench::request(n, &hcl);
+    let f = Function::new(Options::default());
+    let _ = f.run(&req);
+    b.bench(|| f.run(black_box(&req)));
+}
+
+/// RunFunction with a cold cache: parse, check and evaluate every time.
+#[divan::bench(args = SIZES)]
+fn run_uncached(b: Bencher<'_, '_>, n: usize) {
+    let hcl = fnhcl_bench::composition(n);
+    let req = fnhcl_bench::request(n, &hcl);
+    b.bench(|| Function::new(Options::default()).run(black_box(&req)));
+}
+
+/// Protobuf decode of the request plus encode of the response: the floor
+/// any function pays per call, to compare evaluation against.
+#[divan::bench(args = SIZES)]
+fn protobuf_decode_encode(b: Bencher<'_, '_>, n: usize) {
+    let hcl = fnhcl_bench::composition(n);
+    let req = fnhcl_bench::request(n, &hcl);
+    let rsp = Function::new(Options::default()).run(&req);
+    let req_bytes = req.encode_to_vec();
+    b.bench(|| {
+        let decoded =
+            fnhcl_crossplane::proto::RunFunctionRequest::decode(black_box(&req_bytes[..]))
+                .expect("decode");
+        black_box(decoded);
+        black_box(&rsp).encode_to_vec()
+    });
+}

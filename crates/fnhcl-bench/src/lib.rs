@@ -1,0 +1,148 @@
+//! Generated compositions for benchmarks and the load test.
+//!
+//! [`composition`] builds a program of `n` resources, each a realistic body
+//! with locals, templates and a few function calls; every odd resource
+//! reads its own observed status, and [`request`] supplies that observed
+//! state so the whole program is complete.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use fnhcl_crossplane::convert::json_to_struct;
+use fnhcl_crossplane::proto::{Resource, RunFunctionRequest, State};
+use serde_json::json;
+
+/// The HCL program (one file) for `n` resources.
+pub fn composition(n: usize) -> String {
+    let mut s = String::new();
+    s.push_str(
+        r#"locals {
+  params = req.composite.spec.parameters
+  region = params.region
+  prefix = "${req.composite.metadata.name}-${params.env}"
+  tags   = merge({ owner = "platform", env = params.env }, params.tags)
+}
+
+"#,
+    );
+    for i in 0..n {
+        let observed = i % 2 == 1;
+        let _ = write!(
+            s,
+            r#"resource bucket-{i} {{
+  locals {{
+    name  = "${{prefix}}-bucket-{i}"
+    index = {i}
+  }}
+  body = {{
+    apiVersion = "s3.aws.upbound.io/v1beta1"
+    kind       = "Bucket"
+    metadata = {{
+      name = name
+      labels = {{
+        "app.kubernetes.io/name" = lower(name)
+        "example.com/index"      = format("%03d", index)
+      }}
+      annotations = {{
+        "example.com/zone" = "${{region}}${{index % 2 == 0 ? "a" : "b"}}"
+      }}
+    }}
+    spec = {{
+      forProvider = {{
+        region = region
+        tags   = merge(tags, {{ Name = upper(name) }})
+"#
+        );
+        if observed {
+            s.push_str("        arnCopy = self.resource.status.atProvider.arn\n");
+        }
+        s.push_str("      }\n    }\n  }\n");
+        if observed {
+            let _ = write!(
+                s,
+                r#"  composite status {{
+    body = {{
+      buckets = {{
+        "bucket-{i}" = self.resource.status.atProvider.arn
+      }}
+    }}
+  }}
+"#
+            );
+        }
+        s.push_str("}\n\n");
+    }
+    s
+}
+
+/// A program of about `lines` lines spread over `files` txtar members
+/// (for the parse + check benchmark).
+pub fn large_txtar(files: usize, resources_per_file: usize) -> String {
+    let mut out = String::new();
+    for f in 0..files {
+        let _ = writeln!(out, "-- file{f:02}.hcl --");
+        let body = composition(resources_per_file);
+        // Rename resources so names stay unique across files, and keep the
+        // top-level locals only in the first file.
+        let body = body.replace("resource bucket-", &format!("resource f{f}-bucket-"));
+        let body = if f == 0 {
+            body
+        } else {
+            body.split_once("\n\n").map(|x| x.1.to_owned()).unwrap_or(body)
+        };
+        out.push_str(&body);
+    }
+    out
+}
+
+/// The function input object holding `hcl`.
+pub fn input_json(hcl: &str) -> serde_json::Value {
+    json!({
+        "apiVersion": "hcl.fn.crossplane.io/v1beta1",
+        "kind": "HclInput",
+        "hcl": hcl,
+    })
+}
+
+fn resource(v: serde_json::Value) -> Resource {
+    Resource {
+        resource: json_to_struct(&v),
+        ..Resource::default()
+    }
+}
+
+/// A RunFunctionRequest for [`composition`]`(n)` with observed state for
+/// every odd resource. `hcl` is the program text (so callers can vary it to
+/// defeat the program cache).
+pub fn request(n: usize, hcl: &str) -> RunFunctionRequest {
+    let xr = json!({
+        "apiVersion": "example.com/v1",
+        "kind": "XBuckets",
+        "metadata": {"name": "demo-x7k2p"},
+        "spec": {"parameters": {
+            "region": "eu-west-1",
+            "env": "prod",
+            "tags": {"team": "storage", "cost-center": "1234"},
+        }},
+    });
+    let mut observed = HashMap::new();
+    for i in (1..n).step_by(2) {
+        observed.insert(
+            format!("bucket-{i}"),
+            resource(json!({
+                "apiVersion": "s3.aws.upbound.io/v1beta1",
+                "kind": "Bucket",
+                "metadata": {"name": format!("demo-x7k2p-prod-bucket-{i}")},
+                "status": {"atProvider": {"arn": format!("arn:aws:s3:::demo-x7k2p-prod-bucket-{i}")}},
+            })),
+        );
+    }
+    RunFunctionRequest {
+        observed: Some(State {
+            composite: Some(resource(xr)),
+            resources: observed,
+        }),
+        input: json_to_struct(&input_json(hcl)),
+        ..RunFunctionRequest::default()
+    }
+}
