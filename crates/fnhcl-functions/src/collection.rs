@@ -2,6 +2,7 @@
 //! Terraform 1.5.7 registers them).
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use fnhcl_value::{Key, Number, Type, Value};
 use unicode_segmentation::UnicodeSegmentation;
@@ -160,9 +161,10 @@ pub(crate) fn register(r: &mut Registry) {
             if !args[0].is_wholly_known() {
                 return Ok(Value::Unknown(ret));
             }
+            let mut seen = std::collections::HashSet::new();
             let mut out: Vec<Value> = Vec::new();
             for v in seq(&args[0]) {
-                if !out.iter().any(|o| equals(o, v) == Some(true)) {
+                if seen.insert(eq_key(v)) {
                     out.push(v.clone());
                 }
             }
@@ -503,6 +505,57 @@ pub(crate) fn go_quote(s: &str) -> String {
         }
     }
     out.push('"');
+    out
+}
+
+/// A canonical text for a wholly known, unmarked value such that two
+/// values of the same type have the same key exactly when cty's `Equals`
+/// says they are equal (numbers by value, `-0` = `0`). Lets `distinct`
+/// and the set operations run in linear time.
+fn eq_key(v: &Value) -> String {
+    fn walk(v: &Value, out: &mut String) {
+        match v.unmarked() {
+            Value::Null(_) => out.push('N'),
+            Value::Unknown(_) => out.push('?'),
+            Value::Bool(b) => out.push(if *b { 'T' } else { 'F' }),
+            Value::Number(n) if n.is_zero() => out.push_str("n0;"),
+            Value::Number(n) => {
+                let _ = write!(out, "n{n};");
+            }
+            Value::String(s) => {
+                let _ = write!(out, "s{}:{s}", s.len());
+            }
+            Value::List(c) | Value::Set(c) => {
+                out.push('[');
+                c.items.iter().for_each(|e| walk(e, out));
+                out.push(']');
+            }
+            Value::Tuple(items) => {
+                out.push('(');
+                items.iter().for_each(|e| walk(e, out));
+                out.push(')');
+            }
+            Value::Map(m) => {
+                out.push('{');
+                for (k, e) in &m.items {
+                    let _ = write!(out, "{}:{k}", k.len());
+                    walk(e, out);
+                }
+                out.push('}');
+            }
+            Value::Object(attrs) => {
+                out.push('<');
+                for (k, e) in attrs.iter() {
+                    let _ = write!(out, "{}:{k}", k.len());
+                    walk(e, out);
+                }
+                out.push('>');
+            }
+            Value::Marked(inner) => walk(inner, out),
+        }
+    }
+    let mut out = String::new();
+    walk(v, &mut out);
     out
 }
 
@@ -1229,14 +1282,20 @@ fn set_op(args: &[Value], op: SetOp) -> Result<Value, CallError> {
                     check_size(all.len())?;
                     all
                 }
-                SetOp::Intersection => prev
-                    .into_iter()
-                    .filter(|p| items.iter().any(|x| equals(p, x) == Some(true)))
-                    .collect(),
-                SetOp::Subtract => prev
-                    .into_iter()
-                    .filter(|p| !items.iter().any(|x| equals(p, x) == Some(true)))
-                    .collect(),
+                SetOp::Intersection => {
+                    let keys: std::collections::HashSet<String> =
+                        items.iter().map(eq_key).collect();
+                    prev.into_iter()
+                        .filter(|p| keys.contains(&eq_key(p)))
+                        .collect()
+                }
+                SetOp::Subtract => {
+                    let keys: std::collections::HashSet<String> =
+                        items.iter().map(eq_key).collect();
+                    prev.into_iter()
+                        .filter(|p| !keys.contains(&eq_key(p)))
+                        .collect()
+                }
             },
         });
     }
@@ -1617,6 +1676,33 @@ mod tests {
         }
         let out = call("flatten", &[v]).and_then(Result::ok);
         assert_eq!(out, Some(Value::tuple(vec![Value::int(7)])));
+    }
+
+    #[test]
+    fn distinct_and_set_operations_are_not_quadratic() {
+        let n = 200_000;
+        let big = Value::list(Type::Number, (0..n).map(Value::int).collect());
+        let start = std::time::Instant::now();
+        let d = call("distinct", &[big.clone()]).and_then(Result::ok);
+        assert_eq!(
+            d.as_ref().and_then(Value::as_seq).map(<[Value]>::len),
+            Some(n as usize)
+        );
+        let i = call("setintersection", &[big.clone(), big.clone()]).and_then(Result::ok);
+        assert_eq!(
+            i.as_ref().and_then(Value::as_seq).map(<[Value]>::len),
+            Some(n as usize)
+        );
+        let s = call("setsubtract", &[big.clone(), big]).and_then(Result::ok);
+        assert_eq!(
+            s.as_ref().and_then(Value::as_seq).map(<[Value]>::len),
+            Some(0)
+        );
+        assert!(
+            start.elapsed().as_secs() < 60,
+            "too slow: {:?}",
+            start.elapsed()
+        );
     }
 
     #[test]
