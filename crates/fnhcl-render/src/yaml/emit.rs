@@ -153,7 +153,22 @@ fn write_map(
             pad(out, indent);
         }
         first = false;
-        out.push_str(&key_text(k));
+        if k.len() > MAX_SIMPLE_KEY || k.contains('\n') {
+            // go-yaml writes long and multi-line keys as `? key` / `: value`.
+            out.push_str("? ");
+            let col = column(out);
+            out.push_str(&string_scalar(
+                k,
+                Some(Fold {
+                    column: col,
+                    indent: indent + 2,
+                }),
+            ));
+            out.push('\n');
+            pad(out, indent);
+        } else {
+            out.push_str(&key_text(k));
+        }
         out.push(':');
         write_child(out, v, indent, depth)?;
     }
@@ -204,8 +219,13 @@ fn write_seq(out: &mut String, a: &[Value], indent: usize, depth: usize) -> Resu
     Ok(())
 }
 
+/// Keys longer than this (in bytes) are not simple keys.
+const MAX_SIMPLE_KEY: usize = 128;
+
 fn key_text(k: &str) -> String {
-    if k.contains('\n') {
+    if k == "<<" {
+        // Plain `<<` is a merge key; go-yaml writes it plain, we quote it
+        // so the output reads back as written.
         return double_quoted(k, None);
     }
     string_scalar(k, None)
@@ -242,8 +262,9 @@ fn scalar(v: &Value, indent: usize, column: usize) -> String {
     }
 }
 
-/// Integral numbers as integers (below 1e21, as Go's JSON encoder writes
-/// them); others in Go's shortest form (`0.5`, `1.5e-07`, `1e+21`).
+/// Numbers as `sigs.k8s.io/yaml` prints them: Go's JSON encoding, read
+/// back by go-yaml (integers that fit 64 bits stay integers), floats in
+/// Go's shortest `%g` form (`0.5`, `1.23456785e+07`, `1e+21`).
 pub fn number_text(n: &Number) -> String {
     if let Some(i) = n.as_i64() {
         return i.to_string();
@@ -252,28 +273,38 @@ pub fn number_text(n: &Number) -> String {
         return u.to_string();
     }
     let f = n.as_f64().unwrap_or(0.0);
-    if f.fract() == 0.0 && f.abs() < 1e21 {
-        return format!("{f:.0}");
-    }
-    let abs = f.abs();
-    if abs != 0.0 && !(1e-4..1e21).contains(&abs) {
-        // Rust writes `1.5e-7`; Go writes `1.5e-07` / `1e+21`.
-        let s = format!("{f:e}");
-        if let Some((m, e)) = s.split_once('e') {
-            let (sign, digits) = match e.strip_prefix('-') {
-                Some(d) => ('-', d),
-                None => ('+', e),
-            };
-            let digits = if digits.len() < 2 {
-                format!("0{digits}")
-            } else {
-                digits.to_owned()
-            };
-            return format!("{m}e{sign}{digits}");
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    const TWO_64: f64 = 18_446_744_073_709_551_616.0;
+    if f.fract() == 0.0 {
+        if (-TWO_63..TWO_63).contains(&f) {
+            return (f as i64).to_string();
         }
-        return s;
+        if (0.0..TWO_64).contains(&f) {
+            return (f as u64).to_string();
+        }
     }
-    format!("{f}")
+    go_format_g(f)
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`.
+fn go_format_g(f: f64) -> String {
+    if f.is_nan() {
+        return ".nan".to_owned();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { ".inf" } else { "-.inf" }.to_owned();
+    }
+    // Rust's `{:e}` gives the shortest round-trip digits: `1.23456785e7`.
+    let e = format!("{f:e}");
+    let Some((mantissa, exp)) = e.split_once('e') else {
+        return e;
+    };
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if (-4..6).contains(&exp) {
+        return format!("{f}");
+    }
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{mantissa}e{sign}{:02}", exp.abs())
 }
 
 /// Would a YAML reader (1.1 or 1.2) take this plain text for a non-string?
@@ -285,7 +316,6 @@ fn looks_like_other_type(s: &str) -> bool {
         || is_special_float(s)
         || is_timestamp(s)
         || is_base60(s)
-        || matches!(s, "=" | "<<")
 }
 
 fn is_timestamp(s: &str) -> bool {
@@ -297,22 +327,47 @@ fn is_timestamp(s: &str) -> bool {
         && (b[6] == b'-' || (b[6].is_ascii_digit() && b.get(7) == Some(&b'-')))
 }
 
+/// go-yaml v2 quotes sexagesimal-looking strings (`1:20`, `-3:25:45.5`).
 fn is_base60(s: &str) -> bool {
     let body = s.strip_prefix(['-', '+']).unwrap_or(s);
-    body.contains(':')
-        && body.split(':').all(|p| {
-            !p.is_empty()
-                && p.chars()
-                    .all(|c| c.is_ascii_digit() || c == '.' || c == '_')
-        })
+    let (main, frac) = match body.find('.') {
+        Some(i) => (&body[..i], Some(&body[i + 1..])),
+        None => (body, None),
+    };
+    if frac.is_some_and(|f| !f.chars().all(|c| c.is_ascii_digit() || c == '_')) {
+        return false;
+    }
+    let mut parts = main.split(':');
+    let Some(head) = parts.next() else {
+        return false;
+    };
+    if !head.starts_with(|c: char| c.is_ascii_digit())
+        || !head.chars().all(|c| c.is_ascii_digit() || c == '_')
+    {
+        return false;
+    }
+    let mut n = 0;
+    for p in parts {
+        n += 1;
+        let ok = match p.as_bytes() {
+            [d] => d.is_ascii_digit(),
+            [a, b] => (b'0'..=b'5').contains(a) && b.is_ascii_digit(),
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    n > 0
 }
 
+/// libyaml's printable set (as go-yaml v2 has it): no C0/C1 controls but
+/// the line feed, nothing beyond the Basic Multilingual Plane.
 fn printable(c: char) -> bool {
-    matches!(c, '\n' | '\u{85}')
+    c == '\n'
         || (' '..='~').contains(&c)
-        || (('\u{a0}'..='\u{d7ff}').contains(&c))
+        || ('\u{a0}'..='\u{d7ff}').contains(&c)
         || (('\u{e000}'..='\u{fffd}').contains(&c) && c != '\u{feff}')
-        || ('\u{10000}'..='\u{10ffff}').contains(&c)
 }
 
 /// Can the string be written as a plain scalar in block context?
@@ -410,32 +465,36 @@ fn folded(text: &str, fold: Option<Fold>, quote: usize, escape_next_space: bool)
 
 /// `|` / `|-` block for multi-line strings, when the text allows it.
 fn literal_block(s: &str, indent: usize) -> Option<String> {
-    if !s.chars().all(|c| printable(c) && c != '\u{85}') {
+    if !s.chars().all(printable) {
         return None;
     }
-    let (body, chomp) = match s.strip_suffix('\n') {
-        Some(b) if b.ends_with('\n') || b.is_empty() => return None,
-        Some(b) => (b, ""),
-        None => (s, "-"),
+    // A space before a line break, or at the very end, needs quoting.
+    if s.contains(" \n") || s.ends_with(' ') {
+        return None;
+    }
+    let mut header = String::from("|");
+    if s.starts_with([' ', '\n']) {
+        // Indentation indicator: the content's first line starts with
+        // (or is) whitespace.
+        header.push('2');
+    }
+    let body = match s.strip_suffix('\n') {
+        None => {
+            header.push('-');
+            s
+        }
+        Some(b) => {
+            if b.is_empty() || b.ends_with('\n') {
+                header.push('+');
+            }
+            b
+        }
     };
-    let lines: Vec<&str> = body.split('\n').collect();
-    if lines.iter().any(|l| l.ends_with(' ') || l.ends_with('\t')) {
-        return None;
-    }
-    if lines
-        .first()
-        .is_some_and(|l| l.starts_with(' ') || l.starts_with('\t'))
-    {
-        return None;
-    }
-    let mut out = format!("|{chomp}");
-    let child = indent;
-    for l in lines {
+    let mut out = header;
+    for l in body.split('\n') {
         out.push('\n');
         if !l.is_empty() {
-            for _ in 0..child {
-                out.push(' ');
-            }
+            out.extend(std::iter::repeat_n(' ', indent));
             out.push_str(l);
         }
     }
