@@ -1683,7 +1683,7 @@ mod tests {
         let n = 200_000;
         let big = Value::list(Type::Number, (0..n).map(Value::int).collect());
         let start = std::time::Instant::now();
-        let d = call("distinct", &[big.clone()]).and_then(Result::ok);
+        let d = call("distinct", std::slice::from_ref(&big)).and_then(Result::ok);
         assert_eq!(
             d.as_ref().and_then(Value::as_seq).map(<[Value]>::len),
             Some(n as usize)
