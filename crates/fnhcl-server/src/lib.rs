@@ -6,6 +6,7 @@
 //! work); a panic in one becomes a Fatal result for that request only.
 
 mod fs;
+mod metrics;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -17,6 +18,7 @@ use tonic::{Request, Response, Status};
 
 pub use fs::FsDirectoryReader;
 pub use function_sdk_rust::Args;
+pub use metrics::Metrics;
 
 /// Where debug dumps (upstream §9) go.
 pub type DebugSink = Arc<dyn Fn(&str) + Send + Sync>;
@@ -26,6 +28,7 @@ pub type DebugSink = Arc<dyn Fn(&str) + Send + Sync>;
 pub struct HclFunction {
     function: Arc<Function>,
     debug_sink: DebugSink,
+    metrics: Option<Arc<Metrics>>,
 }
 
 impl HclFunction {
@@ -34,6 +37,7 @@ impl HclFunction {
         HclFunction {
             function,
             debug_sink: Arc::new(|text: &str| eprintln!("{text}")),
+            metrics: None,
         }
     }
 
@@ -46,6 +50,12 @@ impl HclFunction {
     /// Sends debug dumps somewhere else than stderr.
     pub fn with_debug_sink(mut self, sink: DebugSink) -> HclFunction {
         self.debug_sink = sink;
+        self
+    }
+
+    /// Records every run in `metrics`.
+    pub fn with_metrics(mut self, metrics: Arc<Metrics>) -> HclFunction {
+        self.metrics = Some(metrics);
         self
     }
 
@@ -70,7 +80,11 @@ impl HclFunction {
         if let Some(text) = &outcome.debug_response {
             (self.debug_sink)(text);
         }
-        let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+        let elapsed = start.elapsed().as_secs_f64();
+        if let Some(m) = &self.metrics {
+            m.observe(outcome.error.is_some(), outcome.cache_hit, elapsed);
+        }
+        let elapsed_ms = elapsed * 1000.0;
         let xr = &outcome.xr;
         match &outcome.error {
             None => tracing::info!(
@@ -116,9 +130,15 @@ impl FunctionRunnerService for HclFunction {
     }
 }
 
-/// Serves until SIGTERM/SIGINT, then shuts down gracefully.
+/// Serves until SIGTERM/SIGINT, then shuts down gracefully. The function's
+/// own metrics are served with the SDK's at `--metrics-address`.
 pub async fn serve(function: HclFunction, args: &Args) -> Result<(), function_sdk_rust::Error> {
-    function_sdk_rust::Server::new(function, args).serve().await
+    let mut registry = prometheus_client::registry::Registry::default();
+    let function = function.with_metrics(Arc::new(Metrics::register(&mut registry)));
+    function_sdk_rust::Server::new(function, args)
+        .metrics_registry(registry)
+        .serve()
+        .await
 }
 
 /// Configures logging as Crossplane functions do (JSON lines on stderr;

@@ -46,8 +46,15 @@ fn args(port: u16, tls_dir: Option<std::path::PathBuf>) -> Args {
 
 /// Starts a server on a free port; returns the port.
 fn start(tls_dir: Option<std::path::PathBuf>) -> u16 {
+    start_with_metrics(tls_dir, None)
+}
+
+fn start_with_metrics(tls_dir: Option<std::path::PathBuf>, metrics_port: Option<u16>) -> u16 {
     let port = free_port();
-    let a = args(port, tls_dir);
+    let mut a = args(port, tls_dir);
+    if let Some(m) = metrics_port {
+        a.metrics_address = format!("127.0.0.1:{m}");
+    }
     tokio::spawn(async move {
         let function = HclFunction::standard().with_debug_sink(std::sync::Arc::new(|_: &str| {}));
         fnhcl_server::serve(function, &a)
@@ -523,4 +530,51 @@ async fn filesystem_source_reads_a_mounted_directory_and_sees_changes() {
     std::fs::write(dir.path().join("b-main.hcl"), resource("SecondKind")).expect("write");
     let rsp = client.run_function(req).await.expect("rpc").into_inner();
     assert_eq!(body(&rsp, "r")["kind"], json!("SecondKind"));
+}
+
+async fn http_get_metrics(port: u16) -> String {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    for _ in 0..100 {
+        let Ok(mut conn) = tokio::net::TcpStream::connect(format!("127.0.0.1:{port}")).await else {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        conn.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .await
+            .expect("write request");
+        let mut out = Vec::new();
+        let _ = conn.read_to_end(&mut out).await;
+        return String::from_utf8_lossy(&out).into_owned();
+    }
+    panic!("cannot connect to the metrics endpoint");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_count_runs_and_cache_lookups() {
+    let metrics_port = free_port();
+    let port = start_with_metrics(None, Some(metrics_port));
+    let mut client = connect(port).await;
+    for name in ["a", "b"] {
+        let rsp = client
+            .run_function(request(BUCKET, name))
+            .await
+            .expect("rpc")
+            .into_inner();
+        check_bucket(&rsp, name);
+    }
+    let mut bad = request(BUCKET, "c");
+    bad.input = json_to_struct(&json!({"hlc": "typo"}));
+    client.run_function(bad).await.expect("rpc");
+
+    let text = http_get_metrics(metrics_port).await;
+    for line in [
+        "function_hcl_runs_total{result=\"success\"} 2",
+        "function_hcl_runs_total{result=\"fatal\"} 1",
+        "function_hcl_program_cache_lookups_total{outcome=\"miss\"} 1",
+        "function_hcl_program_cache_lookups_total{outcome=\"hit\"} 1",
+        "function_hcl_run_duration_seconds_count 3",
+        "grpc_server_handled_total{",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
 }
