@@ -362,7 +362,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         let ty = coll.type_of();
         let kty = key.type_of();
         if kty == Type::Dynamic || ty == Type::Dynamic {
-            return Ok(dynamic().mark_if(marked));
+            return Ok(dynamic());
         }
         let generic = "The given key does not identify an element in this collection value.";
         match &ty {
@@ -377,41 +377,85 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                         );
                     }
                 };
-                let unknown_result = || match &ty {
-                    Type::Tuple(_) => dynamic(),
-                    Type::List(e) | Type::Map(e) => Value::Unknown((**e).clone()),
-                    _ => dynamic(),
+                // cty `HasIndex`: `None` when unknown.
+                let seq_has = |n: &Number, len: usize| {
+                    n.is_integer() && !n.is_negative() && n.to_i64().is_some_and(|i| (i as u64) < len as u64)
                 };
-                if !coll.is_known() || !k.is_known() {
-                    return Ok(unknown_result().mark_if(marked));
-                }
-                let found = match (&coll, k.unmarked()) {
-                    (Value::Map(m), Value::String(s)) => m.items.get(&**s).cloned(),
-                    (Value::List(_) | Value::Tuple(_), Value::Number(n)) => {
-                        let items = coll.as_seq().unwrap_or(&[]);
-                        match n.to_i64() {
-                            Some(i) if n.is_integer() && i >= 0 && (i as u64) < items.len() as u64 => {
-                                Some(items[i as usize].clone())
+                let has: Option<bool> = match (&ty, k.unmarked()) {
+                    (_, Value::Unknown(_)) => None,
+                    (Type::Tuple(es), Value::Number(n)) => Some(seq_has(n, es.len())),
+                    (_, _) if !coll.is_known() => None,
+                    (Type::List(_), Value::Number(n)) => {
+                        Some(seq_has(n, coll.as_seq().map_or(0, <[Value]>::len)))
+                    }
+                    (Type::Map(_), Value::String(s)) => {
+                        Some(coll.as_entries().is_some_and(|m| m.contains_key(&**s)))
+                    }
+                    _ => Some(false),
+                };
+                match has {
+                    None => {
+                        return Ok(match &ty {
+                            Type::List(e) | Type::Map(e) => Value::Unknown((**e).clone()),
+                            _ => dynamic(),
+                        });
+                    }
+                    Some(false) => {
+                        if let (Type::List(_) | Type::Tuple(_), Value::Number(n)) = (&ty, k.unmarked()) {
+                            let detail = |m: &str| {
+                                format!("The given key does not identify an element in this collection value: {m}.")
+                            };
+                            if !n.is_integer() && !n.is_infinite() {
+                                return err(
+                                    "Invalid index",
+                                    detail("indexing a sequence requires a whole number, but the given index has a fractional part"),
+                                );
                             }
-                            _ => {
-                                if !n.is_integer() && !n.is_infinite() {
-                                    return err(
-                                        "Invalid index",
-                                        format!(
-                                            "The given key does not identify an element in this collection value: indexing a sequence requires a whole number, but the given index ({}) has a fractional part.",
-                                            go_g(n)
-                                        ),
-                                    );
-                                }
-                                None
+                            if n.is_negative() {
+                                return err(
+                                    "Invalid index",
+                                    detail("a negative number is not a valid index for a sequence"),
+                                );
+                            }
+                            // HCL 2.14 compares `index - length < 1`, so
+                            // this only fires for index == length (or an
+                            // empty collection).
+                            let len = match (&ty, coll.as_seq()) {
+                                (Type::Tuple(es), _) => Some(es.len()),
+                                (_, Some(items)) => Some(items.len()),
+                                _ => None,
+                            };
+                            if let Some(len) = len.filter(|_| !cmarked)
+                                && let Ok(diff) = n.sub(&Number::from_u64(len as u64))
+                                && (diff.is_negative() || diff.is_zero())
+                            {
+                                let m = if len == 0 {
+                                    "the collection has no elements"
+                                } else {
+                                    "the given index is greater than or equal to the length of the collection"
+                                };
+                                return err("Invalid index", detail(m));
                             }
                         }
+                        err("Invalid index", generic.into())
                     }
-                    _ => None,
-                };
-                match found {
-                    Some(v) => Ok(v.mark_if(marked)),
-                    None => err("Invalid index", generic.into()),
+                    Some(true) => {
+                        let found = match (&coll, k.unmarked()) {
+                            (Value::Map(m), Value::String(s)) => m.items.get(&**s).cloned(),
+                            (Value::List(_) | Value::Tuple(_), Value::Number(n)) => n
+                                .to_i64()
+                                .and_then(|i| coll.as_seq().and_then(|it| it.get(i as usize)).cloned()),
+                            (Value::Unknown(_), Value::Number(n)) => match &ty {
+                                Type::Tuple(es) => n
+                                    .to_i64()
+                                    .and_then(|i| es.get(i as usize))
+                                    .map(|t| Value::Unknown(t.clone())),
+                                _ => None,
+                            },
+                            _ => None,
+                        };
+                        Ok(found.unwrap_or_else(dynamic).mark_if(marked))
+                    }
                 }
             }
             Type::Object(attrs) => {
@@ -425,11 +469,16 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     }
                 };
                 if !coll.is_known() || !k.is_known() {
-                    return Ok(dynamic().mark_if(marked));
+                    return Ok(dynamic());
                 }
                 let name = k.as_str().unwrap_or_default();
                 if !attrs.contains_key(name) {
-                    return err("Invalid index", generic.into());
+                    let hint = if kty == Type::Number {
+                        " An object only supports looking up attributes by name, not by numeric index."
+                    } else {
+                        ""
+                    };
+                    return err("Invalid index", format!("{generic}{hint}"));
                 }
                 match &coll {
                     Value::Object(vals) => Ok(vals
@@ -459,6 +508,10 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         for it in items {
             let (key, kd, kspan) = match &it.key {
                 ObjectKey::Ident(id) => (Value::string(id.name.clone()), Vec::new(), id.span),
+                // A bare keyword key (`null`, `true`, `false`) is its name.
+                ObjectKey::Expr(k) if matches!(k.kind, ExprKind::Null) => {
+                    (Value::string("null"), Vec::new(), k.span)
+                }
                 ObjectKey::Expr(k) => {
                     let (v, d) = self.eval(k);
                     (v, d, k.span)
@@ -730,12 +783,10 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             ));
             return (Value::Unknown(result_ty), diags);
         }
-        let (cv, cmarked) = cv.unmark_deep();
+        // HCL 2.14: the condition's marks are not carried to the result.
+        let (cv, _) = cv.unmark_deep();
         if !cv.is_known() {
-            if tv.is_null() && fv.is_null() {
-                return (Value::Null(result_ty).mark_if(cmarked), diags);
-            }
-            return (Value::Unknown(result_ty).mark_if(cmarked), diags);
+            return (Value::Unknown(result_ty), diags);
         }
         let cb = match conv::convert(&cv, &Type::Bool) {
             Ok(Value::Bool(b)) => b,
@@ -770,7 +821,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             },
             None => v,
         };
-        (v.mark_if(cmarked), diags)
+        (v, diags)
     }
 
     // ---------------------------------------------------------------
@@ -800,6 +851,9 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         let (v, marked) = v.unmark_deep();
         if v.is_null() {
             diags.push(self.op_failed("argument must not be null", span));
+            return (Value::Unknown(want), diags);
+        }
+        if !v.is_known() {
             return (Value::Unknown(want), diags);
         }
         let out = match (&v, op) {
@@ -865,7 +919,8 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             return (Value::Unknown(result), diags);
         }
         if !av.is_known() || !bv.is_known() {
-            return (Value::Unknown(result).mark_if(marked), diags);
+            // cty's call short-circuit returns the unknown without marks.
+            return (Value::Unknown(result), diags);
         }
         let out = match (op, &av, &bv) {
             (BinaryOp::And, Value::Bool(x), Value::Bool(y)) => Value::Bool(*x && *y),
@@ -914,8 +969,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         let auto_upgrade = !matches!(sty, Type::Tuple(_) | Type::List(_) | Type::Set(_));
         if sv.is_null() {
             if auto_upgrade {
-                let (_, m) = unmark(sv);
-                return (ops::empty_tuple().mark_if(m), diags);
+                return (ops::empty_tuple(), diags);
             }
             diags.push(self.error(
                 "Splat of null value",
@@ -925,6 +979,10 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             ));
             return (dynamic(), diags);
         }
+        if sty == Type::Dynamic {
+            return (dynamic(), diags);
+        }
+        let upgraded_unknown = auto_upgrade && !sv.is_known();
         let sv = if auto_upgrade {
             Value::tuple(vec![sv])
         } else {
@@ -953,6 +1011,9 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             diags.extend(d);
             vals.push(v);
         }
+        if upgraded_unknown {
+            return (dynamic(), diags);
+        }
         if !ok {
             let (ty, _) = self.splat_result_type(&sty, each);
             return (Value::Unknown(ty), diags);
@@ -963,7 +1024,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     let (ty, d) = self.splat_result_type(&sty, each);
                     diags.extend(d);
                     let ety = ty.element_type().cloned().unwrap_or(Type::Dynamic);
-                    return (Value::list(ety, Vec::new()).mark_if(marked), diags);
+                    return (Value::list(ety, Vec::new()), diags);
                 }
                 let tys: Vec<Type> = vals.iter().map(Value::type_of).collect();
                 let ety = conv::unify(&tys).unwrap_or(Type::Dynamic);
@@ -1117,7 +1178,10 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             ));
             return (dynamic(), diags);
         }
-        let mut marked = false;
+        let (coll, mut marked) = unmark(coll);
+        if !coll.is_known() {
+            return (dynamic(), diags);
+        }
         if let Some(c) = cond {
             let (r, d) = self.with_vars(key_var, dynamic(), value_var, dynamic(), |s| s.eval(c));
             let cerr = has_errors(&d);
@@ -1143,14 +1207,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             if cerr {
                 return (dynamic(), diags);
             }
-            let (_, m) = r.unmark_deep();
-            marked |= m;
         }
-        if !coll.is_known() {
-            return (dynamic().mark_if(marked), diags);
-        }
-        let (coll, cm) = unmark(coll);
-        marked |= cm;
         let elems: Vec<(Value, Value)> = match &coll {
             Value::List(c) => c
                 .items
@@ -1274,7 +1331,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 }
             }
             if !known {
-                return (dynamic().mark_if(marked), diags);
+                return (dynamic(), diags);
             }
             if grouping {
                 vals = groups
@@ -1309,7 +1366,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 }
             }
             if !known {
-                return (dynamic().mark_if(marked), diags);
+                return (dynamic(), diags);
             }
             (Value::tuple(vals).mark_if(marked), diags)
         }
@@ -1771,11 +1828,6 @@ pub(crate) fn nfc(s: String) -> String {
     } else {
         s.nfc().collect()
     }
-}
-
-/// Go's `%g` for a big.Float (used in the fractional-index message).
-fn go_g(n: &Number) -> String {
-    n.to_string()
 }
 
 /// HCL's `describeConditionalTypeMismatch`.

@@ -15,7 +15,7 @@ pub(crate) struct Converter<'a> {
     file: FileId,
     text: &'a str,
     /// Offset of the parsed slice in `text`.
-    base: usize,
+    base: isize,
     diags: Vec<Diagnostic>,
 }
 
@@ -29,7 +29,7 @@ impl<'a> Converter<'a> {
         }
     }
 
-    pub(crate) fn with_base(mut self, base: usize) -> Converter<'a> {
+    pub(crate) fn with_base(mut self, base: isize) -> Converter<'a> {
         self.base = base;
         self
     }
@@ -40,8 +40,16 @@ impl<'a> Converter<'a> {
 
     fn span(&self, r: Option<Range<usize>>, fallback: Span) -> Span {
         match r {
-            Some(r) if r.end + self.base <= self.text.len() && r.start <= r.end => {
-                Span::new(self.file, r.start + self.base, r.end + self.base)
+            Some(r)
+                if r.start <= r.end
+                    && r.start as isize + self.base >= 0
+                    && r.end as isize + self.base <= self.text.len() as isize =>
+            {
+                Span::new(
+                    self.file,
+                    (r.start as isize + self.base) as usize,
+                    (r.end as isize + self.base) as usize,
+                )
             }
             _ => fallback,
         }
@@ -151,7 +159,12 @@ impl<'a> Converter<'a> {
             }
             Expression::HeredocTemplate(h) => {
                 let mut t2 = h.template.clone();
-                apply_strip(&mut t2);
+                // hcl-edit has already dedented `<<-` heredocs its own way;
+                // HCL strips first and dedents afterwards, per line, so we
+                // start again from the raw text of each literal.
+                restore_raw_literals(&mut t2, self.text, self.base);
+                let flush = self.text[span.start as usize..].starts_with("<<-");
+                apply_strip_heredoc(&mut t2, flush);
                 ExprKind::Template(self.template(&t2, true, span))
             }
             Expression::Parenthesis(p) => ExprKind::Parens(Box::new(self.expr(p.inner()))),
@@ -463,6 +476,125 @@ fn apply_strip(t: &mut ht::Template) {
                 let t = s.trim_end().to_owned();
                 **s = t;
             }
+        }
+    }
+}
+
+/// Replaces every literal of a heredoc template by its source text (only
+/// the `$${` and `%%{` escapes exist in heredocs).
+fn restore_raw_literals(t: &mut ht::Template, text: &str, base: isize) {
+    for el in t.iter_mut() {
+        match el {
+            Element::Literal(s) => {
+                if let Some(r) = s.span()
+                    && r.start as isize + base >= 0
+                    && let Some(raw) = text
+                        .get((r.start as isize + base) as usize..(r.end as isize + base) as usize)
+                {
+                    let v = raw.replace("$${", "${").replace("%%{", "%{");
+                    **s = v;
+                }
+            }
+            Element::Interpolation(_) => {}
+            Element::Directive(d) => match &mut **d {
+                Directive::If(ifd) => {
+                    restore_raw_literals(&mut ifd.if_expr.template, text, base);
+                    if let Some(e) = &mut ifd.else_expr {
+                        restore_raw_literals(&mut e.template, text, base);
+                    }
+                }
+                Directive::For(fd) => restore_raw_literals(&mut fd.for_expr.template, text, base),
+            },
+        }
+    }
+}
+
+/// Heredoc version of [`apply_strip`]: HCL scans heredoc text one line at
+/// a time, so a strip marker only trims the adjacent line piece; then, for
+/// `<<-`, the common leading whitespace of all lines is removed (HCL's
+/// `flushHeredocTemplateParts`, applied after stripping).
+fn apply_strip_heredoc(t: &mut ht::Template, flush: bool) {
+    let mut toks = Vec::new();
+    collect_tokens(t, &mut toks);
+    let mut trim_end = vec![false; toks.len()];
+    let mut trim_start = vec![false; toks.len()];
+    for (i, tok) in toks.iter().enumerate() {
+        if let Tok::Mark(s) = tok {
+            if s.strip_start() && i > 0 {
+                trim_end[i - 1] = true;
+            }
+            if s.strip_end() && i + 1 < toks.len() {
+                trim_start[i + 1] = true;
+            }
+        }
+    }
+    for (i, tok) in toks.iter_mut().enumerate() {
+        if let Tok::Lit(s) = tok {
+            if trim_start[i] {
+                let cut = s.find('\n').map_or(s.len(), |j| j + 1);
+                let t = format!("{}{}", s[..cut].trim_start(), &s[cut..]);
+                **s = t;
+            }
+            if trim_end[i] {
+                let body = s.strip_suffix('\n').unwrap_or(s);
+                let start = body.rfind('\n').map_or(0, |j| j + 1);
+                let t = format!("{}{}", &s[..start], s[start..].trim_end());
+                **s = t;
+            }
+        }
+    }
+    if flush {
+        flush_heredoc(&mut toks);
+    }
+}
+
+fn flush_heredoc(toks: &mut [Tok<'_>]) {
+    let mut min = usize::MAX;
+    let mut newline = true;
+    // (token index, byte offset of a line-leading piece)
+    let mut adjust: Vec<(usize, usize)> = Vec::new();
+    for (i, tok) in toks.iter().enumerate() {
+        match tok {
+            Tok::Lit(s) => {
+                let pieces: Vec<&str> = if s.is_empty() {
+                    vec![""]
+                } else {
+                    s.split_inclusive('\n').collect()
+                };
+                let mut off = 0;
+                for piece in pieces {
+                    if newline {
+                        newline = false;
+                        let trimmed = piece.trim_start();
+                        if !(trimmed.is_empty() && piece.ends_with('\n')) {
+                            let n = piece[..piece.len() - trimmed.len()].chars().count();
+                            min = min.min(n);
+                            adjust.push((i, off));
+                        }
+                    }
+                    if piece.ends_with('\n') {
+                        newline = true;
+                    }
+                    off += piece.len();
+                }
+            }
+            Tok::Mark(_) => {
+                if newline {
+                    newline = false;
+                    min = 0;
+                }
+            }
+        }
+    }
+    if min == 0 || min == usize::MAX {
+        return;
+    }
+    for &(i, off) in adjust.iter().rev() {
+        if let Tok::Lit(s) = &mut toks[i] {
+            let rest = &s[off..];
+            let cut: usize = rest.chars().take(min).map(char::len_utf8).sum();
+            let t = format!("{}{}", &s[..off], &rest[cut..]);
+            **s = t;
         }
     }
 }

@@ -19,7 +19,7 @@ pub(crate) fn precheck(file: FileId, text: &str) -> Option<Diagnostic> {
             .with_span(Span::new(file, 0, 0)),
         );
     }
-    None
+    crate::scan::check_brackets(file, text)
 }
 
 /// Maps a parser error to a diagnostic: the summary names the construct

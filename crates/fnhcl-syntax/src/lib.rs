@@ -7,6 +7,7 @@
 pub mod ast;
 mod convert;
 mod errors;
+mod scan;
 pub mod visit;
 
 use fnhcl_base::{Diagnostic, FileId, SourceMap};
@@ -81,7 +82,7 @@ pub fn parse_expr(sources: &SourceMap, file: FileId) -> (Option<ast::Expr>, Vec<
     for stop in attempts {
         match hcl_edit::parser::parse_expr(&text[lead..stop]) {
             Ok(expr) => {
-                let mut conv = convert::Converter::new(file, text).with_base(lead);
+                let mut conv = convert::Converter::new(file, text).with_base(lead as isize);
                 let e = conv.expr(&expr);
                 return (Some(e), conv.into_diagnostics());
             }
@@ -91,6 +92,14 @@ pub fn parse_expr(sources: &SourceMap, file: FileId) -> (Option<ast::Expr>, Vec<
                 }
             }
         }
+    }
+    // HCL ignores newlines in a top-level expression (`true\n? 1\n: 2`);
+    // hcl-edit does so inside parentheses.
+    let wrapped = format!("({}\n)", &text[lead..end.max(with_nl)]);
+    if let Ok(hcl_edit::expr::Expression::Parenthesis(p)) = hcl_edit::parser::parse_expr(&wrapped) {
+        let mut conv = convert::Converter::new(file, text).with_base(lead as isize - 1);
+        let e = conv.expr(p.inner());
+        return (Some(e), conv.into_diagnostics());
     }
     (None, first_err.into_iter().collect())
 }
