@@ -703,7 +703,9 @@ impl<'c> Walk<'c> {
         let lf = Frame::locals(parent, &g.scope);
         let frame = lf.as_ref().unwrap_or(parent);
         if let Some(c) = &g.condition {
-            match self.condition(frame, c, || "unable to evaluate condition".to_owned())? {
+            match self.condition(frame, c, || {
+                "unable to evaluate condition for group".to_owned()
+            })? {
                 CondResult::True => {}
                 CondResult::False => {
                     self.discard(
@@ -1117,13 +1119,18 @@ impl<'c> Walk<'c> {
         };
         let (v, diags) = frame.eval(name_expr);
         if has_errors(&diags) {
+            let detail = diags
+                .iter()
+                .find(|d| d.is_error())
+                .map(|d| d.to_hcl_string(&self.ctx.program.sources))
+                .unwrap_or_default();
             let mut out = vec![
                 Diagnostic::error(
                     format!(
                         "unable to evaluate name expression for resource collection {}",
                         c.base
                     ),
-                    "",
+                    detail,
                 )
                 .with_span(name_expr.span),
             ];

@@ -1,0 +1,6 @@
+group {
+  condition = 1
+  resource foo {
+    body = { kind = "Foo" }
+  }
+}

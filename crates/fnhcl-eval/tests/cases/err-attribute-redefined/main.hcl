@@ -1,0 +1,4 @@
+resource foo {
+  body = { kind = "Foo" }
+  body = { kind = "Bar" }
+}
