@@ -223,6 +223,11 @@ fn space_after(subject: &Token, before: Option<Kind>, after: &Token) -> bool {
     if s == Ident && a == OParen {
         return false;
     }
+    // `3. 14` is not `3.14`: between a number and a dot, keep the
+    // source's choice (hclwrite would join them and change the meaning).
+    if (s == Number && a == Dot) || (s == Dot && a == Number) {
+        return after.spaced_in_source;
+    }
     if s == Dot || a == Dot {
         return false;
     }

@@ -64,6 +64,8 @@ pub(crate) struct Token {
     pub(crate) kind: Kind,
     pub(crate) text: String,
     pub(crate) spaces_before: usize,
+    /// Whether the source had whitespace right before this token.
+    pub(crate) spaced_in_source: bool,
 }
 
 impl Token {
@@ -72,6 +74,7 @@ impl Token {
             kind,
             text: text.to_owned(),
             spaces_before: 0,
+            spaced_in_source: false,
         }
     }
 
@@ -167,7 +170,9 @@ impl Lexer<'_> {
 
     fn push(&mut self, kind: Kind, len: usize) {
         let text = &self.src[self.pos..self.pos + len];
-        self.out.push(Token::new(kind, text));
+        let mut token = Token::new(kind, text);
+        token.spaced_in_source = self.src[..self.pos].ends_with([' ', '\t']);
+        self.out.push(token);
         self.pos += len;
     }
 

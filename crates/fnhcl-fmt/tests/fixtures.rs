@@ -21,9 +21,18 @@ fn main() {
             .collect();
         files.sort();
         for path in files {
-            let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+            let stem = path
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
             let name = format!("{prefix}{stem}");
+            let mutated = path.clone();
             trials.push(Trial::test(name.clone(), move || check(&name, &path)));
+            trials.push(Trial::test(
+                format!("mutations/{prefix}{stem}"),
+                move || mutations(&mutated),
+            ));
         }
     }
     libtest_mimic::run(&args, trials).exit();
@@ -56,5 +65,68 @@ fn check(name: &str, path: &Path) -> Result<(), Failed> {
     settings.set_input_file(path);
     // A mismatch panics; libtest-mimic reports the panic as this test's failure.
     settings.bind(|| insta::assert_snapshot!(name.to_owned(), snapshot));
+    Ok(())
+}
+
+/// Robustness: many small deterministic corruptions of a fixture. The
+/// formatter must never panic; whatever it accepts it formats idempotently,
+/// and it never reports an internal error (output that would not parse or
+/// would mean something else).
+fn mutations(path: &Path) -> Result<(), Failed> {
+    const INSERTS: &[&str] = &[
+        "{", "}", "[", "]", "(", ")", "\"", "${", "%{", "~", ":", "=", "?", "\n", "#", "//", "/*",
+        "*/", "<<EOT\n", "-", ",", " ", "\t", "\\", "é", "for ", "\r\n",
+    ];
+    let src = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let chars: Vec<char> = src.chars().collect();
+    // xorshift: deterministic, no dependency.
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15 ^ (chars.len() as u64);
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for round in 0..200 {
+        let mut text = chars.clone();
+        for _ in 0..(1 + round % 3) {
+            let at = if text.is_empty() {
+                0
+            } else {
+                (next() as usize) % (text.len() + 1)
+            };
+            match next() % 3 {
+                0 if at < text.len() => {
+                    text.remove(at);
+                }
+                1 if at < text.len() => {
+                    let c = text[at];
+                    text.insert(at, c);
+                }
+                _ => {
+                    let ins = INSERTS[(next() as usize) % INSERTS.len()];
+                    for (i, c) in ins.chars().enumerate() {
+                        text.insert(at + i, c);
+                    }
+                }
+            }
+        }
+        let input: String = text.into_iter().collect();
+        match fnhcl_fmt::format(&input) {
+            Ok(out) => {
+                let again = fnhcl_fmt::format(&out).map_err(|e| {
+                    format!("formatted text does not format again: {e}\n--- input\n{input}")
+                })?;
+                if again != out {
+                    return Err(format!(
+                        "not idempotent\n--- input\n{input}\n--- first\n{out}\n--- second\n{again}"
+                    )
+                    .into());
+                }
+            }
+            Err(fnhcl_fmt::FormatError::Syntax { .. }) => {}
+            Err(e) => return Err(format!("{e}\n--- input\n{input:?}").into()),
+        }
+    }
     Ok(())
 }
