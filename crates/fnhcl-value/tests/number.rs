@@ -2,7 +2,9 @@
 //! expressions (HCL syntax subset: literals, `+ - * / %`, unary `-`,
 //! parentheses); `number_cases.expected` holds what cty prints for
 //! `tostring(expr)`, generated with the Go oracle by
-//! `tests/data/gen_number_cases.sh`. `FNHCL_BLESS=1` rewrites the expected
+//! `tests/data/gen_number_cases.sh`. `L(n)` is a cty `NumberIntVal` (64-bit
+//! precision, HCL `length(range(n))`) and `F(x)` a cty `NumberFloatVal`
+//! (53-bit, HCL `pow(x, 1)`), to exercise cty's precision rules. `FNHCL_BLESS=1` rewrites the expected
 //! file with our output (review the diff against the oracle!).
 
 use fnhcl_value::Number;
@@ -59,6 +61,22 @@ impl P<'_> {
                 }
                 self.i += 1;
                 Ok(v)
+            }
+            Some(c @ (b'L' | b'F')) if self.s.get(self.i + 1) == Some(&b'(') => {
+                // L(n): cty NumberIntVal; F(x): cty NumberFloatVal.
+                self.i += 2;
+                let v = self.expr()?;
+                if self.peek() != Some(b')') {
+                    return Err("expected )".into());
+                }
+                self.i += 1;
+                if c == b'L' {
+                    Ok(Number::cty_int_val(
+                        v.to_i64().ok_or("L() needs an integer")?,
+                    ))
+                } else {
+                    Number::cty_float_val(v.to_f64()).ok_or_else(|| "NaN".to_string())
+                }
             }
             _ => {
                 let start = self.i;

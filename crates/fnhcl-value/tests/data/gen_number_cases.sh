@@ -9,7 +9,13 @@ python3 - "$here" "$oracle" <<'PY'
 import json, subprocess, sys
 here, oracle = sys.argv[1], sys.argv[2]
 cases = [l.rstrip("\n") for l in open(f"{here}/number_cases.txt") if l.strip()]
-inp = "".join(json.dumps({"id": str(i), "expr": f"tostring({c})"}) + "\n" for i, c in enumerate(cases))
+import re
+def hcl(c):
+    # L(n): a cty NumberIntVal (64-bit precision) via length(range(n));
+    # F(x): a cty NumberFloatVal (53-bit) via pow(x, 1).
+    c = re.sub(r"L\((\d+)\)", r"length(range(\1))", c)
+    return re.sub(r"F\(([^()]*)\)", r"pow(\1, 1)", c)
+inp = "".join(json.dumps({"id": str(i), "expr": f"tostring({hcl(c)})"}) + "\n" for i, c in enumerate(cases))
 out = subprocess.run([oracle], input=inp, capture_output=True, text=True, check=True).stdout
 res = {}
 for line in out.splitlines():
