@@ -95,12 +95,32 @@ impl P<'_> {
     }
 }
 
-fn eval(s: &str) -> String {
+fn parse_all(s: &str) -> Result<Number, String> {
     let mut p = P {
         s: s.as_bytes(),
         i: 0,
     };
-    match p.expr() {
+    let v = p.expr()?;
+    if p.peek().is_some() {
+        return Err(format!("unexpected text at {} in {s:?}", p.i));
+    }
+    Ok(v)
+}
+
+fn eval(s: &str) -> String {
+    // `a == b` / `a < b` at top level: cty equality (by printed form) and
+    // numeric order.
+    type Cmp = fn(&Number, &Number) -> bool;
+    let ops: [(&str, Cmp); 2] = [(" == ", |a, b| a.cty_equals(b)), (" < ", |a, b| a < b)];
+    for (op, f) in ops {
+        if let Some((l, r)) = s.split_once(op) {
+            return match (parse_all(l), parse_all(r)) {
+                (Ok(a), Ok(b)) => f(&a, &b).to_string(),
+                (Err(e), _) | (_, Err(e)) => format!("error: {e}"),
+            };
+        }
+    }
+    match parse_all(s) {
         Ok(n) => n.to_string(),
         Err(e) => format!("error: {e}"),
     }
