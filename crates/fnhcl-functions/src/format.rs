@@ -495,7 +495,7 @@ mod tests {
         );
         assert_eq!(
             ok("%d", &[Value::TRUE]),
-            "ERR unsupported value for \"%d\" at 0: a number is required"
+            "ERR unsupported value for \"%d\" at 0: number required"
         );
         assert_eq!(
             ok("%s", &[Value::Null(Type::String)]),
