@@ -1,5 +1,14 @@
 //! cty-compatible value model: [`Value`], [`Type`] and [`Number`].
 //!
+//! - [`Number`]: Go `big.Float` semantics (per-value precision, exact
+//!   printing); see `docs/notes/numbers.md`.
+//! - [`convert`](mod@convert): cty's `convert` package ([`convert()`],
+//!   [`unify`], [`unify_unsafe`], mismatch messages).
+//! - [`ops`]: `==` ([`ops::equals`]), arithmetic, comparison and logic
+//!   operators with cty's unknown/null/mark rules.
+//! - [`Value::set_from`]: sets in cty's element order.
+//! - [`json`]: exact JSON text and `serde_json` mapping.
+//!
 //! Architecture invariant: this crate knows nothing about HCL syntax, source
 //! positions or diagnostics. Errors are plain strings (or small enums) that
 //! callers attach spans to.

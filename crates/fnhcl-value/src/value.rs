@@ -10,7 +10,8 @@ pub type Key = Arc<str>;
 ///
 /// Containers are `Arc`-shared so cloning is cheap. Maps and objects are
 /// `BTreeMap`s: cty iterates both in lexical key order. Sets hold their
-/// elements deduplicated and in cty's set order.
+/// elements deduplicated and in cty's set order: build them with
+/// [`Value::set_from`], never by hand.
 ///
 /// Marks: only Terraform's `sensitive` mark exists; a marked value is
 /// wrapped in [`Value::Marked`]. Operations unmark their operands deeply
