@@ -181,6 +181,10 @@ impl Parser<'_> {
 
     fn invalid(&self, context: &str) -> String {
         match self.peek() {
+            // Go's decoder reports a plain EOF between tokens.
+            None if context.starts_with("looking for") || context.starts_with("after") => {
+                "EOF".into()
+            }
             None => "unexpected EOF".into(),
             Some(c) => {
                 let ch = std::str::from_utf8(&self.b[self.pos..])

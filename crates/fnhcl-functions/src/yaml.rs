@@ -476,7 +476,8 @@ const TAG_PREFIX: &str = "tag:yaml.org,2002:";
 
 struct Decoder<'a> {
     src: &'a str,
-    parser: Parser<std::str::Chars<'a>>,
+    /// The parsed events, ending with the parse error if there is one.
+    events: std::collections::VecDeque<Result<(Event, Marker), String>>,
     /// Anchor id -> (name, value); `None` while the anchor is being defined.
     anchors: HashMap<usize, Option<(Value, usize)>>,
     nodes: usize,
@@ -506,15 +507,9 @@ enum Scalar {
 
 impl<'a> Decoder<'a> {
     fn next(&mut self) -> Result<(Event, Marker), String> {
-        self.parser.next_token().map_err(|e| {
-            let m = e.marker();
-            let line = m.line().saturating_sub(1);
-            if line == 0 {
-                e.info().to_owned()
-            } else {
-                format!("on line {}, column {}: {}", line + 1, 1, e.info())
-            }
-        })
+        self.events
+            .pop_front()
+            .unwrap_or_else(|| Err("unexpected end of the event stream".into()))
     }
 
     fn count(&mut self, n: usize, mark: &Marker) -> Result<(), String> {
@@ -966,12 +961,78 @@ fn parse_yaml_timestamp(s: &str) -> Option<String> {
     ))
 }
 
+/// Reads all events (stopping at the first error, which becomes the last
+/// entry), with two adjustments towards libyaml: a block scalar that runs
+/// to the end of input without a final line break does not get one, and
+/// errors carry libyaml's wording and go-cty-yaml's positions.
+fn collect_events(src: &str) -> std::collections::VecDeque<Result<(Event, Marker), String>> {
+    let mut parser = Parser::new_from_str(src);
+    let mut out = std::collections::VecDeque::new();
+    let mut last_block: Option<usize> = None;
+    loop {
+        match parser.next_token() {
+            Ok((ev, m)) => {
+                let end = matches!(ev, Event::StreamEnd);
+                match &ev {
+                    Event::Scalar(_, TScalarStyle::Literal | TScalarStyle::Folded, ..) => {
+                        last_block = Some(out.len());
+                    }
+                    Event::Scalar(..)
+                    | Event::Alias(_)
+                    | Event::SequenceStart(..)
+                    | Event::MappingStart(..) => last_block = None,
+                    _ => {}
+                }
+                out.push_back(Ok((ev, m)));
+                if end {
+                    break;
+                }
+            }
+            Err(e) => {
+                let m = *e.marker();
+                let info = e.info();
+                let msg = if info.contains("unknown anchor") {
+                    let name: String = src
+                        .chars()
+                        .skip(m.index())
+                        .skip_while(|&c| c == '*')
+                        .take_while(|c| {
+                            !c.is_whitespace() && !matches!(c, ',' | '[' | ']' | '{' | '}')
+                        })
+                        .collect();
+                    format!(
+                        "reference to undefined anchor {}",
+                        crate::format::go_quote(&name)
+                    )
+                } else {
+                    match info.strip_prefix("while parsing ") {
+                        Some(rest) => rest.split_once(", ").map_or(rest, |(_, m)| m).to_owned(),
+                        None => info.to_owned(),
+                    }
+                };
+                out.push_back(Err(at(&m, msg)));
+                return out;
+            }
+        }
+    }
+    let last_line = src.rsplit('\n').next().unwrap_or("");
+    if !src.ends_with(['\n', '\r'])
+        && !last_line.trim_start().starts_with('#')
+        && let Some(i) = last_block
+        && let Some(Ok((Event::Scalar(text, ..), _))) = out.get_mut(i)
+        && text.ends_with('\n')
+    {
+        text.pop();
+    }
+    out
+}
+
 /// go-cty-yaml's `Unmarshal` of a single-document stream.
 pub(crate) fn decode(src: &str) -> Result<Value, String> {
     let text = if src.is_empty() { "\n" } else { src };
     let mut d = Decoder {
         src: text,
-        parser: Parser::new_from_str(text),
+        events: collect_events(text),
         anchors: HashMap::new(),
         nodes: 0,
     };

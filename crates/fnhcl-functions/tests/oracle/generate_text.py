@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Generates the differential corpus for the string, format, regex and
+encoding built-ins that hcl-oracle provides (go-cty 1.12 stdlib and
+go-cty-yaml, as Terraform 1.5.7 uses them), runs it through hcl-oracle and
+writes corpus_text.jsonl (expression + the oracle's answer). The Rust test
+tests/oracle_text.rs replays it against the registry. Regenerate with:
+
+    bash /work/shared/tools/hcl-oracle/build.sh /tmp/hcl-oracle
+    python3 crates/fnhcl-functions/tests/oracle/generate_text.py /tmp/hcl-oracle
+
+Expressions use only literals and calls, so the test's mini language can
+evaluate them too. Strings avoid `${` and `%{` (HCL templates).
+"""
+import itertools, json, os, random, subprocess, sys
+
+rng = random.Random(1557)
+
+VALS = ["0", "1", "-1", "2.5", "-0.5", "1e3", "1e20", "0.1", "123456789", "1.005", "2.675", "0.5", "1.5",
+        "-0", "100000000000000000000000000000000000001", "0.00001", "\"3\"", "\"x\"", "\"\"", "\"-7\"",
+        "\"日本語\"", "\"<&>\"", "true", "false", "null", "[1]", "[]", "{a = 1}", "{}", "[\"a\", 1]",
+        "\"tab\\there\"", "\"a\\nb\"", "\"💃🏿x\"", "\"quote\\\"d\"", "\"back\\\\slash\""]
+VERBS = ["%d", "%f", "%.2f", "%5s", "%-5s|", "%q", "%v", "%#v", "%t", "%x", "%X", "%o", "%b", "%e", "%E",
+         "%g", "%G", "%s", "%+d", "% d", "%05d", "%-5d|", "%#x", "%#o", "%.3d", "%8.3f", "%08.3f", "%+.2e",
+         "%.0f", "%.10g", "%5t", "%.1s", "%3.1q", "%-08.3f|", "%.30f", "%10v", "%-10v|", "%+v", "%05s",
+         "%.3g", "%.0e", "%#v", "%.2v", "%+f", "% f", "%+g"]
+STRS = ["\"\"", "\"hello\"", "\"Hello World\"", "\"  padded  \"", "\"a,b,,c\"", "\"noël\"", "\"İstanbul ΣΟΦΟΣ\"",
+        "\"straße\"", "\"ǆemal hello-world foo_bar\"", "\"line1\\nline2\\n\"", "\"x\\r\\n\\n\"", "\"\\ttab\"",
+        "\"😸😾\"", "\"a ☃ b\"", "\"123\"", "\"__init__\"", "\"mIxEd CaSe\"", "\"ǅ ǈ\""]
+PATTERNS = ["\"[a-z]+\"", "\"(\\\\d+)-(\\\\d+)\"", "\"(?P<k>[a-z])=(?P<v>[0-9])\"", "\"^$\"", "\"a*\"",
+            "\"(a)(x)?\"", "\"(?i)HELLO\"", "\"\\\\bw\"", "\"[[:alpha:]]+\"", "\"(\"", "\"a{2,3}\"", "\"x|\"",
+            "\"\\\\w+\"", "\"\\\\s+\"", "\"(?P<a>x)(y)\"", "\"\\\\pL+\"", "\"[^a-z]\"", "\".\"", "\"a{1001}\""]
+SUBJECTS = ["\"53453453.345345aaabbbccc23454\"", "\"2019-02-01\"", "\"a=1,b=2\"", "\"\"", "\"aaa\"", "\"ab\"",
+            "\"hello HELLO\"", "\"word wide\"", "\"١٢٣ 123\"", "\"日本 語\"", "\"tab\\tand\\nnewline\"", "\"xy\""]
+CSVS = ["\"a,b,c\\n1,2,3\\n4,5,6\"", "\"a\\n\\\"multi\\nline\\\"\"", "\"a,b\\n1\"", "\"\"", "\"a,a\\n1,2\"",
+        "\"a\\nx\\\"y\"", "\"a\\n\\\"xy\"", "\"a,b\\r\\n1,2\\r\\n\\r\\n3,4\"", "\"a\\n\\\"x\\\"y\"", "\"h\\n\\n\\nv\"",
+        "\"a, b\\n 1, 2\"", "\"a\"", "\"a,b\\n\\\"1\\\",\\\"2\\\"\\n\"", "\"a\\n\\\"\\\"\\\"q\\\"\\\"\\\"\""]
+JSONS = ["\"{\\\"hello\\\": \\\"world\\\"}\"", "\"true\"", "\"1.5e3\"", "\"null\"", "\"[1, \\\"a\\\", null, [true]]\"",
+         "\"{\\\"b\\\": 1, \\\"a\\\": []}\"", "\"{\"", "\"[1,]\"", "\"01\"", "\"\\\"\\\\u00e9\\\\ud83d\\\\ude00\\\"\"",
+         "\"1 2\"", "\"\"", "\" \\n 7 \"", "\"{\\\"a\\\": 1, \\\"a\\\": 2}\"", "\"-0.0\"", "\"1e400\"", "\"[\\\"\\\\/\\\"]\""]
+ENCODE = ["null", "true", "0", "-1.5", "1e20", "0.1", "\"\"", "\"hello\"", "\"<cats & kittens>\"",
+          "\"tab\\there\\nnl \\\"q\\\" \\\\\"", "[]", "{}", "[1, \"a\", null]", "{b = 1, a = [2, 3], c = {}}",
+          "{\"x y\" = true}", "toset([\"b\", \"a\"])", "tolist([1, 2])", "tomap({k = \"v\"})",
+          "\"\\u2028\\u2029\"", "\"😀\"", "\"multi\\nline\\n\"", "\"multi\\nline\"", "\"trailing \\nspace\"",
+          "\"a\\n\\nb\\n\\n\"", "\"\\nleading\"", "\" lead\\nspace\"", "\"x\\ty\\nz\"", "[[1, 2], [[]], [{}]]",
+          "{a = {b = {c = [1, {d = \"e\"}]}}}", "[{a = 1, b = 2}, [3, 4]]", "\"yes\"", "\"1\"", "\"null\"",
+          "\"" + "long words here " * 8 + "end\"", "{k = \"" + "word " * 30 + "x\"}",
+          "{\"" + "k" * 130 + "\" = 1}", "[\"" + "a " * 60 + "\"]", "\"-\"", "\"# not a comment\"",
+          "\"\\u00e9\\u00a0nbsp\"", "\"\\u0085nel\"", "{\"multi\\nkey\" = 1}"]
+YAMLS = ["\"hello: world\"", "\"true\"", "\"~\"", "\"- 1\\n- a\\n- true\\n- null\"", "\"v: '1'\"", "\"v: yes\"",
+         "\"s: |\\n  line1\\n  line2\\n\"", "\"s: >-\\n  folded\\n  text\\n\"", "\"{a: &foo [1, *foo, 3]}\"",
+         "\"{a: !not-supported foo}\"", "\"0x1f\"", "\"0o77\"", "\"077\"", "\"1_000\"", "\"0ba\"", "\"2006-1-2\"",
+         "\"!!str true\"", "\"!!binary 'aGVsbG8='\"", "\".NaN\"", "\".inf\"", "\"-.Inf\"", "\"<<\"", "\"!!bool bananas\"",
+         "\"- &a x\\n- *a\"", "\"base: &b\\n  a: 1\\nother:\\n  <<: *b\\n  c: 2\"", "\"---\"", "\"---\\ntrue\\n---\\nfalse\"",
+         "\"null: 1\"", "\"a: [\"", "\"yes: 1\"", "\"1: one\\n2.5: two\"", "\"on: off\"", "\"Y\"", "\"n\"",
+         "\"2001-12-14t21:59:43.10-05:00\"", "\"2001-12-14 21:59:43.10\"", "\"!!int '12'\"", "\"!!float 1\"",
+         "\"+\"", "\"-12\"", "\"+12\"", "\".5\"", "\"1e3\"", "\"1.5e+3\"", "\"'single ''quoted'''\"",
+         "\"\\\"double \\\\\\\"quoted\\\\\\\"\\\"\"", "\"[a, b, true]\"", "\"{}\"", "\"[]\"", "\"a: {b: [c, {d: e}]}\"",
+         "\"*undefined\"", "\"a: 1\\na: 2\"", "\"!!timestamp 2006-1-2\"", "\"!!null ''\"", "\"key: 'yes'\"",
+         "\"- - 1\\n  - 2\\n- 3\"", "\"? complex\\n: value\"", "\"|\\n  hello\\n  world\"", "\"0b101\"", "\"0xZZ\""]
+DATES = ["\"2017-03-04T22:45:09.005Z\"", "\"2018-01-02T23:12:01-08:00\"", "\"2018-01-02T00:05:00Z\"",
+         "\"2018-01-02T13:05:00+05:30\"", "\"2017-11-22 10:00:00Z\"", "\"2017-02-30T10:00:00Z\"",
+         "\"2017-11-22T10:00:00\"", "\"2017-11-22T1:00:00Z\"", "\"20\"", "\"2017-11-22T10:00:00Zjunk\"",
+         "\"2000-02-29T23:59:59.999999999Z\"", "\"1999-12-31T23:59:60Z\""]
+DATEFMTS = ["\"DD MMM YYYY hh:mm ZZZ\"", "\"EEEE, DD-MMM-YY hh:mm:ss ZZZ\"", "\"EEE, DD MMM YYYY hh:mm:ss ZZZ\"",
+            "\"h:mm AA\"", "\"H:mm aa\"", "\"'quoted ''text'''\"", "\"''\"", "\"YYYY-MM-DD'T'hh:mm:ssZ\"",
+            "\"ZZZZZ ZZZZ Z\"", "\"YYY\"", "\"'abc\"", "\"Q\"", "\"M/D/YY\"", "\"MMMM\"", "\"A\"", "\"ss.s\""]
+DURS = ["\"1h30m\"", "\"-1.5s\"", "\"300ms\"", "\"0\"", "\".5s\"", "\"1\"", "\"1d\"", "\"\"", "\"2562047h\"",
+        "\"1h1h\"", "\"1.5h\"", "\"-0.000000001s\"", "\"10us\"", "\"1µs\""]
+
+
+def calls():
+    out = []
+    out += [f"format(\"{v}\", {a})" for v in VERBS for a in VALS]
+    out += ["format(\"\")", "format(\"%%\")", "format(\"abc%\")", "format(\"%[2]d %[1]d\", 1, 2)",
+            "format(\"%[0]s\", true)", "format(\"%z\", 1)", "format(\"only %d\", 1, 2)", "format(\"none\", 1)",
+            "format(\"%v %v %v\", true, true)", "format(\"%[3]v\", 1, 2)", "format(\"%5\", 1)", "format(\"%.\", 1)",
+            "format(\"%.s\", \"abc\")", "format(\"%-+5d|\", 3)", "format(\"%[1]d %d\", 1, 2)", "format(\"%[2]*d\", 1, 2)",
+            "format(\"%d\", \"abc\")", "format(\"%s\", [1])", "format(\"%t\", 1)", "format(\"%v\", {b = [1, \"x\"], a = null})"]
+    out += [f"formatlist({f}, {a})" for f in ["\"%s\"", "\"%d!\"", "\"%v\"", "\"%s=%s\""]
+            for a in ["[\"a\", \"b\"]", "[]", "[1, 2]", "\"x\"", "tolist([\"p\"])", "toset([\"b\", \"a\"])", "null", "[null]", "{a = 1}"]]
+    out += ["formatlist(\"%s %s\", [\"hello\", \"goodbye\"], [\"world\"])", "formatlist(\"hello\")",
+            "formatlist(\"%s=%d\", [\"a\", \"b\"], [1, 2])", "formatlist(\"%s-%s\", \"x\", [\"a\", \"b\"])"]
+    for f in ["upper", "lower", "title", "strrev", "chomp", "trimspace"]:
+        out += [f"{f}({s})" for s in STRS + ["1", "true", "null", "[\"a\"]"]]
+    out += [f"substr({s}, {o}, {l})" for s in STRS[:10] + ["\"hello world\""]
+            for o, l in [(0, 1), (1, 4), (1, -1), (-3, 2), (10, 10), (-1, 0), (0, 0), (-10, 2), (5, 1), (2, 100), ("1.5", 1), ("\"2\"", 2)]]
+    out += [f"indent({n}, {s})" for n in ["0", "2", "4", "-1", "1.5"] for s in STRS[:12]]
+    out += [f"split({sep}, {s})" for sep in ["\",\"", "\"\"", "\" \"", "\"ll\"", "\"\\n\""] for s in STRS]
+    out += [f"join({sep}, {l})" for sep in ["\"-\"", "\", \"", "\"\""]
+            for l in ["[\"foo\", \"bar\"]", "[]", "[1, true, \"x\"]", "[\"a\"], [\"b\"]", "[null]", "[\"a\"], [null]", "tolist([\"x\"])", "toset([\"b\", \"a\"])"]]
+    out += [f"{f}({s}, {c})" for f in ["trim", "trimprefix", "trimsuffix"]
+            for s in ["\"?!hello?!\"", "\"foobar\"", "\"xxhixx\"", "\"helloworld\"", "\"\"", "\"ééaéé\""]
+            for c in ["\"!?\"", "\"far\"", "\"x\"", "\"hello\"", "\"world\"", "\"\"", "\"é\""]]
+    out += [f"{f}({p}, {s})" for f in ["regex", "regexall"] for p in PATTERNS for s in SUBJECTS]
+    out += [f"csvdecode({c})" for c in CSVS]
+    out += [f"jsondecode({j})" for j in JSONS]
+    out += [f"jsonencode({v})" for v in ENCODE]
+    out += [f"yamlencode({v})" for v in ENCODE]
+    out += [f"yamldecode({y})" for y in YAMLS]
+    out += [f"formatdate({f}, {d})" for f in DATEFMTS for d in DATES]
+    out += [f"timeadd({d}, {u})" for d in DATES[:4] + DATES[6:8] for u in DURS]
+    seen, uniq = set(), []
+    for c in out:
+        if c not in seen:
+            seen.add(c)
+            uniq.append(c)
+    return uniq
+
+
+def main():
+    oracle = sys.argv[1] if len(sys.argv) > 1 else "/tmp/hcl-oracle"
+    exprs = calls()
+    inp = "".join(json.dumps({"id": str(i), "expr": e}) + "\n" for i, e in enumerate(exprs))
+    res = subprocess.run([oracle], input=inp, capture_output=True, text=True, check=True)
+    lines = res.stdout.rstrip("\n").split("\n")
+    assert len(lines) == len(exprs)
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "corpus_text.jsonl"), "w") as f:
+        for e, l in zip(exprs, lines):
+            o = json.loads(l)
+            head = '{"expr": %s' % json.dumps(e, ensure_ascii=False)
+            if "error" in o:
+                f.write(head + ', "error": %s}\n' % json.dumps(o["error"], ensure_ascii=False))
+            elif o.get("unknown"):
+                f.write(head + ', "type": %s, "unknown": true}\n' % json.dumps(o["type"]))
+            else:
+                raw = l[l.index('"value":') + len('"value":'):l.rindex("}")]
+                f.write(head + ', "type": %s, "value": %s}\n' % (json.dumps(o["type"]), raw))
+    print(len(exprs), "expressions")
+
+
+main()
