@@ -469,3 +469,110 @@ pub fn registry() -> &'static Registry {
     static REG: OnceLock<Registry> = OnceLock::new();
     REG.get_or_init(build)
 }
+
+#[cfg(test)]
+mod tests {
+    use fnhcl_value::{Type, Value};
+
+    use super::{FuncDef, Param, conforms, registry};
+    use crate::CallError;
+
+    fn f() -> FuncDef {
+        FuncDef::new("t", "Test function.")
+            .param(Param::new("a", Type::Number))
+            .variadic(Param::new("rest", Type::String))
+            .returns(Type::Number)
+            .implement(|args| Ok(args[0].clone()))
+    }
+
+    #[test]
+    fn arity_errors_use_hcl_wording() {
+        let f = f();
+        let e = f.call(&[]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "Not enough function arguments: Function \"t\" expects at least 1 argument(s). Missing value for \"a\"."
+        );
+        let g = FuncDef::new("g", "G.")
+            .param(Param::new("x", Type::Number))
+            .implement(|a| Ok(a[0].clone()));
+        let e = g.call(&[Value::int(1), Value::int(2)]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "Too many function arguments: Function \"g\" expects only 1 argument(s)."
+        );
+        assert_eq!(g.signature(), "g(x number) any");
+        assert_eq!(f.signature(), "t(a number, rest ...string) number");
+    }
+
+    #[test]
+    fn conversion_null_unknown_and_marks() {
+        let f = f();
+        // Conversion of each argument to its parameter type.
+        assert_eq!(
+            f.call(&[Value::string("2"), Value::int(3)]),
+            Ok(Value::int(2))
+        );
+        assert_eq!(
+            f.call(&[Value::TRUE]),
+            Err(CallError::arg(0, "number required"))
+        );
+        // Nulls are refused unless allowed.
+        assert_eq!(
+            f.call(&[Value::null()]),
+            Err(CallError::arg(0, "argument must not be null"))
+        );
+        assert_eq!(
+            f.call(&[Value::int(1), Value::null()]),
+            Err(CallError::arg(1, "argument must not be null"))
+        );
+        // An unknown argument gives an unknown of the return type, without
+        // the marks (cty 1.12).
+        assert_eq!(
+            f.call(&[Value::int(1), Value::Unknown(Type::String).mark()]),
+            Ok(Value::Unknown(Type::Number))
+        );
+        // Marks are removed for the implementation and put on the result.
+        assert_eq!(f.call(&[Value::int(1).mark()]), Ok(Value::int(1).mark()));
+        assert_eq!(
+            f.call(&[Value::int(1), Value::string("x").mark()]),
+            Ok(Value::int(1).mark())
+        );
+    }
+
+    #[test]
+    fn evaluator_functions_are_listed_but_not_callable() {
+        for name in ["try", "can", "invoke"] {
+            assert!(crate::exists(name));
+            let e = crate::call(name, &[Value::int(1)]).and_then(Result::err);
+            assert!(e.is_some_and(|e| e.message.contains("expression evaluator")));
+        }
+        assert_eq!(crate::param_name("lookup", 5), Some("default"));
+        assert_eq!(crate::param_name("abs", 0), Some("num"));
+        assert_eq!(crate::param_name("abs", 1), None);
+        assert!(crate::call("no_such_function", &[]).is_none());
+    }
+
+    #[test]
+    fn every_function_has_a_category_and_unique_name() {
+        assert!(registry().len() >= 97);
+        assert!(registry().iter().all(|f| !f.category.is_empty()));
+    }
+
+    #[test]
+    fn conformance_treats_dynamic_as_wildcard() {
+        assert!(conforms(
+            &Type::list(Type::String),
+            &Type::list(Type::Dynamic)
+        ));
+        assert!(conforms(&Type::Number, &Type::Dynamic));
+        assert!(!conforms(
+            &Type::list(Type::String),
+            &Type::set(Type::Dynamic)
+        ));
+        assert!(!conforms(
+            &Type::tuple(vec![Type::String]),
+            &Type::tuple(vec![])
+        ));
+    }
+}
