@@ -135,13 +135,21 @@ impl Builder {
                 self.count()?;
                 if let Some(Frame::Map { key: None, .. }) = self.stack.last() {
                     // A mapping key: always a string.
+                    let plain = matches!(style, TScalarStyle::Plain);
+                    let is_str_tag = tag.as_ref().is_some_and(|t| {
+                        (t.handle == "!!" || t.handle == "tag:yaml.org,2002:") && t.suffix == "str"
+                    });
+                    let key_text = if plain && !is_str_tag && text != "<<" {
+                        plain_key(text)
+                    } else {
+                        text
+                    };
                     if anchor != 0 {
                         self.anchors
-                            .insert(anchor, (Value::String(text.clone()), 1));
+                            .insert(anchor, (Value::String(key_text.clone()), 1));
                     }
-                    let plain = matches!(style, TScalarStyle::Plain);
                     if let Some(Frame::Map { key, .. }) = self.stack.last_mut() {
-                        *key = Some((text, plain));
+                        *key = Some((key_text, plain));
                     }
                     return Ok(());
                 }
@@ -338,84 +346,126 @@ pub(crate) fn plain_bool(s: &str) -> Option<bool> {
     }
 }
 
-fn digits_ok(s: &str, radix: u32) -> bool {
-    !s.is_empty() && !s.starts_with('_') && s.chars().all(|c| c == '_' || c.is_digit(radix))
-}
-
-/// Integers (decimal, `0x`, `0o`, `0b`, leading-zero octal, `_` separators).
-pub(crate) fn plain_int(s: &str) -> Option<Value> {
-    let (neg, body) = match s.as_bytes().first()? {
-        b'-' => (true, &s[1..]),
-        b'+' => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let (radix, digits) = if let Some(r) = body.strip_prefix("0x") {
-        (16, r)
-    } else if let Some(r) = body.strip_prefix("0o") {
-        (8, r)
-    } else if let Some(r) = body.strip_prefix("0b") {
-        (2, r)
-    } else if body.len() > 1 && body.starts_with('0') && digits_ok(body, 8) {
-        (8, &body[1..])
-    } else {
-        (10, body)
-    };
-    if !digits_ok(digits, radix) {
+/// go-yaml v2 only tries numbers for plain scalars starting with a digit,
+/// a sign or a dot, after removing every `_`.
+fn numeric_candidate(s: &str) -> Option<String> {
+    let first = s.chars().next()?;
+    if !(first.is_ascii_digit() || matches!(first, '+' | '-' | '.')) {
         return None;
     }
-    let clean: String = digits.chars().filter(|c| *c != '_').collect();
-    match u128::from_str_radix(&clean, radix) {
-        Ok(mag) => {
-            if neg {
-                if mag <= i64::MAX as u128 + 1 {
-                    let v = (mag as i128).wrapping_neg() as i64;
-                    return Some(Value::Number(Number::from(v)));
-                }
-            } else if mag <= u64::MAX as u128 {
-                return Some(Value::Number(Number::from(mag as u64)));
-            }
-            let f = mag as f64;
-            Number::from_f64(if neg { -f } else { f }).map(Value::Number)
-        }
-        // Too large even for u128: a float, as go-yaml falls back to.
-        Err(_) if radix == 10 => plain_float(s),
-        Err(_) => None,
-    }
+    Some(s.chars().filter(|c| *c != '_').collect())
 }
 
-/// Floats: `1.5`, `-.5`, `1e3`, `6.02E+23` (`_` separators allowed).
+/// Go's `strconv.ParseUint(s, 0, 64)` magnitude: base prefixes `0x`, `0o`,
+/// `0b`, or a leading `0` for octal.
+fn go_parse_magnitude(s: &str) -> Option<u64> {
+    let lower = s.to_ascii_lowercase();
+    let (radix, digits) = if let Some(r) = lower.strip_prefix("0x") {
+        (16, r)
+    } else if let Some(r) = lower.strip_prefix("0o") {
+        (8, r)
+    } else if let Some(r) = lower.strip_prefix("0b") {
+        (2, r)
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (8, &lower[1..])
+    } else {
+        (10, lower.as_str())
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u64::from_str_radix(digits, radix).ok()
+}
+
+/// Integers as go-yaml v2 resolves them (`strconv.ParseInt`, then
+/// `ParseUint`, base from the prefix).
+pub(crate) fn plain_int(s: &str) -> Option<Value> {
+    let plain = numeric_candidate(s)?;
+    let (neg, body) = match plain.as_bytes().first()? {
+        b'-' => (true, &plain[1..]),
+        b'+' => (false, &plain[1..]),
+        _ => (false, plain.as_str()),
+    };
+    let mag = go_parse_magnitude(body)?;
+    if neg {
+        if mag <= i64::MAX as u64 + 1 {
+            let v = (i128::from(mag)).wrapping_neg() as i64;
+            return Some(Value::Number(Number::from(v)));
+        }
+        return None;
+    }
+    if plain.starts_with('+') && mag > i64::MAX as u64 {
+        // ParseUint takes no sign.
+        return None;
+    }
+    Some(Value::Number(Number::from(mag)))
+}
+
+/// Floats as go-yaml v2 resolves them:
+/// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`, finite.
 pub(crate) fn plain_float(s: &str) -> Option<Value> {
-    let body = s.strip_prefix(['-', '+']).unwrap_or(s);
+    let plain = numeric_candidate(s)?;
+    let body = plain.strip_prefix(['-', '+']).unwrap_or(&plain);
     let (mantissa, exponent) = match body.find(['e', 'E']) {
         Some(i) => (&body[..i], Some(&body[i + 1..])),
         None => (body, None),
     };
-    let (int_part, frac_part) = match mantissa.find('.') {
-        Some(i) => (&mantissa[..i], Some(&mantissa[i + 1..])),
-        None => (mantissa, None),
+    let all_digits = |t: &str| t.chars().all(|c| c.is_ascii_digit());
+    let mantissa_ok = match mantissa.find('.') {
+        Some(0) => mantissa.len() > 1 && all_digits(&mantissa[1..]),
+        Some(i) => all_digits(&mantissa[..i]) && all_digits(&mantissa[i + 1..]),
+        None => !mantissa.is_empty() && all_digits(mantissa),
     };
-    let int_ok = int_part.is_empty() || digits_ok(int_part, 10);
-    let frac_ok = frac_part.is_none_or(|f| f.is_empty() || f.chars().all(|c| c.is_ascii_digit()));
-    let has_digits = !int_part.is_empty() || frac_part.is_some_and(|f| !f.is_empty());
-    if !(int_ok && frac_ok && has_digits) {
+    if !mantissa_ok {
         return None;
     }
     if let Some(e) = exponent {
         let e = e.strip_prefix(['-', '+']).unwrap_or(e);
-        if e.is_empty() || !e.chars().all(|c| c.is_ascii_digit()) {
+        if e.is_empty() || !all_digits(e) {
             return None;
         }
     }
-    if frac_part.is_none() && exponent.is_none() {
-        // Would have been an integer.
-        return None;
-    }
-    let clean: String = s.chars().filter(|c| *c != '_').collect();
-    let f: f64 = clean.parse().ok()?;
+    let f: f64 = plain.parse().ok()?;
     if !f.is_finite() {
         return None;
     }
     Number::from_f64(f).map(Value::Number)
+}
+
+/// A plain mapping key as `sigs.k8s.io/yaml` turns it into a JSON key: it
+/// is resolved first, so `yes:` becomes `"true"`, `0x10:` becomes `"16"`
+/// and `1.0:` becomes `"1"` (floats printed as Go prints float32).
+fn plain_key(text: String) -> String {
+    match resolve_plain(text.clone()) {
+        Ok(Value::Null) => "null".to_owned(),
+        Ok(Value::Bool(b)) => b.to_string(),
+        Ok(Value::Number(n)) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => i.to_string(),
+            (_, Some(u), _) => u.to_string(),
+            (_, _, Some(f)) => go_format_g32(f as f32),
+            _ => text,
+        },
+        Ok(_) => text,
+        Err(_) => match text.as_str() {
+            ".nan" | ".NaN" | ".NAN" => ".nan".to_owned(),
+            t if t.starts_with('-') => "-.inf".to_owned(),
+            _ => ".inf".to_owned(),
+        },
+    }
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 32)`.
+fn go_format_g32(f: f32) -> String {
+    let e = format!("{f:e}");
+    let Some((mantissa, exp)) = e.split_once('e') else {
+        return e;
+    };
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if (-4..6).contains(&exp) {
+        return format!("{f}");
+    }
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{mantissa}e{sign}{:02}", exp.abs())
 }
 
 pub(crate) fn is_special_float(s: &str) -> bool {
@@ -467,10 +517,10 @@ mod tests {
 
     #[test]
     fn anchors_aliases_and_merge() {
-        let v = one("base: &b {x: 1, y: 2}\nc:\n  <<: *b\n  y: 3\nl: [*b]\n");
+        let v = one("base: &b {a: 1, b: 2}\nc:\n  <<: *b\n  b: 3\nl: [*b]\n'<<': x\n");
         assert_eq!(
             v,
-            json!({"base": {"x": 1, "y": 2}, "c": {"x": 1, "y": 3}, "l": [{"x": 1, "y": 2}]})
+            json!({"base": {"a": 1, "b": 2}, "c": {"a": 1, "b": 3}, "l": [{"a": 1, "b": 2}], "<<": "x"})
         );
     }
 

@@ -39,3 +39,51 @@ fn go_yaml_vectors() {
         failures.join("\n")
     );
 }
+
+const LOAD_VECTORS: &str = include_str!("../../tests/data/go_yaml_v2_load.txt");
+
+/// Numbers compared as doubles (Go's JSON has no integer/float split).
+fn normalise(v: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Number(n) => n
+            .as_f64()
+            .and_then(serde_json::Number::from_f64)
+            .map_or(Value::Null, Value::Number),
+        Value::Array(a) => Value::Array(a.into_iter().map(normalise).collect()),
+        Value::Object(m) => Value::Object(m.into_iter().map(|(k, v)| (k, normalise(v))).collect()),
+        other => other,
+    }
+}
+
+#[test]
+fn go_yaml_load_vectors() {
+    let mut n = 0;
+    let mut failures = Vec::new();
+    for chunk in LOAD_VECTORS.split("#---#\n").filter(|c| !c.is_empty()) {
+        let Some(at) = chunk.rfind("=> ") else {
+            continue;
+        };
+        let (yaml, want) = (&chunk[..at], chunk[at + 3..].trim_end());
+        n += 1;
+        let got = super::load_first(yaml);
+        let ok = match (want, &got) {
+            ("ERROR", Err(_)) => true,
+            ("ERROR", Ok(_)) | (_, Err(_)) => false,
+            (json, Ok(v)) => {
+                let want: serde_json::Value = serde_json::from_str(json).unwrap();
+                normalise(want) == normalise(v.clone().unwrap_or_default())
+            }
+        };
+        if !ok {
+            failures.push(format!("{yaml}--- go-yaml\n{want}\n--- ours\n{got:?}\n"));
+        }
+    }
+    assert!(n >= 10, "vectors missing");
+    assert!(
+        failures.is_empty(),
+        "{} of {n} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
