@@ -21,6 +21,10 @@ pub(crate) struct Args {
     /// Output format of the RunFunctionResponse.
     #[arg(long, short = 'o', value_enum, default_value = "yaml")]
     output: Format,
+    /// Print the debug dumps of the request and the response to stderr
+    /// (the layout `fn-hcl render` fixtures use), whatever the input says.
+    #[arg(long)]
+    debug: bool,
 }
 
 fn read_input(path: &str) -> anyhow::Result<String> {
@@ -37,7 +41,7 @@ fn read_input(path: &str) -> anyhow::Result<String> {
 
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let text = read_input(&args.request)?;
-    let response = fnhcl_crossplane_run(&text)?;
+    let response = fnhcl_crossplane_run(&text, args.debug)?;
     let json = serde_json::to_value(&response).context("cannot encode the response")?;
     let out = match args.output {
         Format::Yaml => yaml::to_yaml(&json),
@@ -51,6 +55,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// through the same function the server uses; debug dumps go to stderr.
 fn fnhcl_crossplane_run(
     text: &str,
+    always_debug: bool,
 ) -> anyhow::Result<fnhcl_crossplane::proto::RunFunctionResponse> {
     let json = if text.trim_start().starts_with('{') {
         serde_json::from_str(text).context("cannot parse the request as JSON")?
@@ -59,7 +64,11 @@ fn fnhcl_crossplane_run(
     };
     let request: fnhcl_crossplane::proto::RunFunctionRequest =
         serde_json::from_value(json).context("not a RunFunctionRequest")?;
-    let outcome = fnhcl_server::standard_function().run_outcome(&request);
+    let function = fnhcl_crossplane::Function::new(fnhcl_crossplane::Options {
+        always_debug,
+        ..fnhcl_server::standard_options()
+    });
+    let outcome = function.run_outcome(&request);
     for dump in [&outcome.debug_request, &outcome.debug_response]
         .into_iter()
         .flatten()

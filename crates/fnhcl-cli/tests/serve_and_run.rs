@@ -205,3 +205,32 @@ fn run_rejects_what_is_not_a_request() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("not a RunFunctionRequest"), "{err}");
 }
+
+#[test]
+fn run_debug_prints_the_dumps_to_stderr() {
+    let out = Command::new(BIN)
+        .args(["run", "--request", "-", "--debug"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin
+                .take()
+                .expect("stdin")
+                .write_all(REQUEST.as_bytes())?;
+            c.wait_with_output()
+        })
+        .expect("fn-hcl run");
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("## start request ##\n"), "{err}");
+    assert!(err.contains("-- context-apiextensions.crossplane.io--environment.json --"));
+    assert!(err.contains("# desired object: my-bucket\n"), "{err}");
+    assert!(err.contains("## end response ##"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !stdout.contains("## start request ##"),
+        "dumps stay off stdout"
+    );
+}

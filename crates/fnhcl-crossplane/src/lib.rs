@@ -51,6 +51,9 @@ pub struct Options {
     pub directory_reader: Option<Arc<dyn DirectoryReader>>,
     /// TTL when the input sets none.
     pub default_ttl: Duration,
+    /// Produce the debug dumps for every request, whatever the input's
+    /// `debug`/`debugNew` switches and the XR's annotation say.
+    pub always_debug: bool,
 }
 
 impl Default for Options {
@@ -59,6 +62,7 @@ impl Default for Options {
             cache_capacity: DEFAULT_CACHE_CAPACITY,
             directory_reader: None,
             default_ttl: DEFAULT_TTL,
+            always_debug: false,
         }
     }
 }
@@ -248,7 +252,10 @@ impl Function {
             }
             input.check()?;
             let no_observed = req.observed.as_ref().is_none_or(|o| o.resources.is_empty());
-            let debug_on = debug_annotation || input.debug || (input.debug_new && no_observed);
+            let debug_on = self.options.always_debug
+                || debug_annotation
+                || input.debug
+                || (input.debug_new && no_observed);
             if debug_on {
                 outcome.debug_request = Some(debug::request_dump(req));
             }

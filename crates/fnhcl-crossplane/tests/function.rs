@@ -331,6 +331,14 @@ fn debug_dumps_follow_the_switches() {
     }
     assert!(f.run_outcome(&req).debug_request.is_some());
 
+    // Forced on by the caller (`fn-hcl run --debug`).
+    let forced = Function::new(Options {
+        always_debug: true,
+        ..Options::default()
+    });
+    let o = forced.run_outcome(&inline(SUBNETS));
+    assert!(o.debug_request.is_some() && o.debug_response.is_some());
+
     // A failed run dumps the request only.
     let failed = f.run_outcome(&request(json!({"hcl": "resource {", "debug": true})));
     assert!(failed.debug_request.is_some() && failed.debug_response.is_none());

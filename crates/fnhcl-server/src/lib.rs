@@ -114,10 +114,16 @@ impl HclFunction {
 
 /// The function with the options the server uses.
 pub fn standard_function() -> Function {
-    Function::new(Options {
+    Function::new(standard_options())
+}
+
+/// The server's options: the defaults plus the `FileSystem` source reading
+/// from the local disk.
+pub fn standard_options() -> Options {
+    Options {
         directory_reader: Some(Arc::new(FsDirectoryReader::new())),
         ..Options::default()
-    })
+    }
 }
 
 #[tonic::async_trait]
