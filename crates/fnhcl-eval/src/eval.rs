@@ -1,13 +1,11 @@
 //! Evaluation of a compiled program against one request.
 
-use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
-
 use base64::Engine as _;
 use fnhcl_base::{Diagnostic, Severity, Span};
 use fnhcl_syntax::ast::Expr;
 use fnhcl_value::{Key, Number, Type, Value};
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, HashMap};
 
 use crate::api::{
     DesiredResource, Discard, DiscardKind, DiscardReason, Fatal, Output, ReadyState, Request,
@@ -67,17 +65,14 @@ pub fn evaluate(program: &Program, request: &Request) -> Result<Output, Fatal> {
 fn finish_warnings(mut ws: Vec<Diagnostic>, program: &Program) -> Vec<Diagnostic> {
     let mut seen = std::collections::HashSet::new();
     ws.retain(|d| seen.insert((d.severity, d.primary.or(d.context), d.summary.clone())));
-    ws.sort_by(|a, b| {
-        let key = |d: &Diagnostic| {
-            let sev = match d.severity {
-                Severity::Error => 0,
-                Severity::Warning => 1,
-            };
-            let span = d.primary.or(d.context);
-            let file = span.map(|s| program.sources.get(s.file).name.clone());
-            (sev, file, span.map(|s| s.start))
+    ws.sort_by_cached_key(|d| {
+        let sev = match d.severity {
+            Severity::Error => 0,
+            Severity::Warning => 1,
         };
-        key(a).cmp(&key(b))
+        let span = d.primary.or(d.context);
+        let file = span.map(|s| program.sources.get(s.file).name.clone());
+        (sev, file, span.map(|s| s.start))
     });
     ws
 }
@@ -1638,9 +1633,42 @@ fn unknown_paths(v: &Value, prefix: &mut String, out: &mut Vec<String>, depth: u
     }
 }
 
-#[allow(dead_code)]
-fn _assert_send_sync() {
-    fn is<T: Send + Sync>() {}
-    is::<Program>();
-    let _ = Arc::<Program>::strong_count;
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use fnhcl_base::SourceMap;
+
+    use crate::{Request, compile, evaluate};
+
+    #[test]
+    fn program_is_shared_across_threads() {
+        fn is_send_sync<T: Send + Sync>() {}
+        is_send_sync::<crate::Program>();
+        let mut sm = SourceMap::new();
+        sm.add(
+            "main.hcl",
+            "resources r {\n  for_each = range(20)\n  template {\n    body = { i = each.value }\n  }\n}\n",
+        );
+        let program = Arc::new(compile(Arc::new(sm)).expect("compiles"));
+        let handles: Vec<_> = (0..4)
+            .map(|_| {
+                let p = program.clone();
+                std::thread::spawn(move || {
+                    let out = evaluate(&p, &Request::default()).expect("evaluates");
+                    out.resources
+                        .iter()
+                        .map(|r| r.name.clone())
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let results: Vec<Vec<String>> = handles
+            .into_iter()
+            .map(|h| h.join().expect("thread"))
+            .collect();
+        assert_eq!(results[0].len(), 20);
+        assert_eq!(results[0][0], "r-0");
+        assert!(results.iter().all(|r| *r == results[0]));
+    }
 }
