@@ -874,3 +874,57 @@ fn odd_inputs_are_errors_or_tolerated_never_panics() {
         let _ = run(&i, &opts());
     }
 }
+
+#[test]
+fn credentials_come_from_secrets() {
+    let mut s = step("s", json!({}));
+    s["credentials"] = json!([
+        {"name": "aws", "source": "Secret", "secretRef": {"namespace": "crossplane-system", "name": "aws-creds"}},
+        {"name": "other", "source": "None"},
+    ]);
+    let mut i = inputs(json!([s]));
+    i.function_credentials = vec![Source::new(
+        "secrets.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: aws-creds, namespace: crossplane-system}\ndata:\n  key: aGVsbG8=\nstringData:\n  ignored: x\n",
+    )];
+    let out = run(&i, &opts()).unwrap();
+    let creds = &out.requests[0].credentials;
+    assert_eq!(creds.len(), 1);
+    match &creds["aws"].source {
+        Some(function_sdk_rust::proto::v1::credentials::Source::CredentialData(d)) => {
+            assert_eq!(d.data["key"], b"hello".to_vec());
+            assert!(!d.data.contains_key("ignored"));
+        }
+        other => panic!("{other:?}"),
+    }
+    // A missing Secret fails the step; before 1.18 credentials are not sent at all.
+    i.function_credentials = Vec::new();
+    let e = run(&i, &opts()).unwrap_err();
+    assert_eq!(
+        e.message,
+        "cannot render composite resource: cannot run pipeline step \"s\": cannot get credentials from secret \"aws-creds\": secret \"aws-creds\" not found"
+    );
+    let o = RenderOptions {
+        version: "1.17".parse().unwrap(),
+        ..opts()
+    };
+    assert!(run(&i, &o).unwrap().requests[0].credentials.is_empty());
+}
+
+#[test]
+fn composition_selector_must_match() {
+    let mut i = inputs(json!([]));
+    i.xr = Some(Source::new(
+        "xr.yaml",
+        "apiVersion: example.com/v1\nkind: XThing\nmetadata: {name: t}\nspec:\n  compositionSelector:\n    matchLabels: {provider: aws}\n",
+    ));
+    let e = run(&i, &opts()).unwrap_err();
+    assert!(e.message.contains("label \"provider\" is missing"), "{e}");
+    let labelled = composition(json!([])).replacen(
+        "  name: c\n",
+        "  name: c\n  labels:\n    provider: aws\n",
+        1,
+    );
+    i.composition = Some(Source::new("c.yaml", labelled));
+    assert!(run(&i, &opts()).is_ok());
+}
