@@ -52,6 +52,10 @@ pub const UNUSED_LOCAL: &str = "W0601";
 /// that place (`req.composite.sepc`): most likely a typo.
 pub const SUSPICIOUS_FIELD: &str = "W0602";
 
+/// A path under `req.composite` that the composite's XRD schema does not
+/// declare (`req.composite.spec.paramters`).
+pub const NOT_IN_SCHEMA: &str = "W0603";
+
 /// Every code with its kebab-case name, for documentation and `--format json`.
 pub const ALL: &[(&str, &str)] = &[
     (SYNTAX, "syntax-error"),
@@ -75,6 +79,7 @@ pub const ALL: &[(&str, &str)] = &[
     (CYCLE, "cycle"),
     (UNUSED_LOCAL, "unused-local"),
     (SUSPICIOUS_FIELD, "suspicious-field"),
+    (NOT_IN_SCHEMA, "not-in-schema"),
 ];
 
 /// The kebab-case name of a code.
@@ -113,6 +118,10 @@ pub(crate) fn classify(d: &Diagnostic, from_parser: bool) -> &'static str {
         CYCLE
     } else if has("invoke called on unknown function") {
         UNKNOWN_INVOKE_TARGET
+    } else if has("Call to unknown function") || has("call to unknown function") {
+        UNKNOWN_FUNCTION
+    } else if has("Too many function arguments") || has("Not enough function arguments") {
+        WRONG_ARITY
     } else if has("user function invocation") {
         BAD_INVOKE
     } else if s.starts_with("function: ") && has("invalid argument") {

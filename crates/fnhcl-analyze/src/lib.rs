@@ -19,14 +19,30 @@
 //! errors first, then by file and position. No IO.
 
 pub mod codes;
+mod schema;
 mod walk;
+
+pub use schema::Schema;
 
 use std::sync::Arc;
 
 use fnhcl_base::{Diagnostic, Severity, SourceMap};
 
+/// What the analyser may know beyond the program.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The composite resource's schema (from its XRD): paths under
+    /// `req.composite` are checked against it.
+    pub composite_schema: Option<Schema>,
+}
+
 /// Analyses the program made of every file of `sources`.
 pub fn analyze(sources: &Arc<SourceMap>) -> Vec<Diagnostic> {
+    analyze_with(sources, &Options::default())
+}
+
+/// [`analyze`] with extra knowledge.
+pub fn analyze_with(sources: &Arc<SourceMap>, options: &Options) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut bodies = Vec::new();
     for (id, _) in sources.files() {
@@ -49,12 +65,12 @@ pub fn analyze(sources: &Arc<SourceMap>) -> Vec<Diagnostic> {
             out.push(d.with_code(code));
         }
     }
-    for d in walk::check(&bodies) {
+    for d in walk::check(&bodies, options) {
         // The evaluator and the walk may see the same problem (an unknown
-        // variable is also an unused-free reference); keep one.
+        // function); keep the evaluator's.
         if !out
             .iter()
-            .any(|o| o.primary == d.primary && o.summary == d.summary)
+            .any(|o| o.primary == d.primary && o.code == d.code)
         {
             out.push(d);
         }

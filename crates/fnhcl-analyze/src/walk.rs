@@ -9,7 +9,8 @@ use fnhcl_syntax::ast::{
     Block, Body, Expr, ExprKind, Ident, ObjectKey, Structure, Template, TemplatePart,
 };
 
-use crate::codes;
+use crate::schema::Schema;
+use crate::{Options, codes};
 
 /// The eight attributes of `req` (upstream §3.2).
 const REQ_KEYS: &[&str] = &[
@@ -47,8 +48,9 @@ const METADATA_FIELDS: &[&str] = &[
 
 const MAX_DEPTH: usize = 256;
 
-pub(crate) fn check(bodies: &[Body]) -> Vec<Diagnostic> {
+pub(crate) fn check(bodies: &[Body], options: &Options) -> Vec<Diagnostic> {
     let mut w = Walker {
+        composite_schema: options.composite_schema.clone(),
         diags: Vec::new(),
         frames: Vec::new(),
         resources: BTreeSet::new(),
@@ -88,6 +90,7 @@ struct LocalDecl {
 }
 
 struct Walker {
+    composite_schema: Option<Schema>,
     diags: Vec<Diagnostic>,
     /// Locals of the enclosing scopes, innermost last.
     frames: Vec<Vec<LocalDecl>>,
@@ -291,7 +294,13 @@ impl Walker {
             _ => None,
         };
         match key {
-            "composite" => self.object_fields(&steps[1..], "req.composite", true),
+            "composite" => match self.composite_schema.take() {
+                Some(schema) => {
+                    self.composite_fields(&schema, &steps[1..]);
+                    self.composite_schema = Some(schema);
+                }
+                None => self.object_fields(&steps[1..], "req.composite", true),
+            },
             "resource" | "connection" => {
                 if let Some((n, s)) = name {
                     if !self.resources.contains(n) {
@@ -362,6 +371,62 @@ impl Walker {
             && !METADATA_FIELDS.contains(m)
         {
             self.suspicious(&format!("{path}.metadata"), m, *span, METADATA_FIELDS);
+        }
+    }
+
+    /// Checks a path under `req.composite` against the XRD's schema.
+    fn composite_fields(&mut self, schema: &Schema, steps: &[Step<'_>]) {
+        match steps.first() {
+            Some(Step::Name("apiVersion" | "kind", _)) => return,
+            Some(Step::Name("metadata", _)) => {
+                return self.object_fields(steps, "req.composite", false);
+            }
+            _ => {}
+        }
+        let mut node = schema;
+        let mut path = "req.composite".to_owned();
+        for step in steps {
+            node = match (node, step) {
+                (Schema::Object { properties, extra }, Step::Name(n, span)) => {
+                    match (properties.get(*n), extra) {
+                        (Some(s), _) => s,
+                        (None, Some(e)) => e,
+                        (None, None) => {
+                            let mut known: Vec<&str> =
+                                properties.keys().map(String::as_str).collect();
+                            if path == "req.composite" {
+                                known.extend(["apiVersion", "kind", "metadata"]);
+                            }
+                            let detail = with_suggestion(
+                                format!(
+                                    "the composite resource definition declares: {}; the value will stay unknown",
+                                    known.join(", ")
+                                ),
+                                n,
+                                known.iter().copied(),
+                            );
+                            self.diags.push(
+                                Diagnostic::warning(
+                                    format!("{path} has no field \"{n}\" in the XRD schema"),
+                                    detail,
+                                )
+                                .with_span(*span)
+                                .with_code(codes::NOT_IN_SCHEMA),
+                            );
+                            return;
+                        }
+                    }
+                }
+                (Schema::Array(items), Step::Index(_)) => items,
+                _ => return,
+            };
+            match step {
+                Step::Name(n, _) => {
+                    path.push('.');
+                    path.push_str(n);
+                }
+                Step::Index(_) => path.push_str("[*]"),
+            }
         }
     }
 

@@ -3,7 +3,8 @@
 //! `tests/cases/NAME.expected`, or a directory `tests/cases/NAME/` with
 //! several `*.hcl` files and an `expected` file. The expectation lists one
 //! finding per line: `CODE severity file:range: summary; detail`. Valid
-//! programs have an empty expectation. `FNHCL_BLESS=1` rewrites them.
+//! programs have an empty expectation. `FNHCL_BLESS=1` rewrites them. A
+//! directory case may hold an `xrd.json` (the composite's XRD).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,6 +37,7 @@ fn main() {
 
 fn run_case(path: &Path) -> Result<(), Failed> {
     let mut sources = SourceMap::new();
+    let mut options = fnhcl_analyze::Options::default();
     let expected_path = if path.is_dir() {
         let mut files: Vec<PathBuf> = std::fs::read_dir(path)
             .map_err(|e| e.to_string())?
@@ -52,6 +54,13 @@ fn run_case(path: &Path) -> Result<(), Failed> {
                 .into_owned();
             sources.add(name, text);
         }
+        if let Ok(text) = std::fs::read_to_string(path.join("xrd.json")) {
+            let xrd: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+            options.composite_schema = fnhcl_analyze::Schema::from_xrd(&xrd, None);
+            if options.composite_schema.is_none() {
+                return Err("xrd.json is not a CompositeResourceDefinition".into());
+            }
+        }
         path.join("expected")
     } else {
         let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
@@ -59,7 +68,7 @@ fn run_case(path: &Path) -> Result<(), Failed> {
         path.with_extension("expected")
     };
     let sources = Arc::new(sources);
-    let findings = fnhcl_analyze::analyze(&sources);
+    let findings = fnhcl_analyze::analyze_with(&sources, &options);
     let mut actual = String::new();
     for d in &findings {
         let sev = match d.severity {

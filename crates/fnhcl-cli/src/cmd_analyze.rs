@@ -21,13 +21,18 @@ pub(crate) struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
+    /// The composite's CompositeResourceDefinition (YAML), to check
+    /// `req.composite` paths (default: found among DIR's *.yaml files).
+    #[arg(long, value_name = "XRD.yaml")]
+    xrd: Option<PathBuf>,
 }
 
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let dir = args.dir.unwrap_or_else(|| PathBuf::from("."));
     let files = crate::cmd_package::load_dir(&dir)?;
     let sources = crate::cmd_package::source_map(&files);
-    let diags = fnhcl_analyze::analyze(&sources);
+    let options = crate::cmd_package::analysis_options(&dir, args.xrd.as_deref())?;
+    let diags = fnhcl_analyze::analyze_with(&sources, &options);
     match args.format {
         Format::Text => print!("{}", render_text(&diags, &sources, true)),
         Format::Json => println!("{}", render_json(&diags, &sources)),

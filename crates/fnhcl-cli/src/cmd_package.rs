@@ -31,6 +31,10 @@ pub(crate) struct Args {
     /// With --composition: the pipeline step to fill, when there are several.
     #[arg(long, requires = "composition")]
     step: Option<String>,
+    /// The composite's CompositeResourceDefinition (YAML), to check
+    /// `req.composite` paths (default: found among DIR's *.yaml files).
+    #[arg(long, value_name = "XRD.yaml")]
+    xrd: Option<PathBuf>,
 }
 
 /// One file of a package: its archive name (relative path) and text.
@@ -44,7 +48,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let files = load_dir(&dir)?;
     if !args.skip_analysis {
         let sources = source_map(&files);
-        let diags = fnhcl_analyze::analyze(&sources);
+        let options = analysis_options(&dir, args.xrd.as_deref())?;
+        let diags = fnhcl_analyze::analyze_with(&sources, &options);
         if !diags.is_empty() {
             eprint!(
                 "{}",
@@ -143,6 +148,85 @@ pub(crate) fn load_dir(dir: &Path) -> anyhow::Result<Vec<PackageFile>> {
             Ok(PackageFile { name, text })
         })
         .collect()
+}
+
+/// Analysis options for a directory: the composite's schema from `xrd`
+/// (a file holding a CompositeResourceDefinition), or else from the XRD
+/// among DIR's `*.yaml` files that `composition.yaml`'s `xrd` names (or
+/// the only XRD there, when it names none).
+pub(crate) fn analysis_options(
+    dir: &Path,
+    xrd: Option<&Path>,
+) -> anyhow::Result<fnhcl_analyze::Options> {
+    let (want_api, want_kind) = match std::fs::read_to_string(dir.join("composition.yaml")) {
+        Ok(text) => {
+            let docs = YamlLoader::load_from_str(&text).unwrap_or_default();
+            let x = docs
+                .first()
+                .map(|d| d["xrd"].clone())
+                .unwrap_or(Yaml::BadValue);
+            (
+                x["apiVersion"].as_str().map(str::to_owned),
+                x["kind"].as_str().map(str::to_owned),
+            )
+        }
+        Err(_) => (None, None),
+    };
+    let schema = match xrd {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("read {}", path.display()))?;
+            let docs = fnhcl_render::yaml::load_stream(&text)
+                .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+            let schema = docs
+                .iter()
+                .find_map(|d| fnhcl_analyze::Schema::from_xrd(d, want_api.as_deref()));
+            if schema.is_none() {
+                bail!(
+                    "{}: no CompositeResourceDefinition with a schema",
+                    path.display()
+                );
+            }
+            schema
+        }
+        None => find_xrd(dir, want_api.as_deref(), want_kind.as_deref()),
+    };
+    Ok(fnhcl_analyze::Options {
+        composite_schema: schema,
+    })
+}
+
+fn find_xrd(
+    dir: &Path,
+    api_version: Option<&str>,
+    kind: Option<&str>,
+) -> Option<fnhcl_analyze::Schema> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .collect();
+    entries.sort();
+    let mut found = Vec::new();
+    for path in entries {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let Ok(docs) = fnhcl_render::yaml::load_stream(&text) else {
+            continue;
+        };
+        for d in docs {
+            let names_kind = d.pointer("/spec/names/kind").and_then(|k| k.as_str());
+            if kind.is_some() && names_kind != kind {
+                continue;
+            }
+            if let Some(s) = fnhcl_analyze::Schema::from_xrd(&d, api_version) {
+                found.push(s);
+            }
+        }
+    }
+    if found.len() == 1 { found.pop() } else { None }
 }
 
 /// `libraryFiles` of a `composition.yaml` (other keys are ignored).

@@ -363,3 +363,49 @@ fn version_prints_a_table() {
     let short = fn_hcl(tmp.path(), &["version", "--short"], None);
     assert_eq!(short.stdout.trim(), env!("CARGO_PKG_VERSION"));
 }
+
+#[test]
+fn analyze_checks_composite_paths_against_the_xrd() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let xrd = std::fs::read_to_string(
+        repo().join("crates/fnhcl-analyze/tests/cases/xrd-schema/xrd.json"),
+    )
+    .expect("xrd.json");
+    // JSON is YAML: found among the directory's *.yaml files.
+    write(tmp.path(), "definition.yaml", &xrd);
+    write(
+        tmp.path(),
+        "composition.yaml",
+        "xrd:\n  apiVersion: example.com/v1\n  kind: XApp\n",
+    );
+    write(
+        tmp.path(),
+        "main.hcl",
+        "context {\n  key   = \"region\"\n  value = req.composite.spec.paramters.region\n}\n",
+    );
+    let run = fn_hcl(tmp.path(), &["analyze", "--format", "json"], None);
+    assert_eq!(run.code, 0, "warnings only: {}", run.stdout);
+    assert!(run.stdout.contains("\"code\": \"W0603\""), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("did you mean \\\"parameters\\\""),
+        "{}",
+        run.stdout
+    );
+
+    // Explicitly named, from elsewhere.
+    let other = tempfile::tempdir().expect("tempdir");
+    write(
+        other.path(),
+        "main.hcl",
+        "context {\n  key   = \"region\"\n  value = req.composite.spec.paramters.region\n}\n",
+    );
+    let xrd_path = tmp.path().join("definition.yaml");
+    let run = fn_hcl(
+        other.path(),
+        &["analyze", "--xrd", xrd_path.to_str().expect("utf-8 path")],
+        None,
+    );
+    assert!(run.stdout.contains("W0603"), "{}", run.stdout);
+    let without = fn_hcl(other.path(), &["analyze"], None);
+    assert!(!without.stdout.contains("W0603"), "{}", without.stdout);
+}
