@@ -321,13 +321,14 @@ for expr, v in out:
 def main():
     if len(sys.argv) >= 2 and sys.argv[1] == "--record":
         corpus = [json.loads(l) for l in open(sys.argv[2])]
-        oracle = [json.loads(l) for l in open(sys.argv[3])]
+        oracle = [l.strip() for l in open(sys.argv[3])]
         assert len(corpus) == len(oracle), "corpus and oracle outputs differ in length"
-        for c, o in zip(corpus, oracle):
-            assert c["id"] == o.get("id"), (c, o)
-            o = dict(o)
-            o.pop("id", None)
-            print(json.dumps({"id": c["id"], "expr": c["expr"], "oracle": o}, ensure_ascii=False))
+        for c, raw in zip(corpus, oracle):
+            # Keep the oracle's line verbatim: re-encoding through Python
+            # floats would lose the exact numbers.
+            assert json.loads(raw).get("id") == c["id"], (c, raw)
+            print('{"id": %s, "expr": %s, "oracle": %s}' % (
+                json.dumps(c["id"]), json.dumps(c["expr"], ensure_ascii=False), raw))
         return
     if len(sys.argv) >= 2 and sys.argv[1] == "--vars":
         print(json.dumps(VARS, ensure_ascii=False))

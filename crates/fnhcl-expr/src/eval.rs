@@ -316,18 +316,23 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 let detail = match (matches!(ty, Type::List(_)), has) {
                     (true, true) => format!("Can't access attributes on a list of objects. Did you mean to access attribute {name:?} for a specific element of the list, or across all elements of the list?"),
                     (true, false) => "Can't access attributes on a list of objects. Did you mean to access an attribute for a specific element of the list, or across all elements of the list?".to_owned(),
-                    (false, true) => format!("Can't access attributes on a set of objects. Did you mean to access attribute {name:?} across all elements of the set?"),
-                    (false, false) => "Can't access attributes on a set of objects. Did you mean to access an attribute across all elements of the set?".to_owned(),
+                    (false, _) => "Can't access attributes on a set of objects. Did you mean to access an attribute across all elements of the set?".to_owned(),
                 };
                 return err("Unsupported attribute", detail);
             }
-            _ => {
+            t if t.is_primitive() => {
                 return err(
                     "Unsupported attribute",
                     format!(
                         "Can't access attributes on a primitive-typed value ({}).",
                         ty.friendly_name()
                     ),
+                );
+            }
+            _ => {
+                return err(
+                    "Unsupported attribute",
+                    "This value does not have any attributes.".into(),
                 );
             }
         };
@@ -394,12 +399,10 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     _ => Some(false),
                 };
                 match has {
-                    None => {
-                        return Ok(match &ty {
-                            Type::List(e) | Type::Map(e) => Value::Unknown((**e).clone()),
-                            _ => dynamic(),
-                        });
-                    }
+                    None => Ok(match &ty {
+                        Type::List(e) | Type::Map(e) => Value::Unknown((**e).clone()),
+                        _ => dynamic(),
+                    }),
                     Some(false) => {
                         if let (Type::List(_) | Type::Tuple(_), Value::Number(n)) = (&ty, k.unmarked()) {
                             let detail = |m: &str| {
@@ -1408,7 +1411,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         };
         for a in plain {
             let (v, d) = self.eval(a);
-            vals.push((v, a.span, d));
+            vals.push((v, start_range(a), d));
         }
         if let Some(x) = last {
             let (v, d) = self.eval(x);
@@ -1827,6 +1830,53 @@ pub(crate) fn nfc(s: String) -> String {
         s
     } else {
         s.nfc().collect()
+    }
+}
+
+/// HCL's `StartRange` of an expression (used as the subject of argument
+/// errors).
+fn start_range(e: &Expr) -> Span {
+    let at = |start: u32, len: u32| Span {
+        file: e.span.file,
+        start,
+        end: (start + len).min(e.span.end.max(start)),
+    };
+    match &e.kind {
+        ExprKind::Null
+        | ExprKind::Bool(_)
+        | ExprKind::Number(_)
+        | ExprKind::Variable(_)
+        | ExprKind::GetAttr(..)
+        | ExprKind::SplatItem => e.span,
+        ExprKind::Index(_, k) if fnhcl_syntax::visit::is_literal_key(k) => e.span,
+        ExprKind::Index(src, _) => at(src.span.end, 1),
+        ExprKind::Template(t) => match t.parts.first() {
+            Some(TemplatePart::Interpolation(x)) if t.parts.len() == 1 => {
+                let _ = x;
+                e.span
+            }
+            Some(TemplatePart::Interpolation(x)) => start_range(x),
+            Some(TemplatePart::Literal(l)) if !t.heredoc => at(e.span.start + 1, l.len() as u32),
+            Some(TemplatePart::If { cond, .. }) => start_range(cond),
+            Some(TemplatePart::For { span, .. }) => Span {
+                file: span.file,
+                start: span.start,
+                end: span.start + 2,
+            },
+            _ => e.span,
+        },
+        ExprKind::Tuple(_) | ExprKind::Object(_) | ExprKind::For(_) | ExprKind::Parens(_) => {
+            at(e.span.start, 1)
+        }
+        ExprKind::FuncCall { name, .. } => Span {
+            file: e.span.file,
+            start: name.span.start,
+            end: name.span.end + 1,
+        },
+        ExprKind::Conditional { cond, .. } => start_range(cond),
+        ExprKind::Unary(..) => at(e.span.start, 1),
+        ExprKind::Binary(_, a, _) => start_range(a),
+        ExprKind::Splat { source, full, .. } => at(source.span.end, if *full { 3 } else { 2 }),
     }
 }
 
