@@ -49,6 +49,16 @@ impl Scope {
     pub(crate) fn is_empty(&self) -> bool {
         self.locals.is_empty()
     }
+
+    /// The index of local `name` (a linear scan for the usual small scopes,
+    /// hashing only for large ones).
+    pub(crate) fn find(&self, name: &str) -> Option<usize> {
+        if self.locals.len() <= 12 {
+            self.locals.iter().position(|l| &*l.name == name)
+        } else {
+            self.index.get(name).copied()
+        }
+    }
 }
 
 pub(crate) struct Local {

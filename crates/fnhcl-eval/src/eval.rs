@@ -336,7 +336,7 @@ impl Vars for Frame<'_> {
                     }
                 }
                 FrameVars::Locals { scope, cells } => {
-                    if let Some(&i) = scope.index.get(name) {
+                    if let Some(i) = scope.find(name) {
                         return Some(fr.force(scope, cells, i));
                     }
                 }
