@@ -231,6 +231,12 @@ pub struct Fatal {
 }
 
 impl Fatal {
+    /// A fatal error from diagnostics (e.g. those of [`crate::compile`]):
+    /// errors are moved first, otherwise the order is kept.
+    pub fn from_diagnostics(diagnostics: Vec<Diagnostic>, sources: Arc<SourceMap>) -> Fatal {
+        Fatal::new(diagnostics, sources)
+    }
+
     pub(crate) fn new(mut diagnostics: Vec<Diagnostic>, sources: Arc<SourceMap>) -> Fatal {
         // Stable: errors first, otherwise in the order they were found.
         diagnostics.sort_by_key(|d| match d.severity {
