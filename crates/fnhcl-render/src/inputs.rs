@@ -44,6 +44,9 @@ pub struct RenderInputs {
     pub context_files: Vec<(String, Source)>,
     /// `--context-values key=value`.
     pub context_values: Vec<(String, String)>,
+    /// `--xrd`: the XR's CompositeResourceDefinition; its schema defaults
+    /// are applied to the XR.
+    pub xrd: Option<Source>,
 }
 
 /// How to render.
@@ -169,7 +172,18 @@ pub(crate) fn load(inputs: &RenderInputs, opts: &RenderOptions) -> Result<Loaded
         .composition
         .as_ref()
         .ok_or_else(|| RenderError::new("no composition given"))?;
-    let xr = first(xr_src, "composite resource")?;
+    let mut xr = first(xr_src, "composite resource")?;
+    if let Some(xrd_src) = &inputs.xrd {
+        let xrd = first(xrd_src, "XRD")?;
+        let schema = crate::xrd::schema_for(&xrd, &xr)
+            .map_err(|e| e.wrap(&format!("cannot default XR from XRD {:?}", xrd_src.name)))?;
+        let mut v = Value::Object(xr);
+        crate::xrd::apply_defaults(&mut v, schema);
+        xr = match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+    }
     let composition = first(comp_src, "composition")?;
     if str_at(&composition, &["apiVersion"]) != Some("apiextensions.crossplane.io/v1")
         || str_at(&composition, &["kind"]) != Some("Composition")

@@ -13,6 +13,7 @@ mod inputs;
 mod output;
 mod pipeline;
 mod version;
+mod xrd;
 pub mod yaml;
 
 use function_sdk_rust::proto::v1::RunFunctionRequest;

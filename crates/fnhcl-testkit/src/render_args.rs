@@ -57,6 +57,10 @@ pub struct RenderArgs {
     /// A YAML file or directory of Secrets that steps' credentials name.
     #[arg(long = "function-credentials", value_name = "PATH")]
     pub function_credentials: Option<PathBuf>,
+    /// The XR's CompositeResourceDefinition: its schema defaults are applied
+    /// to the XR before rendering.
+    #[arg(long = "xrd", value_name = "FILE")]
+    pub xrd: Option<PathBuf>,
     /// The Crossplane release whose `render` output to reproduce (1.17 to 2.2).
     #[arg(
         long = "crossplane-version",
@@ -222,6 +226,10 @@ impl RenderArgs {
             function_credentials: opt("function credentials", &self.function_credentials)?,
             context_files,
             context_values: map_pairs("context-values", &self.context_values)?,
+            xrd: match &self.xrd {
+                Some(x) => Some(read_file("XRD", &p(x))?),
+                None => None,
+            },
         })
     }
 
