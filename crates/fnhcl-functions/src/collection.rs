@@ -559,6 +559,11 @@ fn eq_key(v: &Value) -> String {
     out
 }
 
+/// cty's `NumberIntVal` for counts and indexes (64-bit precision).
+fn count(n: usize) -> Value {
+    Value::Number(Number::cty_int_val(i64::try_from(n).unwrap_or(i64::MAX)))
+}
+
 fn int_arg(args: &[Value], i: usize) -> Result<i64, String> {
     to_int(num(args, i).map_err(|e| e.message)?)
 }
@@ -866,7 +871,7 @@ fn index(args: &[Value]) -> Result<Value, CallError> {
     for (i, v) in items.iter().enumerate() {
         match equals(v, &args[1]) {
             None => return Ok(Value::Unknown(Type::Number)),
-            Some(true) => return Ok(Value::int(i as i64)),
+            Some(true) => return Ok(count(i)),
             Some(false) => {}
         }
     }
@@ -909,9 +914,7 @@ fn length(args: &[Value]) -> Result<Value, CallError> {
             // Terraform calls cty's strlen, whose dispatcher unmarks the
             // argument and re-marks a known result.
             return Ok(match v.as_str() {
-                Some(s) => {
-                    Value::int(s.graphemes(true).count() as i64).mark_if(coll.is_marked_deep())
-                }
+                Some(s) => count(s.graphemes(true).count()).mark_if(coll.is_marked_deep()),
                 None => Value::Unknown(Type::Number),
             });
         }
@@ -938,7 +941,7 @@ fn length(args: &[Value]) -> Result<Value, CallError> {
             return Err(CallError::new("impossible value type for length(...)"));
         }
     };
-    Ok(Value::int(n as i64).mark_if(marked))
+    Ok(count(n).mark_if(marked))
 }
 
 fn lookup_type(args: &[Value]) -> Result<Type, CallError> {
@@ -1171,17 +1174,18 @@ fn one(args: &[Value]) -> Result<Value, CallError> {
 }
 
 fn range(args: &[Value]) -> Result<Value, CallError> {
-    let zero = Number::from_i64(0);
+    // cty's Zero and step values are NumberIntVal (64-bit precision).
+    let zero = Number::cty_int_val(0);
     let (start, end, step) = match args.len() {
         1 => {
             let e = num(args, 0)?.clone();
             let step = if e < zero { -1 } else { 1 };
-            (zero.clone(), e, Number::from_i64(step))
+            (zero.clone(), e, Number::cty_int_val(step))
         }
         2 => {
             let (s, e) = (num(args, 0)?.clone(), num(args, 1)?.clone());
             let step = if e < s { -1 } else { 1 };
-            (s, e, Number::from_i64(step))
+            (s, e, Number::cty_int_val(step))
         }
         3 => (
             num(args, 0)?.clone(),

@@ -31,7 +31,7 @@ pub(crate) fn register(r: &mut Registry) {
         )
         .param(Param::new("num", Type::Number))
         .returns(Type::Number)
-        .implement(|args| Ok(Value::Number(no_neg_zero(num(args, 0)?.ceil())))),
+        .implement(|args| Ok(Value::Number(num(args, 0)?.ceil()))),
     );
     r.add(
         FuncDef::new(
@@ -40,7 +40,7 @@ pub(crate) fn register(r: &mut Registry) {
         )
         .param(Param::new("num", Type::Number))
         .returns(Type::Number)
-        .implement(|args| Ok(Value::Number(no_neg_zero(num(args, 0)?.floor())))),
+        .implement(|args| Ok(Value::Number(num(args, 0)?.floor()))),
     );
     r.add(
         FuncDef::new(
@@ -79,7 +79,7 @@ pub(crate) fn register(r: &mut Registry) {
         .returns(Type::Number)
         .implement(|args| {
             let n = to_int(num(args, 0)?).map_err(CallError::new)?;
-            Ok(Value::int(n.signum()))
+            Ok(Value::Number(Number::cty_int_val(n.signum())))
         }),
     );
     r.add(
@@ -133,11 +133,6 @@ fn extreme(args: &[Value], want: std::cmp::Ordering) -> Result<Value, CallError>
         .ok_or_else(|| CallError::new("must pass at least one number"))
 }
 
-/// `-0` is not a cty value: big.Float integers have no negative zero.
-fn no_neg_zero(n: Number) -> Number {
-    if n.is_zero() { Number::from_i64(0) } else { n }
-}
-
 /// gocty conversion to float64: precision loss is fine, overflow is not.
 fn to_float(n: &Number) -> Result<f64, CallError> {
     let f = n.to_f64();
@@ -154,7 +149,7 @@ fn to_float(n: &Number) -> Result<f64, CallError> {
 /// `cty.NumberFloatVal`: NaN is not a number cty can hold (Go panics and
 /// cty reports the panic as an error).
 fn float_result(f: f64) -> Result<Value, CallError> {
-    Number::from_f64(f)
+    Number::cty_float_val(f)
         .map(Value::Number)
         .ok_or_else(|| CallError::new("panic in function implementation: Float.SetFloat64(NaN)"))
 }
@@ -209,9 +204,11 @@ fn parseint(args: &[Value]) -> Result<Value, CallError> {
         ));
     }
     let n = parse_big_int(s, base as u32).ok_or_else(fail)?;
-    Number::parse(&n.to_string())
-        .map(Value::Number)
-        .ok_or_else(fail)
+    // big.Float.SetInt: exact; small values get Go's 64-bit precision.
+    Ok(Value::Number(match i64::try_from(&n) {
+        Ok(i) => Number::cty_int_val(i),
+        Err(_) => Number::from_bigint(&n),
+    }))
 }
 
 /// Go's `big.Int.SetString(s, base)` for a base from 2 to 62: optional

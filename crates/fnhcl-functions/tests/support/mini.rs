@@ -334,8 +334,10 @@ fn type_expr(p: &mut Parser) -> Result<Type, String> {
             p.expect('{')?;
             let mut attrs = BTreeMap::new();
             while !p.eat('}') {
+                // Console form prints attribute names unquoted, so a name
+                // may lex as a number.
                 let k = match p.next() {
-                    Some(Tok::Ident(k)) | Some(Tok::Str(k)) => k,
+                    Some(Tok::Ident(k)) | Some(Tok::Str(k)) | Some(Tok::Num(k)) => k,
                     t => return Err(format!("bad attribute {t:?}")),
                 };
                 p.expect(':')?;
