@@ -21,7 +21,7 @@ fn main() {
         .filter(|p| p.is_dir() || p.extension().is_some_and(|x| x == "hcl"))
         .collect();
     entries.sort();
-    let trials = entries
+    let mut trials: Vec<Trial> = entries
         .into_iter()
         .map(|p| {
             let name = p
@@ -32,6 +32,7 @@ fn main() {
             Trial::test(name, move || run_case(&p))
         })
         .collect();
+    trials.push(Trial::test("docs-list-every-code", docs_list_every_code));
     libtest_mimic::run(&args, trials).exit();
 }
 
@@ -102,6 +103,36 @@ fn run_case(path: &Path) -> Result<(), Failed> {
         return Err(
             format!("findings differ\n--- expected\n{expected}--- actual\n{actual}").into(),
         );
+    }
+    Ok(())
+}
+
+/// `docs/authoring.md` has a table row `| CODE | name | severity |` for
+/// every code, and no row for a code that does not exist.
+fn docs_list_every_code() -> Result<(), Failed> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/authoring.md");
+    let doc = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    for (code, name) in fnhcl_analyze::codes::ALL {
+        let severity = if code.starts_with('E') {
+            "error"
+        } else {
+            "warning"
+        };
+        let row = format!("| {code} | {name} | {severity} |");
+        if !doc.contains(&row) {
+            return Err(format!("docs/authoring.md lacks the row `{row}`").into());
+        }
+    }
+    for line in doc.lines() {
+        if let Some(rest) = line.strip_prefix("| ")
+            && let Some(code) = rest.split(' ').next()
+            && code.len() == 5
+            && (code.starts_with('E') || code.starts_with('W'))
+            && code[1..].chars().all(|c| c.is_ascii_digit())
+            && !fnhcl_analyze::codes::ALL.iter().any(|(c, _)| *c == code)
+        {
+            return Err(format!("docs/authoring.md documents unknown code {code}").into());
+        }
     }
     Ok(())
 }

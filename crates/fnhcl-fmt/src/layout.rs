@@ -13,6 +13,8 @@
 
 use std::ops::Range;
 
+use unicode_segmentation::UnicodeSegmentation as _;
+
 use crate::lexer::{Kind, Token};
 
 struct Line {
@@ -300,10 +302,12 @@ fn space_after(subject: &Token, before: Option<Kind>, after: &Token) -> bool {
     true
 }
 
+/// Display width of a cell, counted in grapheme clusters as hclwrite does
+/// (`é` written as `e` + combining accent is one column).
 fn columns(tokens: &[Token], cell: &Range<usize>) -> usize {
     tokens[cell.clone()]
         .iter()
-        .map(|t| t.spaces_before + t.text.chars().count())
+        .map(|t| t.spaces_before + t.text.graphemes(true).count())
         .sum()
 }
 
