@@ -84,10 +84,12 @@ fn is_hcl_input(input: Option<&Value>) -> bool {
             .is_some_and(|a| a.starts_with("function-hcl") || a.starts_with("hcl.fn."))
 }
 
-fn package_is(pkg: &str, name: &str) -> bool {
-    // `xpkg.upbound.io/crossplane-contrib/function-hcl:v0.2.0`, `…/function-hcl@sha256:…`
+/// The repository part of a package reference, without registry, tag or
+/// digest: `xpkg.upbound.io/crossplane-contrib/function-hcl:v0.2.0` →
+/// `function-hcl`.
+fn package_repo(pkg: &str) -> &str {
     let last = pkg.rsplit('/').next().unwrap_or(pkg);
-    last.split(['@', ':']).next().unwrap_or(last) == name
+    last.split(['@', ':']).next().unwrap_or(last)
 }
 
 fn classify(
@@ -108,11 +110,11 @@ fn classify(
                 "unknown Function {fn_name:?} - does it exist in your Functions file?"
             ));
         };
-        let pkg = str_at(f, &["spec", "package"]).unwrap_or_default();
-        if package_is(pkg, "function-hcl") || is_hcl_input(input) {
+        let repo = package_repo(str_at(f, &["spec", "package"]).unwrap_or_default());
+        if repo.contains("function-hcl") || is_hcl_input(input) {
             return Ok(StepKind::Ours);
         }
-        if package_is(pkg, "function-auto-ready") {
+        if repo.ends_with("auto-ready") {
             return Ok(StepKind::AutoReady);
         }
         return Ok(StepKind::Foreign);
@@ -120,7 +122,7 @@ fn classify(
     if is_hcl_input(input) {
         return Ok(StepKind::Ours);
     }
-    if fn_name.contains("auto-ready") {
+    if fn_name.ends_with("auto-ready") {
         return Ok(StepKind::AutoReady);
     }
     Ok(StepKind::Foreign)
