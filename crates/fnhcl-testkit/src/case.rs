@@ -452,4 +452,159 @@ mod tests {
         );
         assert!(split_args("'open").is_err());
     }
+
+    use function_sdk_rust::proto::v1::{
+        Resource, Result as PbResult, RunFunctionRequest, RunFunctionResponse, Severity, State,
+    };
+    use function_sdk_rust::resource::json_to_struct;
+    use serde_json::json;
+
+    /// A scratch case directory, removed afterwards.
+    struct TempCase(PathBuf);
+
+    impl TempCase {
+        fn new(name: &str) -> TempCase {
+            let dir =
+                std::env::temp_dir().join(format!("fnhcl-testkit-{}-{name}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(
+                dir.join("xr.yaml"),
+                "apiVersion: example.com/v1\nkind: XThing\nmetadata:\n  name: t\n",
+            )
+            .unwrap();
+            std::fs::write(dir.join("main.hcl"), "# the fake function ignores this\n").unwrap();
+            TempCase(dir)
+        }
+        fn path(&self, f: &str) -> PathBuf {
+            self.0.join(f)
+        }
+    }
+
+    impl Drop for TempCase {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// Emits one ConfigMap whose data is the request's context.
+    fn fake(req: &RunFunctionRequest) -> RunFunctionResponse {
+        let ctx = req
+            .context
+            .as_ref()
+            .map(function_sdk_rust::resource::struct_to_json)
+            .unwrap_or_default();
+        let mut desired = State::default();
+        let body = json!({"apiVersion": "v1", "kind": "ConfigMap", "data": ctx});
+        desired.resources.insert(
+            "cm".into(),
+            Resource {
+                resource: Some(json_to_struct(body.as_object().unwrap())),
+                ..Resource::default()
+            },
+        );
+        let mut rsp = RunFunctionResponse {
+            desired: Some(desired),
+            context: req.context.clone(),
+            ..RunFunctionResponse::default()
+        };
+        if ctx.get("fail").is_some() {
+            rsp.results.push(PbResult {
+                severity: Severity::Fatal as i32,
+                message: "main.hcl:1,1-2: failing on purpose".into(),
+                ..PbResult::default()
+            });
+        }
+        rsp
+    }
+
+    #[test]
+    fn case_lifecycle_create_pass_fail_update() {
+        let c = TempCase::new("lifecycle");
+        std::fs::write(c.path("args"), "--context-values 'k=\"v1\"'\n").unwrap();
+        let opts = CaseOptions::default();
+        let update = CaseOptions {
+            update: true,
+            ..CaseOptions::default()
+        };
+        // No expectation yet.
+        assert!(
+            matches!(run_case(&c.0, &fake, &opts), CaseOutcome::Failed(w) if w.contains("no expected.yaml"))
+        );
+        // --update writes it (with the synthesized Composition), then it passes.
+        assert_eq!(run_case(&c.0, &fake, &update), CaseOutcome::Updated);
+        let written = std::fs::read_to_string(c.path("expected.yaml")).unwrap();
+        assert!(written.contains("k: v1"), "{written}");
+        assert_eq!(run_case(&c.0, &fake, &opts), CaseOutcome::Passed);
+        // A changed output fails with a readable report and a line diff.
+        std::fs::write(c.path("args"), "--context-values 'k=\"v2\"'\n").unwrap();
+        match run_case(&c.0, &fake, &opts) {
+            CaseOutcome::Failed(why) => {
+                assert!(why.contains("v1 ConfigMap <cm>"), "{why}");
+                assert!(why.contains("data.k: expected \"v1\", got \"v2\""), "{why}");
+                assert!(
+                    why.contains("-  k: v1") && why.contains("+  k: v2"),
+                    "{why}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // An error where output was expected fails; --update switches to expected.error.
+        std::fs::write(c.path("args"), "--context-values 'fail=true'\n").unwrap();
+        assert!(
+            matches!(run_case(&c.0, &fake, &opts), CaseOutcome::Failed(w) if w.contains("failing on purpose"))
+        );
+        assert_eq!(run_case(&c.0, &fake, &update), CaseOutcome::Updated);
+        assert!(!c.path("expected.yaml").exists());
+        let err = std::fs::read_to_string(c.path("expected.error")).unwrap();
+        assert!(
+            err.contains("returned a fatal result: main.hcl:1,1-2: failing on purpose"),
+            "{err}"
+        );
+        assert_eq!(run_case(&c.0, &fake, &opts), CaseOutcome::Passed);
+        std::fs::write(c.path("expected.error"), "something else\n").unwrap();
+        assert!(
+            matches!(run_case(&c.0, &fake, &opts), CaseOutcome::Failed(w) if w.contains("error differs"))
+        );
+    }
+
+    #[test]
+    fn warnings_are_expectations_too() {
+        let c = TempCase::new("warnings");
+        let comp = "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: c}\nspec:\n  compositeTypeRef: {apiVersion: example.com/v1, kind: XThing}\n  mode: Pipeline\n  pipeline:\n  - step: hcl\n    functionRef: {name: fn-hcl}\n    input: {apiVersion: function-hcl/v1, kind: HclInput, hcl: x}\n  - step: other\n    functionRef: {name: function-patch-and-transform}\n";
+        std::fs::write(c.path("composition.yaml"), comp).unwrap();
+        let update = CaseOptions {
+            update: true,
+            ..CaseOptions::default()
+        };
+        assert_eq!(run_case(&c.0, &fake, &update), CaseOutcome::Updated);
+        let w = std::fs::read_to_string(c.path("expected.warnings")).unwrap();
+        assert!(
+            w.contains("\"other\"") && w.contains("function-patch-and-transform"),
+            "{w}"
+        );
+        assert_eq!(
+            run_case(&c.0, &fake, &CaseOptions::default()),
+            CaseOutcome::Passed
+        );
+        std::fs::write(c.path("expected.warnings"), "").unwrap();
+        assert!(
+            matches!(run_case(&c.0, &fake, &CaseOptions::default()), CaseOutcome::Failed(w) if w.contains("warnings differ"))
+        );
+    }
+
+    #[test]
+    fn discovery_finds_case_directories() {
+        let c = TempCase::new("discovery");
+        std::fs::create_dir_all(c.path("nested/deeper")).unwrap();
+        std::fs::write(c.path("nested/deeper/xr.yaml"), "x: 1\n").unwrap();
+        let found = discover_cases(&c.0);
+        assert_eq!(
+            found,
+            vec![c.0.clone()],
+            "a case directory is not searched further"
+        );
+        let found = discover_cases(&c.path("nested"));
+        assert_eq!(found, vec![c.path("nested/deeper")]);
+    }
 }
