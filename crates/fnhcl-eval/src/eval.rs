@@ -22,6 +22,9 @@ use crate::unify;
 
 /// Nested user-function calls allowed (upstream: the 100th call fails).
 const MAX_INVOKE_DEPTH: usize = 100;
+/// User-function calls in one evaluation (recursion that is not deep but
+/// wide, like a naive Fibonacci, must not run for hours).
+const MAX_INVOKE_CALLS: u64 = 200_000;
 /// Nested forcing of locals (a chain `a = b + 1, b = c + 1, ...`).
 const MAX_LOCAL_DEPTH: usize = 1000;
 /// Members of one resource collection.
@@ -90,7 +93,7 @@ struct Ctx<'p> {
     members: HashMap<String, Vec<(String, String)>>,
     warnings: RefCell<Vec<Diagnostic>>,
     invoke_depth: Cell<usize>,
-    depth_exceeded: Cell<bool>,
+    invoke_calls: Cell<u64>,
     local_depth: Cell<usize>,
 }
 
@@ -116,7 +119,7 @@ impl<'p> Ctx<'p> {
             members,
             warnings: RefCell::new(Vec::new()),
             invoke_depth: Cell::new(0),
-            depth_exceeded: Cell::new(false),
+            invoke_calls: Cell::new(0),
             local_depth: Cell::new(0),
         }
     }
@@ -151,13 +154,14 @@ impl<'p> Ctx<'p> {
 
 impl Invoke for Ctx<'_> {
     fn invoke(&self, name: &str, args: Value) -> Result<Value, String> {
-        if self.invoke_depth.get() == 0 {
-            self.depth_exceeded.set(false);
-        }
         let depth = self.invoke_depth.get() + 1;
         if depth >= MAX_INVOKE_DEPTH {
-            self.depth_exceeded.set(true);
             return Err(depth_message());
+        }
+        let calls = self.invoke_calls.get() + 1;
+        self.invoke_calls.set(calls);
+        if calls > MAX_INVOKE_CALLS {
+            return Err(calls_message());
         }
         let Some(f) = self.program.functions.get(name) else {
             return Err(format!("user function '{name}' not found"));
@@ -209,8 +213,15 @@ impl Invoke for Ctx<'_> {
         let (errors, warnings): (Vec<_>, Vec<_>) = diags.into_iter().partition(|d| d.is_error());
         self.warn(warnings);
         if let Some(first) = errors.first() {
-            if self.depth_exceeded.get() {
-                return Err(depth_message());
+            // A limit error deep down is passed up as it is, not wrapped
+            // once per nesting level.
+            for limit in [depth_message(), calls_message()] {
+                if errors
+                    .iter()
+                    .any(|d| d.detail.contains(&limit) || d.summary.contains(&limit))
+                {
+                    return Err(limit);
+                }
             }
             let mut msg = first.to_hcl_string(&self.program.sources);
             if errors.len() > 1 {
@@ -227,6 +238,10 @@ impl Invoke for Ctx<'_> {
 /// evaluator, and 100 nested calls need several MiB in debug builds.
 fn guard_stack<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(1024 * 1024, 8 * 1024 * 1024, f)
+}
+
+fn calls_message() -> String {
+    format!("user function calls: more than {MAX_INVOKE_CALLS} calls in one evaluation")
 }
 
 fn depth_message() -> String {
