@@ -26,10 +26,12 @@ pub const INVALID_SELF: &str = "E0302";
 pub const INVALID_EACH: &str = "E0303";
 /// `req.<k>` where `k` is not one of the eight `req` attributes.
 pub const UNKNOWN_REQ_ATTRIBUTE: &str = "E0304";
-/// `req.resource.<n>` / `req.connection.<n>` naming no `resource` block.
-pub const UNDECLARED_RESOURCE: &str = "E0305";
-/// `req.resources.<n>` / `req.connections.<n>` naming no `resources` block.
-pub const UNDECLARED_COLLECTION: &str = "E0306";
+/// `req.resource.<n>` / `req.connection.<n>` naming no `resource` block
+/// (a warning: the resource may come from another pipeline step).
+pub const UNDECLARED_RESOURCE: &str = "W0604";
+/// `req.resources.<n>` / `req.connections.<n>` naming no `resources` block
+/// (a warning, as [`UNDECLARED_RESOURCE`]).
+pub const UNDECLARED_COLLECTION: &str = "W0605";
 /// A call to a function that does not exist.
 pub const UNKNOWN_FUNCTION: &str = "E0401";
 /// `invoke` of a user function that does not exist.
@@ -67,8 +69,6 @@ pub const ALL: &[(&str, &str)] = &[
     (INVALID_SELF, "invalid-self-reference"),
     (INVALID_EACH, "invalid-each-reference"),
     (UNKNOWN_REQ_ATTRIBUTE, "unknown-req-attribute"),
-    (UNDECLARED_RESOURCE, "undeclared-resource"),
-    (UNDECLARED_COLLECTION, "undeclared-collection"),
     (UNKNOWN_FUNCTION, "unknown-function"),
     (UNKNOWN_INVOKE_TARGET, "unknown-invoke-target"),
     (BAD_INVOKE, "bad-invoke"),
@@ -80,6 +80,8 @@ pub const ALL: &[(&str, &str)] = &[
     (UNUSED_LOCAL, "unused-local"),
     (SUSPICIOUS_FIELD, "suspicious-field"),
     (NOT_IN_SCHEMA, "not-in-schema"),
+    (UNDECLARED_RESOURCE, "undeclared-resource"),
+    (UNDECLARED_COLLECTION, "undeclared-collection"),
 ];
 
 /// The kebab-case name of a code.

@@ -260,6 +260,19 @@ impl Walker {
         );
     }
 
+    /// A reference to an observed resource this program does not declare:
+    /// a typo, or a resource of another pipeline step.
+    fn undeclared(&mut self, code: &'static str, summary: &str, detail: String, span: Span) {
+        self.diags.push(
+            Diagnostic::warning(
+                summary,
+                format!("{detail}; fine if another pipeline step composes it"),
+            )
+            .with_span(span)
+            .with_code(code),
+        );
+    }
+
     fn req(&mut self, steps: &[Step<'_>]) {
         let Some(first) = steps.first() else {
             return;
@@ -314,9 +327,9 @@ impl Walker {
                                 known.iter().copied(),
                             )
                         };
-                        self.error(
+                        self.undeclared(
                             codes::UNDECLARED_RESOURCE,
-                            "invalid resource name reference".to_owned(),
+                            "invalid resource name reference",
                             detail,
                             s,
                         );
@@ -342,9 +355,9 @@ impl Walker {
                             known.iter().copied(),
                         )
                     };
-                    self.error(
+                    self.undeclared(
                         codes::UNDECLARED_COLLECTION,
-                        "invalid resource collection name reference".to_owned(),
+                        "invalid resource collection name reference",
                         detail,
                         s,
                     );

@@ -146,7 +146,7 @@ fn analyze_json_output() {
         .collect();
     assert_eq!(
         codes,
-        ["E0301", "E0401", "E0305", "W0601", "W0601", "W0602"],
+        ["E0301", "E0401", "W0601", "W0601", "W0602", "W0604"],
         "{}",
         run.stdout
     );
