@@ -159,9 +159,9 @@ pub struct Discard {
     pub span: Option<Span>,
     /// The rendered range of `span` (`main.hcl:3,5-20`), or `<nil>`.
     pub range: String,
-    /// Explanation lines: one per error (`<expression text>, <range>:
-    /// <summary>; <detail>`), and a last `unknown values: a.b, c[0]` line
-    /// when unknown references were found.
+    /// Explanation lines: one per error (`EXPRESSION, RANGE: SUMMARY;
+    /// DETAIL`), and a last `unknown values: a.b, c[0]` line when unknown
+    /// references were found.
     pub context: Vec<String>,
 }
 

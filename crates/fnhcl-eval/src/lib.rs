@@ -3,7 +3,7 @@
 //! fail-safe for observed resources.
 //!
 //! Two phases:
-//! - [`compile`] parses the files of a [`SourceMap`] and runs every static
+//! - [`compile`] parses the files of a [`fnhcl_base::SourceMap`] and runs every static
 //!   check once (schemas, duplicate names, undefined references, `invoke`
 //!   targets, user functions, local cycles). The resulting [`Program`] is
 //!   immutable, `Send + Sync` and meant to be cached.
