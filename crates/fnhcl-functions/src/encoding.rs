@@ -35,7 +35,7 @@ pub(crate) fn register(r: &mut Registry) {
             let out = String::from_utf8(bytes).map_err(|_| {
                 CallError::new("the result of decoding the provided string is not valid UTF-8")
             })?;
-            Ok(Value::string(out).mark_if(marked))
+            Ok(crate::limits::cty_string(out).mark_if(marked))
         }),
     );
     r.add(
@@ -45,7 +45,7 @@ pub(crate) fn register(r: &mut Registry) {
             .implement(|a| {
                 let s = str_arg(a, 0)?;
                 check_len(s.len() / 3 * 4 + 4)?;
-                Ok(Value::string(base64_encode(s.as_bytes())))
+                Ok(crate::limits::cty_string(base64_encode(s.as_bytes())))
             }),
     );
     r.add(
@@ -59,7 +59,7 @@ pub(crate) fn register(r: &mut Registry) {
             let s = str_arg(a, 0)?;
             let gz = gzip(s.as_bytes())?;
             check_len(gz.len() / 3 * 4 + 4)?;
-            Ok(Value::string(base64_encode(&gz)))
+            Ok(crate::limits::cty_string(base64_encode(&gz)))
         }),
     );
     r.add(
@@ -69,7 +69,7 @@ pub(crate) fn register(r: &mut Registry) {
             .implement(|a| {
                 let s = str_arg(a, 0)?;
                 check_len(s.len().saturating_mul(3))?;
-                Ok(Value::string(query_escape(s)))
+                Ok(crate::limits::cty_string(query_escape(s)))
             }),
     );
     r.add(
@@ -92,7 +92,7 @@ pub(crate) fn register(r: &mut Registry) {
                 )
             })?;
             check_len(bytes.len() / 3 * 4 + 4)?;
-            Ok(Value::string(base64_encode(&bytes)))
+            Ok(crate::limits::cty_string(base64_encode(&bytes)))
         }),
     );
     r.add(
@@ -119,7 +119,7 @@ pub(crate) fn register(r: &mut Registry) {
                 )
             })?;
             check_len(text.len())?;
-            Ok(Value::string(text))
+            Ok(crate::limits::cty_string(text))
         }),
     );
     r.add(
@@ -509,7 +509,7 @@ fn csv_row_type(headers: &[String]) -> Type {
     Type::object(
         headers
             .iter()
-            .map(|h| (Key::from(h.as_str()), Type::String))
+            .map(|h| (Key::from(crate::limits::nfc(h).as_ref()), Type::String))
             .collect(),
     )
 }
@@ -528,7 +528,12 @@ fn csv_decode(s: &str) -> Result<Value, String> {
                 let attrs: BTreeMap<Key, Value> = headers
                     .iter()
                     .zip(cols)
-                    .map(|(h, c)| (Key::from(h.as_str()), Value::string(c)))
+                    .map(|(h, c)| {
+                        (
+                            Key::from(crate::limits::nfc(h).as_ref()),
+                            crate::limits::cty_string(c),
+                        )
+                    })
                     .collect();
                 rows.push(Value::object(attrs));
             }

@@ -33,7 +33,7 @@ pub(crate) fn register(r: &mut Registry) {
             if rest.iter().any(|v| !v.is_wholly_known()) {
                 return Ok(Value::Unknown(Type::String));
             }
-            format(fmt, rest).map(Value::string)
+            format(fmt, rest).map(crate::limits::cty_string)
         }),
     );
     r.add(
@@ -315,7 +315,10 @@ fn formatlist(args: &[Value]) -> Result<Value, CallError> {
     let fmt = str_arg(args, 0)?;
     if rest.is_empty() {
         let s = format(fmt, &[])?;
-        return Ok(Value::list(Type::String, vec![Value::string(s)]));
+        return Ok(Value::list(
+            Type::String,
+            vec![crate::limits::cty_string(s)],
+        ));
     }
     let mut iter_len: Option<(usize, usize)> = None;
     let mut unknown = false;
@@ -384,7 +387,7 @@ fn formatlist(args: &[Value]) -> Result<Value, CallError> {
         })?;
         total += s.len();
         check_len(total)?;
-        out.push(Value::string(s));
+        out.push(crate::limits::cty_string(s));
     }
     Ok(Value::list(Type::String, out))
 }
@@ -440,7 +443,7 @@ mod tests {
     use fnhcl_value::Number;
 
     fn s(v: &str) -> Value {
-        Value::string(v)
+        crate::limits::cty_string(v)
     }
     fn n(v: &str) -> Value {
         Value::Number(Number::parse(v).unwrap_or_else(|| Number::from_i64(0)))

@@ -35,7 +35,9 @@ pub(crate) fn register(r: &mut Registry) {
             if !v.is_wholly_known() {
                 return Ok(Value::Unknown(Type::String));
             }
-            encode(v).map(Value::string).map_err(CallError::new)
+            encode(v)
+                .map(crate::limits::cty_string)
+                .map_err(CallError::new)
         }),
     );
     r.add(
@@ -208,7 +210,7 @@ impl Parser<'_> {
         match self.peek() {
             Some(b'{') => self.object(depth),
             Some(b'[') => self.array(depth),
-            Some(b'"') => self.string().map(Value::string),
+            Some(b'"') => self.string().map(crate::limits::cty_string),
             Some(b't') => self.keyword("true", Value::TRUE),
             Some(b'f') => self.keyword("false", Value::FALSE),
             Some(b'n') => self.keyword("null", Value::null()),
@@ -364,7 +366,7 @@ impl Parser<'_> {
             self.pos += 1;
             self.skip_ws();
             let v = self.value(depth + 1)?;
-            attrs.insert(Key::from(k), v);
+            attrs.insert(Key::from(crate::limits::nfc(&k).as_ref()), v);
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
@@ -408,7 +410,10 @@ mod tests {
     #[test]
     fn encode_like_cty() {
         let mut m = BTreeMap::new();
-        m.insert(Key::from("hello"), Value::string("<cats & kittens>"));
+        m.insert(
+            Key::from("hello"),
+            crate::limits::cty_string("<cats & kittens>"),
+        );
         m.insert(
             Key::from("a"),
             Value::tuple(vec![Value::int(2), Value::null()]),

@@ -21,3 +21,17 @@ pub(crate) fn check_len(len: usize) -> Result<(), CallError> {
         Ok(())
     }
 }
+
+/// Normalizes to NFC, as every cty string value is (`cty.StringVal`).
+pub(crate) fn nfc(s: &str) -> std::borrow::Cow<'_, str> {
+    use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+    match is_nfc_quick(s.chars()) {
+        IsNormalized::Yes => std::borrow::Cow::Borrowed(s),
+        _ => std::borrow::Cow::Owned(s.nfc().collect()),
+    }
+}
+
+/// A cty string value: the text normalized to NFC.
+pub(crate) fn cty_string(s: impl AsRef<str>) -> fnhcl_value::Value {
+    fnhcl_value::Value::string(nfc(s.as_ref()))
+}

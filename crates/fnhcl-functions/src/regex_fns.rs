@@ -330,7 +330,7 @@ pub(crate) fn pattern_result_type(pattern: &str) -> Result<Type, String> {
 
 fn match_result(re: &Regex, caps: &regex::Captures<'_>, ty: &Type) -> Value {
     let group = |i: usize| match caps.get(i) {
-        Some(m) => Value::string(m.as_str()),
+        Some(m) => crate::limits::cty_string(m.as_str()),
         None => Value::Null(Type::String),
     };
     match ty {

@@ -21,7 +21,7 @@ pub(crate) fn register(r: &mut Registry) {
         )
         .param(Param::new("str", Type::String).allow_dynamic_type())
         .returns(Type::String)
-        .implement(|a| Ok(Value::string(upper(str_arg(a, 0)?)))),
+        .implement(|a| Ok(crate::limits::cty_string(upper(str_arg(a, 0)?)))),
     );
     r.add(
         FuncDef::new(
@@ -30,7 +30,7 @@ pub(crate) fn register(r: &mut Registry) {
         )
         .param(Param::new("str", Type::String).allow_dynamic_type())
         .returns(Type::String)
-        .implement(|a| Ok(Value::string(lower(str_arg(a, 0)?)))),
+        .implement(|a| Ok(crate::limits::cty_string(lower(str_arg(a, 0)?)))),
     );
     r.add(
         FuncDef::new(
@@ -39,7 +39,7 @@ pub(crate) fn register(r: &mut Registry) {
         )
         .param(Param::new("str", Type::String).allow_dynamic_type())
         .returns(Type::String)
-        .implement(|a| Ok(Value::string(strrev(str_arg(a, 0)?)))),
+        .implement(|a| Ok(crate::limits::cty_string(strrev(str_arg(a, 0)?)))),
     );
     r.add(
         FuncDef::new(
@@ -54,7 +54,7 @@ pub(crate) fn register(r: &mut Registry) {
             let s = str_arg(a, 0)?;
             let offset = int_arg(a, 1)?;
             let length = int_arg(a, 2)?;
-            Ok(Value::string(substr(s, offset, length)))
+            Ok(crate::limits::cty_string(substr(s, offset, length)))
         }),
     );
     r.add(
@@ -78,7 +78,7 @@ pub(crate) fn register(r: &mut Registry) {
         .implement(|a| {
             let sep = str_arg(a, 0)?;
             let s = str_arg(a, 1)?;
-            let items = split(s, sep).into_iter().map(Value::string).collect();
+            let items = split(s, sep).into_iter().map(crate::limits::cty_string).collect();
             Ok(Value::list(Type::String, items))
         }),
     );
@@ -89,7 +89,7 @@ pub(crate) fn register(r: &mut Registry) {
         )
         .param(Param::new("str", Type::String))
         .returns(Type::String)
-        .implement(|a| Ok(Value::string(chomp(str_arg(a, 0)?)))),
+        .implement(|a| Ok(crate::limits::cty_string(chomp(str_arg(a, 0)?)))),
     );
     r.add(
         FuncDef::new(
@@ -102,7 +102,7 @@ pub(crate) fn register(r: &mut Registry) {
         .implement(|a| {
             let n = int_arg(a, 0)?;
             let s = str_arg(a, 1)?;
-            indent(n, s).map(Value::string)
+            indent(n, s).map(crate::limits::cty_string)
         }),
     );
     r.add(
@@ -112,7 +112,7 @@ pub(crate) fn register(r: &mut Registry) {
         )
         .param(Param::new("str", Type::String))
         .returns(Type::String)
-        .implement(|a| Ok(Value::string(title(str_arg(a, 0)?)))),
+        .implement(|a| Ok(crate::limits::cty_string(title(str_arg(a, 0)?)))),
     );
     r.add(
         FuncDef::new(
@@ -121,7 +121,7 @@ pub(crate) fn register(r: &mut Registry) {
         )
         .param(Param::new("str", Type::String))
         .returns(Type::String)
-        .implement(|a| Ok(Value::string(str_arg(a, 0)?.trim()))),
+        .implement(|a| Ok(crate::limits::cty_string(str_arg(a, 0)?.trim()))),
     );
     r.add(
         FuncDef::new(
@@ -134,7 +134,7 @@ pub(crate) fn register(r: &mut Registry) {
         .implement(|a| {
             let s = str_arg(a, 0)?;
             let cut = str_arg(a, 1)?;
-            Ok(Value::string(s.trim_matches(|c: char| cut.contains(c))))
+            Ok(crate::limits::cty_string(s.trim_matches(|c: char| cut.contains(c))))
         }),
     );
     r.add(
@@ -148,7 +148,7 @@ pub(crate) fn register(r: &mut Registry) {
         .implement(|a| {
             let s = str_arg(a, 0)?;
             let p = str_arg(a, 1)?;
-            Ok(Value::string(s.strip_prefix(p).unwrap_or(s)))
+            Ok(crate::limits::cty_string(s.strip_prefix(p).unwrap_or(s)))
         }),
     );
     r.add(
@@ -162,7 +162,7 @@ pub(crate) fn register(r: &mut Registry) {
         .implement(|a| {
             let s = str_arg(a, 0)?;
             let p = str_arg(a, 1)?;
-            Ok(Value::string(s.strip_suffix(p).unwrap_or(s)))
+            Ok(crate::limits::cty_string(s.strip_suffix(p).unwrap_or(s)))
         }),
     );
     r.add(
@@ -208,7 +208,7 @@ pub(crate) fn register(r: &mut Registry) {
             let s = str_arg(a, 0)?;
             let sub = str_arg(a, 1)?;
             let rep = str_arg(a, 2)?;
-            replace(s, sub, rep).map(Value::string)
+            replace(s, sub, rep).map(crate::limits::cty_string)
         }),
     );
 }
@@ -352,7 +352,7 @@ fn join_impl(args: &[Value]) -> Result<Value, CallError> {
             }
         }
     }
-    Ok(Value::string(out))
+    Ok(crate::limits::cty_string(out))
 }
 
 /// Go's `strings.Split`: an empty separator splits after each UTF-8

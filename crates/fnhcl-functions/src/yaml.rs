@@ -47,7 +47,7 @@ pub(crate) fn register(r: &mut Registry) {
             if !v.is_wholly_known() {
                 return Ok(Value::Unknown(Type::String));
             }
-            encode(v).map(Value::string)
+            encode(v).map(crate::limits::cty_string)
         }),
     );
     r.add(
@@ -544,7 +544,7 @@ impl<'a> Decoder<'a> {
                 self.count(1, &mark)?;
                 let v = match resolve(&text, style, tag.as_ref()).map_err(|e| at(&mark, e))? {
                     Scalar::Val(v) => v,
-                    Scalar::Merge => Value::string(text),
+                    Scalar::Merge => crate::limits::cty_string(text),
                 };
                 if anchor > 0 {
                     self.anchors.insert(anchor, Some((v.clone(), 1)));
@@ -623,7 +623,7 @@ impl<'a> Decoder<'a> {
                     if kanchor > 0 {
                         let kv = match &key {
                             Scalar::Val(v) => v.clone(),
-                            Scalar::Merge => Value::string(text.clone()),
+                            Scalar::Merge => crate::limits::cty_string(text.clone()),
                         };
                         self.anchors.insert(kanchor, Some((kv, 1)));
                     }
@@ -682,7 +682,7 @@ fn resolve(src: &str, style: TScalarStyle, tag: Option<&Tag>) -> Result<Scalar, 
     let tag = tag.map(full_tag).unwrap_or_default();
     let plain = matches!(style, TScalarStyle::Plain);
     if tag.is_empty() && !plain {
-        return Ok(Scalar::Val(Value::string(src)));
+        return Ok(Scalar::Val(crate::limits::cty_string(src)));
     }
     let short = tag.strip_prefix(TAG_PREFIX);
     let known = match short {
@@ -710,7 +710,7 @@ fn resolve(src: &str, style: TScalarStyle, tag: Option<&Tag>) -> Result<Scalar, 
     };
     if hint != '\0' && tag_kind != "str" && tag_kind != "binary" {
         if quoted {
-            return Ok(Scalar::Val(Value::string(src)));
+            return Ok(Scalar::Val(crate::limits::cty_string(src)));
         }
         if let Some(v) = resolve_map(src) {
             return Ok(Scalar::Val(v));
@@ -728,7 +728,7 @@ fn resolve(src: &str, style: TScalarStyle, tag: Option<&Tag>) -> Result<Scalar, 
                 if (tag_kind.is_empty() || tag_kind == "timestamp")
                     && let Some(ts) = parse_yaml_timestamp(src)
                 {
-                    return Ok(Scalar::Val(Value::string(ts)));
+                    return Ok(Scalar::Val(crate::limits::cty_string(ts)));
                 }
                 if is_int_literal(src) {
                     tag_kind = "int";
@@ -745,12 +745,12 @@ fn resolve(src: &str, style: TScalarStyle, tag: Option<&Tag>) -> Result<Scalar, 
     let full = format!("{TAG_PREFIX}{tag_kind}");
     let cannot = || format!("cannot parse {} as {full}", crate::format::go_quote(src));
     match tag_kind {
-        "str" => Ok(Scalar::Val(Value::string(src))),
+        "str" => Ok(Scalar::Val(crate::limits::cty_string(src))),
         "binary" => {
             if crate::encoding::base64_decode(src).is_err() {
                 return Err(format!("{}: not valid base64", cannot()));
             }
-            Ok(Scalar::Val(Value::string(src)))
+            Ok(Scalar::Val(crate::limits::cty_string(src)))
         }
         "bool" => match resolve_map(src) {
             Some(v @ Value::Bool(_)) => Ok(Scalar::Val(v)),
@@ -767,10 +767,10 @@ fn resolve(src: &str, style: TScalarStyle, tag: Option<&Tag>) -> Result<Scalar, 
             Err(cannot())
         }
         "timestamp" => parse_yaml_timestamp(src)
-            .map(|t| Scalar::Val(Value::string(t)))
+            .map(|t| Scalar::Val(crate::limits::cty_string(t)))
             .ok_or_else(cannot),
         "null" => Ok(Scalar::Val(Value::null())),
-        "" => Ok(Scalar::Val(Value::string(src))),
+        "" => Ok(Scalar::Val(crate::limits::cty_string(src))),
         _ => Err(format!("unsupported tag {}", crate::format::go_quote(&tag))),
     }
 }
@@ -1075,7 +1075,7 @@ mod tests {
         encode(v).unwrap_or_else(|e| format!("ERR {}", e.message))
     }
     fn s(x: &str) -> Value {
-        Value::string(x)
+        crate::limits::cty_string(x)
     }
 
     #[test]
