@@ -444,8 +444,13 @@ impl Walker {
     }
 
     fn suspicious(&mut self, path: &str, field: &str, span: Span, known: &[&str]) {
-        self.diags.push(
-            Diagnostic::warning(
+        let (summary, detail) = if field == "managedFields" {
+            (
+                format!("{path}.{field} is never available"),
+                "managedFields is removed from every object the program sees".to_owned(),
+            )
+        } else {
+            (
                 format!("{path}.{field} is not a field Kubernetes objects have"),
                 with_suggestion(
                     "it will stay unknown and defer the block that uses it".to_owned(),
@@ -453,8 +458,11 @@ impl Walker {
                     known.iter().copied(),
                 ),
             )
-            .with_span(span)
-            .with_code(codes::SUSPICIOUS_FIELD),
+        };
+        self.diags.push(
+            Diagnostic::warning(summary, detail)
+                .with_span(span)
+                .with_code(codes::SUSPICIOUS_FIELD),
         );
     }
 

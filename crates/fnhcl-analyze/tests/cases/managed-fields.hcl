@@ -1,0 +1,4 @@
+context {
+  key   = "mf"
+  value = can(req.composite.metadata.managedFields)
+}
