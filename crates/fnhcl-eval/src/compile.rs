@@ -887,7 +887,7 @@ impl Compiler {
     fn collection(&mut self, b: &Block, env: &Env) -> Option<Collection> {
         let (base, _) = label(b);
         self.unique(&base, b, Namespace::Collection);
-        let content = self.content(b, &schema::RESOURCES, false);
+        let content = self.content(b, &schema::RESOURCES, true);
         let mut env = env.clone();
         env.self_keys = Some(SELF_COLLECTION);
         let locals: Vec<&Block> = content.blocks_of("locals").collect();
@@ -905,14 +905,38 @@ impl Compiler {
         });
         let children = self.children(&content, &env, &base);
         let templates: Vec<&Block> = content.blocks_of("template").collect();
+        let has_body = content.attr("body").is_some() || content.blocks_of("body").next().is_some();
+        let mut tenv = each_env.clone();
+        tenv.self_keys = Some(SELF_TEMPLATE);
         let template = match templates.as_slice() {
+            // The language spec's shorthand: `body` directly in `resources`
+            // is a template with just that body.
+            [] if has_body => self.body_expr(&content).map(|body| {
+                self.check_expr(&body, &tenv);
+                Template {
+                    header: b.header_span(),
+                    scope: Scope::default(),
+                    body,
+                    children: Vec::new(),
+                }
+            }),
             [] => {
                 self.err(
                     Diagnostic::error(
                         format!("no template block for resource collection {base}"),
-                        "",
+                        "add a template { body = ... } block (or a body directly in the resources block)",
                     )
                     .with_span(b.header_span()),
+                );
+                None
+            }
+            [t, ..] if has_body => {
+                self.err(
+                    Diagnostic::error(
+                        format!("both body and template in resource collection {base}"),
+                        "write the body inside the template block",
+                    )
+                    .with_span(t.header_span()),
                 );
                 None
             }
@@ -927,8 +951,6 @@ impl Compiler {
                         .with_label(t.header_span(), "first template here"),
                     );
                 }
-                let mut tenv = each_env.clone();
-                tenv.self_keys = Some(SELF_TEMPLATE);
                 self.template(t, &tenv, &base)
             }
         };

@@ -232,7 +232,12 @@ pub(crate) const RESOURCE: BodySchema = BodySchema {
 };
 
 pub(crate) const RESOURCES: BodySchema = BodySchema {
-    attrs: &[("for_each", true), ("condition", false), ("name", false)],
+    attrs: &[
+        ("for_each", true),
+        ("condition", false),
+        ("name", false),
+        ("body", false),
+    ],
     blocks: &[
         ("locals", &[]),
         ("composite", &["object"]),

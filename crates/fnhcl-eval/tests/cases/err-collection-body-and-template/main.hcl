@@ -1,0 +1,7 @@
+resources r {
+  for_each = [1]
+  body = { kind = "A" }
+  template {
+    body = { kind = "B" }
+  }
+}
