@@ -11,6 +11,10 @@ use hcl_edit::template::{self as ht, Directive, Element};
 
 use crate::ast::*;
 
+/// Longest chain of `.name`/`[key]`/`[*]` steps accepted (each step is one
+/// level of the AST).
+const MAX_TRAVERSAL_STEPS: usize = 128;
+
 pub(crate) struct Converter<'a> {
     file: FileId,
     text: &'a str,
@@ -260,11 +264,25 @@ impl<'a> Converter<'a> {
 
     fn traversal(&mut self, t: &he::Traversal, span: Span) -> Expr {
         let source = self.expr(&t.expr);
-        let ops: Vec<(Span, &TraversalOperator)> = t
+        let mut ops: Vec<(Span, &TraversalOperator)> = t
             .operators
             .iter()
             .map(|o| (self.span(o.span(), span), o.value()))
             .collect();
+        if ops.len() > MAX_TRAVERSAL_STEPS {
+            let at = ops[MAX_TRAVERSAL_STEPS].0;
+            self.diags.push(
+                Diagnostic::error(
+                    "Traversal too long",
+                    format!(
+                        "This expression has {} attribute, index and splat steps in a row; at most {MAX_TRAVERSAL_STEPS} are supported.",
+                        ops.len()
+                    ),
+                )
+                .with_span(at),
+            );
+            ops.truncate(MAX_TRAVERSAL_STEPS);
+        }
         self.apply_ops(source, &ops)
     }
 

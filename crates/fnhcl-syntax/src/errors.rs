@@ -37,8 +37,13 @@ pub(crate) fn from_parse_error(
         offset -= 1;
     }
     let at_eof = text[offset..].trim().is_empty();
-    let end = next_char_end(text, offset);
-    let span = Span::new(file, offset, end);
+    // A newline (or the end of the file) is reported as an empty range, so
+    // that code frames stay on one line.
+    let end = match text[offset..].chars().next() {
+        Some('\n') | Some('\r') | None => offset,
+        Some(_) => next_char_end(text, offset),
+    };
+    let mut span = Span::new(file, offset, end);
     let msg = err.message();
     let (label, rest) = match msg.strip_prefix("invalid ") {
         Some(m) => match m.split_once("; ") {
@@ -57,9 +62,18 @@ pub(crate) fn from_parse_error(
             "Invalid expression".to_owned(),
             format!("Expected the start of an expression, but found {found}."),
         ),
-        Some("block body") if at_eof => (
+        Some("block body") if at_eof => {
+            if let Some(open) = unclosed_brace(text) {
+                span = Span::new(file, open, open + 1);
+            }
+            (
             "Unclosed configuration block".to_owned(),
             "There is no closing brace for this block before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.".to_owned(),
+        )
+        }
+        _ if !expr_mode && rest.contains("expected newline") => (
+            "Missing newline after argument".to_owned(),
+            "An argument definition must end with a newline.".to_owned(),
         ),
         Some("structure") | Some("attribute") | Some("block body") => (
             "Argument or block definition required".to_owned(),
@@ -108,6 +122,60 @@ pub(crate) fn from_parse_error(
         }
     }
     Diagnostic::error(summary, detail).with_span(span)
+}
+
+/// The innermost `{` left open at the end of the text (strings, comments
+/// and heredocs skipped approximately).
+fn unclosed_brace(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut stack: Vec<usize> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                let mut depth = 0usize;
+                while i < b.len() {
+                    match b[i] {
+                        b'\\' => i += 1,
+                        b'$' | b'%' if b.get(i + 1) == Some(&b'{') => {
+                            depth += 1;
+                            i += 1;
+                        }
+                        b'}' if depth > 0 => depth -= 1,
+                        b'"' if depth == 0 => break,
+                        b'\n' => break,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+            }
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'{' => stack.push(i),
+            b'}' => {
+                stack.pop();
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    stack.last().copied()
 }
 
 fn next_char_end(text: &str, offset: usize) -> usize {

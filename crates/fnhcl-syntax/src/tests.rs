@@ -239,10 +239,10 @@ fn duplicate_attribute_is_an_error() {
 #[test]
 fn parse_errors_have_positions() {
     for (t, want) in [
-        ("a = \n", "main.hcl:1,5-2,1: Invalid expression"),
+        ("a = \n", "main.hcl:1,5-5: Invalid expression"),
         (
             "block {\n  a = 1\n",
-            "main.hcl:2,8-3,1: Unclosed configuration block",
+            "main.hcl:1,7-8: Unclosed configuration block",
         ),
         ("a = [1, 2\n", "main.hcl"),
     ] {

@@ -1,0 +1,223 @@
+//! Limits and robustness: resource limits give clear errors, and no input
+//! makes the parser or evaluator panic or overflow the stack.
+
+use std::collections::BTreeMap;
+
+use fnhcl_base::SourceMap;
+use fnhcl_expr::{EvalContext, Evaluated, Limits, NoVariables};
+use fnhcl_value::Value;
+
+fn eval_with(src: &str, limits: &Limits) -> (Evaluated, SourceMap) {
+    let ctx = EvalContext {
+        vars: &NoVariables,
+        invoker: None,
+        functions: true,
+        limits,
+    };
+    let mut sources = SourceMap::new();
+    let (ev, _) = fnhcl_expr::eval_source(&mut sources, "main.hcl", src, &ctx);
+    (ev, sources)
+}
+
+fn first_error(ev: &Evaluated) -> String {
+    ev.diagnostics
+        .iter()
+        .find(|d| d.is_error())
+        .map(|d| format!("{}; {}", d.summary, d.detail))
+        .unwrap_or_default()
+}
+
+#[test]
+fn step_limit_is_an_error() {
+    let limits = Limits {
+        max_steps: 10_000,
+        ..Limits::default()
+    };
+    let (ev, _) = eval_with(
+        "[for a in range(200) : [for b in range(200) : a * b]]",
+        &limits,
+    );
+    assert!(ev.has_errors());
+    assert!(
+        first_error(&ev).starts_with("Evaluation limit exceeded"),
+        "{}",
+        first_error(&ev)
+    );
+    assert!(!ev.value.is_wholly_known());
+    // The same expression is fine with the default limits.
+    let (ev, _) = eval_with(
+        "length([for a in range(200) : [for b in range(200) : a * b]])",
+        &Limits::default(),
+    );
+    assert!(!ev.has_errors(), "{:?}", ev.diagnostics);
+    assert_eq!(ev.value, Value::int(200));
+}
+
+#[test]
+fn template_size_limit_is_an_error() {
+    let limits = Limits {
+        max_string_bytes: 1000,
+        ..Limits::default()
+    };
+    let (ev, _) = eval_with("\"%{for x in range(500)}abcdefghij%{endfor}\"", &limits);
+    assert!(
+        first_error(&ev).starts_with("Result too large"),
+        "{}",
+        first_error(&ev)
+    );
+    let (ev, _) = eval_with("\"%{for x in range(50)}abcdefghij%{endfor}\"", &limits);
+    assert!(!ev.has_errors());
+}
+
+#[test]
+fn collection_size_limit_is_an_error() {
+    let limits = Limits {
+        max_collection_len: 100,
+        ..Limits::default()
+    };
+    let (ev, _) = eval_with("[for x in range(1000) : x]", &limits);
+    assert!(
+        first_error(&ev).starts_with("Result too large"),
+        "{}",
+        first_error(&ev)
+    );
+}
+
+#[test]
+fn depth_limit_is_an_error() {
+    let limits = Limits {
+        max_depth: 10,
+        ..Limits::default()
+    };
+    let src = format!("{}1{}", "[".repeat(20), "]".repeat(20));
+    let (ev, _) = eval_with(&src, &limits);
+    assert!(
+        first_error(&ev).starts_with("Expression too deeply nested"),
+        "{}",
+        first_error(&ev)
+    );
+}
+
+#[test]
+fn deeply_nested_input_does_not_overflow() {
+    let inputs = [
+        format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000)),
+        format!("{}1{}", "[".repeat(5_000), "]".repeat(5_000)),
+        format!("{}1", "!".repeat(10_000)),
+        format!("{}1", "-".repeat(10_000)),
+        (0..20_000).map(|_| "1").collect::<Vec<_>>().join(" + "),
+        (0..5_000)
+            .map(|_| "true")
+            .collect::<Vec<_>>()
+            .join(" ? 1 : "),
+        format!("\"{}x{}\"", "${\"".repeat(2_000), "\"}".repeat(2_000)),
+        format!("{}1{}", "{a = ".repeat(3_000), "}".repeat(3_000)),
+        format!("x{}", ".a".repeat(50_000)),
+        format!("x{}", "[*]".repeat(10_000)),
+    ];
+    for src in &inputs {
+        let (ev, _) = eval_with(src, &Limits::default());
+        // Either a clean result or diagnostics; never a crash.
+        let _ = ev.value.type_of();
+        let mut sm = SourceMap::new();
+        let f = sm.add("main.hcl", format!("a = {src}\n"));
+        let _ = fnhcl_syntax::parse_file(&sm, f);
+    }
+    // The deepest accepted nesting still evaluates.
+    let mut depth = 0;
+    for n in (1..200).rev() {
+        let src = format!("{}1{}", "[".repeat(n), "]".repeat(n));
+        let (ev, _) = eval_with(&src, &Limits::default());
+        if !ev.has_errors() {
+            depth = n;
+            break;
+        }
+    }
+    assert!(
+        depth >= 32,
+        "nesting of 32 brackets must be accepted (max ok: {depth})"
+    );
+}
+
+/// A tiny deterministic PRNG (xorshift) for the mutation fuzzer.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+#[test]
+fn mutated_corpus_never_panics() {
+    let corpus = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/differential.jsonl"
+    ))
+    .expect("corpus");
+    let exprs: Vec<String> = corpus
+        .lines()
+        .filter_map(|l| match fnhcl_expr::jsonl::parse_json(l) {
+            Ok(fnhcl_expr::jsonl::Json::Object(m)) => m.into_iter().find_map(|(k, v)| match v {
+                fnhcl_expr::jsonl::Json::String(s) if k == "expr" => Some(s),
+                _ => None,
+            }),
+            _ => None,
+        })
+        .collect();
+    assert!(!exprs.is_empty());
+    let alphabet: Vec<char> = "{}[]()\"$%~*.,:=?!<>-+/\\ \n\tax019_é#\u{0}"
+        .chars()
+        .collect();
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let vars: BTreeMap<String, Value> = [
+        (
+            "x".to_owned(),
+            Value::tuple(vec![Value::int(1), Value::dynamic_unknown()]),
+        ),
+        ("a".to_owned(), Value::null()),
+    ]
+    .into_iter()
+    .collect();
+    let limits = Limits::default();
+    let ctx = EvalContext {
+        vars: &vars,
+        invoker: None,
+        functions: true,
+        limits: &limits,
+    };
+    for _ in 0..6_000 {
+        let base = &exprs[rng.below(exprs.len())];
+        let mut chars: Vec<char> = base.chars().collect();
+        for _ in 0..=rng.below(4) {
+            let pos = rng.below(chars.len() + 1);
+            match rng.below(3) {
+                0 => chars.insert(pos, alphabet[rng.below(alphabet.len())]),
+                1 if pos < chars.len() => {
+                    chars.remove(pos);
+                }
+                _ => {
+                    let other = &exprs[rng.below(exprs.len())];
+                    chars.splice(pos..pos, other.chars().take(20));
+                }
+            }
+        }
+        let src: String = chars.into_iter().collect();
+        let mut sources = SourceMap::new();
+        let (ev, _) = fnhcl_expr::eval_source(&mut sources, "main.hcl", &src, &ctx);
+        for d in &ev.diagnostics {
+            let _ = d.to_hcl_string(&sources);
+            let _ = d.to_code_frame(&sources);
+        }
+        let f = sources.add("body.hcl", format!("a = {src}\nb {{\n c = {src}\n}}\n"));
+        let (_, diags) = fnhcl_syntax::parse_file(&sources, f);
+        for d in &diags {
+            let _ = d.to_code_frame(&sources);
+        }
+    }
+}
