@@ -686,3 +686,136 @@ status:
         assert!(to_yaml(&v).is_err());
     }
 }
+
+#[cfg(test)]
+mod round_trip {
+    use super::super::load::load_stream;
+    use super::to_yaml;
+    use serde_json::{Map, Value, json};
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    const PIECES: &[&str] = &[
+        "a",
+        "Z",
+        "0",
+        "1",
+        "9",
+        ".",
+        "-",
+        "+",
+        "_",
+        ":",
+        " ",
+        "  ",
+        "#",
+        "'",
+        "\"",
+        "\\",
+        "\n",
+        "\t",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        "&",
+        "*",
+        "!",
+        "|",
+        ">",
+        "?",
+        "%",
+        "@",
+        "`",
+        "~",
+        "e",
+        "x",
+        "yes",
+        "no",
+        "null",
+        "true",
+        "0x",
+        "0o",
+        "0b",
+        "1e5",
+        ".inf",
+        "é",
+        "\u{1}",
+        "\u{85}",
+        "\u{feff}",
+        "😀",
+        "---",
+        "...",
+        "<<",
+        "=",
+        "2024-01-01",
+        "1:2",
+    ];
+
+    fn string(r: &mut Rng) -> String {
+        let n = r.below(12);
+        (0..n).map(|_| PIECES[r.below(PIECES.len())]).collect()
+    }
+
+    fn value(r: &mut Rng, depth: usize) -> Value {
+        match r.below(if depth > 3 { 5 } else { 7 }) {
+            0 => Value::Null,
+            1 => Value::Bool(r.below(2) == 0),
+            2 => json!((r.next() % 2000) as i64 - 1000),
+            3 => json!((r.next() % 100_000) as f64 / 64.0),
+            4 => Value::String(string(r)),
+            5 => Value::Array((0..r.below(4)).map(|_| value(r, depth + 1)).collect()),
+            _ => {
+                let mut m = Map::new();
+                for _ in 0..r.below(4) {
+                    m.insert(string(r), value(r, depth + 1));
+                }
+                Value::Object(m)
+            }
+        }
+    }
+
+    /// Whatever we write reads back as the same value (numbers compared as
+    /// doubles: `7.0` is written `7`).
+    #[test]
+    fn random_values_round_trip() {
+        fn norm(v: Value) -> Value {
+            match v {
+                Value::Number(n) => json!(n.as_f64().unwrap_or(0.0)),
+                Value::Array(a) => Value::Array(a.into_iter().map(norm).collect()),
+                Value::Object(m) => {
+                    Value::Object(m.into_iter().map(|(k, v)| (k, norm(v))).collect())
+                }
+                other => other,
+            }
+        }
+        let mut r = Rng(0x2545_f491_4f6c_dd1d);
+        for _ in 0..3000 {
+            let mut m = Map::new();
+            for _ in 0..1 + r.below(4) {
+                m.insert(string(&mut r), value(&mut r, 0));
+            }
+            let v = Value::Object(m);
+            let text = to_yaml(&v).unwrap();
+            let back = load_stream(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            assert_eq!(
+                back.into_iter().map(norm).collect::<Vec<_>>(),
+                vec![norm(v)],
+                "{text}"
+            );
+        }
+    }
+}

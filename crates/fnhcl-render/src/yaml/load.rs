@@ -559,3 +559,68 @@ mod tests {
         assert!(load_stream(&s).is_err());
     }
 }
+
+#[cfg(test)]
+mod robustness {
+    use super::load_stream;
+
+    /// Random YAML-ish text (fixed seed): the loader returns, never panics.
+    #[test]
+    fn random_input_never_panics() {
+        const ALPHABET: &[&str] = &[
+            "a",
+            "b",
+            ":",
+            " ",
+            "\n",
+            "-",
+            "[",
+            "]",
+            "{",
+            "}",
+            ",",
+            "'",
+            "\"",
+            "&x",
+            "*x",
+            "!!str",
+            "<<",
+            "#",
+            "|",
+            ">",
+            "?",
+            "\t",
+            "0x",
+            "1",
+            ".5",
+            "~",
+            "---\n",
+            "...\n",
+            "\\",
+            "é",
+            "%YAML 1.2\n",
+            "!",
+            "@",
+            "`",
+            "  ",
+            "\n  ",
+            "- ",
+            ": ",
+        ];
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..3000 {
+            let len = (next() % 40) as usize;
+            let mut s = String::new();
+            for _ in 0..len {
+                s.push_str(ALPHABET[(next() % ALPHABET.len() as u64) as usize]);
+            }
+            let _ = load_stream(&s);
+        }
+    }
+}
