@@ -1,11 +1,15 @@
-//! `fn-hcl analyze [DIR] [--format text|json]`: static checks of a
-//! composition directory (the same files `fn-hcl package` bundles). Each
-//! finding has a code, a severity, a `file:line,col` position and, in text
-//! form, a code frame. Exit status 1 when there is an error.
+//! `fn-hcl analyze [PATH] [--format text|json]`: static checks of a
+//! composition directory (the same files `fn-hcl package` bundles), of a
+//! txtar bundle, or of the inline programs of a Composition YAML file (each
+//! function-hcl step separately). Each finding has a code, a severity, a
+//! `file:line,col` position and, in text form, a code frame. Exit status 1
+//! when there is an error.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
+use anyhow::{Context as _, anyhow, bail};
 use fnhcl_base::{Diagnostic, Severity, SourceMap};
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -16,7 +20,8 @@ enum Format {
 
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// The composition directory (default `.`).
+    /// A composition directory (default `.`), a txtar bundle, or a
+    /// Composition YAML file whose function-hcl steps hold the program.
     dir: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
@@ -27,21 +32,125 @@ pub(crate) struct Args {
     xrd: Option<PathBuf>,
 }
 
+/// One program to analyse: where it comes from (for Composition steps),
+/// its files and what the analyser may know.
+struct Unit {
+    label: Option<String>,
+    sources: Arc<SourceMap>,
+    options: fnhcl_analyze::Options,
+}
+
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let dir = args.dir.unwrap_or_else(|| PathBuf::from("."));
-    let files = crate::cmd_package::load_dir(&dir)?;
-    let sources = crate::cmd_package::source_map(&files);
-    let options = crate::cmd_package::analysis_options(&dir, args.xrd.as_deref())?;
-    let diags = fnhcl_analyze::analyze_with(&sources, &options);
-    match args.format {
-        Format::Text => print!("{}", render_text(&diags, &sources, true)),
-        Format::Json => println!("{}", render_json(&diags, &sources)),
+    let path = args.dir.unwrap_or_else(|| PathBuf::from("."));
+    let units = if path.is_dir() {
+        let files = crate::cmd_package::load_dir(&path)?;
+        vec![Unit {
+            label: None,
+            sources: crate::cmd_package::source_map(&files),
+            options: crate::cmd_package::analysis_options(&path, args.xrd.as_deref())?,
+        }]
+    } else {
+        file_units(&path, args.xrd.as_deref())?
+    };
+    let mut failed = false;
+    let mut json = Vec::new();
+    for unit in &units {
+        let diags = fnhcl_analyze::analyze_with(&unit.sources, &unit.options);
+        failed |= fnhcl_analyze::has_errors(&diags);
+        match args.format {
+            Format::Text => {
+                if let Some(label) = &unit.label {
+                    println!("== {label}");
+                }
+                print!("{}", render_text(&diags, &unit.sources, true));
+            }
+            Format::Json => {
+                for mut item in json_items(&diags, &unit.sources) {
+                    if let (Some(label), Some(o)) = (&unit.label, item.as_object_mut()) {
+                        o.insert("program".into(), label.clone().into());
+                    }
+                    json.push(item);
+                }
+            }
+        }
     }
-    Ok(if fnhcl_analyze::has_errors(&diags) {
+    if let Format::Json = args.format {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json).unwrap_or_else(|_| "[]".to_owned())
+        );
+    }
+    Ok(if failed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The programs of a file: a Composition's function-hcl steps (YAML), or a
+/// txtar bundle (a text without markers is one file, `main.hcl`).
+fn file_units(path: &Path, xrd: Option<&Path>) -> anyhow::Result<Vec<Unit>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("read {}", path.display()))?;
+    let options = match xrd {
+        Some(_) => crate::cmd_package::analysis_options(Path::new("."), xrd)?,
+        None => fnhcl_analyze::Options::default(),
+    };
+    let yaml = path.extension().is_some_and(|x| x == "yaml" || x == "yml");
+    if !yaml {
+        let mut sources = SourceMap::new();
+        fnhcl_base::txtar::load_into(&mut sources, &text)
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        return Ok(vec![Unit {
+            label: None,
+            sources: Arc::new(sources),
+            options,
+        }]);
+    }
+    let docs =
+        fnhcl_render::yaml::load_stream(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let mut units = Vec::new();
+    for doc in &docs {
+        if doc.get("kind").and_then(|k| k.as_str()) != Some("Composition") {
+            continue;
+        }
+        let name = doc
+            .pointer("/metadata/name")
+            .and_then(|n| n.as_str())
+            .unwrap_or("<unnamed>");
+        let steps = doc
+            .pointer("/spec/pipeline")
+            .and_then(|p| p.as_array())
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        for step in steps {
+            let input = step.get("input");
+            let is_hcl =
+                input.and_then(|i| i.get("kind")).and_then(|k| k.as_str()) == Some("HclInput");
+            let Some(hcl) = input
+                .and_then(|i| i.get("hcl"))
+                .and_then(|h| h.as_str())
+                .filter(|_| is_hcl)
+            else {
+                continue;
+            };
+            let step_name = step.get("step").and_then(|s| s.as_str()).unwrap_or("?");
+            let mut sources = SourceMap::new();
+            fnhcl_base::txtar::load_into(&mut sources, hcl)
+                .map_err(|e| anyhow!("composition {name}, step {step_name}: {e}"))?;
+            units.push(Unit {
+                label: Some(format!("composition {name}, step {step_name}")),
+                sources: Arc::new(sources),
+                options: options.clone(),
+            });
+        }
+    }
+    if units.is_empty() {
+        bail!(
+            "{}: no Composition pipeline step with an HclInput program",
+            path.display()
+        );
+    }
+    Ok(units)
 }
 
 fn severity(d: &Diagnostic) -> &'static str {
@@ -101,9 +210,9 @@ pub(crate) fn render_text(diags: &[Diagnostic], sources: &SourceMap, summary: bo
     out
 }
 
-/// A JSON array of findings.
-pub(crate) fn render_json(diags: &[Diagnostic], sources: &SourceMap) -> String {
-    let items: Vec<serde_json::Value> = diags
+/// Findings as JSON objects.
+fn json_items(diags: &[Diagnostic], sources: &SourceMap) -> Vec<serde_json::Value> {
+    diags
         .iter()
         .map(|d| {
             let mut o = serde_json::Map::new();
@@ -139,6 +248,5 @@ pub(crate) fn render_json(diags: &[Diagnostic], sources: &SourceMap) -> String {
             }
             serde_json::Value::Object(o)
         })
-        .collect();
-    serde_json::to_string_pretty(&items).unwrap_or_else(|_| "[]".to_owned())
+        .collect()
 }

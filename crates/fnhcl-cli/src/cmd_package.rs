@@ -84,15 +84,14 @@ pub(crate) fn source_map(files: &[PackageFile]) -> Arc<SourceMap> {
 
 /// The txtar text: `-- name --` then the content (newline-terminated).
 pub(crate) fn txtar(files: &[PackageFile]) -> String {
-    let mut out = String::new();
-    for f in files {
-        out.push_str(&format!("-- {} --\n", f.name));
-        out.push_str(&f.text);
-        if !f.text.is_empty() && !f.text.ends_with('\n') {
-            out.push('\n');
-        }
-    }
-    out
+    let members: Vec<fnhcl_base::txtar::TxtarFile> = files
+        .iter()
+        .map(|f| fnhcl_base::txtar::TxtarFile {
+            name: f.name.clone(),
+            data: f.text.clone(),
+        })
+        .collect();
+    fnhcl_base::txtar::format(&members)
 }
 
 /// Loads the files of a composition directory (upstream §1.4).

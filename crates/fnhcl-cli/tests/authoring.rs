@@ -409,3 +409,29 @@ fn analyze_checks_composite_paths_against_the_xrd() {
     let without = fn_hcl(other.path(), &["analyze"], None);
     assert!(!without.stdout.contains("W0603"), "{}", without.stdout);
 }
+
+#[test]
+fn analyze_inline_programs_of_a_composition_and_bundles() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    write(
+        tmp.path(),
+        "composition.yaml",
+        "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: xapps\nspec:\n  mode: Pipeline\n  pipeline:\n    - step: good\n      functionRef: { name: function-hcl }\n      input:\n        apiVersion: hcl.fn.crossplane.io/v1beta1\n        kind: HclInput\n        hcl: |\n          -- main.hcl --\n          context {\n            key   = \"a\"\n            value = 1\n          }\n    - step: other\n      functionRef: { name: function-auto-ready }\n    - step: bad\n      functionRef: { name: function-hcl }\n      input:\n        apiVersion: hcl.fn.crossplane.io/v1beta1\n        kind: HclInput\n        hcl: |\n          context {\n            key   = \"b\"\n            value = missing\n          }\n",
+    );
+    let run = fn_hcl(tmp.path(), &["analyze", "composition.yaml"], None);
+    insta::assert_snapshot!("analyze_composition", run.text());
+
+    // A bundle made by `package` analyses like its directory.
+    let comp = tmp.path().join("comp");
+    write(&comp, "main.hcl", "locals {\n  x = 1\n}\n");
+    let bundle = fn_hcl(&comp, &["package"], None);
+    assert_eq!(bundle.code, 0, "{}", bundle.stderr);
+    write(tmp.path(), "bundle.txtar", &bundle.stdout);
+    let run = fn_hcl(
+        tmp.path(),
+        &["analyze", "bundle.txtar", "--format", "json"],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(run.stdout.contains("\"code\": \"W0601\""), "{}", run.stdout);
+}
