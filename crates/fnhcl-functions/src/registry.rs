@@ -113,32 +113,12 @@ impl Param {
 }
 
 /// How the return type is determined.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub enum Returns {
-    /// Always this type (only primitive types, so it can be `Copy`).
-    Static(StaticType),
+    /// Always this type.
+    Static(Type),
     /// Computed from the arguments.
     Computed(ReturnTypeFn),
-}
-
-/// A primitive return type (kept `Copy` for cheap registration).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StaticType {
-    Bool,
-    Number,
-    String,
-    Dynamic,
-}
-
-impl StaticType {
-    pub fn to_type(self) -> Type {
-        match self {
-            StaticType::Bool => Type::Bool,
-            StaticType::Number => Type::Number,
-            StaticType::String => Type::String,
-            StaticType::Dynamic => Type::Dynamic,
-        }
-    }
 }
 
 /// Who evaluates the function.
@@ -179,7 +159,7 @@ impl FuncDef {
             description,
             params: Vec::new(),
             variadic: None,
-            returns: Returns::Static(StaticType::Dynamic),
+            returns: Returns::Static(Type::Dynamic),
             returns_doc: None,
             implementation: Implementation::Evaluator,
             category: "",
@@ -193,16 +173,9 @@ impl FuncDef {
         self.variadic = Some(p);
         self
     }
-    /// A fixed return type. Only primitive types and `Dynamic` are
-    /// accepted here; use [`FuncDef::returns_with`] for anything else.
+    /// A fixed return type.
     pub fn returns(mut self, ty: Type) -> FuncDef {
-        let st = match ty {
-            Type::Bool => StaticType::Bool,
-            Type::Number => StaticType::Number,
-            Type::String => StaticType::String,
-            _ => StaticType::Dynamic,
-        };
-        self.returns = Returns::Static(st);
+        self.returns = Returns::Static(ty);
         self
     }
     /// A return type computed from the arguments; `doc` describes it for
@@ -247,9 +220,9 @@ impl FuncDef {
             s.push_str(&type_doc(&p.ty));
         }
         s.push_str(") ");
-        match (self.returns, self.returns_doc) {
+        match (&self.returns, self.returns_doc) {
             (_, Some(doc)) => s.push_str(doc),
-            (Returns::Static(t), None) => s.push_str(&type_doc(&t.to_type())),
+            (Returns::Static(t), None) => s.push_str(&type_doc(t)),
             (Returns::Computed(_), None) => s.push_str("any"),
         }
         s
@@ -335,8 +308,8 @@ impl FuncDef {
         }
         let ret = match ret {
             Some(t) => t,
-            None => match self.returns {
-                Returns::Static(t) => t.to_type(),
+            None => match &self.returns {
+                Returns::Static(t) => t.clone(),
                 Returns::Computed(f) => f(&conv)?,
             },
         };
