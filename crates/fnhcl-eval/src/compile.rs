@@ -924,7 +924,7 @@ impl Compiler {
                 self.err(
                     Diagnostic::error(
                         format!("no template block for resource collection {base}"),
-                        "add a template { body = ... } block (or a body directly in the resources block)",
+                        "",
                     )
                     .with_span(b.header_span()),
                 );
