@@ -202,6 +202,7 @@ fn run_steps_inner(case: &Path, opts: &CaseOptions) -> anyhow::Result<CaseOutcom
             std::fs::write(scratch.0.join("observed.yaml"), observed_stream(prev)?)?;
         }
         let outcome = fnhcl_testkit::run_case(&scratch.0, &fnhcl_crossplane::run, opts);
+        let step_ok = outcome.is_ok();
         match outcome {
             CaseOutcome::Passed => {}
             CaseOutcome::Updated => {
@@ -222,6 +223,9 @@ fn run_steps_inner(case: &Path, opts: &CaseOptions) -> anyhow::Result<CaseOutcom
             .map_err(|e| anyhow::anyhow!("step {label}: {e}"))?;
         match run.result {
             Ok(out) => previous = Some(out.documents),
+            // An expected error (expected.error matched): nothing to observe
+            // next; the next step brings its own observed state.
+            Err(_) if step_ok => previous = None,
             Err(e) => {
                 problems.push(format!("step {label}: render failed: {}", e.message));
                 return Ok(CaseOutcome::Failed(problems.join("\n")));

@@ -435,3 +435,33 @@ fn analyze_inline_programs_of_a_composition_and_bundles() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(run.stdout.contains("\"code\": \"W0601\""), "{}", run.stdout);
 }
+
+#[test]
+fn test_steps_may_expect_errors() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let case = tmp.path().join("error-then-fix");
+    write(&case, "xr.yaml", XR);
+    write(
+        &case,
+        "main.hcl",
+        "resource cm {\n  body = { apiVersion = \"v1\", kind = \"ConfigMap\" }\n}\n",
+    );
+    // Step 1 ships a broken program, step 2 the fixed one.
+    write(
+        &case,
+        "steps/1/main.hcl",
+        "resource cm {\n  body = { apiVersion = \"v1\", kind = nope }\n}\n",
+    );
+    write(&case, "steps/2/.keep", "");
+    let update = fn_hcl(tmp.path(), &["test", "--update"], None);
+    assert_eq!(update.code, 0, "{}{}", update.stdout, update.stderr);
+    assert!(case.join("steps/1/expected.error").exists());
+    assert!(case.join("steps/2/expected.yaml").exists());
+    let run = fn_hcl(tmp.path(), &["test"], None);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("PASS    error-then-fix"),
+        "{}",
+        run.stdout
+    );
+}
