@@ -1,0 +1,119 @@
+//! Mutation robustness: every case program, corrupted in many small ways
+//! (characters deleted, duplicated, swapped, replaced by HCL punctuation),
+//! must compile and evaluate without panicking. Deterministic (fixed seed).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use fnhcl_base::SourceMap;
+use fnhcl_eval::Request;
+
+/// A small deterministic PRNG (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+}
+
+const TOKENS: &[&str] = &[
+    "{", "}", "[", "]", "(", ")", "=", ":", ",", ".", "\"", "${", "%{", "\n", "?", "*", "...",
+    "null", "each", "self", "req", "invoke(", "for", "if", "0", "-1", "#", "//", "<<EOT\n",
+];
+
+fn mutate(text: &str, rng: &mut Rng) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    for _ in 0..1 + rng.below(3) {
+        let at = rng.below(chars.len() + 1);
+        match rng.below(4) {
+            0 if at < chars.len() => {
+                let len = 1 + rng.below(8);
+                chars.drain(at..(at + len).min(chars.len()));
+            }
+            1 if at < chars.len() => {
+                let len = (1 + rng.below(16)).min(chars.len() - at);
+                let dup: Vec<char> = chars[at..at + len].to_vec();
+                chars.splice(at..at, dup);
+            }
+            2 if at + 1 < chars.len() => chars.swap(at, at + 1),
+            _ => {
+                let t = TOKENS[rng.below(TOKENS.len())];
+                chars.splice(at..at, t.chars());
+            }
+        }
+    }
+    chars.into_iter().collect()
+}
+
+#[test]
+fn corrupted_programs_never_panic() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut programs = Vec::new();
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .expect("cases dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("main.hcl").is_file())
+        .collect();
+    dirs.sort();
+    for d in dirs {
+        // The limit cases are slow by design; they add nothing here.
+        if d.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("limit-"))
+        {
+            continue;
+        }
+        if let Ok(text) = std::fs::read_to_string(d.join("main.hcl")) {
+            programs.push(text);
+        }
+    }
+    assert!(programs.len() > 50);
+    let handle = std::thread::Builder::new()
+        .stack_size(16 << 20)
+        .spawn(move || {
+            let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+            let request = Request::default();
+            let mut evaluated = 0usize;
+            // More with FNHCL_MUTATIONS=N (e.g. 1000 for a longer soak).
+            let rounds: usize = std::env::var("FNHCL_MUTATIONS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(25);
+            for text in &programs {
+                for _ in 0..rounds {
+                    let src = mutate(text, &mut rng);
+                    let mut sm = SourceMap::new();
+                    sm.add("main.hcl", src.clone());
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        if let Ok(p) = fnhcl_eval::compile(Arc::new(sm)) {
+                            let _ = fnhcl_eval::evaluate(&p, &request);
+                            return true;
+                        }
+                        false
+                    }));
+                    match r {
+                        Ok(true) => evaluated += 1,
+                        Ok(false) => {}
+                        Err(_) => panic!("panic on program:\n{src}"),
+                    }
+                }
+            }
+            evaluated
+        })
+        .expect("spawn");
+    let evaluated = handle.join().expect("no panic");
+    // Some corruptions still compile (e.g. inside strings or comments).
+    assert!(evaluated > 0);
+}
