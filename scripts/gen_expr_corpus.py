@@ -16,6 +16,7 @@ is deterministic (fixed seed). Functions are limited to ones whose
 semantics are the same in the oracle's cty stdlib and Terraform.
 """
 
+import hashlib
 import itertools
 import json
 import random
@@ -91,7 +92,9 @@ for lit in ["0", "1", "-0", "007", "1.0", "1.50", "0.1", "1e10", "1E-5", "1.5e+3
             '"e\\u0301"', "[]", "{}", "[[]]", "[{}]", "{a = {}}", '{"a b" = 1}', '{a: 1, b: 2}',
             "{(s) = 1}", '{"${s}x" = 1}', "{a = 1, b = [1, 2], c = {d = null}}", "[1, [2, [3, [4]]]]",
             '{for = 1, if = 2, in = 3}', "{true = 1}", "{null = 1}", "{1 = 2}", "{(n) = 1}",
-            "{(b) = 1}", "{(nul) = 1}", "{(l) = 1}", "{(un) = 1}", "{(us) = 1, a = 2}"]:
+            "{(b) = 1}", "{(nul) = 1}", "{(l) = 1}", "{(un) = 1}", "{(us) = 1, a = 2}",
+            "{a = 1, a = 2}", "{a = 1, b = 2, a = \"x\"}", '{"k" = 1, "k" = 2}', "{a = 1, (s) = 2, str = 3}",
+            "{a = {b = 1, b = 2}, a = 3}"]:
     add(lit)
 
 for a, b in itertools.product(["1", "0.1", "1/3", "2/3", "10", "1e30", "7", "-7", "0.5", "big"], repeat=2):
@@ -333,8 +336,10 @@ def main():
     if len(sys.argv) >= 2 and sys.argv[1] == "--vars":
         print(json.dumps(VARS, ensure_ascii=False))
         return
-    for i, expr in enumerate(lines):
-        print(json.dumps({"id": f"d{i + 1}", "expr": expr, "vars": VARS}, ensure_ascii=False))
+    for expr in lines:
+        # Ids derive from the text, so they stay stable when cases are added.
+        h = hashlib.sha1(expr.encode("utf-8")).hexdigest()[:10]
+        print(json.dumps({"id": f"d-{h}", "expr": expr, "vars": VARS}, ensure_ascii=False))
 
 
 main()

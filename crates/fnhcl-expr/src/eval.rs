@@ -82,7 +82,11 @@ impl<'c, 'a> Evaluator<'c, 'a> {
 
     pub(crate) fn run(mut self, e: &Expr) -> Evaluated {
         let (value, diagnostics) = self.eval(e);
-        Evaluated { value, diagnostics }
+        Evaluated {
+            value,
+            diagnostics,
+            steps: self.steps,
+        }
     }
 
     fn error(

@@ -108,6 +108,9 @@ pub struct EvalContext<'a> {
 pub struct Evaluated {
     pub value: Value,
     pub diagnostics: Vec<Diagnostic>,
+    /// Evaluation steps used (as counted against [`Limits::max_steps`]),
+    /// so callers can keep a budget across many evaluations.
+    pub steps: u64,
 }
 
 impl Evaluated {
@@ -151,6 +154,7 @@ pub fn eval_source(
             Evaluated {
                 value: Value::dynamic_unknown(),
                 diagnostics: diags,
+                steps: 0,
             },
             true,
         ),

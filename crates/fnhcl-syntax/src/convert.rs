@@ -20,6 +20,8 @@ pub(crate) struct Converter<'a> {
     text: &'a str,
     /// Offset of the parsed slice in `text`.
     base: isize,
+    /// Object keys renamed before parsing (offsets in the parsed slice).
+    renamed: crate::dupkeys::Renamed,
     diags: Vec<Diagnostic>,
 }
 
@@ -29,6 +31,7 @@ impl<'a> Converter<'a> {
             file,
             text,
             base: 0,
+            renamed: Vec::new(),
             diags: Vec::new(),
         }
     }
@@ -36,6 +39,22 @@ impl<'a> Converter<'a> {
     pub(crate) fn with_base(mut self, base: isize) -> Converter<'a> {
         self.base = base;
         self
+    }
+
+    pub(crate) fn with_renamed(mut self, renamed: crate::dupkeys::Renamed) -> Converter<'a> {
+        self.renamed = renamed;
+        self
+    }
+
+    /// The original text of a renamed object key, if `r` is one.
+    fn renamed_key(&self, r: Option<Range<usize>>) -> Option<String> {
+        let r = r?;
+        if !self.renamed.contains(&r.start) {
+            return None;
+        }
+        let s = (r.start as isize + self.base).max(0) as usize;
+        let e = (r.end as isize + self.base).max(0) as usize;
+        self.text.get(s..e).map(str::to_owned)
     }
 
     pub(crate) fn into_diagnostics(self) -> Vec<Diagnostic> {
@@ -144,12 +163,20 @@ impl<'a> Converter<'a> {
             Expression::Object(o) => {
                 let mut items = Vec::with_capacity(o.len());
                 for (k, v) in o.iter() {
+                    let original = self.renamed_key(k.span());
                     let key = match k {
                         he::ObjectKey::Ident(i) => ObjectKey::Ident(Ident {
-                            name: Arc::from(i.as_str()),
+                            name: Arc::from(original.as_deref().unwrap_or(i.as_str())),
                             span: self.span(k.span(), span),
                         }),
-                        he::ObjectKey::Expression(x) => ObjectKey::Expr(self.expr(x)),
+                        he::ObjectKey::Expression(x) => {
+                            let mut e = self.expr(x);
+                            if let (Some(o), ExprKind::Template(t)) = (&original, &mut e.kind) {
+                                let inner = o.trim_start_matches('"').trim_end_matches('"');
+                                t.parts = vec![TemplatePart::Literal(inner.to_owned())];
+                            }
+                            ObjectKey::Expr(e)
+                        }
                     };
                     let value = self.expr(v.expr());
                     items.push(ObjectItem { key, value });

@@ -6,6 +6,7 @@
 
 pub mod ast;
 mod convert;
+mod dupkeys;
 mod errors;
 mod scan;
 pub mod visit;
@@ -25,9 +26,10 @@ pub fn parse_file(sources: &SourceMap, file: FileId) -> (ast::Body, Vec<Diagnost
     if let Some(d) = errors::precheck(file, text) {
         return (empty, vec![d]);
     }
-    match hcl_edit::parser::parse_body(text) {
+    let (parsed, renamed) = dupkeys::parse_lenient(text, hcl_edit::parser::parse_body);
+    match parsed {
         Ok(body) => {
-            let mut conv = convert::Converter::new(file, text);
+            let mut conv = convert::Converter::new(file, text).with_renamed(renamed);
             let b = conv.body(&body, whole);
             let mut diags = conv.into_diagnostics();
             check_duplicates(sources, &b, &mut diags);
@@ -80,9 +82,13 @@ pub fn parse_expr(sources: &SourceMap, file: FileId) -> (Option<ast::Expr>, Vec<
     }
     let mut first_err = None;
     for stop in attempts {
-        match hcl_edit::parser::parse_expr(&text[lead..stop]) {
+        let (parsed, renamed) =
+            dupkeys::parse_lenient(&text[lead..stop], hcl_edit::parser::parse_expr);
+        match parsed {
             Ok(expr) => {
-                let mut conv = convert::Converter::new(file, text).with_base(lead as isize);
+                let mut conv = convert::Converter::new(file, text)
+                    .with_base(lead as isize)
+                    .with_renamed(renamed);
                 let e = conv.expr(&expr);
                 return (Some(e), conv.into_diagnostics());
             }
@@ -96,8 +102,11 @@ pub fn parse_expr(sources: &SourceMap, file: FileId) -> (Option<ast::Expr>, Vec<
     // HCL ignores newlines in a top-level expression (`true\n? 1\n: 2`);
     // hcl-edit does so inside parentheses.
     let wrapped = format!("({}\n)", &text[lead..end.max(with_nl)]);
-    if let Ok(hcl_edit::expr::Expression::Parenthesis(p)) = hcl_edit::parser::parse_expr(&wrapped) {
-        let mut conv = convert::Converter::new(file, text).with_base(lead as isize - 1);
+    let (parsed, renamed) = dupkeys::parse_lenient(&wrapped, hcl_edit::parser::parse_expr);
+    if let Ok(hcl_edit::expr::Expression::Parenthesis(p)) = parsed {
+        let mut conv = convert::Converter::new(file, text)
+            .with_base(lead as isize - 1)
+            .with_renamed(renamed);
         let e = conv.expr(p.inner());
         return (Some(e), conv.into_diagnostics());
     }

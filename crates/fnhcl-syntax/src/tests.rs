@@ -275,3 +275,31 @@ fn traversals_like_hcl_variables() {
         .collect();
     assert_eq!(got, vec!["xs", "z"]);
 }
+
+#[test]
+fn repeated_object_keys_parse_like_hcl() {
+    let (sm, e) = expr("{a = 1, \"k\" = 2, a = 3, \"k\" = 4}");
+    let ExprKind::Object(items) = &e.kind else {
+        panic!("{e:?}")
+    };
+    let keys: Vec<String> = items
+        .iter()
+        .map(|it| match &it.key {
+            ObjectKey::Ident(i) => i.name.to_string(),
+            ObjectKey::Expr(x) => sm.slice(x.span).to_owned(),
+        })
+        .collect();
+    assert_eq!(keys, vec!["a", "\"k\"", "a", "\"k\""]);
+    let ObjectKey::Expr(k) = &items[3].key else {
+        panic!()
+    };
+    let ExprKind::Template(t) = &k.kind else {
+        panic!()
+    };
+    assert!(matches!(t.parts.as_slice(), [TemplatePart::Literal(s)] if s == "k"));
+    // In a body too.
+    let (sm, f) = src("locals {\n  x = {b = 1, b = 2}\n}\n");
+    let (b, d) = parse_file(&sm, f);
+    assert!(d.is_empty(), "{d:?}");
+    assert_eq!(b.items.len(), 1);
+}

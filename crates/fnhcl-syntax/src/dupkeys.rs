@@ -1,0 +1,115 @@
+//! Object constructors with a repeated key.
+//!
+//! HCL accepts `{a = 1, a = 2}` (the last value wins); hcl-edit refuses to
+//! parse it ("redefined object key"). We rename each repeated key in a
+//! copy of the text to an unused name of the same byte length, parse that,
+//! and the converter takes the real key name back from the original text.
+
+/// Byte offsets (in the parsed text) of renamed keys.
+pub(crate) type Renamed = Vec<usize>;
+
+const KEYWORDS: &[&str] = &[
+    "for", "in", "if", "null", "true", "false", "endif", "endfor", "else",
+];
+
+/// Runs `parse` on `text`, renaming repeated object keys until it succeeds
+/// or fails for another reason.
+pub(crate) fn parse_lenient<T>(
+    text: &str,
+    parse: impl Fn(&str) -> Result<T, hcl_edit::parser::Error>,
+) -> (Result<T, hcl_edit::parser::Error>, Renamed) {
+    let mut work = text.to_owned();
+    let mut renamed = Vec::new();
+    loop {
+        match parse(&work) {
+            Ok(t) => return (Ok(t), renamed),
+            Err(e) => {
+                let offset = e.location().offset();
+                if !e.message().contains("redefined object key")
+                    || renamed.len() >= 256
+                    || renamed.contains(&offset)
+                {
+                    return (Err(e), renamed);
+                }
+                match rename_at(&mut work, offset) {
+                    Some(()) => renamed.push(offset),
+                    None => return (Err(e), renamed),
+                }
+            }
+        }
+    }
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b >= 0x80
+}
+
+fn rename_at(work: &mut String, offset: usize) -> Option<()> {
+    let bytes = work.as_bytes();
+    let (start, len, quoted) = if bytes.get(offset) == Some(&b'"') {
+        let rest = &work[offset + 1..];
+        let close = rest.find('"')?;
+        if rest[..close].contains(['\\', '$', '%', '\n']) || close == 0 {
+            return None;
+        }
+        (offset + 1, close, true)
+    } else {
+        let mut end = offset;
+        while end < bytes.len() && is_ident_byte(bytes[end]) {
+            end += 1;
+        }
+        if end == offset {
+            return None;
+        }
+        (offset, end - offset, false)
+    };
+    let name = placeholder(work, len, quoted)?;
+    work.replace_range(start..start + len, &name);
+    Some(())
+}
+
+/// An ASCII name of `len` bytes that does not occur in `work` (as a whole
+/// identifier, or as a whole quoted string).
+fn placeholder(work: &str, len: usize, quoted: bool) -> Option<String> {
+    const ALPHA: &[u8] = b"ZQXJKVWYUGPFMBHDLCNRSTOIEA";
+    for counter in 0..20_000usize {
+        let mut c = counter;
+        let mut name = Vec::with_capacity(len);
+        for _ in 0..len {
+            name.push(ALPHA[c % ALPHA.len()]);
+            c /= ALPHA.len();
+        }
+        if c != 0 {
+            return None;
+        }
+        let name = String::from_utf8(name).ok()?;
+        if KEYWORDS.contains(&name.to_lowercase().as_str()) {
+            continue;
+        }
+        let taken = if quoted {
+            work.contains(&format!("\"{name}\""))
+        } else {
+            occurs_as_ident(work, &name)
+        };
+        if !taken {
+            return Some(name);
+        }
+    }
+    None
+}
+
+fn occurs_as_ident(text: &str, name: &str) -> bool {
+    let b = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = text[from..].find(name) {
+        let at = from + i;
+        let end = at + name.len();
+        let before = at > 0 && is_ident_byte(b[at - 1]);
+        let after = end < b.len() && is_ident_byte(b[end]);
+        if !before && !after {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
+}
