@@ -33,6 +33,19 @@ pub struct HclInput {
     pub ttl: Option<Duration>,
 }
 
+/// Every field an `HclInput` may have.
+pub const FIELD_NAMES: [&str; 9] = [
+    "apiVersion",
+    "kind",
+    "metadata",
+    "source",
+    "hcl",
+    "path",
+    "debug",
+    "debugNew",
+    "ttl",
+];
+
 /// The known fields, for error messages.
 const FIELDS: &str = "apiVersion, kind, metadata, source, hcl, path, debug, debugNew, ttl";
 
@@ -170,19 +183,8 @@ impl HclInput {
 /// The known field closest to a misspelled one (case-insensitive edit
 /// distance of at most 2).
 fn suggest(field: &str) -> Option<&'static str> {
-    const KNOWN: [&str; 9] = [
-        "apiVersion",
-        "kind",
-        "metadata",
-        "source",
-        "hcl",
-        "path",
-        "debug",
-        "debugNew",
-        "ttl",
-    ];
     let field = field.to_ascii_lowercase();
-    KNOWN
+    FIELD_NAMES
         .iter()
         .map(|k| (edit_distance(&field, &k.to_ascii_lowercase()), *k))
         .filter(|(d, _)| *d <= 2)
@@ -291,6 +293,11 @@ mod tests {
         assert_eq!(err, "field \"hcl\" must be a string, got number");
         let err = decode(serde_json::json!({"source": "Git"})).expect_err("enum");
         assert!(err.contains("\"Git\""), "{err}");
+    }
+
+    #[test]
+    fn field_list_in_messages_matches_the_names() {
+        assert_eq!(FIELDS, FIELD_NAMES.join(", "));
     }
 
     #[test]
