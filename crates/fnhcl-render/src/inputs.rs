@@ -1,6 +1,8 @@
 //! What `render` reads, already read: file names and contents. The caller
 //! (the CLI, the test runner) does the IO; this crate only parses.
 
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value};
 
 use crate::error::RenderError;
@@ -73,9 +75,9 @@ pub(crate) struct Loaded {
     pub composition: Map<String, Value>,
     /// Function manifests by name; `None` without a Functions file.
     pub functions: Option<Vec<Map<String, Value>>>,
-    /// Observed composed resources by composition resource name, in
-    /// order of first appearance.
-    pub observed: Vec<(String, Map<String, Value>)>,
+    /// Observed composed resources by composition resource name (a later
+    /// document with the same name replaces an earlier one).
+    pub observed: BTreeMap<String, Map<String, Value>>,
     pub extra: Vec<Map<String, Value>>,
     pub required: Vec<Map<String, Value>>,
     pub secrets: Vec<Map<String, Value>>,
@@ -222,15 +224,12 @@ pub(crate) fn load(inputs: &RenderInputs, opts: &RenderOptions) -> Result<Loaded
         }
     };
     let secrets = many(&inputs.function_credentials, "function credentials")?;
-    let mut observed: Vec<(String, Map<String, Value>)> = Vec::new();
+    let mut observed = BTreeMap::new();
     for o in many(&inputs.observed, "observed resources")? {
         let key = str_at(&o, &["metadata", "annotations", CRN_ANNOTATION])
             .unwrap_or_default()
             .to_owned();
-        match observed.iter_mut().find(|(k, _)| *k == key) {
-            Some(slot) => slot.1 = o,
-            None => observed.push((key, o)),
-        }
+        observed.insert(key, o);
     }
     let extra = many(&inputs.extra_resources, "extra resources")?;
     let required = many(&inputs.required_resources, "required resources")?;

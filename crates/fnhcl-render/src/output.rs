@@ -242,7 +242,7 @@ fn composed_document(
     let described = body_kind(&body);
     let meta = obj(&mut body, "metadata");
     // Names of the observed resource win.
-    if let Some((_, o)) = loaded.observed.iter().find(|(k, _)| k == name) {
+    if let Some(o) = loaded.observed.get(name) {
         let mut keys = vec!["namespace", "name"];
         if v.v2() {
             keys.push("generateName");

@@ -366,10 +366,7 @@ pub(crate) fn run(
             StepKind::AutoReady => {
                 out.steps_run += 1;
                 for (name, res) in out.desired.resources.iter_mut() {
-                    let ready = loaded
-                        .observed
-                        .iter()
-                        .any(|(k, o)| k == name && observed_ready(o));
+                    let ready = loaded.observed.get(name).is_some_and(observed_ready);
                     if ready {
                         res.ready = Ready::True as i32;
                     }
