@@ -1477,7 +1477,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 }
             }
         }
-        if is_invoke && def.is_none() {
+        if is_invoke {
             return self.finish_invoke(name, vals, diags, span);
         }
         let Some(def) = def else {
@@ -1508,9 +1508,6 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         }
         if has_errors(&diags) {
             return (dynamic(), diags);
-        }
-        if fname == "invoke" {
-            return self.run_invoke(name, argvals, spans, diags, span);
         }
         match def.call(&argvals) {
             Ok(v) => (v, diags),
@@ -1680,7 +1677,10 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 span,
             )
         };
-        let fname = match conv::convert(&args[0], &Type::String) {
+        let (Some(a0), Some(a1)) = (args.first(), args.get(1)) else {
+            return (dynamic(), diags);
+        };
+        let fname = match conv::convert(a0, &Type::String) {
             Ok(v) => v,
             Err(m) => {
                 diags.push(fail(self, "name", 0, &m));
@@ -1691,12 +1691,12 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             diags.push(fail(self, "name", 0, "argument must not be null"));
             return (dynamic(), diags);
         }
-        if args[1].is_null() {
+        if a1.is_null() {
             diags.push(fail(self, "args", 1, "argument must not be null"));
             return (dynamic(), diags);
         }
         let (fname, m1) = fname.unmark_deep();
-        let (a, m2) = args[1].unmark_deep();
+        let (a, m2) = a1.unmark_deep();
         if !fname.is_known() || !a.is_known() {
             return (dynamic(), diags);
         }

@@ -1,1 +1,190 @@
+//! API-level behaviour: values despite errors, invoke, function switches,
+//! try/can with unknowns, diagnostic ranges.
 
+use std::collections::BTreeMap;
+
+use fnhcl_base::SourceMap;
+use fnhcl_value::{Type, Value};
+
+use crate::jsonl::{json_to_value, parse_json};
+use crate::{EvalContext, Evaluated, Invoker, Limits};
+
+fn vars(json: &str) -> BTreeMap<String, Value> {
+    let Ok(crate::jsonl::Json::Object(m)) = parse_json(json) else {
+        panic!("bad vars")
+    };
+    m.iter()
+        .map(|(k, v)| (k.clone(), json_to_value(v, 0).unwrap()))
+        .collect()
+}
+
+fn run(
+    src: &str,
+    vars: &BTreeMap<String, Value>,
+    invoker: Option<&dyn Invoker>,
+    functions: bool,
+) -> (Evaluated, SourceMap) {
+    let limits = Limits::default();
+    let ctx = EvalContext {
+        vars,
+        invoker,
+        functions,
+        limits: &limits,
+    };
+    let mut sm = SourceMap::new();
+    let (ev, parse_failed) = crate::eval_source(&mut sm, "main.hcl", src, &ctx);
+    assert!(!parse_failed, "{src}: {:?}", ev.diagnostics);
+    (ev, sm)
+}
+
+fn errors(ev: &Evaluated, sm: &SourceMap) -> Vec<String> {
+    ev.diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| d.to_hcl_string(sm))
+        .collect()
+}
+
+#[test]
+fn object_with_failing_value_is_known_with_unknown_part() {
+    let v = vars(r#"{"req": {"y": 1}}"#);
+    let (ev, sm) = run("{a = req.x, b = 1}", &v, None, true);
+    let Value::Object(attrs) = &ev.value else {
+        panic!("{:?}", ev.value)
+    };
+    assert_eq!(attrs["a"], Value::dynamic_unknown());
+    assert_eq!(attrs["b"], Value::int(1));
+    assert_eq!(
+        errors(&ev, &sm),
+        vec![
+            "main.hcl:1,9-11: Unsupported attribute; This object does not have an attribute named \"x\"."
+        ]
+    );
+    // An error in a key makes the whole object unknown.
+    let (ev, _) = run("{(req.x) = 1, b = 2}", &v, None, true);
+    assert_eq!(ev.value, Value::dynamic_unknown());
+}
+
+#[test]
+fn attribute_error_range_is_the_step() {
+    let v = vars(r#"{"self": {"resource": {"status": null}}}"#);
+    let (ev, sm) = run("self.resource.status.atProvider.arn", &v, None, true);
+    assert_eq!(
+        errors(&ev, &sm),
+        vec![
+            "main.hcl:1,21-32: Attempt to get attribute from null value; This value is null, so it does not have any attributes."
+        ]
+    );
+    let d = &ev.diagnostics[0];
+    assert_eq!(
+        sm.slice(d.context.unwrap()),
+        "self.resource.status.atProvider"
+    );
+}
+
+struct Fns;
+impl Invoker for Fns {
+    fn invoke(&self, name: &str, args: Value) -> Result<Value, String> {
+        match name {
+            "double" => {
+                let n = args
+                    .as_entries()
+                    .and_then(|m| m.get("n").cloned())
+                    .ok_or("missing n")?;
+                let n = n.as_number().ok_or("n must be a number")?.clone();
+                Ok(Value::Number(n.add(&n).map_err(|e| e.to_string())?))
+            }
+            other => Err(format!("user function '{other}' not found")),
+        }
+    }
+}
+
+#[test]
+fn invoke_calls_user_functions() {
+    let v = BTreeMap::new();
+    let (ev, _) = run("invoke(\"double\", {n = 21})", &v, Some(&Fns), true);
+    assert_eq!(ev.value, Value::int(42));
+    let (ev, sm) = run("invoke(\"nope\", {})", &v, Some(&Fns), true);
+    assert_eq!(
+        errors(&ev, &sm),
+        vec![
+            "main.hcl:1,1-8: Error in function call; Call to function \"invoke\" failed: user function 'nope' not found."
+        ]
+    );
+    // An unknown arguments object: no call, unknown result. A partially
+    // unknown one is passed through.
+    let u = vars(r#"{"u": {"$unknown": "object({n: number})"}, "n": {"$unknown": "number"}}"#);
+    let (ev, _) = run("invoke(\"nope\", u)", &u, Some(&Fns), true);
+    assert!(!ev.has_errors());
+    assert_eq!(ev.value, Value::dynamic_unknown());
+    let (ev, _) = run("invoke(\"nope\", {n = n})", &u, Some(&Fns), true);
+    assert!(ev.has_errors());
+    let (ev, sm) = run("invoke(\"double\")", &v, Some(&Fns), true);
+    assert_eq!(
+        errors(&ev, &sm),
+        vec![
+            "main.hcl:1,16-17: Not enough function arguments; Function \"invoke\" expects 2 argument(s). Missing value for \"args\"."
+        ]
+    );
+    // Without an invoker, invoke does not exist.
+    let (ev, sm) = run("invoke(\"double\", {n = 1})", &v, None, true);
+    assert!(errors(&ev, &sm)[0].contains("Call to unknown function"));
+}
+
+#[test]
+fn functions_can_be_switched_off() {
+    let v = BTreeMap::new();
+    let (ev, sm) = run("upper(\"a\")", &v, None, false);
+    assert_eq!(
+        errors(&ev, &sm),
+        vec!["main.hcl:1,1-11: Function calls not allowed; Functions may not be called here."]
+    );
+}
+
+#[test]
+fn try_and_can_with_unknowns() {
+    let v =
+        vars(r#"{"u": {"$unknown": "string"}, "o": {"a": 1}, "p": [1, {"$unknown": "number"}]}"#);
+    let cases = [
+        ("try(o.b, \"d\")", Value::string("d")),
+        ("try(o.a, \"d\")", Value::int(1)),
+        ("can(o.b)", Value::FALSE),
+        ("can(o.a)", Value::TRUE),
+        ("can(u)", Value::Unknown(Type::Bool)),
+        ("can(p[0])", Value::TRUE),
+        ("can(p[1])", Value::Unknown(Type::Bool)),
+        ("try(u, \"d\")", Value::dynamic_unknown()),
+        ("try(nosuch, u, 1)", Value::dynamic_unknown()),
+        ("can(nosuch)", Value::FALSE),
+    ];
+    for (src, want) in cases {
+        let (ev, _) = run(src, &v, None, true);
+        assert!(!ev.has_errors(), "{src}: {:?}", ev.diagnostics);
+        assert_eq!(ev.value, want, "{src}");
+    }
+}
+
+#[test]
+fn unknown_variable_suggests_names() {
+    let v = vars(r#"{"req": {}, "each": {}}"#);
+    let (ev, sm) = run("rqe.x", &v, None, true);
+    assert_eq!(
+        errors(&ev, &sm),
+        vec![
+            "main.hcl:1,1-4: Unknown variable; There is no variable named \"rqe\". Did you mean \"req\"?"
+        ]
+    );
+}
+
+#[test]
+fn for_variables_shadow_and_unknowns_propagate() {
+    let v = vars(r#"{"x": 10, "u": {"$unknown": "list(number)"}}"#);
+    let (ev, _) = run("[for x in [1, 2] : x + 1]", &v, None, true);
+    assert_eq!(ev.value, Value::tuple(vec![Value::int(2), Value::int(3)]));
+    let (ev, _) = run("[for x in u : x]", &v, None, true);
+    assert_eq!(ev.value, Value::dynamic_unknown());
+    let (ev, _) = run("\"a-${u[0]}\"", &v, None, true);
+    assert_eq!(ev.value, Value::Unknown(Type::String));
+    let (ev, _) = run("length(u) > 0 ? 1 : \"x\"", &v, None, true);
+    assert_eq!(ev.value, Value::Unknown(Type::String));
+}

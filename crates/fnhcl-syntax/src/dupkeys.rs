@@ -45,6 +45,9 @@ fn is_ident_byte(b: u8) -> bool {
 }
 
 fn rename_at(work: &mut String, offset: usize) -> Option<()> {
+    if !work.is_char_boundary(offset) {
+        return None;
+    }
     let bytes = work.as_bytes();
     let (start, len, quoted) = if bytes.get(offset) == Some(&b'"') {
         let rest = &work[offset + 1..];

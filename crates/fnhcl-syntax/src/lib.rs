@@ -126,7 +126,7 @@ fn redefined(sources: &SourceMap, file: FileId, offset: usize) -> Option<Diagnos
     }
     let name = &rest[..len];
     // Re-parse the text before the duplicate to find the first definition.
-    let cut = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let cut = text.get(..offset)?.rfind('\n').map_or(0, |i| i + 1);
     let mut prev = None;
     let mut pos = 0;
     while let Some(i) = text[pos..cut].find(name) {
