@@ -187,13 +187,15 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     start: src.span.end,
                     end: e.span.end,
                 };
-                match self.get_attr(v, &name.name, step, e.span) {
-                    Ok(v) => (v, diags),
+                let r = match self.get_attr(v, &name.name, step, e.span) {
+                    Ok(v) => v,
                     Err(d) => {
                         diags.push(d);
-                        (dynamic(), diags)
+                        dynamic()
                     }
-                }
+                };
+                widen_chain_context(e, &mut diags);
+                (r, diags)
             }
             ExprKind::Index(src, key) => {
                 let (coll, mut diags) = self.eval(src);
@@ -204,13 +206,17 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     start: src.span.end,
                     end: e.span.end,
                 };
-                match self.index(coll, k, step, e.span) {
-                    Ok(v) => (v, diags),
+                let r = match self.index(coll, k, step, e.span) {
+                    Ok(v) => v,
                     Err(d) => {
                         diags.push(d);
-                        (dynamic(), diags)
+                        dynamic()
                     }
+                };
+                if fnhcl_syntax::visit::is_literal_key(key) {
+                    widen_chain_context(e, &mut diags);
                 }
+                (r, diags)
             }
             ExprKind::Splat { source, each, .. } => self.splat(source, each, e.span),
             ExprKind::SplatItem => (
@@ -1834,6 +1840,37 @@ pub(crate) fn nfc(s: String) -> String {
         s
     } else {
         s.nfc().collect()
+    }
+}
+
+/// The expression a chain of attribute / literal-index steps starts from.
+fn chain_base(e: &Expr) -> &Expr {
+    let mut cur = e;
+    loop {
+        match &cur.kind {
+            ExprKind::GetAttr(src, _) => cur = src,
+            ExprKind::Index(src, k) if fnhcl_syntax::visit::is_literal_key(k) => cur = src,
+            _ => return cur,
+        }
+    }
+}
+
+/// HCL evaluates `a.b[0].c` as one traversal expression, so diagnostics
+/// from its steps (and from the root variable lookup) have the whole
+/// chain as their context ("Expression"); `e` is the chain's outermost
+/// node when the recursion unwinds.
+fn widen_chain_context(e: &Expr, diags: &mut Diags) {
+    let base = chain_base(e);
+    let root_var = matches!(base.kind, ExprKind::Variable(_));
+    for d in diags.iter_mut() {
+        if let Some(c) = d.context
+            && c.file == e.span.file
+            && c.start == e.span.start
+            && c.end <= e.span.end
+            && (c.end > base.span.end || root_var)
+        {
+            d.context = Some(e.span);
+        }
     }
 }
 

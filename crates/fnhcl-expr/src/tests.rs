@@ -76,10 +76,18 @@ fn attribute_error_range_is_the_step() {
         ]
     );
     let d = &ev.diagnostics[0];
+    // The context is the whole traversal (HCL's diagnostic Expression).
     assert_eq!(
         sm.slice(d.context.unwrap()),
-        "self.resource.status.atProvider"
+        "self.resource.status.atProvider.arn"
     );
+    let (ev, sm) = run("[nosuch.a.b, upper(self.x).y]", &v, None, true);
+    let ctx: Vec<&str> = ev
+        .diagnostics
+        .iter()
+        .map(|d| sm.slice(d.context.unwrap()))
+        .collect();
+    assert_eq!(ctx, vec!["nosuch.a.b", "self.x"]);
 }
 
 struct Fns;
