@@ -57,7 +57,7 @@ pub(crate) fn register(r: &mut Registry) {
         .returns(Type::String)
         .implement(|a| {
             let s = str_arg(a, 0)?;
-            let gz = gzip(s.as_bytes())?;
+            let gz = crate::gzip::gzip(s.as_bytes());
             check_len(gz.len() / 3 * 4 + 4)?;
             Ok(crate::limits::cty_string(base64_encode(&gz)))
         }),
@@ -272,55 +272,6 @@ pub(crate) fn query_escape(s: &str) -> String {
         }
     }
     out
-}
-
-/// gzip as Go's `gzip.Writer` produces it after `Write`, `Flush`, `Close`:
-/// a 10-byte header (no name, mtime 0, OS unknown), the DEFLATE data ended
-/// by a sync flush and an empty final stored block, then CRC-32 and size.
-fn gzip(data: &[u8]) -> Result<Vec<u8>, CallError> {
-    use miniz_oxide::deflate::core::{
-        CompressorOxide, TDEFLFlush, TDEFLStatus, compress, create_comp_flags_from_zip_params,
-    };
-    let mut out = vec![0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff];
-    let mut c = CompressorOxide::new(create_comp_flags_from_zip_params(6, -15, 0));
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut input = data;
-    loop {
-        let (status, used_in, used_out) = compress(&mut c, input, &mut buf, TDEFLFlush::Sync);
-        out.extend_from_slice(&buf[..used_out]);
-        input = &input[used_in..];
-        match status {
-            TDEFLStatus::Okay if input.is_empty() && used_out < buf.len() => break,
-            TDEFLStatus::Okay => {}
-            _ => return Err(CallError::new("failed to write gzip raw data")),
-        }
-        check_len(out.len())?;
-    }
-    // Final empty stored block, as Go's compressor writes on Close.
-    out.extend_from_slice(&[0x01, 0x00, 0x00, 0xff, 0xff]);
-    out.extend_from_slice(&crc32(data).to_le_bytes());
-    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
-    Ok(out)
-}
-
-fn crc32(data: &[u8]) -> u32 {
-    let mut table = [0u32; 256];
-    for (i, t) in table.iter_mut().enumerate() {
-        let mut c = i as u32;
-        for _ in 0..8 {
-            c = if c & 1 != 0 {
-                0xEDB8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-        }
-        *t = c;
-    }
-    let mut crc = !0u32;
-    for &b in data {
-        crc = table[((crc ^ b as u32) & 0xFF) as usize] ^ (crc >> 8);
-    }
-    !crc
 }
 
 // ---------------------------------------------------------------------
@@ -563,7 +514,7 @@ mod tests {
 
     #[test]
     fn gzip_like_go() {
-        let gz = gzip(b"test").unwrap_or_default();
+        let gz = crate::gzip::gzip(b"test");
         assert_eq!(
             base64_encode(&gz),
             "H4sIAAAAAAAA/ypJLS4BAAAA//8BAAD//wx+f9gEAAAA"

@@ -18,6 +18,7 @@ pub mod docs;
 mod encoding;
 mod evaluator_funcs;
 mod format;
+mod gzip;
 mod json;
 mod limits;
 mod limits_coll;
