@@ -42,6 +42,44 @@ pub trait DirectoryReader: Send + Sync {
     fn read_hcl_files(&self, path: &str) -> Result<Arc<Vec<TxtarFile>>, String>;
 }
 
+/// Resource limits for one request. Exceeding one gives that request a
+/// Fatal result saying which limit; other requests are unaffected.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Largest program (sum of the HCL files' bytes).
+    pub max_program_bytes: usize,
+    /// Largest encoded response (what Crossplane would have to receive; its
+    /// gRPC client accepts 4 MiB by default).
+    pub max_output_bytes: usize,
+    /// Deepest nesting of request data (observed resources, context,
+    /// extra resources), in objects and lists.
+    pub max_request_depth: usize,
+    /// Evaluation limits: steps for the whole request, expression nesting,
+    /// string and collection sizes.
+    pub eval: fnhcl_eval::Limits,
+}
+
+/// Default [`Limits::max_program_bytes`]: 4 MiB.
+pub const DEFAULT_MAX_PROGRAM_BYTES: usize = 4 << 20;
+/// Default [`Limits::max_output_bytes`]: 4 MiB.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 4 << 20;
+/// Default evaluation steps per request.
+pub const DEFAULT_MAX_STEPS: u64 = 20_000_000;
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_program_bytes: DEFAULT_MAX_PROGRAM_BYTES,
+            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+            max_request_depth: convert::MAX_DEPTH,
+            eval: fnhcl_eval::Limits {
+                max_steps: DEFAULT_MAX_STEPS,
+                ..fnhcl_eval::Limits::default()
+            },
+        }
+    }
+}
+
 /// How a [`Function`] behaves.
 #[derive(Clone)]
 pub struct Options {
@@ -54,6 +92,8 @@ pub struct Options {
     /// Produce the debug dumps for every request, whatever the input's
     /// `debug`/`debugNew` switches and the XR's annotation say.
     pub always_debug: bool,
+    /// Resource limits per request.
+    pub limits: Limits,
 }
 
 impl Default for Options {
@@ -63,6 +103,7 @@ impl Default for Options {
             directory_reader: None,
             default_ttl: DEFAULT_TTL,
             always_debug: false,
+            limits: Limits::default(),
         }
     }
 }
@@ -191,8 +232,15 @@ impl Function {
     }
 
     fn program(&self, input: &HclInput) -> Result<(Arc<Compiled>, bool), String> {
+        let max_program = self.options.limits.max_program_bytes;
+        let too_big = |n: usize| {
+            format!("the program is {n} bytes, more than the limit of {max_program} bytes")
+        };
         match input.source {
             Source::Inline => {
+                if input.hcl.len() > max_program {
+                    return Err(too_big(input.hcl.len()));
+                }
                 let key: CacheKey = key_of([b"inline".as_slice(), input.hcl.as_bytes()]);
                 Ok(self
                     .cache
@@ -216,6 +264,10 @@ impl Function {
                 let key = key_of(parts);
                 if files.is_empty() {
                     return Err(format!("no *.hcl files found in {:?}", input.path));
+                }
+                let size: usize = files.iter().map(|f| f.data.len()).sum();
+                if size > max_program {
+                    return Err(too_big(size));
                 }
                 Ok(self.cache.get_or_insert_with(key, || compile_files(&files)))
             }
@@ -263,9 +315,25 @@ impl Function {
                 let (compiled, hit) = self.program(&input)?;
                 outcome.cache_hit = Some(hit);
                 let program = compiled.result.as_ref().map_err(Clone::clone)?;
+                let limits = &self.options.limits;
+                if let Some(what) = request::too_deep(req, limits.max_request_depth) {
+                    return Err(format!(
+                        "{what} is nested deeper than the limit of {} levels",
+                        limits.max_request_depth
+                    ));
+                }
                 let eval_req = request::eval_request(req);
-                let output = fnhcl_eval::evaluate(program, &eval_req).map_err(|f| f.message())?;
-                response::success(req, ttl, &output)
+                let output = fnhcl_eval::evaluate_with_limits(program, &eval_req, &limits.eval)
+                    .map_err(|f| f.message())?;
+                let rsp = response::success(req, ttl, &output)?;
+                let size = prost::Message::encoded_len(&rsp);
+                if size > limits.max_output_bytes {
+                    return Err(format!(
+                        "the response would be {size} bytes, more than the limit of {} bytes",
+                        limits.max_output_bytes
+                    ));
+                }
+                Ok(rsp)
             }));
             let rsp = match ran {
                 Ok(r) => r?,

@@ -41,6 +41,64 @@ pub fn annotation<'a>(body: Option<&'a Struct>, key: &str) -> Option<&'a str> {
     }
 }
 
+/// Whether `s` nests objects/lists deeper than `max` levels (iteratively,
+/// so arbitrarily deep data cannot overflow the stack).
+pub fn struct_too_deep(s: &Struct, max: usize) -> bool {
+    let mut stack: Vec<(&pbjson_types::Value, usize)> = s.fields.values().map(|v| (v, 1)).collect();
+    while let Some((v, depth)) = stack.pop() {
+        match &v.kind {
+            Some(Kind::StructValue(s)) => {
+                if depth >= max {
+                    return true;
+                }
+                stack.extend(s.fields.values().map(|v| (v, depth + 1)));
+            }
+            Some(Kind::ListValue(l)) => {
+                if depth >= max {
+                    return true;
+                }
+                stack.extend(l.values.iter().map(|v| (v, depth + 1)));
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The first part of the request whose data nests deeper than `max`
+/// levels (the conversion to values would cut it off), as a phrase.
+pub fn too_deep(req: &RunFunctionRequest, max: usize) -> Option<String> {
+    let deep = |r: &Resource| r.resource.as_ref().is_some_and(|s| struct_too_deep(s, max));
+    if let Some(o) = &req.observed {
+        if o.composite.as_ref().is_some_and(deep) {
+            return Some("the observed composite resource".to_owned());
+        }
+        let mut names: Vec<&String> = o
+            .resources
+            .iter()
+            .filter(|(_, r)| deep(r))
+            .map(|(n, _)| n)
+            .collect();
+        names.sort();
+        if let Some(n) = names.first() {
+            return Some(format!("observed resource {n:?}"));
+        }
+    }
+    if req
+        .context
+        .as_ref()
+        .is_some_and(|c| struct_too_deep(c, max))
+    {
+        return Some("the context".to_owned());
+    }
+    for (name, rs) in req.extra_resources.iter().chain(&req.required_resources) {
+        if rs.items.iter().any(deep) {
+            return Some(format!("required resource {name:?}"));
+        }
+    }
+    None
+}
+
 /// Builds the evaluator's request data from a RunFunctionRequest.
 pub fn eval_request(req: &RunFunctionRequest) -> Request {
     let observed = req.observed.as_ref();

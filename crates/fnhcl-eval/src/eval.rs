@@ -19,6 +19,7 @@ use crate::exprs::{self, Invoke, Vars};
 use crate::refs;
 use crate::render::{COLLECTION_BASE_NAME_ANNOTATION, COLLECTION_INDEX_ANNOTATION};
 use crate::unify;
+use fnhcl_expr::Limits;
 
 /// Nested user-function calls allowed (upstream: the 100th call fails).
 const MAX_INVOKE_DEPTH: usize = 100;
@@ -36,9 +37,21 @@ const MAX_UNKNOWN_REFS: usize = 100;
 type Stop = Vec<Diagnostic>;
 type Res<T> = Result<T, Stop>;
 
-/// Evaluates `program` against `request`.
+/// Evaluates `program` against `request` with the default [`Limits`]
+/// (`max_steps` counts every expression of the request together).
 pub fn evaluate(program: &Program, request: &Request) -> Result<Output, Fatal> {
-    let ctx = Ctx::new(program, request);
+    evaluate_with_limits(program, request, &Limits::default())
+}
+
+/// Evaluates `program` against `request` within `limits`: `max_steps` is a
+/// budget for the whole request; exceeding it, or a nesting or result-size
+/// limit anywhere (even in a local), makes the evaluation fail.
+pub fn evaluate_with_limits(
+    program: &Program,
+    request: &Request,
+    limits: &Limits,
+) -> Result<Output, Fatal> {
+    let ctx = Ctx::new(program, request, limits.clone());
     let root = Frame {
         ctx: &ctx,
         parent: None,
@@ -49,7 +62,10 @@ pub fn evaluate(program: &Program, request: &Request) -> Result<Output, Fatal> {
         ctx: &ctx,
         out: Builder::default(),
     };
-    let result = w.items(top.as_ref().unwrap_or(&root), &program.items);
+    let mut result = w.items(top.as_ref().unwrap_or(&root), &program.items);
+    if let Some(limit) = ctx.budget.exceeded() {
+        result = Err(vec![limit]);
+    }
     let warnings = ctx.take_warnings();
     match result.and_then(|()| w.out.finish(program)) {
         Ok(mut out) => {
@@ -95,10 +111,11 @@ struct Ctx<'p> {
     invoke_depth: Cell<usize>,
     invoke_calls: Cell<u64>,
     local_depth: Cell<usize>,
+    budget: exprs::Budget,
 }
 
 impl<'p> Ctx<'p> {
-    fn new(program: &'p Program, request: &'p Request) -> Ctx<'p> {
+    fn new(program: &'p Program, request: &'p Request, limits: Limits) -> Ctx<'p> {
         let mut members: HashMap<String, Vec<(String, String)>> = HashMap::new();
         for (name, o) in &request.observed {
             if let Some(base) = annotation(&o.body, COLLECTION_BASE_NAME_ANNOTATION)
@@ -121,6 +138,7 @@ impl<'p> Ctx<'p> {
             invoke_depth: Cell::new(0),
             invoke_calls: Cell::new(0),
             local_depth: Cell::new(0),
+            budget: exprs::Budget::new(limits),
         }
     }
 
@@ -208,7 +226,7 @@ impl Invoke for Ctx<'_> {
         };
         let locals = Frame::locals(&args_frame, &f.scope);
         let frame = locals.as_ref().unwrap_or(&args_frame);
-        let (v, diags) = guard_stack(|| exprs::eval(&f.body, frame, self));
+        let (v, diags) = guard_stack(|| exprs::eval(&f.body, frame, self, &self.budget));
         self.invoke_depth.set(depth - 1);
         let (errors, warnings): (Vec<_>, Vec<_>) = diags.into_iter().partition(|d| d.is_error());
         self.warn(warnings);
@@ -297,7 +315,7 @@ impl<'a> Frame<'a> {
     }
 
     fn eval(&self, e: &Expr) -> (Value, Vec<Diagnostic>) {
-        exprs::eval(e, self, self.ctx)
+        exprs::eval(e, self, self.ctx, &self.ctx.budget)
     }
 
     fn force(&self, scope: &Scope, cells: &RefCell<Vec<LocalCell>>, i: usize) -> Value {

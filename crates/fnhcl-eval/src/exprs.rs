@@ -1,5 +1,7 @@
 //! The one place that calls the expression evaluator (`fnhcl-expr`).
 
+use std::cell::{Cell, RefCell};
+
 use fnhcl_base::Diagnostic;
 use fnhcl_expr::{EvalContext, Limits, NoVariables};
 use fnhcl_syntax::ast::Expr;
@@ -7,9 +9,63 @@ use fnhcl_value::Value;
 
 pub(crate) use fnhcl_expr::{Invoker as Invoke, Variables as Vars};
 
+/// The limits of one whole evaluation (one request): the expression
+/// limits, with `max_steps` a budget shared by every expression evaluated
+/// for the request rather than a per-expression one.
+pub(crate) struct Budget {
+    limits: Limits,
+    left: Cell<u64>,
+    /// The first resource-limit error seen (steps, nesting, result size):
+    /// such an error makes the whole evaluation fail, even inside a local
+    /// whose other errors would only be warnings.
+    exceeded: RefCell<Option<Diagnostic>>,
+}
+
+/// Error summaries `fnhcl-expr` gives its resource-limit errors, and texts
+/// of the built-ins' size-limit errors.
+const LIMIT_SUMMARIES: &[&str] = &[
+    "Evaluation limit exceeded",
+    "Expression too deeply nested",
+    "Result too large",
+];
+const LIMIT_DETAILS: &[&str] = &[
+    "would be longer than the limit of",
+    "the result would have more than",
+    "width and precision must not exceed",
+];
+
+fn is_limit_error(d: &Diagnostic) -> bool {
+    d.is_error()
+        && (LIMIT_SUMMARIES.contains(&d.summary.as_str())
+            || LIMIT_DETAILS.iter().any(|t| d.detail.contains(t)))
+}
+
+impl Budget {
+    pub(crate) fn new(limits: Limits) -> Budget {
+        Budget {
+            left: Cell::new(limits.max_steps),
+            limits,
+            exceeded: RefCell::new(None),
+        }
+    }
+
+    /// The first resource-limit error of the evaluation, if any.
+    pub(crate) fn exceeded(&self) -> Option<Diagnostic> {
+        self.exceeded.borrow().clone()
+    }
+}
+
 /// Evaluates `expr`: the value (unknown on errors) and the diagnostics.
-pub(crate) fn eval(expr: &Expr, vars: &dyn Vars, invoker: &dyn Invoke) -> (Value, Vec<Diagnostic>) {
-    let limits = Limits::default();
+pub(crate) fn eval(
+    expr: &Expr,
+    vars: &dyn Vars,
+    invoker: &dyn Invoke,
+    budget: &Budget,
+) -> (Value, Vec<Diagnostic>) {
+    let limits = Limits {
+        max_steps: budget.left.get(),
+        ..budget.limits.clone()
+    };
     let ctx = EvalContext {
         vars,
         invoker: Some(invoker),
@@ -17,6 +73,14 @@ pub(crate) fn eval(expr: &Expr, vars: &dyn Vars, invoker: &dyn Invoke) -> (Value
         limits: &limits,
     };
     let r = fnhcl_expr::evaluate(expr, &ctx);
+    // Nested evaluations (locals forced, user functions called) have taken
+    // their own steps off the budget meanwhile; take ours off what is left.
+    budget.left.set(budget.left.get().saturating_sub(r.steps));
+    if budget.exceeded.borrow().is_none()
+        && let Some(d) = r.diagnostics.iter().find(|d| is_limit_error(d))
+    {
+        *budget.exceeded.borrow_mut() = Some(d.clone());
+    }
     (r.value, r.diagnostics)
 }
 

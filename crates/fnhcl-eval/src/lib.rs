@@ -27,7 +27,9 @@ pub use api::{
     ReadyState, Request, Selector, SelectorMatch,
 };
 pub use compile::{Program, compile};
-pub use eval::evaluate;
+pub use eval::{evaluate, evaluate_with_limits};
+/// Resource limits of an evaluation (see [`evaluate_with_limits`]).
+pub use fnhcl_expr::Limits;
 pub use render::{
     COLLECTION_BASE_NAME_ANNOTATION, COLLECTION_INDEX_ANNOTATION, ConditionText, fully_resolved,
     hcl_diagnostics,
