@@ -88,7 +88,9 @@ pub fn large_txtar(files: usize, resources_per_file: usize) -> String {
         let body = if f == 0 {
             body
         } else {
-            body.split_once("\n\n").map(|x| x.1.to_owned()).unwrap_or(body)
+            body.split_once("\n\n")
+                .map(|x| x.1.to_owned())
+                .unwrap_or(body)
         };
         out.push_str(&body);
     }
@@ -145,4 +147,58 @@ pub fn request(n: usize, hcl: &str) -> RunFunctionRequest {
         input: json_to_struct(&input_json(hcl)),
         ..RunFunctionRequest::default()
     }
+}
+
+/// Expression-heavy benchmark cases, as (name, expression), evaluated by
+/// `fnhcl_expr` with the variables of [`expr_vars`]: `xs` (the numbers
+/// 0..10,000) and `names` (10,000 strings `bucket-<i>`). (`range` itself
+/// stops at 1,024 values, as cty's does.) Every case must evaluate without
+/// errors (checked by `tests/fixtures.rs`).
+pub const EXPR_CASES: &[(&str, &str)] = &[
+    ("for_tuple_10k", "[for x in xs : x * 2 + 1]"),
+    (
+        "for_object_10k",
+        r#"{for i, n in names : n => { index = i, even = i % 2 == 0 }}"#,
+    ),
+    ("for_filter_10k", "length([for x in xs : x if x % 3 == 0])"),
+    (
+        "merge_in_loop_10k",
+        r#"[for x in xs : merge({ a = x, b = "x" }, { c = x + 1 }, { d = [x] })]"#,
+    ),
+    (
+        "flatten_in_loop_10k",
+        r#"length(flatten([for n in names : [n, upper(n)]]))"#,
+    ),
+    (
+        "format_in_loop_10k",
+        r#"join(",", [for x in xs : format("bucket-%s-%05d", "prod", x)])"#,
+    ),
+    (
+        "regex_in_loop_10k",
+        r#"[for n in names : regex("^([a-z]+)-([0-9]+)$", n)]"#,
+    ),
+    (
+        "regexall_replace_1k",
+        r#"[for x in slice(xs, 0, 1000) : replace(join(" ", regexall("[0-9]+", "a${x}b${x * 7}c${x * 13}")), "/[13579]/", "o")]"#,
+    ),
+];
+
+/// The variables of [`EXPR_CASES`].
+pub fn expr_vars() -> std::collections::BTreeMap<String, fnhcl_value::Value> {
+    use fnhcl_value::Value;
+    let n = 10_000;
+    let mut vars = std::collections::BTreeMap::new();
+    vars.insert(
+        "xs".to_owned(),
+        Value::tuple((0..n).map(Value::int).collect()),
+    );
+    vars.insert(
+        "names".to_owned(),
+        Value::tuple(
+            (0..n)
+                .map(|i| Value::string(format!("bucket-{i}")))
+                .collect(),
+        ),
+    );
+    vars
 }

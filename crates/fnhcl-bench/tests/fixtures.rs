@@ -26,3 +26,23 @@ fn large_program_compiles() {
     fnhcl_base::txtar::load_into(&mut sources, &text).expect("txtar");
     assert!(fnhcl_eval::compile(std::sync::Arc::new(sources)).is_ok());
 }
+
+#[test]
+fn expression_cases_evaluate_without_errors() {
+    use fnhcl_expr::{EvalContext, Limits};
+    let limits = Limits::default();
+    let vars = fnhcl_bench::expr_vars();
+    let ctx = EvalContext {
+        vars: &vars,
+        invoker: None,
+        functions: true,
+        limits: &limits,
+    };
+    for (name, text) in fnhcl_bench::EXPR_CASES {
+        let mut sources = fnhcl_base::SourceMap::new();
+        let (r, parse_failed) = fnhcl_expr::eval_source(&mut sources, name, text, &ctx);
+        assert!(!parse_failed, "{name}: {:?}", r.diagnostics);
+        assert!(r.diagnostics.is_empty(), "{name}: {:?}", r.diagnostics);
+        assert!(r.value.is_known(), "{name}");
+    }
+}

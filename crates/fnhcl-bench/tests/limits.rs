@@ -1,0 +1,286 @@
+//! Every resource limit, end to end through `Function::run`: exceeding it
+//! gives that request a Fatal result naming the limit (never a crash), and
+//! the same `Function` then serves a normal request as before.
+//!
+//! Each run happens on a thread with a 2 MiB stack, the size of the tokio
+//! blocking-pool threads the server runs requests on.
+
+use fnhcl_crossplane::convert::json_to_struct;
+use fnhcl_crossplane::proto::{RunFunctionRequest, RunFunctionResponse, Severity};
+use fnhcl_crossplane::{Function, Limits, Options};
+use pbjson_types::value::Kind;
+use pbjson_types::{Struct, Value as PbValue};
+
+const STACK: usize = 2 << 20;
+
+fn run_small_stack(f: &Function, req: &RunFunctionRequest) -> RunFunctionResponse {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(STACK)
+            .spawn_scoped(s, || f.run(req))
+            .expect("spawn")
+            .join()
+            .expect("run must not crash")
+    })
+}
+
+fn fatal_message(rsp: &RunFunctionResponse) -> Option<String> {
+    rsp.results
+        .iter()
+        .find(|r| r.severity == Severity::Fatal as i32)
+        .map(|r| r.message.clone())
+}
+
+fn with_limits(edit: impl FnOnce(&mut Limits)) -> Function {
+    let mut limits = Limits::default();
+    edit(&mut limits);
+    Function::new(Options {
+        limits,
+        ..Options::default()
+    })
+}
+
+/// A request for one resource whose body has `expr` as `spec.value`.
+fn body_request(expr: &str) -> RunFunctionRequest {
+    let hcl = format!(
+        "resource r {{\n  body = {{\n    apiVersion = \"v1\"\n    kind = \"ConfigMap\"\n    spec = {{ value = {expr} }}\n  }}\n}}\n"
+    );
+    fnhcl_bench::request(0, &hcl)
+}
+
+/// A request for one resource whose body reads local `x = expr`.
+fn local_request(expr: &str) -> RunFunctionRequest {
+    let hcl = format!(
+        "locals {{\n  x = {expr}\n}}\nresource r {{\n  body = {{\n    apiVersion = \"v1\"\n    kind = \"ConfigMap\"\n    spec = {{ value = x }}\n  }}\n}}\n"
+    );
+    fnhcl_bench::request(0, &hcl)
+}
+
+/// Runs `req` expecting a Fatal result containing every one of `wanted`,
+/// then a normal 10-resource request on the same function.
+fn assert_fatal_then_fine(f: &Function, req: &RunFunctionRequest, wanted: &[&str]) {
+    let rsp = run_small_stack(f, req);
+    let msg = fatal_message(&rsp).unwrap_or_else(|| panic!("no Fatal result: {:?}", rsp.results));
+    for w in wanted {
+        assert!(msg.contains(w), "{msg:?} does not contain {w:?}");
+    }
+    assert!(rsp.desired.as_ref().is_none_or(|d| d.resources.is_empty()));
+    let hcl = fnhcl_bench::composition(10);
+    let ok = run_small_stack(f, &fnhcl_bench::request(10, &hcl));
+    assert_eq!(fatal_message(&ok), None, "{:?}", ok.results);
+    assert_eq!(ok.desired.map(|d| d.resources.len()), Some(10));
+}
+
+#[test]
+fn program_size() {
+    // 50 resources are ~40 KiB, over a 10 KiB limit; the normal request
+    // after it (10 resources) is ~8 KiB.
+    let hcl = fnhcl_bench::composition(50);
+    let f = with_limits(|l| l.max_program_bytes = 10 << 10);
+    assert_fatal_then_fine(
+        &f,
+        &fnhcl_bench::request(50, &hcl),
+        &["the program is", "more than the limit of 10240 bytes"],
+    );
+}
+
+#[test]
+fn output_size() {
+    let f = with_limits(|l| l.max_output_bytes = 64 << 10);
+    let hcl = fnhcl_bench::composition(200);
+    assert_fatal_then_fine(
+        &f,
+        &fnhcl_bench::request(200, &hcl),
+        &[
+            "the response would be",
+            "more than the limit of 65536 bytes",
+        ],
+    );
+}
+
+#[test]
+fn collection_size() {
+    let f = Function::default();
+    // A for expression over 1e9 elements never starts: the steps budget
+    // and the collection limit stop it.
+    let big = "[for i in range(1000) : [for j in range(1000) : [for k in range(1000) : k]]]";
+    assert_fatal_then_fine(&f, &body_request(big), &["Evaluation limit exceeded"]);
+    let f = with_limits(|l| l.eval.max_collection_len = 500);
+    assert_fatal_then_fine(
+        &f,
+        &local_request("[for i in range(1000) : i]"),
+        &["Result too large", "more than 500 elements"],
+    );
+}
+
+#[test]
+fn range_of_a_billion_is_an_error() {
+    // cty's own limit (upstream behaviour): a function error naming it,
+    // and the resource is not emitted.
+    let rsp = run_small_stack(&Function::default(), &body_request("range(1e9)"));
+    let text = format!("{:?}", rsp.results);
+    assert!(text.contains("more than 1024 values"), "{text}");
+    assert!(rsp.desired.is_none_or(|d| d.resources.is_empty()));
+}
+
+#[test]
+fn string_size() {
+    let f = Function::default();
+    assert_fatal_then_fine(
+        &f,
+        &body_request(r#"format("%999999999s", "")"#),
+        &["width and precision must not exceed 16777216"],
+    );
+    assert_fatal_then_fine(
+        &f,
+        &local_request(r#"format("%999999999s", "")"#),
+        &["width and precision must not exceed 16777216"],
+    );
+    let f = with_limits(|l| l.eval.max_string_bytes = 1000);
+    assert_fatal_then_fine(
+        &f,
+        &local_request(r#""${join("", [for i in range(1000) : "ab"])}!""#),
+        &["Result too large", "longer than the limit of 1000 bytes"],
+    );
+}
+
+#[test]
+fn evaluation_steps_per_request() {
+    let f = with_limits(|l| l.eval.max_steps = 1_000);
+    let hcl = fnhcl_bench::composition(100);
+    assert_fatal_then_fine(
+        &f,
+        &fnhcl_bench::request(100, &hcl),
+        &["Evaluation limit exceeded", "more than"],
+    );
+    // In a local, whose other errors are only warnings, too.
+    let f = with_limits(|l| l.eval.max_steps = 100_000);
+    assert_fatal_then_fine(
+        &f,
+        &local_request("[for i in range(1000) : [for j in range(1000) : i + j]]"),
+        &["Evaluation limit exceeded"],
+    );
+}
+
+#[test]
+fn nesting_in_source() {
+    let f = Function::default();
+    for n in [300, 10_000] {
+        let parens = format!("{}1{}", "(".repeat(n), ")".repeat(n));
+        let rsp = run_small_stack(&f, &body_request(&parens));
+        assert!(
+            fatal_message(&rsp).is_some(),
+            "{n} parens: {:?}",
+            rsp.results
+        );
+        let objects = format!("{}1{}", "{ a = ".repeat(n), " }".repeat(n));
+        let rsp = run_small_stack(&f, &body_request(&objects));
+        assert!(
+            fatal_message(&rsp).is_some(),
+            "{n} objects: {:?}",
+            rsp.results
+        );
+        let lists = format!("{}1{}", "[".repeat(n), "]".repeat(n));
+        assert_fatal_then_fine(&f, &body_request(&lists), &[]);
+    }
+}
+
+/// A Struct nesting `{"a": {"a": ...}}` `depth` levels; built and dropped
+/// on a big stack (prost's types drop recursively).
+fn deep_struct(depth: usize) -> Struct {
+    let mut s = Struct::default();
+    for _ in 0..depth {
+        let mut outer = Struct::default();
+        outer.fields.insert(
+            "a".to_owned(),
+            PbValue {
+                kind: Some(Kind::StructValue(s)),
+            },
+        );
+        s = outer;
+    }
+    s
+}
+
+#[test]
+fn nesting_in_request_data() {
+    std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(|| {
+            let f = Function::default();
+            let hcl = fnhcl_bench::composition(2);
+            for depth in [250, 10_000] {
+                let mut req = fnhcl_bench::request(2, &hcl);
+                let xr = req
+                    .observed
+                    .as_mut()
+                    .and_then(|o| o.composite.as_mut())
+                    .and_then(|c| c.resource.as_mut())
+                    .expect("xr");
+                xr.fields.insert(
+                    "deep".to_owned(),
+                    PbValue {
+                        kind: Some(Kind::StructValue(deep_struct(depth))),
+                    },
+                );
+                assert_fatal_then_fine(
+                    &f,
+                    &req,
+                    &["observed composite resource is nested deeper than the limit of 200 levels"],
+                );
+                let mut req = fnhcl_bench::request(2, &hcl);
+                req.context = json_to_struct(&serde_json::json!({}));
+                if let Some(c) = req.context.as_mut() {
+                    c.fields.insert(
+                        "deep".to_owned(),
+                        PbValue {
+                            kind: Some(Kind::StructValue(deep_struct(depth))),
+                        },
+                    );
+                }
+                // (Only over the limit, not 10,000 deep: a Fatal response
+                // passes the context through, and cloning prost values
+                // recurses; over gRPC, decoding already stops at 100.)
+                if depth < 1_000 {
+                    assert_fatal_then_fine(&f, &req, &["the context is nested deeper"]);
+                }
+            }
+        })
+        .expect("spawn")
+        .join()
+        .expect("no crash");
+}
+
+#[test]
+fn regex_size() {
+    // Go's regexp has a size limit too, so upstream fails the same
+    // pattern: a function error naming it, and the resource is not emitted.
+    let f = Function::default();
+    let rsp = run_small_stack(&f, &body_request(r#"regex("(((a{100}){100}){100})", "a")"#));
+    let text = format!("{:?}", rsp.results);
+    assert!(text.contains("expression too large"), "{text}");
+    assert!(rsp.desired.is_none_or(|d| d.resources.is_empty()));
+    let hcl = fnhcl_bench::composition(10);
+    let ok = run_small_stack(&f, &fnhcl_bench::request(10, &hcl));
+    assert_eq!(ok.desired.map(|d| d.resources.len()), Some(10));
+}
+
+#[test]
+fn user_function_depth() {
+    // Upstream's limit (the 100th nested call fails): the resource is not
+    // emitted and a Warning names the limit.
+    let hcl = r#"
+function down {
+  arg n {}
+  body = n <= 0 ? 0 : 1 + invoke("down", { n = n - 1 })
+}
+resource r {
+  body = { apiVersion = "v1", kind = "ConfigMap", spec = { depth = invoke("down", { n = 1000 }) } }
+}
+"#;
+    let f = Function::default();
+    let rsp = run_small_stack(&f, &fnhcl_bench::request(0, hcl));
+    let text = format!("{:?}", rsp.results);
+    assert!(text.contains("max depth 100 exceeded"), "{text}");
+    assert!(rsp.desired.is_none_or(|d| d.resources.is_empty()));
+}
