@@ -102,9 +102,11 @@ pub(crate) fn compile(pattern: &str) -> Result<Regex, PatternError> {
         .build()
         .parse(&quoted)
         .map_err(|e| ast_error(&quoted, &e))?;
-    ast::visit(&parsed, RepeatCheck).map_err(|expr| PatternError {
-        code: "invalid repeat count".into(),
-        expr,
+    ast::visit(&parsed, GoSyntaxCheck { pattern: &quoted }).map_err(|(code, expr)| {
+        PatternError {
+            code: code.into(),
+            expr,
+        }
     })?;
     let translated = translate(&quoted);
     regex::RegexBuilder::new(&translated)
@@ -168,16 +170,71 @@ fn ast_error(pattern: &str, e: &ast::Error) -> PatternError {
     }
 }
 
-/// Go limits counted repetitions to 1000.
-struct RepeatCheck;
+/// What Go's parser rejects but `regex_syntax` accepts: counted
+/// repetitions above 1000, a repetition applied directly to another
+/// (`a**`, `a{2}{3}`), flags other than `i m s U`, and (before Go 1.22,
+/// which Terraform 1.5.7 predates) the `(?<name>...)` group syntax.
+struct GoSyntaxCheck<'a> {
+    pattern: &'a str,
+}
 
-impl Visitor for RepeatCheck {
+impl GoSyntaxCheck<'_> {
+    fn text(&self, start: usize, end: usize) -> String {
+        self.pattern
+            .get(start..end.min(self.pattern.len()))
+            .unwrap_or(self.pattern)
+            .to_owned()
+    }
+}
+
+fn go_flags(f: &ast::Flags) -> bool {
+    f.items.iter().all(|i| match &i.kind {
+        ast::FlagsItemKind::Negation => true,
+        ast::FlagsItemKind::Flag(flag) => matches!(
+            flag,
+            ast::Flag::CaseInsensitive
+                | ast::Flag::MultiLine
+                | ast::Flag::DotMatchesNewLine
+                | ast::Flag::SwapGreed
+        ),
+    })
+}
+
+impl Visitor for GoSyntaxCheck<'_> {
     type Output = ();
-    type Err = String;
-    fn finish(self) -> Result<(), String> {
+    type Err = (&'static str, String);
+    fn finish(self) -> Result<(), Self::Err> {
         Ok(())
     }
-    fn visit_pre(&mut self, a: &Ast) -> Result<(), String> {
+    fn visit_pre(&mut self, a: &Ast) -> Result<(), Self::Err> {
+        let perl = "invalid or unsupported Perl syntax";
+        match a {
+            Ast::Group(g) => match &g.kind {
+                ast::GroupKind::CaptureName {
+                    starts_with_p: false,
+                    ..
+                } => return Err((perl, "(?<".into())),
+                ast::GroupKind::NonCapturing(f) if !go_flags(f) => {
+                    return Err((perl, self.text(g.span.start.offset, f.span.end.offset)));
+                }
+                _ => {}
+            },
+            Ast::Flags(f) if !go_flags(&f.flags) => {
+                return Err((
+                    perl,
+                    self.text(f.span.start.offset, f.flags.span.end.offset),
+                ));
+            }
+            Ast::Repetition(outer) => {
+                if let Ast::Repetition(inner) = &*outer.ast {
+                    return Err((
+                        "invalid nested repetition operator",
+                        self.text(inner.op.span.start.offset, outer.op.span.end.offset),
+                    ));
+                }
+            }
+            _ => {}
+        }
         if let Ast::Repetition(rep) = a
             && let ast::RepetitionKind::Range(range) = &rep.op.kind
         {
@@ -186,7 +243,7 @@ impl Visitor for RepeatCheck {
                 ast::RepetitionRange::Bounded(m, n) => m > 1000 || n > 1000 || m > n,
             };
             if too_big {
-                return Err(format!("{{{}}}", range_text(range)));
+                return Err(("invalid repeat count", format!("{{{}}}", range_text(range))));
             }
         }
         Ok(())
@@ -394,6 +451,21 @@ mod tests {
         );
         assert!(compile("a{1001}").is_err());
         assert!(compile("a{1000}").is_ok());
+        assert_eq!(
+            compile("(?<n>a)").err().map(|e| e.go_message()),
+            Some("error parsing regexp: invalid or unsupported Perl syntax: `(?<`".to_owned())
+        );
+        assert!(compile("(?P<n>a)").is_ok());
+        let msg = |p: &str| compile(p).err().map(|e| e.go_message());
+        assert_eq!(
+            msg("a**").as_deref(),
+            Some("error parsing regexp: invalid nested repetition operator: `**`")
+        );
+        assert_eq!(
+            msg("(?x)a").as_deref(),
+            Some("error parsing regexp: invalid or unsupported Perl syntax: `(?x`")
+        );
+        assert!(msg("(?i:a)(?s)(?-m)a*?").is_none());
         assert!(compile("((((((((((a{1000}){1000}){1000})))))))").is_err());
     }
 
