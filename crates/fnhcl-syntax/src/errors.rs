@@ -57,53 +57,118 @@ pub(crate) fn from_parse_error(
     } else {
         describe_char(text[offset..].chars().next().unwrap_or(' '))
     };
-    let (summary, mut detail) = match label {
+    // `exact`: the summary and detail are HCL's own texts, so the parser's
+    // explanation is not appended.
+    let (summary, mut detail, exact) = match label {
+        Some("expression") | Some("binary operation") if at_eof => (
+            "Missing expression".to_owned(),
+            "Expected the start of an expression, but found the end of the file.".to_owned(),
+            true,
+        ),
         Some("expression") | Some("binary operation") => (
             "Invalid expression".to_owned(),
-            format!("Expected the start of an expression, but found {found}."),
+            "Expected the start of an expression, but found an invalid expression token."
+                .to_owned(),
+            true,
         ),
+        _ if text[offset..].starts_with('.')
+            && !text[offset + 1..]
+                .starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '*') =>
+        {
+            let at = offset + 1;
+            let end = text[at..]
+                .chars()
+                .next()
+                .filter(|c| *c != '\n')
+                .map_or(at, |c| at + c.len_utf8());
+            span = Span::new(file, at, end);
+            (
+                "Invalid attribute name".to_owned(),
+                "An attribute name is required after a dot.".to_owned(),
+                true,
+            )
+        }
         Some("block body") if at_eof => {
             if let Some(open) = unclosed_brace(text) {
                 span = Span::new(file, open, open + 1);
             }
             (
-            "Unclosed configuration block".to_owned(),
-            "There is no closing brace for this block before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.".to_owned(),
-        )
+                "Unclosed configuration block".to_owned(),
+                "There is no closing brace for this block before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.".to_owned(),
+                true,
+            )
         }
         _ if !expr_mode && rest.contains("expected newline") => (
             "Missing newline after argument".to_owned(),
             "An argument definition must end with a newline.".to_owned(),
+            true,
         ),
         Some("structure") | Some("attribute") | Some("block body") => (
             "Argument or block definition required".to_owned(),
-            format!("An argument or block definition is required here; found {found}."),
+            "An argument or block definition is required here.".to_owned(),
+            true,
         ),
-        Some("object item") | Some("object value assignment") => (
-            "Invalid object constructor".to_owned(),
-            format!("Object items must be written as key = value pairs; found {found}."),
+        Some("object value assignment") => (
+            "Missing key/value separator".to_owned(),
+            "Expected an equals sign (\"=\") to mark the beginning of the attribute value."
+                .to_owned(),
+            true,
+        ),
+        Some("object item") => (
+            "Missing attribute separator".to_owned(),
+            "Expected a newline or comma to mark the beginning of the next attribute.".to_owned(),
+            true,
         ),
         Some("traversal operator") => (
             "Invalid attribute name".to_owned(),
             "An attribute name is required after a dot.".to_owned(),
+            true,
         ),
-        Some("escape sequence")
-        | Some("unicode 4-digit hex code")
-        | Some("unicode 8-digit hex code") => (
+        Some("escape sequence") => match escape_selector(text, offset) {
+            Some((bs, c)) if !c.is_whitespace() => {
+                span = Span::new(file, bs, bs + 1 + c.len_utf8());
+                (
+                    "Invalid escape sequence".to_owned(),
+                    format!(
+                        "The symbol {:?} is not a valid escape sequence selector.",
+                        c.to_string()
+                    ),
+                    true,
+                )
+            }
+            _ => (
+                "Invalid escape sequence".to_owned(),
+                "Backslash must be followed by an escape sequence selector character.".to_owned(),
+                true,
+            ),
+        },
+        Some("unicode 4-digit hex code") => (
             "Invalid escape sequence".to_owned(),
-            "The symbol after the backslash does not start a valid escape sequence.".to_owned(),
+            "The \\u escape sequence must be followed by four hexadecimal digits.".to_owned(),
+            true,
+        ),
+        Some("unicode 8-digit hex code") => (
+            "Invalid escape sequence".to_owned(),
+            "The \\U escape sequence must be followed by eight hexadecimal digits.".to_owned(),
+            true,
         ),
         Some("nesting depth") => (
             "Nesting too deep".to_owned(),
             "Expressions, templates and blocks are nested too deeply.".to_owned(),
+            false,
         ),
         _ if at_eof => (
             if expr_mode {
-                "Invalid expression".to_owned()
+                "Missing expression".to_owned()
             } else {
                 "Unexpected end of file".to_owned()
             },
-            "The file ends before the construct is complete.".to_owned(),
+            if expr_mode {
+                "Expected the start of an expression, but found the end of the file.".to_owned()
+            } else {
+                "The file ends before the construct is complete.".to_owned()
+            },
+            expr_mode,
         ),
         _ => (
             if expr_mode {
@@ -112,9 +177,10 @@ pub(crate) fn from_parse_error(
                 "Invalid syntax".to_owned()
             },
             format!("Unexpected {found}."),
+            false,
         ),
     };
-    if !rest.is_empty() && rest != "unexpected token" {
+    if !exact && !rest.is_empty() && rest != "unexpected token" {
         detail.push_str(" Parser: ");
         detail.push_str(rest);
         if !rest.ends_with('.') {
@@ -122,6 +188,18 @@ pub(crate) fn from_parse_error(
         }
     }
     Diagnostic::error(summary, detail).with_span(span)
+}
+
+/// The backslash and selector of the escape sequence the parser rejected:
+/// hcl-edit reports the position after the selector or at it.
+fn escape_selector(text: &str, offset: usize) -> Option<(usize, char)> {
+    let before = &text[..offset];
+    let bs = before.rfind('\\')?;
+    if offset - bs > 2 {
+        return None;
+    }
+    let c = text[bs + 1..].chars().next()?;
+    Some((bs, c))
 }
 
 /// The innermost `{` left open at the end of the text (strings, comments

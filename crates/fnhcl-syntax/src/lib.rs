@@ -182,7 +182,55 @@ fn check_duplicates(sources: &SourceMap, body: &ast::Body, diags: &mut Vec<Diagn
 }
 
 fn shift_err(file: FileId, text: &str, lead: usize, e: &hcl_edit::parser::Error) -> Diagnostic {
-    errors::from_parse_error(file, text, e, true, lead)
+    extra_characters(file, text, lead, e.location().offset())
+        .unwrap_or_else(|| errors::from_parse_error(file, text, e, true, lead))
+}
+
+/// HCL's messages for a complete expression followed by more text: the
+/// parser stops where the valid prefix ends.
+fn extra_characters(file: FileId, text: &str, lead: usize, offset: usize) -> Option<Diagnostic> {
+    let end = text.trim_end().len();
+    let stop = lead + offset;
+    let prefix = text.get(lead..stop)?;
+    if prefix.trim().is_empty() || hcl_edit::parser::parse_expr(prefix).is_err() {
+        return None;
+    }
+    let rest = text.get(stop..end)?;
+    let skipped = rest.len() - rest.trim_start().len();
+    let at = stop + skipped;
+    let rest = rest.trim_start();
+    if rest.is_empty() {
+        return None;
+    }
+    const OPERATORS: &[&str] = &[
+        "==", "!=", "<=", ">=", "&&", "||", "+", "-", "*", "/", "%", "<", ">", "?", ":", "[", "(",
+        ",", ".",
+    ];
+    if let Some(op) = OPERATORS.iter().find(|op| rest.starts_with(**op))
+        && rest[op.len()..].trim().is_empty()
+    {
+        let summary = if *op == "." {
+            "Invalid attribute name"
+        } else {
+            "Missing expression"
+        };
+        let detail = if *op == "." {
+            "An attribute name is required after a dot."
+        } else {
+            "Expected the start of an expression, but found the end of the file."
+        };
+        return Some(
+            Diagnostic::error(summary, detail).with_span(fnhcl_base::Span::new(file, end, end)),
+        );
+    }
+    let c_end = at + rest.chars().next().map_or(0, char::len_utf8);
+    Some(
+        Diagnostic::error(
+            "Extra characters after expression",
+            "An expression was successfully parsed, but extra characters were found after it.",
+        )
+        .with_span(fnhcl_base::Span::new(file, at, c_end)),
+    )
 }
 
 #[cfg(test)]

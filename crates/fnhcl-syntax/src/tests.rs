@@ -239,7 +239,7 @@ fn duplicate_attribute_is_an_error() {
 #[test]
 fn parse_errors_have_positions() {
     for (t, want) in [
-        ("a = \n", "main.hcl:1,5-5: Invalid expression"),
+        ("a = \n", "main.hcl:1,5-5: Missing expression"),
         (
             "block {\n  a = 1\n",
             "main.hcl:1,7-8: Unclosed configuration block",
