@@ -558,26 +558,24 @@ impl Builder {
 fn unify_all(parts: &[(Value, Span)], what: &str, _program: &Program) -> Res<Option<Value>> {
     let mut acc: Option<Value> = None;
     for (i, (v, span)) in parts.iter().enumerate() {
-        acc = Some(match acc {
-            None => v.clone(),
-            Some(old) => match unify::merge(&old, v) {
-                Ok(m) => m,
-                Err(c) => {
-                    let mut d = Diagnostic::error(
-                        format!("{what}: {}", c.message()),
-                        "two blocks set different values at the same place",
-                    )
-                    .with_span(*span);
-                    if let Some((_, first)) = parts[..i]
-                        .iter()
-                        .find(|(p, _)| unify::has_path(p, c.path()))
-                    {
-                        d = d.with_label(*first, "conflicting value set here");
-                    }
-                    return Err(vec![d]);
-                }
-            },
-        });
+        let Some(old) = acc.as_mut() else {
+            acc = Some(v.clone());
+            continue;
+        };
+        if let Err(c) = unify::merge_into(old, v) {
+            let mut d = Diagnostic::error(
+                format!("{what}: {}", c.message()),
+                "two blocks set different values at the same place",
+            )
+            .with_span(*span);
+            if let Some((_, first)) = parts[..i]
+                .iter()
+                .find(|(p, _)| unify::has_path(p, c.path()))
+            {
+                d = d.with_label(*first, "conflicting value set here");
+            }
+            return Err(vec![d]);
+        }
     }
     Ok(acc)
 }

@@ -2,9 +2,9 @@
 //! objects merge key by key (in sorted key order, so the first conflict
 //! reported is deterministic); other values must be equal.
 
-use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use fnhcl_value::{Key, Value};
+use fnhcl_value::Value;
 
 /// Why two contributions cannot be merged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,37 +52,55 @@ pub(crate) fn kind(v: &Value) -> &'static str {
 }
 
 /// Merges `new` into `old`.
+#[cfg(test)]
 pub(crate) fn merge(old: &Value, new: &Value) -> Result<Value, Conflict> {
+    let mut acc = old.clone();
+    merge_into(&mut acc, new)?;
+    Ok(acc)
+}
+
+/// Merges `new` into `acc` in place. Containers shared with earlier
+/// contributions are copied on first write only, so merging many
+/// contributions stays linear.
+pub(crate) fn merge_into(acc: &mut Value, new: &Value) -> Result<(), Conflict> {
     let mut path = Vec::new();
-    merge_at(old, new, &mut path, 0)
+    merge_at(acc, new, &mut path, 0)
 }
 
 const MAX_DEPTH: usize = 256;
 
 fn merge_at(
-    old: &Value,
+    old: &mut Value,
     new: &Value,
     path: &mut Vec<String>,
     depth: usize,
-) -> Result<Value, Conflict> {
+) -> Result<(), Conflict> {
     if let (Some(o), Some(n)) = (old.as_entries(), new.as_entries()) {
         if depth > MAX_DEPTH {
             return Err(Conflict::NotEqual { path: path.clone() });
         }
-        let mut out: BTreeMap<Key, Value> = o.clone();
+        if !matches!(old, Value::Object(_)) {
+            // A map (or a marked object) becomes a plain object.
+            *old = Value::object(o.clone());
+        }
+        let Value::Object(m) = old else {
+            return Err(Conflict::NotEqual { path: path.clone() });
+        };
+        let m = Arc::make_mut(m);
         for (k, nv) in n {
-            let merged = match o.get(k) {
-                None => nv.clone(),
+            match m.get_mut(k) {
+                None => {
+                    m.insert(k.clone(), nv.clone());
+                }
                 Some(ov) => {
                     path.push(k.to_string());
                     let r = merge_at(ov, nv, path, depth + 1);
                     path.pop();
-                    r?
+                    r?;
                 }
-            };
-            out.insert(k.clone(), merged);
+            }
         }
-        return Ok(Value::object(out));
+        return Ok(());
     }
     let (ko, kn) = (kind(old), kind(new));
     if ko != kn {
@@ -93,7 +111,7 @@ fn merge_at(
         });
     }
     if json_equal(old, new, 0) {
-        Ok(old.clone())
+        Ok(())
     } else {
         Err(Conflict::NotEqual { path: path.clone() })
     }
@@ -140,6 +158,8 @@ pub(crate) fn has_path(v: &Value, path: &[String]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use fnhcl_value::Key;
+
     use super::*;
 
     fn obj(items: &[(&str, Value)]) -> Value {
