@@ -513,7 +513,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
     // ---------------------------------------------------------------
     // Constructors.
 
-    fn object(&mut self, items: &[fnhcl_syntax::ast::ObjectItem], span: Span) -> R {
+    fn object(&mut self, items: &[fnhcl_syntax::ast::ObjectItem], _span: Span) -> R {
         let mut diags = Vec::new();
         let mut vals: BTreeMap<Key, Value> = BTreeMap::new();
         let mut known = true;
@@ -543,7 +543,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     "Null value as key",
                     "Can't use a null value as a key.",
                     it.value.span,
-                    span,
+                    kspan,
                 ));
                 known = false;
                 continue;
@@ -557,7 +557,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                         "Incorrect key type",
                         format!("Can't use this value as a key: {m}."),
                         kspan,
-                        span,
+                        kspan,
                     ));
                     known = false;
                     continue;
@@ -623,7 +623,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     "Invalid template interpolation value",
                     "The expression result is null. Cannot include a null value in a string template.",
                     pspan,
-                    span,
+                    pspan,
                 ));
                 continue;
             }
@@ -651,7 +651,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     "Invalid template interpolation value",
                     format!("Cannot include the given value in a string template: {m}."),
                     pspan,
-                    span,
+                    pspan,
                 )),
             }
         }
@@ -792,7 +792,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 "Null condition",
                 "The condition value is null. Conditions must either be true or false.",
                 cond.span,
-                span,
+                cond.span,
             ));
             return (Value::Unknown(result_ty), diags);
         }
@@ -808,7 +808,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     "Incorrect condition type",
                     "The condition expression must be of type bool.",
                     cond.span,
-                    span,
+                    cond.span,
                 ));
                 return (Value::Unknown(result_ty), diags);
             }
@@ -827,7 +827,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                         "Inconsistent conditional result types",
                         format!("The {which} result value has the wrong type: {m}."),
                         bspan,
-                        span,
+                        bspan,
                     ));
                     Value::Unknown(result_ty)
                 }
@@ -853,7 +853,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     "Invalid operand",
                     format!("Unsuitable value for unary operand: {m}."),
                     x.span,
-                    span,
+                    x.span,
                 ));
                 v
             }
@@ -907,7 +907,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                         "Invalid operand",
                         format!("Unsuitable value for {side} operand: {m}."),
                         s,
-                        span,
+                        s,
                     ));
                     v
                 }
@@ -988,7 +988,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 "Splat of null value",
                 "Splat expressions (with the * symbol) cannot be applied to null sequences.",
                 source.span,
-                span,
+                source.span,
             ));
             return (dynamic(), diags);
         }
@@ -1111,7 +1111,6 @@ impl<'c, 'a> Evaluator<'c, 'a> {
     fn for_cond(
         &mut self,
         cond: &Expr,
-        span: Span,
         known: bool,
         marked: &mut bool,
         diags: &mut Diags,
@@ -1124,7 +1123,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     "Invalid 'for' condition",
                     "The value of the 'if' clause must not be null.",
                     cond.span,
-                    span,
+                    cond.span,
                 ));
             }
             return Err(());
@@ -1137,7 +1136,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                         "Invalid 'for' condition",
                         format!("The 'if' clause value is invalid: {m}."),
                         cond.span,
-                        span,
+                        cond.span,
                     ));
                 }
                 return Err(());
@@ -1168,7 +1167,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 "Iteration over null value",
                 "A null value cannot be used as the collection in a 'for' expression.",
                 collection.span,
-                span,
+                collection.span,
             ));
             return (dynamic(), diags);
         }
@@ -1187,7 +1186,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     cty.friendly_name()
                 ),
                 collection.span,
-                span,
+                collection.span,
             ));
             return (dynamic(), diags);
         }
@@ -1204,7 +1203,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     "Condition is null",
                     "The value of the 'if' clause must not be null.",
                     c.span,
-                    span,
+                    c.span,
                 ));
                 return (dynamic(), diags);
             }
@@ -1213,7 +1212,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     "Invalid 'for' condition",
                     format!("The 'if' clause value is invalid: {m}."),
                     c.span,
-                    span,
+                    c.span,
                 ));
                 return (dynamic(), diags);
             }
@@ -1268,7 +1267,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 let r = self.with_vars(key_var, k, value_var, v, |s| {
                     let mut d = Vec::new();
                     if let Some(c) = cond {
-                        match s.for_cond(c, span, known, &mut marked, &mut d) {
+                        match s.for_cond(c, known, &mut marked, &mut d) {
                             Err(()) => return (None, d, true),
                             Ok(false) => return (None, d, false),
                             Ok(true) => {}
@@ -1282,7 +1281,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                                 "Invalid object key",
                                 "Key expression in 'for' expression must not produce a null value.",
                                 kx.span,
-                                span,
+                                kx.span,
                             ));
                         }
                         return (None, d, true);
@@ -1298,7 +1297,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                                     "Invalid object key",
                                     format!("The key expression produced an invalid result: {m}."),
                                     kx.span,
-                                    span,
+                                    kx.span,
                                 ));
                             }
                             return (None, d, true);
@@ -1334,7 +1333,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                                     &**o.key()
                                 ),
                                 kx.span,
-                                span,
+                                kx.span,
                             ));
                         }
                         std::collections::btree_map::Entry::Vacant(slot) => {
@@ -1359,7 +1358,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 let (item, d, unknown) = self.with_vars(key_var, k, value_var, v, |s| {
                     let mut d = Vec::new();
                     if let Some(c) = cond {
-                        match s.for_cond(c, span, known, &mut marked, &mut d) {
+                        match s.for_cond(c, known, &mut marked, &mut d) {
                             Err(()) => return (None, d, true),
                             Ok(false) => return (None, d, false),
                             Ok(true) => {}
@@ -1413,7 +1412,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         }
         let mut diags = Vec::new();
         // Argument values, with `...` expansion of the last one.
-        let mut vals: Vec<(Value, Span, Diags)> = Vec::with_capacity(args.len());
+        let mut vals: Vec<(Value, Span, Span, Diags)> = Vec::with_capacity(args.len());
         let (plain, last) = if expand_final && !args.is_empty() {
             (&args[..args.len() - 1], args.last())
         } else {
@@ -1421,14 +1420,14 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         };
         for a in plain {
             let (v, d) = self.eval(a);
-            vals.push((v, start_range(a), d));
+            vals.push((v, start_range(a), a.span, d));
         }
         if let Some(x) = last {
             let (v, d) = self.eval(x);
             let bad = has_errors(&d);
             diags.extend(d);
             if bad {
-                for (_, _, d) in vals {
+                for (_, _, _, d) in vals {
                     diags.extend(d);
                 }
                 return (dynamic(), diags);
@@ -1439,7 +1438,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     "Invalid expanding argument value",
                     "The expanding argument (indicated by ...) must not be null.",
                     x.span,
-                    span,
+                    x.span,
                 )
             };
             match ty {
@@ -1469,7 +1468,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                         return (dynamic(), diags);
                     }
                     for it in items {
-                        vals.push((it.clone().mark_if(m), x.span, Vec::new()));
+                        vals.push((it.clone().mark_if(m), x.span, x.span, Vec::new()));
                     }
                 }
                 _ => {
@@ -1477,7 +1476,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                         "Invalid expanding argument value",
                         "The expanding argument (indicated by ...) must be of a tuple, list, or set type.",
                         x.span,
-                        span,
+                        x.span,
                     ));
                     return (dynamic(), diags);
                 }
@@ -1499,7 +1498,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     end: span.end,
                 }
             };
-            for (_, _, d) in vals {
+            for (_, _, _, d) in vals {
                 diags.extend(d);
             }
             diags.push(self.error(summary, detail, subject, span));
@@ -1507,7 +1506,9 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         }
         let mut argvals = Vec::with_capacity(vals.len());
         let mut spans = Vec::with_capacity(vals.len());
-        for (v, s, d) in vals {
+        let mut full = Vec::with_capacity(vals.len());
+        for (v, s, f, d) in vals {
+            full.push(f);
             diags.extend(d);
             argvals.push(v);
             spans.push(s);
@@ -1518,7 +1519,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         match def.call(&argvals) {
             Ok(v) => (v, diags),
             Err(e) => {
-                diags.push(self.call_error(fname, &e, &spans, span));
+                diags.push(self.call_error(fname, &e, &spans, &full, span));
                 (dynamic(), diags)
             }
         }
@@ -1529,6 +1530,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         fname: &str,
         e: &fnhcl_functions::CallError,
         spans: &[Span],
+        full: &[Span],
         span: Span,
     ) -> Diagnostic {
         let start = Span {
@@ -1544,7 +1546,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                         "Invalid function argument",
                         format!("Invalid value for {p:?} parameter: {}.", e.message),
                         *s,
-                        span,
+                        full.get(i).copied().unwrap_or(*s),
                     ),
                     (Some(p), None) => self.error(
                         "Invalid function argument",
@@ -1619,7 +1621,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
     fn finish_invoke(
         &mut self,
         name: &Ident,
-        vals: Vec<(Value, Span, Diags)>,
+        vals: Vec<(Value, Span, Span, Diags)>,
         mut diags: Diags,
         span: Span,
     ) -> R {
@@ -1644,7 +1646,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     vals[2].1,
                 )
             };
-            for (_, _, d) in vals {
+            for (_, _, _, d) in vals {
                 diags.extend(d);
             }
             diags.push(self.error(summary, detail, subject, span));
@@ -1652,7 +1654,9 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         }
         let mut argvals = Vec::new();
         let mut spans = Vec::new();
-        for (v, s, d) in vals {
+        let mut full = Vec::new();
+        for (v, s, f, d) in vals {
+            full.push(f);
             diags.extend(d);
             argvals.push(v);
             spans.push(s);
@@ -1660,7 +1664,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         if has_errors(&diags) {
             return (dynamic(), diags);
         }
-        self.run_invoke(name, argvals, spans, diags, span)
+        self.run_invoke(name, argvals, spans, full, diags, span)
     }
 
     /// `invoke(name, args)`: cty calling convention for (string, any).
@@ -1669,6 +1673,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         _name: &Ident,
         args: Vec<Value>,
         spans: Vec<Span>,
+        full: Vec<Span>,
         mut diags: Diags,
         span: Span,
     ) -> R {
@@ -1680,7 +1685,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 "Invalid function argument",
                 format!("Invalid value for {p:?} parameter: {m}."),
                 spans.get(i).copied().unwrap_or(span),
-                span,
+                full.get(i).copied().unwrap_or(span),
             )
         };
         let (Some(a0), Some(a1)) = (args.first(), args.get(1)) else {

@@ -196,3 +196,25 @@ fn for_variables_shadow_and_unknowns_propagate() {
     let (ev, _) = run("length(u) > 0 ? 1 : \"x\"", &v, None, true);
     assert_eq!(ev.value, Value::Unknown(Type::String));
 }
+
+#[test]
+fn context_is_hcl_expression() {
+    // The context range is the expression HCL blames (its diagnostic's
+    // Expression), which the DSL prints in discard records.
+    let v = vars(r#"{"o": {"a": null}, "l": [1]}"#);
+    let cases = [
+        ("\"x${o.a}y\"", "o.a"),
+        ("[for x in o.a : x]", "o.a"),
+        ("{(o.a) = 1}", "(o.a)"),
+        ("o.a ? 1 : 2", "o.a"),
+        ("\"s\" * 2", "\"s\""),
+        ("upper(l)", "l"),
+        ("l[5]", "l[5]"),
+        ("o.a.b.c", "o.a.b.c"),
+    ];
+    for (src, want) in cases {
+        let (ev, sm) = run(src, &v, None, true);
+        let d = ev.diagnostics.iter().find(|d| d.is_error()).expect(src);
+        assert_eq!(sm.slice(d.context.expect("context")), want, "{src}");
+    }
+}
