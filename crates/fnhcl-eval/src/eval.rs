@@ -153,20 +153,24 @@ impl<'p> Ctx<'p> {
         std::mem::take(&mut *self.warnings.borrow_mut())
     }
 
-    fn observed_body(&self, name: &str) -> Value {
-        self.request
-            .observed
-            .get(name)
-            .map(|o| clean(&o.body))
+    /// `req.<field>.<name>`: the cleaned body or connection details built
+    /// once for `req`.
+    fn req_entry(&self, field: &str, name: &str) -> Value {
+        self.req
+            .as_entries()
+            .and_then(|r| r.get(field))
+            .and_then(Value::as_entries)
+            .and_then(|m| m.get(name))
+            .cloned()
             .unwrap_or_else(Value::null)
     }
 
+    fn observed_body(&self, name: &str) -> Value {
+        self.req_entry("resource", name)
+    }
+
     fn observed_connection(&self, name: &str) -> Value {
-        self.request
-            .observed
-            .get(name)
-            .map(|o| connection_value(&o.connection_details))
-            .unwrap_or_else(Value::null)
+        self.req_entry("connection", name)
     }
 }
 
@@ -464,9 +468,10 @@ fn build_req(r: &Request, members: &HashMap<String, Vec<(String, String)>>) -> V
         let mut bodies = Vec::new();
         let mut conns = Vec::new();
         for (_, name) in list {
-            if let Some(o) = r.observed.get(name) {
-                bodies.push(clean(&o.body));
-                conns.push(connection_value(&o.connection_details));
+            if let (Some(b), Some(c)) = (resource.get(name.as_str()), connection.get(name.as_str()))
+            {
+                bodies.push(b.clone());
+                conns.push(c.clone());
             }
         }
         resources.insert(key(base), Value::tuple(bodies));
