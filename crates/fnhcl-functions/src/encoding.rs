@@ -576,20 +576,20 @@ mod tests {
 
     #[test]
     fn charsets_like_terraform() {
-        let (name, cs) = charsets::lookup("UTF-16LE").unwrap_or(("", charsets::Charset::Latin1));
+        let (name, cs) = charsets::lookup("UTF-16LE").unwrap_or(("", charsets::Charset::Utf8));
         assert_eq!(name, "UTF-16LE");
         assert_eq!(
             base64_encode(&charsets::encode(cs, "test").unwrap_or_default()),
             "dABlAHMAdAA="
         );
-        let (name, cs) = charsets::lookup("cp437").unwrap_or(("", charsets::Charset::Latin1));
+        let (name, cs) = charsets::lookup("cp437").unwrap_or(("", charsets::Charset::Utf8));
         assert_eq!(name, "IBM437");
         assert!(charsets::encode(cs, "🤔").is_none());
         assert_eq!(charsets::encode(cs, "é").as_deref(), Some(&[0x82u8][..]));
-        let (_, cs) = charsets::lookup("CP936").unwrap_or(("", charsets::Charset::Latin1));
+        let (_, cs) = charsets::lookup("CP936").unwrap_or(("", charsets::Charset::Utf8));
         assert_eq!(charsets::encode(cs, "abc").as_deref(), Some(&b"abc"[..]));
         assert!(charsets::lookup("NOT-EXISTS").is_none());
-        let (_, cs) = charsets::lookup("utf-8").unwrap_or(("", charsets::Charset::Latin1));
+        let (_, cs) = charsets::lookup("utf-8").unwrap_or(("", charsets::Charset::Utf8));
         assert!(charsets::decode(cs, &[0xff]).is_none());
     }
 }
