@@ -96,6 +96,18 @@ pub fn format_with(src: &str, options: &Options) -> Result<String, FormatError> 
 /// layout, comments, trailing commas or the `:`/`=` choice in objects. Two
 /// sources with equal meanings are equivalent programs.
 pub fn meaning(src: &str) -> Result<String, FormatError> {
+    // Same pre-scan as the evaluator's parser: some unbalanced inputs make
+    // hcl-edit backtrack exponentially (found by fuzzing).
+    if let Some((at, message)) = fnhcl_syntax::precheck(src) {
+        let before = &src[..at.min(src.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        return Err(FormatError::Syntax {
+            line,
+            column,
+            message,
+        });
+    }
     let body = hcl_edit::parser::parse_body(src).map_err(|e| FormatError::Syntax {
         line: e.location().line(),
         column: e.location().column(),

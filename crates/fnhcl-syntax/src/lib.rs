@@ -13,6 +13,17 @@ pub mod visit;
 
 use fnhcl_base::{Diagnostic, FileId, SourceMap};
 
+/// The cheap checks run before parsing (file size, bracket balance), for
+/// tools that hand text to `hcl-edit` themselves (the formatter): a text
+/// that fails them must not be parsed. Returns the byte offset of the
+/// problem and a message.
+pub fn precheck(text: &str) -> Option<(usize, String)> {
+    errors::precheck(FileId(0), text).map(|d| {
+        let at = d.primary.map_or(0, |s| s.start as usize);
+        (at, format!("{}: {}", d.summary, d.detail))
+    })
+}
+
 /// Parses a whole file as an HCL body.
 ///
 /// On a syntax error the body is empty and the diagnostics say why.
