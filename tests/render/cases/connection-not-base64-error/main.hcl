@@ -1,0 +1,5 @@
+composite connection {
+  body = {
+    password = "not base64!"
+  }
+}

@@ -1,0 +1,16 @@
+resource bucket-0 {
+  body = {
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+  }
+}
+
+resources bucket {
+  for_each = ["only"]
+  template {
+    body = {
+      apiVersion = "v1"
+      kind       = "ConfigMap"
+    }
+  }
+}
