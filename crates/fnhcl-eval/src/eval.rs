@@ -1140,7 +1140,7 @@ impl<'c> Walk<'c> {
                             c.base
                         ),
                         format!(
-                            "each.key is a {}, which cannot be used in the default name \"${{self.basename}}-${{each.key}}\"; set name explicitly",
+                            "each.key has type {}, which cannot be used in the default name \"${{self.basename}}-${{each.key}}\"; set name explicitly",
                             type_name(k)
                         ),
                     )
