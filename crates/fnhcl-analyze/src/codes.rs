@@ -50,6 +50,8 @@ pub const SHADOWING: &str = "E0501";
 pub const CYCLE: &str = "E0502";
 /// A local that nothing uses.
 pub const UNUSED_LOCAL: &str = "W0601";
+/// A user function argument that the function never uses.
+pub const UNUSED_ARGUMENT: &str = "W0606";
 /// An attribute of a Kubernetes object that no Kubernetes object has at
 /// that place (`req.composite.sepc`): most likely a typo.
 pub const SUSPICIOUS_FIELD: &str = "W0602";
@@ -82,6 +84,7 @@ pub const ALL: &[(&str, &str)] = &[
     (NOT_IN_SCHEMA, "not-in-schema"),
     (UNDECLARED_RESOURCE, "undeclared-resource"),
     (UNDECLARED_COLLECTION, "undeclared-collection"),
+    (UNUSED_ARGUMENT, "unused-argument"),
 ];
 
 /// The kebab-case name of a code.

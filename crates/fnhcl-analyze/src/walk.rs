@@ -192,6 +192,22 @@ impl Walker {
         };
         let was_in_function = self.in_function;
         self.in_function |= is_function;
+        if is_function {
+            // The arguments are the function's outermost scope.
+            let mut args: Vec<LocalDecl> = Vec::new();
+            for a in blocks(&b.body).filter(|c| &*c.ident.name == "arg") {
+                if let Some(l) = a.labels.first()
+                    && !args.iter().any(|x| *x.name == *l.value)
+                {
+                    args.push(LocalDecl {
+                        name: Arc::from(l.value.as_str()),
+                        span: l.span,
+                        used: false,
+                    });
+                }
+            }
+            self.frames.push(args);
+        }
         self.with_scope(&locals, |w| {
             for item in &b.body.items {
                 match item {
@@ -205,6 +221,25 @@ impl Walker {
                 }
             }
         });
+        if is_function && let Some(args) = self.frames.pop() {
+            let fname = b.labels.first().map_or("", |l| l.value.as_str());
+            for a in args
+                .into_iter()
+                .filter(|a| !a.used && !a.name.starts_with('_'))
+            {
+                self.diags.push(
+                    Diagnostic::warning(
+                        format!(
+                            "argument \"{}\" of function \"{fname}\" is never used",
+                            a.name
+                        ),
+                        "remove it, or prefix its name with `_` to keep it",
+                    )
+                    .with_span(a.span)
+                    .with_code(codes::UNUSED_ARGUMENT),
+                );
+            }
+        }
         self.in_function = was_in_function;
         if let Some(frames) = saved_frames {
             self.frames = frames;
