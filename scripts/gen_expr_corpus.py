@@ -283,7 +283,9 @@ for e in ["concat(l, ls)", "concat([1], [\"a\"])", "concat(l...)", "concat([l, [
           "substr(s, 1, 1)", "title(s)", "strrev(s)", "indent(2, \"a\\nb\")", "chomp(\"x\\n\")",
           "regex(\"[a-z]+\", \"abc123\")", "regexall(\"[0-9]\", \"a1b2\")", "setunion([1], [2])",
           "slice(l, 0, 2)", "length(pu)", "concat(pu, l)", "keys(po)", "join(\"-\", [for x in l : x])",
-          "upper(\"${s}\")", "length(sec)", "f(1)", "provider::x::f(1)"]:
+          "upper(\"${s}\")", "length(sec)", "f(1)", "provider::x::f(1)", "upper(nosuch, nosuch2)",
+          "upper(nosuch)", "max(nosuch, nosuch2...)", "max(1, nosuch...)", "upper()", "nosuchfn(nosuch)",
+          "join(nosuch, [nosuch2])", "format(\"%d\", \"x\")", "upper(s, nosuch...)"]:
     add(e)
 
 # 10. Unknown propagation combinations.

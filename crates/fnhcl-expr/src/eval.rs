@@ -1427,9 +1427,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             let bad = has_errors(&d);
             diags.extend(d);
             if bad {
-                for (_, _, _, d) in vals {
-                    diags.extend(d);
-                }
+                // HCL stops before evaluating the other arguments.
                 return (dynamic(), diags);
             }
             let ty = v.type_of();
@@ -1498,9 +1496,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     end: span.end,
                 }
             };
-            for (_, _, _, d) in vals {
-                diags.extend(d);
-            }
+            // HCL checks the arity before evaluating the arguments.
             diags.push(self.error(summary, detail, subject, span));
             return (dynamic(), diags);
         }
@@ -1646,9 +1642,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     vals[2].1,
                 )
             };
-            for (_, _, _, d) in vals {
-                diags.extend(d);
-            }
+            // HCL checks the arity before evaluating the arguments.
             diags.push(self.error(summary, detail, subject, span));
             return (dynamic(), diags);
         }
