@@ -522,7 +522,14 @@ fn subnets(a: &[Value]) -> Result<Value, CallError> {
     let bits = net.ip.len() * 8;
     // go-cidr's PreviousSubnet.
     let start_ip = v4_or_self(&net.ip);
-    let first_mask = cidr_mask(first.clamp(0, bits as i64) as usize, start_ip.len() * 8);
+    // Go's CIDRMask gives no mask for an impossible length (an IPv4-mapped
+    // network's prefix counts 128 bits but the address is handled as 4
+    // bytes); the network then prints as "<nil>".
+    let first_mask = if (0..=(start_ip.len() * 8) as i64).contains(&first) {
+        cidr_mask(first as usize, start_ip.len() * 8)
+    } else {
+        Vec::new()
+    };
     let mut current = Net {
         ip: apply_mask(&dec(&start_ip), &first_mask),
         mask: first_mask,
