@@ -6,7 +6,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use fnhcl_base::SourceMap;
-use fnhcl_eval::Request;
+use fnhcl_eval::{ObservedResource, Request};
+use fnhcl_value::{Key, Value};
 
 /// A small deterministic PRNG (xorshift64*).
 struct Rng(u64);
@@ -56,6 +57,96 @@ fn mutate(text: &str, rng: &mut Rng) -> String {
         }
     }
     chars.into_iter().collect()
+}
+
+fn obj(items: &[(&str, Value)]) -> Value {
+    Value::object(
+        items
+            .iter()
+            .map(|(k, v)| (Key::from(*k), v.clone()))
+            .collect(),
+    )
+}
+
+/// Requests whose data has unexpected shapes everywhere.
+fn odd_requests() -> Vec<Request> {
+    let shapes = [
+        Value::string("not an object"),
+        Value::int(7),
+        Value::null(),
+        Value::tuple(vec![Value::int(1), Value::null()]),
+        obj(&[
+            ("metadata", Value::string("x")),
+            ("spec", Value::tuple(vec![])),
+        ]),
+        obj(&[(
+            "metadata",
+            obj(&[
+                ("annotations", Value::int(1)),
+                ("managedFields", Value::null()),
+            ]),
+        )]),
+    ];
+    shapes
+        .iter()
+        .map(|s| {
+            let mut r = Request {
+                composite: Some(s.clone()),
+                ..Request::default()
+            };
+            for name in ["foo", "bucket", "buckets-0", "r", "a", "vpc"] {
+                r.observed.insert(
+                    name.to_owned(),
+                    ObservedResource {
+                        body: s.clone(),
+                        connection_details: [("k".to_owned(), vec![0xff, 0x00])].into(),
+                    },
+                );
+            }
+            r.context.insert("k".to_owned(), s.clone());
+            r.extra_resources
+                .insert("my-config".to_owned(), Some(vec![s.clone()]));
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn odd_request_data_never_panics() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .expect("cases dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("main.hcl").is_file())
+        .filter(|p| {
+            !p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("limit-"))
+        })
+        .collect();
+    dirs.sort();
+    let handle = std::thread::Builder::new()
+        .stack_size(16 << 20)
+        .spawn(move || {
+            let requests = odd_requests();
+            let mut runs = 0usize;
+            for d in dirs {
+                let Ok(text) = std::fs::read_to_string(d.join("main.hcl")) else {
+                    continue;
+                };
+                let mut sm = SourceMap::new();
+                sm.add("main.hcl", text);
+                let Ok(program) = fnhcl_eval::compile(Arc::new(sm)) else {
+                    continue;
+                };
+                for r in &requests {
+                    let _ = fnhcl_eval::evaluate(&program, r);
+                    runs += 1;
+                }
+            }
+            runs
+        })
+        .expect("spawn");
+    assert!(handle.join().expect("no panic") > 100);
 }
 
 #[test]
