@@ -17,6 +17,10 @@ pub(crate) struct Args {
     /// Only check: list the files that are not formatted and exit 1 if any.
     #[arg(short, long)]
     check: bool,
+    /// Show what would change as a unified diff instead of rewriting
+    /// (exit status as with --check).
+    #[arg(short, long)]
+    diff: bool,
     /// Walk directories recursively.
     #[arg(short, long, default_value_t = true, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
     recursive: bool,
@@ -36,7 +40,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         if args.paths.len() > 1 {
             bail!("cannot mix stdin with other files");
         }
-        return format_stdin(&options, args.check);
+        return format_stdin(&options, args.check || args.diff);
     }
     let roots = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
@@ -71,6 +75,17 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             continue;
         }
         changed += 1;
+        if args.diff {
+            let name = file.display().to_string();
+            write!(
+                stdout,
+                "{}",
+                similar::TextDiff::from_lines(&src, &out)
+                    .unified_diff()
+                    .header(&name, &name)
+            )?;
+            continue;
+        }
         writeln!(stdout, "{}", file.display())?;
         if !args.check {
             std::fs::write(file, out).with_context(|| format!("write {}", file.display()))?;
@@ -82,7 +97,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             if broken == 1 { "" } else { "s" }
         );
     }
-    if args.check && changed > 0 {
+    if (args.check || args.diff) && changed > 0 {
         eprintln!(
             "{changed} unformatted file{} found",
             if changed == 1 { "" } else { "s" }

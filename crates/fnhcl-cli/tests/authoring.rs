@@ -69,7 +69,9 @@ fn fmt_check_lists_unformatted_files() {
     write(tmp.path(), ".hidden/x.hcl", UNFORMATTED);
     let run = fn_hcl(tmp.path(), &["fmt", "--check"], None);
     insta::assert_snapshot!("fmt_check", run.text());
-    // --check changes nothing.
+    let run = fn_hcl(tmp.path(), &["fmt", "--diff", "sub"], None);
+    insta::assert_snapshot!("fmt_diff", run.text());
+    // --check and --diff change nothing.
     let messy = std::fs::read_to_string(tmp.path().join("sub/messy.hcl")).expect("read");
     assert_eq!(messy, UNFORMATTED);
 }
