@@ -203,6 +203,56 @@ HD = [
 for h in HD:
     add(h)
 
+
+# Random templates and heredocs: strip markers, directives, indentation.
+def strip(open_):
+    l = "~" if random.random() < 0.4 else ""
+    r = "~" if random.random() < 0.4 else ""
+    return l, r
+
+
+def rand_tpl_body(depth, heredoc):
+    parts = []
+    for _ in range(random.randint(1, 4)):
+        k = random.random()
+        if k < 0.35:
+            txt = random.choice(["a", " b ", "  c", "d  ", "x y", "", " "])
+            if heredoc and random.random() < 0.5:
+                txt += "\n" + " " * random.randint(0, 4)
+            parts.append(txt)
+        elif k < 0.6:
+            l, r = strip(True)
+            parts.append("${%s %s %s}" % (l, random.choice(["s", "n", "\"q\"", "b", "1.5"]), r))
+        elif k < 0.8 and depth > 0:
+            l1, r1 = strip(True)
+            l2, r2 = strip(True)
+            inner = rand_tpl_body(depth - 1, heredoc)
+            if random.random() < 0.5:
+                l3, r3 = strip(True)
+                other = rand_tpl_body(depth - 1, heredoc)
+                parts.append("%%{%s if %s %s}%s%%{%s else %s}%s%%{%s endif %s}" % (
+                    l1, random.choice(["b", "nb", "n > 2"]), r1, inner, l3, r3, other, l2, r2))
+            else:
+                parts.append("%%{%s if %s %s}%s%%{%s endif %s}" % (l1, random.choice(["b", "nb"]), r1, inner, l2, r2))
+        elif depth > 0:
+            l1, r1 = strip(True)
+            l2, r2 = strip(True)
+            inner = rand_tpl_body(depth - 1, heredoc)
+            parts.append("%%{%s for x in %s %s}%s${x}%%{%s endfor %s}" % (
+                l1, random.choice(["l", "ls", "[]"]), r1, inner, l2, r2))
+    return "".join(parts)
+
+
+for _ in range(200):
+    body = rand_tpl_body(2, False).replace("\n", "\\n")
+    add('"' + body + '"')
+for _ in range(200):
+    lines = []
+    for _ in range(random.randint(1, 5)):
+        lines.append(" " * random.choice([0, 2, 4, 4, 6]) + rand_tpl_body(1, True).replace("\n", "\n" + " " * random.randint(0, 4)))
+    op = random.choice(["<<EOT", "<<-EOT"])
+    add(op + "\n" + "\n".join(lines) + "\n" + " " * random.choice([0, 2]) + "EOT\n")
+
 # 6. Index and attribute access.
 IDX = ["0", "1", "2", "3", "-1", "1.5", '"1"', '"a"', '"b"', "null", "true", "un", "us", "ud", "n", "f", '"x"']
 for c in ["l", "ls", "mixed", "e", "o", "eo", "objs", "[1, 2, 3]", '["a", "b"]', '{a = 1, b = 2}',
