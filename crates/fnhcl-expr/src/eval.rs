@@ -81,7 +81,17 @@ impl<'c, 'a> Evaluator<'c, 'a> {
     }
 
     pub(crate) fn run(mut self, e: &Expr) -> Evaluated {
-        let (value, diagnostics) = self.eval(e);
+        let (value, mut diagnostics) = self.eval(e);
+        if let Some(sm) = self.sources {
+            for d in &mut diagnostics {
+                if d.expr_text.is_none()
+                    && let Some(c) = d.context
+                    && (c.file.0 as usize) < sm.len()
+                {
+                    d.expr_text = Some(sm.slice(c).to_owned());
+                }
+            }
+        }
         Evaluated {
             value,
             diagnostics,

@@ -125,8 +125,9 @@ pub fn evaluate(expr: &ast::Expr, ctx: &EvalContext<'_>) -> Evaluated {
 }
 
 /// Like [`evaluate`], with the source map available so that messages that
-/// quote source ranges (the `try` failure summary) can print them.
-/// Prefer this one when the sources are at hand.
+/// quote source ranges (the `try` failure summary) can print them, and
+/// each diagnostic's `expr_text` is the source text of its `context` (the
+/// expression HCL blames). Prefer this one when the sources are at hand.
 pub fn evaluate_with_sources(
     expr: &ast::Expr,
     ctx: &EvalContext<'_>,

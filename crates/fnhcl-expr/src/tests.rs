@@ -216,5 +216,6 @@ fn context_is_hcl_expression() {
         let (ev, sm) = run(src, &v, None, true);
         let d = ev.diagnostics.iter().find(|d| d.is_error()).expect(src);
         assert_eq!(sm.slice(d.context.expect("context")), want, "{src}");
+        assert_eq!(d.expr_text.as_deref(), Some(want), "{src}");
     }
 }
