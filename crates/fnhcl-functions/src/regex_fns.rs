@@ -214,6 +214,18 @@ impl Visitor for GoSyntaxCheck<'_> {
                     starts_with_p: false,
                     ..
                 } => return Err((perl, "(?<".into())),
+                // Go accepts only ASCII word characters in group names.
+                ast::GroupKind::CaptureName { name, .. }
+                    if !name
+                        .name
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_') =>
+                {
+                    return Err((
+                        "invalid named capture",
+                        self.text(g.span.start.offset, name.span.end.offset + 1),
+                    ));
+                }
                 ast::GroupKind::NonCapturing(f) if !go_flags(f) => {
                     return Err((perl, self.text(g.span.start.offset, f.span.end.offset)));
                 }
@@ -405,6 +417,59 @@ fn match_result(re: &Regex, caps: &regex::Captures<'_>, ty: &Type) -> Value {
     }
 }
 
+/// Go's `Regexp.Expand` template rules: `$$` is a dollar; `$name` and
+/// `${name}` take the longest run of Unicode letters, digits and `_`; a
+/// name that is a number without leading zeros is a group index; an
+/// unknown or unmatched group expands to nothing; a malformed reference
+/// (`$` followed by no name, `${` without `}`) is kept literally.
+fn go_expand(re: &Regex, caps: &regex::Captures<'_>, template: &str, out: &mut String) {
+    let mut t = template;
+    while let Some(pos) = t.find('$') {
+        out.push_str(&t[..pos]);
+        t = &t[pos + 1..];
+        if let Some(rest) = t.strip_prefix('$') {
+            out.push('$');
+            t = rest;
+            continue;
+        }
+        let (brace, body) = match t.strip_prefix('{') {
+            Some(b) => (true, b),
+            None => (false, t),
+        };
+        let name_len: usize = body
+            .chars()
+            .take_while(|c| c.is_alphabetic() || c.is_numeric() || *c == '_')
+            .map(char::len_utf8)
+            .sum();
+        let closed = !brace || body[name_len..].starts_with('}');
+        if name_len == 0 || !closed {
+            out.push('$');
+            continue;
+        }
+        let name = &body[..name_len];
+        t = &body[name_len + usize::from(brace)..];
+        let index = if name.bytes().all(|b| b.is_ascii_digit())
+            && !(name.len() > 1 && name.starts_with('0'))
+            && name.len() <= 9
+        {
+            name.parse::<usize>().ok()
+        } else {
+            None
+        };
+        let group = match index {
+            Some(i) => caps.get(i),
+            None => re
+                .capture_names()
+                .position(|n| n == Some(name))
+                .and_then(|i| caps.get(i)),
+        };
+        if let Some(g) = group {
+            out.push_str(g.as_str());
+        }
+    }
+    out.push_str(t);
+}
+
 /// Go's `Regexp.ReplaceAllString` (`$1`, `${name}`, `$$` expansion).
 pub(crate) fn replace_all(re: &Regex, s: &str, rep: &str) -> Result<String, CallError> {
     let mut out = String::new();
@@ -412,7 +477,7 @@ pub(crate) fn replace_all(re: &Regex, s: &str, rep: &str) -> Result<String, Call
     for caps in re.captures_iter(s) {
         let Some(m) = caps.get(0) else { continue };
         out.push_str(&s[last..m.start()]);
-        caps.expand(rep, &mut out);
+        go_expand(re, &caps, rep, &mut out);
         last = m.end();
         check_len(out.len())?;
     }
