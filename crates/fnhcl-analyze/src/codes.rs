@@ -50,6 +50,8 @@ pub const SHADOWING: &str = "E0501";
 pub const CYCLE: &str = "E0502";
 /// A local that nothing uses.
 pub const UNUSED_LOCAL: &str = "W0601";
+/// `req.extra_resources.<n>` naming no `requirement` block.
+pub const UNDECLARED_REQUIREMENT: &str = "W0607";
 /// A user function argument that the function never uses.
 pub const UNUSED_ARGUMENT: &str = "W0606";
 /// An attribute of a Kubernetes object that no Kubernetes object has at
@@ -85,6 +87,7 @@ pub const ALL: &[(&str, &str)] = &[
     (UNDECLARED_RESOURCE, "undeclared-resource"),
     (UNDECLARED_COLLECTION, "undeclared-collection"),
     (UNUSED_ARGUMENT, "unused-argument"),
+    (UNDECLARED_REQUIREMENT, "undeclared-requirement"),
 ];
 
 /// The kebab-case name of a code.

@@ -55,6 +55,7 @@ pub(crate) fn check(bodies: &[Body], options: &Options) -> Vec<Diagnostic> {
         frames: Vec::new(),
         resources: BTreeSet::new(),
         collections: BTreeSet::new(),
+        requirements: BTreeSet::new(),
         in_function: false,
     };
     for b in bodies {
@@ -96,6 +97,7 @@ struct Walker {
     frames: Vec<Vec<LocalDecl>>,
     resources: BTreeSet<String>,
     collections: BTreeSet<String>,
+    requirements: BTreeSet<String>,
     /// Inside a `function` block (no `req`, `self`, `each` or outer locals).
     in_function: bool,
 }
@@ -121,6 +123,9 @@ impl Walker {
                 }
                 ("resources", Some(l)) => {
                     self.collections.insert(l);
+                }
+                ("requirement", Some(l)) => {
+                    self.requirements.insert(l);
                 }
                 ("group", _) => self.collect_names(&b.body, depth + 1),
                 _ => {}
@@ -371,6 +376,32 @@ impl Walker {
                     } else if key == "resource" {
                         self.object_fields(&steps[2..], &format!("req.resource.{n}"), false);
                     }
+                }
+            }
+            "extra_resources" => {
+                if let Some((n, s)) = name
+                    && !self.requirements.contains(n)
+                {
+                    let known: Vec<&str> = self.requirements.iter().map(String::as_str).collect();
+                    let detail = if known.is_empty() {
+                        format!("{n}: the program declares no requirement blocks")
+                    } else {
+                        with_suggestion(
+                            format!("{n}: declared requirements are {}", known.join(", ")),
+                            n,
+                            known.iter().copied(),
+                        )
+                    };
+                    self.diags.push(
+                        Diagnostic::warning(
+                            "no requirement with this name",
+                            format!(
+                                "{detail}; Crossplane only sends the extra resources this step requires, so the value will stay unknown"
+                            ),
+                        )
+                        .with_span(s)
+                        .with_code(codes::UNDECLARED_REQUIREMENT),
+                    );
                 }
             }
             "resources" | "connections" => {
