@@ -96,7 +96,7 @@ impl PatternError {
 
 /// Compiles a Go (RE2) pattern.
 pub(crate) fn compile(pattern: &str) -> Result<Regex, PatternError> {
-    let quoted = expand_quotes(pattern);
+    let quoted = literal_braces(&expand_quotes(pattern));
     let parsed = ast::parse::ParserBuilder::new()
         .nest_limit(200)
         .build()
@@ -153,7 +153,16 @@ fn ast_error(pattern: &str, e: &ast::Error) -> PatternError {
         | K::EscapeHexInvalidDigit
         | K::EscapeUnexpectedEof
         | K::UnicodeClassInvalid => ("invalid escape sequence", frag),
-        K::RepetitionMissing => ("missing argument to repetition operator", frag),
+        K::RepetitionMissing => {
+            // Go shows the operator: `*`, `+`, `?` or the whole `{n,m}`.
+            let rest = pattern.get(span.start.offset..).unwrap_or("");
+            let op = if rest.starts_with('{') {
+                rest.find('}').map_or(rest, |e| &rest[..=e])
+            } else {
+                rest.get(..1).unwrap_or(rest)
+            };
+            ("missing argument to repetition operator", op.to_owned())
+        }
         K::RepetitionCountInvalid | K::RepetitionCountDecimalEmpty | K::RepetitionCountUnclosed => {
             ("invalid repeat count", frag)
         }
@@ -300,6 +309,87 @@ fn expand_quotes(p: &str) -> String {
         }
     }
     out.push_str(rest);
+    out
+}
+
+/// Go reads `{` as a repetition only in the forms `{n}`, `{n,}` and
+/// `{n,m}` (decimal, no leading zeros); any other `{` is a literal brace.
+/// Escapes those so `regex_syntax` reads them literally too.
+fn literal_braces(p: &str) -> String {
+    fn number(s: &[u8]) -> usize {
+        let n = s.iter().take_while(|b| b.is_ascii_digit()).count();
+        if n >= 2 && s[0] == b'0' { 0 } else { n }
+    }
+    fn is_repeat(s: &[u8]) -> bool {
+        // s starts at '{'
+        let mut i = 1;
+        let n = number(&s[i..]);
+        if n == 0 {
+            return false;
+        }
+        i += n;
+        if s.get(i) == Some(&b',') {
+            i += 1;
+            if s.get(i) != Some(&b'}') {
+                let m = number(&s[i..]);
+                if m == 0 {
+                    return false;
+                }
+                i += m;
+            }
+        }
+        s.get(i) == Some(&b'}')
+    }
+    if !p.contains('{') {
+        return p.to_owned();
+    }
+    let b = p.as_bytes();
+    let mut out = String::with_capacity(p.len() + 4);
+    let mut i = 0;
+    let mut in_class = false;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'\\' => {
+                let end =
+                    (i + 1 + p[i + 1..].chars().next().map_or(0, char::len_utf8)).min(b.len());
+                out.push_str(&p[i..end]);
+                i = end;
+                continue;
+            }
+            b'[' if !in_class => {
+                in_class = true;
+                out.push('[');
+                i += 1;
+                if b.get(i) == Some(&b'^') {
+                    out.push('^');
+                    i += 1;
+                }
+                if b.get(i) == Some(&b']') {
+                    out.push(']');
+                    i += 1;
+                }
+                continue;
+            }
+            b'[' if in_class && b.get(i + 1) == Some(&b':') => {
+                if let Some(end) = p[i..].find(":]") {
+                    out.push_str(&p[i..i + end + 2]);
+                    i += end + 2;
+                    continue;
+                }
+            }
+            b']' if in_class => in_class = false,
+            b'{' if !in_class && !is_repeat(&b[i..]) => {
+                out.push_str("\\{");
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        let ch_len = p[i..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&p[i..i + ch_len]);
+        i += ch_len;
+    }
     out
 }
 
@@ -531,6 +621,17 @@ mod tests {
             Some("error parsing regexp: invalid or unsupported Perl syntax: `(?x`")
         );
         assert!(msg("(?i:a)(?s)(?-m)a*?").is_none());
+        assert_eq!(
+            msg("{1}").as_deref(),
+            Some("error parsing regexp: missing argument to repetition operator: `{1}`")
+        );
+        assert_eq!(
+            msg("*").as_deref(),
+            Some("error parsing regexp: missing argument to repetition operator: `*`")
+        );
+        // A brace that is not a repetition is a literal, as in Go.
+        assert!(compile("a{,3}").is_ok_and(|r| r.is_match("a{,3}")));
+        assert!(compile(r"x\b{start}").is_ok_and(|r| r.is_match("x{start}")));
         assert!(compile("((((((((((a{1000}){1000}){1000})))))))").is_err());
     }
 
