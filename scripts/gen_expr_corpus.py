@@ -272,7 +272,9 @@ for e in ["nested.x.y.z[2].w", "nested.x.y.z.2.w", "nested.x.y.z[1]", "nested.x.
           "o[\"a\"]", "{a = 1}[\"a\"]", "[1, 2][0]", "[[1, 2], [3]][0][1]", "o.d[\"e\"]", "(o).a",
           "(l)[1]", "o.c[*]", "uo.a", "uo.c", "uo[\"a\"]", "ut[0]", "ut[2]", "um.k", "um[\"k\"]",
           "ulo[0].name", "ulo[0].other", "ul[0]", "uset[0]", "po.u", "po.a", "pu[1]", "pu[0]",
-          "sec[0]", "seco.k", "seco[\"k\"]", "nosuch.a", "nosuch[0]"]:
+          "sec[0]", "seco.k", "seco[\"k\"]", "nosuch.a", "nosuch[0]", "nested.x.y.z.0.1", "objs.*.tags.0",
+          "objs.*.tags.0.1", "objs.*.*", "objs.*.tags.*", "objs[*].tags[*]", "nested.x.y.z.2.w",
+          "[[1]].0.0", "[[1]].0[0]"]:
     add(e)
 
 # 7. Splats.

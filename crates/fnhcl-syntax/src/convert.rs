@@ -310,14 +310,19 @@ impl<'a> Converter<'a> {
             );
             ops.truncate(MAX_TRAVERSAL_STEPS);
         }
-        self.apply_ops(source, &ops)
+        self.apply_ops(source, &ops, None)
     }
 
     /// Builds the nested access expression for `source` followed by `ops`,
     /// with HCL's splat scoping: a full splat `[*]` takes every following
     /// operator into its per-element expression; an attribute-only splat
     /// `.*` takes the following `.name` and `.N` steps only.
-    fn apply_ops(&mut self, mut source: Expr, ops: &[(Span, &TraversalOperator)]) -> Expr {
+    fn apply_ops(
+        &mut self,
+        mut source: Expr,
+        ops: &[(Span, &TraversalOperator)],
+        in_attr_splat: Option<Span>,
+    ) -> Expr {
         let mut i = 0;
         while i < ops.len() {
             let (op_span, op) = ops[i];
@@ -327,7 +332,7 @@ impl<'a> Converter<'a> {
                         kind: ExprKind::SplatItem,
                         span: op_span,
                     };
-                    let each = self.apply_ops(item, &ops[i + 1..]);
+                    let each = self.apply_ops(item, &ops[i + 1..], None);
                     let end = ops.last().map_or(op_span, |o| o.0);
                     let span = source.span.to(end);
                     return Expr {
@@ -353,7 +358,26 @@ impl<'a> Converter<'a> {
                         kind: ExprKind::SplatItem,
                         span: op_span,
                     };
-                    let each = self.apply_ops(item, &ops[i + 1..j]);
+                    if let Some((next, TraversalOperator::AttrSplat(_))) = ops.get(j) {
+                        let star = Span::new(
+                            self.file,
+                            (next.end as usize).saturating_sub(1),
+                            next.end as usize,
+                        );
+                        self.diags.push(
+                            Diagnostic::error(
+                                "Nested splat expression not allowed",
+                                "A splat expression (*) cannot be used inside another attribute-only splat expression.",
+                            )
+                            .with_span(star),
+                        );
+                    }
+                    let star = Span::new(
+                        self.file,
+                        (op_span.end as usize).saturating_sub(1),
+                        op_span.end as usize,
+                    );
+                    let each = self.apply_ops(item, &ops[i + 1..j], Some(star));
                     let end = ops[j - 1].0;
                     let span = source.span.to(end);
                     source = Expr {
@@ -394,6 +418,34 @@ impl<'a> Converter<'a> {
                 }
                 TraversalOperator::LegacyIndex(n) => {
                     let text = n.value().to_string();
+                    // `a.0.1`: HCL's scanner reads `0.1` as one number.
+                    if let Some((next, TraversalOperator::LegacyIndex(m))) = ops.get(i + 1)
+                        && next.start == op_span.end
+                    {
+                        let second = m.value().to_string();
+                        let hint = if in_attr_splat.is_some() {
+                            "Use the proper index syntax with a full splat expression [*] instead"
+                        } else {
+                            "Use the proper index syntax instead"
+                        };
+                        // HCL blames the splat's `*` inside an attribute-only splat.
+                        let subject = in_attr_splat.unwrap_or_else(|| {
+                            Span::new(
+                                self.file,
+                                (op_span.start as usize + 1).min(next.end as usize),
+                                next.end as usize,
+                            )
+                        });
+                        self.diags.push(
+                            Diagnostic::error(
+                                "Invalid legacy index syntax",
+                                format!(
+                                    "When using the legacy index syntax, chaining two indexes together is not permitted. {hint}, like [{text}][{second}]."
+                                ),
+                            )
+                            .with_span(subject),
+                        );
+                    }
                     let kstart = (op_span.end as usize).saturating_sub(text.len());
                     let key = Expr {
                         kind: ExprKind::Number(Arc::from(text)),

@@ -179,7 +179,7 @@ fn every_form_parses_with_whole_spans() {
         "<<EOT\nhi %{ for x in xs }${x},%{ endfor }\nEOT\n",
         "-1 * !true",
         "provider::ns::fn(1)",
-        "a.0.1",
+        "a.0.b[1]",
         "x[\"k\"].y",
         "\"\"",
         "1.5e3",
@@ -302,4 +302,23 @@ fn repeated_object_keys_parse_like_hcl() {
     let (b, d) = parse_file(&sm, f);
     assert!(d.is_empty(), "{d:?}");
     assert_eq!(b.items.len(), 1);
+}
+
+#[test]
+fn hcl_traversal_syntax_errors() {
+    for (t, want) in [
+        (
+            "x.0.1",
+            "main.hcl:1,3-6: Invalid legacy index syntax; When using the legacy index syntax, chaining two indexes together is not permitted. Use the proper index syntax instead, like [0][1].",
+        ),
+        (
+            "x.*.a.*",
+            "main.hcl:1,7-8: Nested splat expression not allowed; A splat expression (*) cannot be used inside another attribute-only splat expression.",
+        ),
+    ] {
+        let (sm, f) = src(t);
+        let (_, d) = parse_expr(&sm, f);
+        assert_eq!(d.len(), 1, "{t}");
+        assert_eq!(d[0].to_hcl_string(&sm), want);
+    }
 }
