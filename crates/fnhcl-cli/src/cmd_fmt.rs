@@ -22,10 +22,10 @@ pub(crate) struct Args {
     #[arg(short, long)]
     diff: bool,
     /// Walk directories recursively.
-    #[arg(short, long, default_value_t = true, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
+    #[arg(short, long, default_value_t = true, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = clap::ArgAction::Set)]
     recursive: bool,
     /// Rewrite `:` to `=` between object keys and values.
-    #[arg(long, default_value_t = true, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
+    #[arg(long, default_value_t = true, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = clap::ArgAction::Set)]
     normalize_literals: bool,
     /// Files or directories (default `.`); `-` reads stdin and writes stdout.
     paths: Vec<PathBuf>,

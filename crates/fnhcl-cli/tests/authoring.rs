@@ -69,6 +69,15 @@ fn fmt_check_lists_unformatted_files() {
     write(tmp.path(), ".hidden/x.hcl", UNFORMATTED);
     let run = fn_hcl(tmp.path(), &["fmt", "--check"], None);
     insta::assert_snapshot!("fmt_check", run.text());
+    // Flags as upstream spells them: `--recursive=false` stops at the top.
+    let top = fn_hcl(
+        tmp.path(),
+        &["fmt", "--check", "--recursive=false", "."],
+        None,
+    );
+    assert_eq!((top.code, top.stdout.as_str()), (0, ""), "{}", top.stderr);
+    let all = fn_hcl(tmp.path(), &["fmt", "--check", "--recursive", "."], None);
+    assert_eq!(all.stdout, "./sub/messy.hcl\n");
     let run = fn_hcl(tmp.path(), &["fmt", "--diff", "sub"], None);
     insta::assert_snapshot!("fmt_diff", run.text());
     // --check and --diff change nothing.
