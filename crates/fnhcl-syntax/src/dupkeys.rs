@@ -8,6 +8,10 @@
 /// Byte offsets (in the parsed text) of renamed keys.
 pub(crate) type Renamed = Vec<usize>;
 
+/// Each rename costs one more parse of the whole text, so only a few
+/// repeated keys per file are accepted.
+const MAX_RENAMES: usize = 32;
+
 const KEYWORDS: &[&str] = &[
     "for", "in", "if", "null", "true", "false", "endif", "endfor", "else",
 ];
@@ -26,7 +30,7 @@ pub(crate) fn parse_lenient<T>(
             Err(e) => {
                 let offset = e.location().offset();
                 if !e.message().contains("redefined object key")
-                    || renamed.len() >= 256
+                    || renamed.len() >= MAX_RENAMES
                     || renamed.contains(&offset)
                 {
                     return (Err(e), renamed);
