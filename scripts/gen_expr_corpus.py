@@ -365,6 +365,28 @@ for e in ["1 +", "(1", "[1,", "{a = }", "a..b", "\"unterminated", "1 ? 2", "for 
           "{a = 1\nb = 2}", "[\n1,\n2\n]", "f(\n1,\n2\n)", "l[\n0\n]", "true\n? 1\n: 2"]:
     add(e)
 
+# 13. Unknowns of many types through every construct (one set of
+# variables per type: uN = unknown, kN = [1, unknown], oN = {a = unknown}).
+UTYPES = ["number", "string", "bool", "dynamic", "list(number)", "list(string)", "set(string)", "map(number)",
+          "map(list(string))", "object({a: number})", "object({a: string, b: list(number)})",
+          "tuple([string, number])", "list(object({name: string, v: number}))",
+          "tuple([object({a: number}), object({a: string})])", "object({})", "tuple([])", "list(dynamic)",
+          "map(dynamic)"]
+UVALS = ['1', '"s"', 'true', 'null', '[1]', '["a"]', '{a = 1}', '{a = "x", b = [1]}', 'tolist([1])',
+         'tomap({k = 1})', '[]', '{}']
+UTPLS = ["U", "[U]", "{x = U}", "U[*]", "U.*", "U[0]", "U.a", "U[\"a\"]", "K[*]", "[for x in K : x]",
+         "{for i, x in K : i => x}", "true ? U : VAL", "false ? VAL : U", "true ? VAL : U", "U == VAL",
+         "VAL == U", "[U, VAL]", "O.a", "O[\"a\"]", "O.*.a", "K[1]", "K[0]", "\"${U}\"", "[for x in U : x]",
+         "{for kk, vv in U : kk => vv}", "U != null", "try(U, VAL)", "can(U.a)", "U ? 1 : 2", "-U", "!U",
+         "U + 1", "U && true", "U[*].a", "U[*].name", "[for x in U : x.name]", "ub ? U : VAL"]
+for i, t in enumerate(UTYPES):
+    VARS[f"u{i}"] = {"$unknown": t}
+    VARS[f"k{i}"] = [1, {"$unknown": t}]
+    VARS[f"o{i}"] = {"a": {"$unknown": t}, "b": 2}
+    for tpl in UTPLS:
+        add(tpl.replace("VAL", random.choice(UVALS)).replace("U", f"u{i}").replace("K", f"k{i}")
+            .replace("O", f"o{i}"))
+
 # Deduplicate, keep order.
 seen = set()
 lines = []
