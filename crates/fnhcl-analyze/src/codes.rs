@@ -32,6 +32,9 @@ pub const UNDECLARED_RESOURCE: &str = "W0604";
 /// `req.resources.<n>` / `req.connections.<n>` naming no `resources` block
 /// (a warning, as [`UNDECLARED_RESOURCE`]).
 pub const UNDECLARED_COLLECTION: &str = "W0605";
+/// An expression without variables whose evaluation fails: it fails on
+/// every request (`1 + "a"`, `jsondecode("{")`).
+pub const ALWAYS_FAILS: &str = "E0104";
 /// A call to a function that does not exist.
 pub const UNKNOWN_FUNCTION: &str = "E0401";
 /// `invoke` of a user function that does not exist.
@@ -68,6 +71,7 @@ pub const ALL: &[(&str, &str)] = &[
     (PROGRAM, "program-error"),
     (SCHEMA, "schema"),
     (FUNCTION_DEFINITION, "function-definition"),
+    (ALWAYS_FAILS, "always-fails"),
     (DUPLICATE, "duplicate-name"),
     (UNDEFINED_VARIABLE, "undefined-variable"),
     (INVALID_SELF, "invalid-self-reference"),

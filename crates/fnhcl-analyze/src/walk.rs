@@ -48,6 +48,9 @@ const METADATA_FIELDS: &[&str] = &[
 
 const MAX_DEPTH: usize = 256;
 
+/// Evaluation budget for constant sub-expressions of one program.
+const MAX_CONST_STEPS: u64 = 10_000_000;
+
 pub(crate) fn check(bodies: &[Body], options: &Options) -> Vec<Diagnostic> {
     let mut w = Walker {
         composite_schema: options.composite_schema.clone(),
@@ -57,6 +60,7 @@ pub(crate) fn check(bodies: &[Body], options: &Options) -> Vec<Diagnostic> {
         collections: BTreeSet::new(),
         requirements: BTreeSet::new(),
         in_function: false,
+        const_steps: 0,
     };
     for b in bodies {
         w.collect_names(b, 0);
@@ -100,6 +104,8 @@ struct Walker {
     requirements: BTreeSet<String>,
     /// Inside a `function` block (no `req`, `self`, `each` or outer locals).
     in_function: bool,
+    /// Evaluation steps spent on constant sub-expressions.
+    const_steps: u64,
 }
 
 /// One step of a static traversal after its root.
@@ -276,8 +282,119 @@ impl Walker {
         }
         let mut calls = Vec::new();
         collect_calls(e, &mut calls, 0);
+        let mut unknown_call = false;
         for (name, nargs, expand, span) in calls {
+            // Calls already reported (unknown function, wrong arity) would
+            // be reported again by evaluating the expression.
+            unknown_call |= match fnhcl_functions::registry().get(&name.name) {
+                None => true,
+                Some(def) => !expand && def.check_arity(nargs).is_err(),
+            };
             self.call(name, nargs, expand, span);
+        }
+        if !unknown_call {
+            self.constants(e, 0);
+        }
+    }
+
+    /// Evaluates every maximal sub-expression that has no variables (and
+    /// no `invoke`): an error there happens on every request. Arguments of
+    /// `try`/`can` are left alone (their errors are the point).
+    fn constants(&mut self, e: &Expr, depth: usize) {
+        if depth > MAX_DEPTH || self.const_steps > MAX_CONST_STEPS {
+            return;
+        }
+        match &e.kind {
+            ExprKind::Null
+            | ExprKind::Bool(_)
+            | ExprKind::Number(_)
+            | ExprKind::Variable(_)
+            | ExprKind::SplatItem => return,
+            ExprKind::Template(t)
+                if t.parts
+                    .iter()
+                    .all(|p| matches!(p, TemplatePart::Literal(_))) =>
+            {
+                return;
+            }
+            _ => {}
+        }
+        if fnhcl_syntax::visit::traversals(e).is_empty() && !calls_invoke(e) {
+            let limits = fnhcl_expr::Limits::default();
+            let ctx = fnhcl_expr::EvalContext {
+                vars: &fnhcl_expr::NoVariables,
+                invoker: None,
+                functions: true,
+                limits: &limits,
+            };
+            let out = fnhcl_expr::evaluate(e, &ctx);
+            self.const_steps += out.steps;
+            if let Some(d) = out.diagnostics.into_iter().find(Diagnostic::is_error) {
+                let span = d.primary.unwrap_or(e.span);
+                self.diags.push(
+                    Diagnostic::error(d.summary, d.detail)
+                        .with_span(span)
+                        .with_code(codes::ALWAYS_FAILS),
+                );
+            }
+            return;
+        }
+        let d = depth + 1;
+        match &e.kind {
+            ExprKind::FuncCall { name, args, .. } => {
+                if !matches!(&*name.name, "try" | "can") {
+                    for a in args {
+                        self.constants(a, d);
+                    }
+                }
+            }
+            ExprKind::Tuple(items) => items.iter().for_each(|i| self.constants(i, d)),
+            ExprKind::Object(items) => {
+                for it in items {
+                    if let ObjectKey::Expr(k) = &it.key {
+                        self.constants(k, d);
+                    }
+                    self.constants(&it.value, d);
+                }
+            }
+            ExprKind::GetAttr(src, _) => self.constants(src, d),
+            ExprKind::Index(src, k) => {
+                self.constants(src, d);
+                self.constants(k, d);
+            }
+            ExprKind::Splat { source, .. } => self.constants(source, d),
+            ExprKind::Conditional {
+                cond,
+                then,
+                otherwise,
+            } => {
+                self.constants(cond, d);
+                self.constants(then, d);
+                self.constants(otherwise, d);
+            }
+            ExprKind::Unary(_, x) | ExprKind::Parens(x) => self.constants(x, d),
+            ExprKind::Binary(_, a, b) => {
+                self.constants(a, d);
+                self.constants(b, d);
+            }
+            ExprKind::For(f) => {
+                self.constants(&f.collection, d);
+                if let Some(k) = &f.key_expr {
+                    self.constants(k, d);
+                }
+                self.constants(&f.value_expr, d);
+                if let Some(c) = &f.cond {
+                    self.constants(c, d);
+                }
+            }
+            ExprKind::Template(t) => {
+                for p in &t.parts {
+                    if let TemplatePart::Interpolation(x) = p {
+                        self.constants(x, d);
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
@@ -717,4 +834,10 @@ fn levenshtein(a: &str, b: &str) -> usize {
         prev = cur;
     }
     prev[b.len()]
+}
+
+fn calls_invoke(e: &Expr) -> bool {
+    let mut calls = Vec::new();
+    collect_calls(e, &mut calls, 0);
+    calls.iter().any(|(name, ..)| &*name.name == "invoke")
 }
