@@ -341,11 +341,9 @@ impl Walker {
         }
         let d = depth + 1;
         match &e.kind {
-            ExprKind::FuncCall { name, args, .. } => {
-                if !matches!(&*name.name, "try" | "can") {
-                    for a in args {
-                        self.constants(a, d);
-                    }
+            ExprKind::FuncCall { name, args, .. } if !matches!(&*name.name, "try" | "can") => {
+                for a in args {
+                    self.constants(a, d);
                 }
             }
             ExprKind::Tuple(items) => items.iter().for_each(|i| self.constants(i, d)),
