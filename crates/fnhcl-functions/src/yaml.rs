@@ -1004,11 +1004,40 @@ fn collect_events(src: &str) -> std::collections::VecDeque<Result<(Event, Marker
                         "reference to undefined anchor {}",
                         crate::format::go_quote(&name)
                     )
-                } else {
-                    match info.strip_prefix("while parsing ") {
-                        Some(rest) => rest.split_once(", ").map_or(rest, |(_, m)| m).to_owned(),
-                        None => info.to_owned(),
+                } else if let Some(rest) = info.strip_prefix("while parsing ") {
+                    let m = rest.split_once(", ").map_or(rest, |(_, m)| m);
+                    match m.strip_prefix("expected ") {
+                        Some(e) => format!("did not find expected {e}"),
+                        None => m.to_owned(),
                     }
+                } else {
+                    // A scanner error: go-cty-yaml reports the line after
+                    // libyaml's (0-based) mark, at column 1.
+                    let msg = info
+                        .strip_prefix("while scanning ")
+                        .map_or(info, |rest| rest.split_once(", ").map_or(rest, |(_, m)| m));
+                    // libyaml's wording for the same problems.
+                    let msg = if msg.starts_with("tabs disallowed")
+                        || msg.starts_with("unexpected character")
+                    {
+                        "found character that cannot start any token"
+                    } else {
+                        msg
+                    };
+                    // 0-based line of the problem; at the end of the input
+                    // libyaml's mark is past the last line break.
+                    let line0 = if msg.contains("end of stream") {
+                        src.matches('\n').count()
+                    } else {
+                        m.line().saturating_sub(1)
+                    };
+                    let text = if line0 == 0 {
+                        msg.to_owned()
+                    } else {
+                        format!("on line {}, column 1: {msg}", line0 + 1)
+                    };
+                    out.push_back(Err(text));
+                    return out;
                 };
                 out.push_back(Err(at(&m, msg)));
                 return out;

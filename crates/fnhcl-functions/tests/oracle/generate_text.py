@@ -60,6 +60,20 @@ YAMLS = ["\"hello: world\"", "\"true\"", "\"~\"", "\"- 1\\n- a\\n- true\\n- null
          "\"\\\"double \\\\\\\"quoted\\\\\\\"\\\"\"", "\"[a, b, true]\"", "\"{}\"", "\"[]\"", "\"a: {b: [c, {d: e}]}\"",
          "\"*undefined\"", "\"a: 1\\na: 2\"", "\"!!timestamp 2006-1-2\"", "\"!!null ''\"", "\"key: 'yes'\"",
          "\"- - 1\\n  - 2\\n- 3\"", "\"? complex\\n: value\"", "\"|\\n  hello\\n  world\"", "\"0b101\"", "\"0xZZ\""]
+YAML_DOCS = [
+    "a: 1\nb:\n  - x\n  - y\nc: {d: e, f: [1, 2]}\n", "# comment\nkey: value # trailing\n",
+    "plain: multi\n  line\n  scalar\n", "s: \"esc \\u00e9 \\x41 \\t tab \\n nl\"\n", "s: 'it''s'\n",
+    "? complex key\n: value\n", "!!set {a, b}\n", "!!omap [a: 1]\n", "- !!str 123\n- !!int '7'\n- !!float '1.5'\n- !!null ''\n",
+    "a: 1e3\nb: .5\nc: +.5\nd: -1.5e-3\ne: 1_000.5\nf: 0x_1F\ng: 0o_17\n",
+    "a: 2001-12-14t21:59:43.10-05:00\nb: 2001-12-14 21:59:43.10\nc: 2002-12-14\n", "a: ~\nb: null\nc: Null\nd: NULL\ne:\n",
+    "a: y\nb: N\nc: On\nd: oFF\ne: True\nf: tRUE\n", "---\na: 1\n...\n", "--- |\n  literal doc\n", "a: |+\n  keep\n\n\nb: 1\n",
+    "a: >\n  folded\n  more\n\n  para\n", "a: |2\n    indented\n", "- [a, [b, [c]]]\n- {x: {y: {z: 1}}}\n",
+    "list: &l [1, 2]\nother: *l\n", "a:\n\tb: 1\n", "a: b: c\n", "[1, 2\n", "a: 'unterminated\n", "\"key with spaces\": 1\n'single': 2\n",
+    "1: a\n2.5: b\ntrue: c\n~: d\n", "a: \"\\\n  continued\"\n", "a: !!binary |\n  aGVsbG8gd29ybGQ=\n", "a: &x 1\nb: &x 2\nc: *x\n",
+    "- a\n -b\n", "a: [1,2,]\n", "{a: 1, a: 2}\n", "a:\n  - b\n  -\n  - c\n", "? [a, b]\n: c\n", "- 0.0\n- -0\n- 00\n- 08\n- 0b101\n- 1:20\n",
+    "a: .inf\nb: -.INF\nc: .NaN\n", "a: 12345678901234567890123\nb: 1.00000000000000000000001\n", "   \n", "# only comment\n", "---\n",
+    "--- \n...\n---\n", "a: b\n---\n", "- |\n  x\n- >-\n  y\n  z\n", "key: \"\\N\\_\\L\\P\\e\\0\\a\"\n", "a: @x\n",
+    "a: b\n c: d: e\n", "{a: 1", "- a\n-b: [\n", "a: \"line1\nline2\"\n", "%YAML 1.2\n---\na: 1\n"]
 DATES = ["\"2017-03-04T22:45:09.005Z\"", "\"2018-01-02T23:12:01-08:00\"", "\"2018-01-02T00:05:00Z\"",
          "\"2018-01-02T13:05:00+05:30\"", "\"2017-11-22 10:00:00Z\"", "\"2017-02-30T10:00:00Z\"",
          "\"2017-11-22T10:00:00\"", "\"2017-11-22T1:00:00Z\"", "\"20\"", "\"2017-11-22T10:00:00Zjunk\"",
@@ -100,6 +114,7 @@ def calls():
     out += [f"jsonencode({v})" for v in ENCODE]
     out += [f"yamlencode({v})" for v in ENCODE]
     out += [f"yamldecode({y})" for y in YAMLS]
+    out += ["yamldecode(%s)" % json.dumps(d, ensure_ascii=False) for d in YAML_DOCS]
     out += [f"formatdate({f}, {d})" for f in DATEFMTS for d in DATES]
     out += [f"timeadd({d}, {u})" for d in DATES[:4] + DATES[6:8] for u in DURS]
     seen, uniq = set(), []
