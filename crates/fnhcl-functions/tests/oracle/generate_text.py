@@ -117,6 +117,51 @@ def calls():
     out += ["yamldecode(%s)" % json.dumps(d, ensure_ascii=False) for d in YAML_DOCS]
     out += [f"formatdate({f}, {d})" for f in DATEFMTS for d in DATES]
     out += [f"timeadd({d}, {u})" for d in DATES[:4] + DATES[6:8] for u in DURS]
+    # Random format calls (flags, widths, precisions, verbs, values).
+    frng = random.Random(21)
+    fflags = ["", "-", "+", " ", "0", "#", "-0", "+0", " -", "#0", "+-"]
+    fwidths = ["", "1", "5", "10", "20"]
+    fprecs = ["", ".0", ".1", ".2", ".5", ".10", ".", ".25"]
+    fvals = ["0", "1", "-1", "2.5", "-0.5", "1e3", "1e20", "1e-7", "0.1", "123456789", "1.005", "2.675",
+             "0.5", "1.5", "-123.456", "3.14159265358979", "1e100", "-1e-100", "0.000123", "255", "-255",
+             "4294967296", "\"3\"", "\"x\"", "\"\"", "\"日本語\"", "\"💃🏿x\"", "true", "false", "null",
+             "[1]", "{a = 1}", "\"12.5\"", "18446744073709551616", "0.3"]
+    for _ in range(1000):
+        fs, args = "", []
+        for _ in range(frng.randint(1, 3)):
+            fs += frng.choice(["", "x", " ", "|"]) + "%" + frng.choice(fflags) + frng.choice(fwidths) \
+                + frng.choice(fprecs) + frng.choice("vdfeEgGxXobstq")
+            args.append(frng.choice(fvals))
+        out.append("format(%s, %s)" % (json.dumps(fs), ", ".join(args)))
+    # Random nested values for yamlencode (quoting, folding, block scalars, keys).
+    yrng = random.Random(12)
+    pieces = ["a", "b c", "  lead", "trail  ", "x\ny", "x\n", "\n", "\nlead", "tab\there", "emoji😀", "é",
+              "\u00a0nb", "\u2028", "quote\"q", "back\\s", "#hash", ":colon", "- dash", "yes", "null", "1.5", "",
+              "word " * 30, "long" * 30 + " tail", "a  b" * 25, "x" * 200, "k: v", "[1]", "*ref", "&anc",
+              "!tag", "@at", "|pipe", ">gt", "'sq'", "end\n\n", "mid\n\nmid", " \n ", "a \nb", "a\n b"]
+    def hs(x):
+        return json.dumps(x, ensure_ascii=False)
+    def val(d=0):
+        r = yrng.random()
+        if d > 3 or r < 0.45:
+            t = yrng.random()
+            if t < 0.7:
+                return hs("".join(yrng.choice(pieces) for _ in range(yrng.randint(1, 3))))
+            if t < 0.8:
+                return yrng.choice(["0", "1", "-1.5", "1e20", "0.001", "123456789012345678901234567890"])
+            return yrng.choice(["true", "false", "null"])
+        if r < 0.7:
+            return "[" + ", ".join(val(d + 1) for _ in range(yrng.randint(0, 4))) + "]"
+        keys, items = set(), []
+        for _ in range(yrng.randint(0, 4)):
+            k = "".join(yrng.choice(pieces) for _ in range(yrng.randint(1, 2)))
+            if k not in keys:
+                keys.add(k)
+                items.append(f"{hs(k)} = {val(d + 1)}")
+        return "{" + ", ".join(items) + "}"
+    out += [f"yamlencode({val()})" for _ in range(300)]
+    # mini has no templates, but HCL does: keep ${ and %{ out of the corpus.
+    out = [c for c in out if "${" not in c and "%{" not in c]
     seen, uniq = set(), []
     for c in out:
         if c not in seen:
