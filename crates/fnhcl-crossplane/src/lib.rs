@@ -31,6 +31,9 @@ use crate::input::{HclInput, Source};
 
 /// The response TTL unless the input overrides it (D22: the Go SDK's).
 pub const DEFAULT_TTL: Duration = Duration::from_secs(60);
+/// Stack size each run gets (see [`Function::run_outcome`]); only the
+/// pages a run touches are ever committed.
+pub const RUN_STACK_BYTES: usize = 64 << 20;
 /// Compiled programs kept by default.
 pub const DEFAULT_CACHE_CAPACITY: usize = 64;
 
@@ -276,7 +279,40 @@ impl Function {
 
     /// Runs one request and returns the response together with what a
     /// server logs (XR, errors, debug dumps).
+    ///
+    /// The run gets a fresh stack of [`RUN_STACK_BYTES`], whatever thread
+    /// calls it (a server's pool threads have 2 MiB): deeply nested data
+    /// must not overflow the stack, which would abort the whole process.
+    /// A panic anywhere (input decoding, debug dumps, evaluation) becomes
+    /// a Fatal result for this request.
     pub fn run_outcome(&self, req: &RunFunctionRequest) -> Outcome {
+        stacker::grow(RUN_STACK_BYTES, || {
+            catch_unwind(AssertUnwindSafe(|| self.run_outcome_inner(req))).unwrap_or_else(|p| {
+                let message = format!(
+                    "internal error: the function panicked: {}",
+                    panic_message(&*p)
+                );
+                let response = response::fatal(req, self.options.default_ttl, message.clone());
+                let xr_body = req
+                    .observed
+                    .as_ref()
+                    .and_then(|o| o.composite.as_ref())
+                    .and_then(|c| c.resource.as_ref());
+                Outcome {
+                    response,
+                    xr: catch_unwind(|| xr_ref(xr_body)).unwrap_or_default(),
+                    tag: req.meta.as_ref().map(|m| m.tag.clone()).unwrap_or_default(),
+                    error: Some(message),
+                    warnings: 0,
+                    cache_hit: None,
+                    debug_request: None,
+                    debug_response: None,
+                }
+            })
+        })
+    }
+
+    fn run_outcome_inner(&self, req: &RunFunctionRequest) -> Outcome {
         let xr_body = req
             .observed
             .as_ref()

@@ -361,3 +361,34 @@ fn the_process_wide_run_works() {
     let rsp = fnhcl_crossplane::run(&inline(SUBNETS));
     assert_eq!(rsp.desired.expect("desired").resources.len(), 2);
 }
+
+/// Deeply nested data (here YAML nested by indentation, 1,500 levels) needs
+/// more stack than the 2 MiB threads of a server's pool have; the function
+/// must answer (with a result or a discard), not overflow the stack, which
+/// would abort the whole process.
+#[test]
+fn deep_recursion_does_not_overflow_a_small_thread_stack() {
+    let mut yaml = String::new();
+    for i in 0..1500 {
+        yaml.push_str(&" ".repeat(2 * i));
+        yaml.push_str("- \n");
+    }
+    let hcl =
+        format!("resource b {{\n  body = {{ a = length(yamldecode(<<EOT\n{yaml}EOT\n)) }}\n}}\n");
+    let req = inline(&hcl);
+    let rsp = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || Function::default().run(&req))
+        .expect("spawn")
+        .join()
+        .expect("no panic");
+    assert!(!rsp.results.is_empty() || rsp.desired.is_some());
+    // Whatever the outcome, the next request on a small stack works too.
+    let rsp = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| Function::default().run(&inline(SUBNETS)))
+        .expect("spawn")
+        .join()
+        .expect("no panic");
+    assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+}
