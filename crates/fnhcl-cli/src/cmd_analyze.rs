@@ -30,6 +30,9 @@ pub(crate) struct Args {
     /// `req.composite` paths (default: found among DIR's *.yaml files).
     #[arg(long, value_name = "XRD.yaml")]
     xrd: Option<PathBuf>,
+    /// Exit with status 1 on warnings too (for CI).
+    #[arg(long)]
+    deny_warnings: bool,
 }
 
 /// One program to analyse: where it comes from (for Composition steps),
@@ -56,7 +59,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut json = Vec::new();
     for unit in &units {
         let diags = fnhcl_analyze::analyze_with(&unit.sources, &unit.options);
-        failed |= fnhcl_analyze::has_errors(&diags);
+        failed |= fnhcl_analyze::has_errors(&diags) || (args.deny_warnings && !diags.is_empty());
         match args.format {
             Format::Text => {
                 if let Some(label) = &unit.label {

@@ -172,6 +172,9 @@ fn analyze_valid_upstream_examples() {
         }
         let run = fn_hcl(&dir, &["analyze"], None);
         assert_eq!(run.code, 0, "{}: {}", dir.display(), run.stdout);
+        let strict = fn_hcl(&dir, &["analyze", "--deny-warnings"], None);
+        let warned = run.stdout.contains(": warning[");
+        assert_eq!(strict.code, i32::from(warned), "{}", dir.display());
     }
 }
 
