@@ -1021,6 +1021,8 @@ fn collect_events(src: &str) -> std::collections::VecDeque<Result<(Event, Marker
                         || msg.starts_with("unexpected character")
                     {
                         "found character that cannot start any token"
+                    } else if msg.starts_with("simple key expect") {
+                        "could not find expected ':'"
                     } else {
                         msg
                     };

@@ -160,6 +160,27 @@ def calls():
                 items.append(f"{hs(k)} = {val(d + 1)}")
         return "{" + ", ".join(items) + "}"
     out += [f"yamlencode({val()})" for _ in range(300)]
+    # Random YAML documents for yamldecode (block/flow nesting, tags, anchors,
+    # merge keys, block scalars, resolution of plain scalars, syntax errors).
+    drng = random.Random(33)
+    scal = ["a", "yes", "No", "on", "~", "null", "1", "-2", "0x1F", "0o17", "017", "1_000", "1.5", "1e3", ".5",
+            ".inf", "-.inf", "2001-12-14", "2001-12-14T21:59:43Z", "'q'", "\"dq\"", "\"e\\u00e9\"", "'it''s'",
+            "true", "False", "<<", "''", "a b", "c: d", "!!str 12", "!!int '5'", "&a x", "*a", "[1, 2]", "{k: v}",
+            "[]", "{}", "- x", "|\n  lit", "|-\n  lit\n  two", ">\n  fold\n  ed"]
+    def ynode(d, ind):
+        r = drng.random()
+        pad = "  " * ind
+        if d > 2 or r < 0.5:
+            return drng.choice(scal)
+        if r < 0.75:
+            return "".join(f"\n{pad}- {ynode(d + 1, ind + 1)}" for _ in range(drng.randint(1, 3)))
+        keys = [drng.choice(["a", "b", "c", "yes", "1", "key with space", "<<", "'q'", "~"])
+                for _ in range(drng.randint(1, 3))]
+        return "".join(f"\n{pad}{k}: {ynode(d + 1, ind + 1)}" for k in keys)
+    for _ in range(600):
+        n = ynode(0, 0)
+        doc = n.lstrip("\n") if drng.random() < 0.9 else "---" + n
+        out.append("yamldecode(%s)" % json.dumps(doc, ensure_ascii=False))
     # mini has no templates, but HCL does: keep ${ and %{ out of the corpus.
     out = [c for c in out if "${" not in c and "%{" not in c]
     seen, uniq = set(), []
