@@ -35,6 +35,9 @@ pub const UNDECLARED_COLLECTION: &str = "W0605";
 /// An expression without variables whose evaluation fails: it fails on
 /// every request (`1 + "a"`, `jsondecode("{")`).
 pub const ALWAYS_FAILS: &str = "E0104";
+/// A constant `condition` that is not a bool, or a constant `for_each`
+/// that is not a collection.
+pub const WRONG_TYPE: &str = "E0105";
 /// A call to a function that does not exist.
 pub const UNKNOWN_FUNCTION: &str = "E0401";
 /// `invoke` of a user function that does not exist.
@@ -72,6 +75,7 @@ pub const ALL: &[(&str, &str)] = &[
     (SCHEMA, "schema"),
     (FUNCTION_DEFINITION, "function-definition"),
     (ALWAYS_FAILS, "always-fails"),
+    (WRONG_TYPE, "wrong-type"),
     (DUPLICATE, "duplicate-name"),
     (UNDEFINED_VARIABLE, "undefined-variable"),
     (INVALID_SELF, "invalid-self-reference"),

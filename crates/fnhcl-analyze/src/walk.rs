@@ -9,6 +9,8 @@ use fnhcl_syntax::ast::{
     Block, Body, Expr, ExprKind, Ident, ObjectKey, Structure, Template, TemplatePart,
 };
 
+use fnhcl_value::{Type, Value};
+
 use crate::schema::Schema;
 use crate::{Options, codes};
 
@@ -222,7 +224,10 @@ impl Walker {
         self.with_scope(&locals, |w| {
             for item in &b.body.items {
                 match item {
-                    Structure::Attribute(a) => w.expr(&a.expr),
+                    Structure::Attribute(a) => {
+                        w.expr(&a.expr);
+                        w.attribute_type(&b.ident.name, &a.name.name, &a.expr);
+                    }
                     Structure::Block(c) => match &*c.ident.name {
                         "locals" => {}
                         // Argument defaults are constants (checked by the evaluator).
@@ -295,6 +300,43 @@ impl Walker {
         if !unknown_call {
             self.constants(e, 0);
         }
+    }
+
+    /// A constant `condition` must be a bool and a constant `for_each` a
+    /// collection, or the block fails on every request.
+    fn attribute_type(&mut self, block: &str, attr: &str, e: &Expr) {
+        let want = match (block, attr) {
+            ("group" | "resource" | "resources" | "requirement", "condition") => "bool",
+            ("resources", "for_each") => "collection",
+            _ => return,
+        };
+        let Some(v) = constant_value(e) else {
+            return;
+        };
+        let ok = match v.unmarked() {
+            Value::Bool(_) | Value::Null(Type::Bool) => want == "bool",
+            Value::List(_) | Value::Set(_) | Value::Map(_) | Value::Tuple(_) | Value::Object(_) => {
+                want == "collection"
+            }
+            _ => false,
+        };
+        if ok {
+            return;
+        }
+        let got = match v.unmarked() {
+            Value::Null(Type::Dynamic) => "null".to_owned(),
+            other => other.type_of().to_string(),
+        };
+        let detail = if want == "bool" {
+            format!("the condition must be a bool, got {got}")
+        } else {
+            format!("for_each must be a list, tuple, set, map or object, got {got}")
+        };
+        self.diags.push(
+            Diagnostic::error(format!("invalid {attr} value"), detail)
+                .with_span(e.span)
+                .with_code(codes::WRONG_TYPE),
+        );
     }
 
     /// Evaluates every maximal sub-expression that has no variables (and
@@ -832,6 +874,31 @@ fn levenshtein(a: &str, b: &str) -> usize {
         prev = cur;
     }
     prev[b.len()]
+}
+
+/// The value of an expression without variables, calls of unknown
+/// functions or `invoke`, when it evaluates without errors.
+fn constant_value(e: &Expr) -> Option<Value> {
+    if !fnhcl_syntax::visit::traversals(e).is_empty() {
+        return None;
+    }
+    let mut calls = Vec::new();
+    collect_calls(e, &mut calls, 0);
+    if calls
+        .iter()
+        .any(|(n, ..)| &*n.name == "invoke" || fnhcl_functions::registry().get(&n.name).is_none())
+    {
+        return None;
+    }
+    let limits = fnhcl_expr::Limits::default();
+    let ctx = fnhcl_expr::EvalContext {
+        vars: &fnhcl_expr::NoVariables,
+        invoker: None,
+        functions: true,
+        limits: &limits,
+    };
+    let out = fnhcl_expr::evaluate(e, &ctx);
+    (!out.has_errors() && out.value.is_wholly_known()).then_some(out.value)
 }
 
 fn calls_invoke(e: &Expr) -> bool {
