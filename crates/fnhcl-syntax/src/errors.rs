@@ -44,6 +44,9 @@ pub(crate) fn from_parse_error(
         Some(_) => next_char_end(text, offset),
     };
     let mut span = Span::new(file, offset, end);
+    if let Some(d) = special_cases(file, text, offset, expr_mode) {
+        return d;
+    }
     let msg = err.message();
     let (label, rest) = match msg.strip_prefix("invalid ") {
         Some(m) => match m.split_once("; ") {
@@ -98,6 +101,24 @@ pub(crate) fn from_parse_error(
                 true,
             )
         }
+        _ if rest.contains("heredoc end delimiter") => {
+            span = Span::new(file, text.len(), text.len());
+            (
+                "Unterminated template string".to_owned(),
+                "No closing marker was found for the string.".to_owned(),
+                true,
+            )
+        }
+        _ if rest.contains("expected `]`") => (
+            "Missing item separator".to_owned(),
+            "Expected a comma to mark the beginning of the next item.".to_owned(),
+            true,
+        ),
+        _ if rest.contains("expected `)` or expression") => (
+            "Missing argument separator".to_owned(),
+            "A comma is required to separate each function argument from the next.".to_owned(),
+            true,
+        ),
         _ if !expr_mode && rest.contains("expected newline") => (
             "Missing newline after argument".to_owned(),
             "An argument definition must end with a newline.".to_owned(),
@@ -200,6 +221,175 @@ fn escape_selector(text: &str, offset: usize) -> Option<(usize, char)> {
     }
     let c = text[bs + 1..].chars().next()?;
     Some((bs, c))
+}
+
+/// Situations HCL names precisely that hcl-edit reports generically.
+fn special_cases(file: FileId, text: &str, offset: usize, expr_mode: bool) -> Option<Diagnostic> {
+    // A quoted string running into a newline (or the end of the file).
+    // hcl-edit backtracks to the start of the construct, so any such string
+    // in a file that failed to parse is the error.
+    if let Some((at, eof)) = unterminated_quote(text) {
+        return Some(if eof {
+            Diagnostic::error(
+                "Unterminated template string",
+                "No closing marker was found for the string.",
+            )
+            .with_span(Span::new(file, text.len(), text.len()))
+        } else {
+            Diagnostic::error(
+                "Invalid multi-line string",
+                "Quoted strings may not be split over multiple lines. To produce a multi-line string, either use the \\n escape to represent a newline character or use the \"heredoc\" multi-line template syntax.",
+            )
+            .with_span(Span::new(file, at, at + 1))
+        });
+    }
+    if expr_mode {
+        return None;
+    }
+    let rest = &text[offset..];
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let before = text[line_start..offset].trim();
+    // `name "x"\n{`: the block body must start on the header line.
+    if rest.starts_with(['\n', '\r']) && rest.trim_start().starts_with('{') && !before.is_empty() {
+        return Some(
+            Diagnostic::error(
+                "Invalid block definition",
+                "A block definition must have block content delimited by \"{\" and \"}\", starting on the same line as the block header.",
+            )
+            .with_span(Span::new(file, offset, offset)),
+        );
+    }
+    // `"name" = value`
+    if before.is_empty() && rest.starts_with('"') {
+        let close = rest[1..].find('"').map(|i| i + 2)?;
+        if rest[close..].trim_start().starts_with('=')
+            && !rest[close..].trim_start().starts_with("==")
+        {
+            return Some(
+                Diagnostic::error(
+                    "Invalid argument name",
+                    "Argument names must not be quoted.",
+                )
+                .with_span(Span::new(file, offset, offset + close)),
+            );
+        }
+    }
+    // `name <something other than = or a block header>`
+    let is_ident = |t: &str| {
+        !t.is_empty()
+            && t.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+    };
+    if is_ident(before) && !rest.starts_with(['\n', '\r']) {
+        let end = rest
+            .chars()
+            .next()
+            .map_or(offset, |c| offset + c.len_utf8());
+        return Some(
+            Diagnostic::error(
+                "Argument or block definition required",
+                "An argument or block definition is required here. To set an argument, use the equals sign \"=\" to introduce the argument value.",
+            )
+            .with_span(Span::new(file, offset, end)),
+        );
+    }
+    None
+}
+
+/// The position of the first quoted string that reaches a newline (its
+/// newline) or the end of the file (then `true`), skipping comments,
+/// heredocs and interpolation sequences.
+fn unterminated_quote(text: &str) -> Option<(usize, bool)> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    // Stack of contexts: true = inside a quoted string, false = inside an
+    // interpolation (expression) within a string.
+    let mut stack: Vec<bool> = Vec::new();
+    let in_string = |st: &Vec<bool>| st.last() == Some(&true);
+    while i < b.len() {
+        let c = b[i];
+        if in_string(&stack) {
+            match c {
+                b'\\' => i += 1,
+                b'"' => {
+                    stack.pop();
+                }
+                b'\n' => return Some((i, false)),
+                b'$' | b'%' if b.get(i + 1) == Some(&b'{') => {
+                    if i > 0 && b[i - 1] == c {
+                        // `$${` / `%%{` escapes
+                    } else {
+                        stack.push(false);
+                        i += 1;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            b'"' => stack.push(true),
+            b'}' if !stack.is_empty() => {
+                stack.pop();
+            }
+            b'{' if !stack.is_empty() => stack.push(false),
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 2;
+                continue;
+            }
+            b'<' if b.get(i + 1) == Some(&b'<') => {
+                // Heredoc: skip to the line holding only the marker.
+                let mut j = i + 2;
+                if b.get(j) == Some(&b'-') {
+                    j += 1;
+                }
+                let ms = j;
+                while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b'-')
+                {
+                    j += 1;
+                }
+                if j > ms && matches!(b.get(j), Some(b'\n') | Some(b'\r')) {
+                    let marker = &text[ms..j];
+                    let mut k = j;
+                    loop {
+                        let Some(nl) = text[k..].find('\n') else {
+                            return None;
+                        };
+                        k += nl + 1;
+                        let line_end = text[k..].find('\n').map_or(text.len(), |x| k + x);
+                        if text[k..line_end].trim() == marker {
+                            i = line_end;
+                            break;
+                        }
+                    }
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if in_string(&stack) {
+        return Some((text.len(), true));
+    }
+    None
 }
 
 /// The innermost `{` left open at the end of the text (strings, comments

@@ -322,3 +322,51 @@ fn hcl_traversal_syntax_errors() {
         assert_eq!(d[0].to_hcl_string(&sm), want);
     }
 }
+
+#[test]
+fn hcl_parse_error_summaries() {
+    for (t, want) in [
+        (
+            "locals {\n  a = \"abc\n  b = 1\n}\n",
+            "main.hcl:2,11-3,1: Invalid multi-line string",
+        ),
+        (
+            "locals {\n  a = <<EOT\nabc\n}\n",
+            "main.hcl:5,1-1: Unterminated template string",
+        ),
+        (
+            "locals {\n  a = [1, 2\n  b = 1\n}\n",
+            "main.hcl:3,3-4: Missing item separator",
+        ),
+        (
+            "locals {\n  a = f(1\n}\n",
+            "main.hcl:3,1-2: Missing argument separator",
+        ),
+        (
+            "locals\n{\n a = 1\n}\n",
+            "main.hcl:1,7-7: Invalid block definition",
+        ),
+        (
+            "locals {\n  \"a\" = 1\n}\n",
+            "main.hcl:2,3-6: Invalid argument name",
+        ),
+        (
+            "locals {\n  a.b = 1\n}\n",
+            "main.hcl:2,4-5: Argument or block definition required",
+        ),
+        (
+            "locals {\n  a = 1 }\n",
+            "main.hcl:2,9-10: Missing newline after argument",
+        ),
+        (
+            "locals {\n  a = {x = 1\n}\n",
+            "main.hcl:1,8-9: Unclosed configuration block",
+        ),
+    ] {
+        let (sm, f) = src(t);
+        let (_, d) = parse_file(&sm, f);
+        assert_eq!(d.len(), 1, "{t:?}");
+        let s = d[0].to_hcl_string(&sm);
+        assert!(s.starts_with(want), "{t:?}: {s}");
+    }
+}
