@@ -369,9 +369,7 @@ fn unterminated_quote(text: &str) -> Option<(usize, bool)> {
                     let marker = &text[ms..j];
                     let mut k = j;
                     loop {
-                        let Some(nl) = text[k..].find('\n') else {
-                            return None;
-                        };
+                        let nl = text[k..].find('\n')?;
                         k += nl + 1;
                         let line_end = text[k..].find('\n').map_or(text.len(), |x| k + x);
                         if text[k..line_end].trim() == marker {
