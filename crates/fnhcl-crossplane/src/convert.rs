@@ -119,8 +119,7 @@ fn object_from_struct_depth(s: &Struct, depth: usize) -> Value {
 /// A cty value as a protobuf value. Marks are dropped; unknown values are
 /// an error (the evaluator never emits them).
 pub fn value_to_pb(v: &Value) -> Result<PbValue, ConvertError> {
-    let mut path = Vec::new();
-    to_pb(v, &mut path, 0)
+    to_pb(v, 0).map_err(PathError::finish)
 }
 
 /// A cty object or map as a protobuf `Struct`.
@@ -147,49 +146,67 @@ fn type_word(v: &Value) -> &'static str {
     }
 }
 
-fn to_pb(v: &Value, path: &mut Vec<String>, depth: usize) -> Result<PbValue, ConvertError> {
+/// A conversion error on its way up: the path is collected innermost
+/// first, only when there is an error (no allocation on success).
+struct PathError {
+    error: ConvertError,
+    rev_path: Vec<String>,
+}
+
+impl PathError {
+    fn new(error: ConvertError) -> PathError {
+        PathError {
+            error,
+            rev_path: Vec::new(),
+        }
+    }
+
+    fn at(mut self, step: impl ToString) -> PathError {
+        self.rev_path.push(step.to_string());
+        self
+    }
+
+    fn finish(mut self) -> ConvertError {
+        if let ConvertError::Unknown(p) = &mut self.error {
+            self.rev_path.reverse();
+            *p = self.rev_path.join(".");
+        }
+        self.error
+    }
+}
+
+fn to_pb(v: &Value, depth: usize) -> Result<PbValue, PathError> {
     if depth > MAX_DEPTH {
-        return Err(ConvertError::TooDeep);
+        return Err(PathError::new(ConvertError::TooDeep));
     }
     let kind = match v {
-        Value::Marked(inner) => return to_pb(inner, path, depth),
+        Value::Marked(inner) => return to_pb(inner, depth),
         Value::Null(_) => Kind::NullValue(0),
-        Value::Unknown(_) => return Err(ConvertError::Unknown(path.join("."))),
+        Value::Unknown(_) => return Err(PathError::new(ConvertError::Unknown(String::new()))),
         Value::Bool(b) => Kind::BoolValue(*b),
         Value::Number(n) => Kind::NumberValue(n.to_f64()),
         Value::String(s) => Kind::StringValue(s.to_string()),
-        Value::List(c) | Value::Set(c) => Kind::ListValue(seq_to_pb(&c.items, path, depth)?),
-        Value::Tuple(items) => Kind::ListValue(seq_to_pb(items, path, depth)?),
-        Value::Map(m) => Kind::StructValue(entries_to_pb(&m.items, path, depth)?),
-        Value::Object(attrs) => Kind::StructValue(entries_to_pb(attrs, path, depth)?),
+        Value::List(c) | Value::Set(c) => Kind::ListValue(seq_to_pb(&c.items, depth)?),
+        Value::Tuple(items) => Kind::ListValue(seq_to_pb(items, depth)?),
+        Value::Map(m) => Kind::StructValue(entries_to_pb(&m.items, depth)?),
+        Value::Object(attrs) => Kind::StructValue(entries_to_pb(attrs, depth)?),
     };
     Ok(PbValue { kind: Some(kind) })
 }
 
-fn seq_to_pb(
-    items: &[Value],
-    path: &mut Vec<String>,
-    depth: usize,
-) -> Result<ListValue, ConvertError> {
+fn seq_to_pb(items: &[Value], depth: usize) -> Result<ListValue, PathError> {
     let mut values = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        path.push(i.to_string());
-        values.push(to_pb(item, path, depth + 1)?);
-        path.pop();
+        values.push(to_pb(item, depth + 1).map_err(|e| e.at(i))?);
     }
     Ok(ListValue { values })
 }
 
-fn entries_to_pb(
-    entries: &BTreeMap<Key, Value>,
-    path: &mut Vec<String>,
-    depth: usize,
-) -> Result<Struct, ConvertError> {
+fn entries_to_pb(entries: &BTreeMap<Key, Value>, depth: usize) -> Result<Struct, PathError> {
     let mut fields = std::collections::HashMap::with_capacity(entries.len());
     for (k, item) in entries {
-        path.push(k.to_string());
-        fields.insert(k.to_string(), to_pb(item, path, depth + 1)?);
-        path.pop();
+        let v = to_pb(item, depth + 1).map_err(|e| e.at(k))?;
+        fields.insert(k.to_string(), v);
     }
     Ok(Struct { fields })
 }

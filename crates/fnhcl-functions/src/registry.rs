@@ -301,7 +301,11 @@ impl FuncDef {
             if v.is_null() && !p.allow_null {
                 return Err(CallError::arg(i, "argument must not be null"));
             }
-            if v.type_of() == Type::Dynamic && !p.allow_dynamic_type {
+            // Only a null or unknown value can have the dynamic type
+            // (checked without computing the whole type of big objects).
+            if matches!(v.unmarked(), Value::Null(Type::Dynamic) | Value::Unknown(Type::Dynamic))
+                && !p.allow_dynamic_type
+            {
                 ret = Some(Type::Dynamic);
                 break;
             }
@@ -325,7 +329,7 @@ impl FuncDef {
         }
 
         let out = imp(&conv)?;
-        if !conforms(&out.type_of(), &ret) {
+        if ret != Type::Dynamic && !conforms(&out.type_of(), &ret) {
             return Err(CallError::new(format!(
                 "internal error: {} returned {} where {} was expected",
                 self.name,
