@@ -96,7 +96,7 @@ impl PatternError {
 
 /// Compiles a Go (RE2) pattern.
 pub(crate) fn compile(pattern: &str) -> Result<Regex, PatternError> {
-    let quoted = literal_braces(&expand_quotes(pattern));
+    let quoted = rename_duplicate_groups(&literal_braces(&expand_quotes(pattern)));
     let parsed = ast::parse::ParserBuilder::new()
         .nest_limit(200)
         .build()
@@ -215,6 +215,18 @@ impl Visitor for GoSyntaxCheck<'_> {
     fn finish(self) -> Result<(), Self::Err> {
         Ok(())
     }
+    /// Nested repetition, innermost pair first (where Go's parser stops).
+    fn visit_post(&mut self, a: &Ast) -> Result<(), Self::Err> {
+        if let Ast::Repetition(outer) = a
+            && let Ast::Repetition(inner) = &*outer.ast
+        {
+            return Err((
+                "invalid nested repetition operator",
+                self.text(inner.op.span.start.offset, outer.op.span.end.offset),
+            ));
+        }
+        Ok(())
+    }
     fn visit_pre(&mut self, a: &Ast) -> Result<(), Self::Err> {
         let perl = "invalid or unsupported Perl syntax";
         match a {
@@ -225,8 +237,7 @@ impl Visitor for GoSyntaxCheck<'_> {
                 } => return Err((perl, "(?<".into())),
                 // Go accepts only ASCII word characters in group names.
                 ast::GroupKind::CaptureName { name, .. }
-                    if !name
-                        .name
+                    if !base_name(&name.name)
                         .bytes()
                         .all(|b| b.is_ascii_alphanumeric() || b == b'_') =>
                 {
@@ -245,14 +256,6 @@ impl Visitor for GoSyntaxCheck<'_> {
                     perl,
                     self.text(f.span.start.offset, f.flags.span.end.offset),
                 ));
-            }
-            Ast::Repetition(outer) => {
-                if let Ast::Repetition(inner) = &*outer.ast {
-                    return Err((
-                        "invalid nested repetition operator",
-                        self.text(inner.op.span.start.offset, outer.op.span.end.offset),
-                    ));
-                }
             }
             _ => {}
         }
@@ -312,6 +315,60 @@ fn expand_quotes(p: &str) -> String {
     out
 }
 
+/// Suffix given to the second and later groups that reuse a name (Go
+/// allows that; `regex` does not). `.` cannot appear in a Go group name.
+const DUP_SUFFIX: &str = ".dup";
+
+/// The group name as written in the pattern.
+fn base_name(name: &str) -> &str {
+    name.split_once(DUP_SUFFIX).map_or(name, |(b, _)| b)
+}
+
+/// Renames repeated `(?P<name>` groups to `name.dupN`.
+fn rename_duplicate_groups(p: &str) -> String {
+    if p.matches("(?P<").count() < 2 {
+        return p.to_owned();
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = String::with_capacity(p.len() + 8);
+    let b = p.as_bytes();
+    let mut i = 0;
+    let mut in_class = false;
+    let mut dup = 0usize;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => {
+                let end =
+                    (i + 1 + p[i + 1..].chars().next().map_or(0, char::len_utf8)).min(b.len());
+                out.push_str(&p[i..end]);
+                i = end;
+                continue;
+            }
+            b'[' if !in_class => in_class = true,
+            b']' if in_class => in_class = false,
+            b'(' if !in_class && p[i..].starts_with("(?P<") => {
+                if let Some(close) = p[i + 4..].find('>') {
+                    let name = &p[i + 4..i + 4 + close];
+                    out.push_str("(?P<");
+                    out.push_str(name);
+                    if !seen.insert(name.to_owned()) {
+                        dup += 1;
+                        out.push_str(&format!("{DUP_SUFFIX}{dup}"));
+                    }
+                    out.push('>');
+                    i += 4 + close + 1;
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        let ch_len = p[i..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&p[i..i + ch_len]);
+        i += ch_len;
+    }
+    out
+}
+
 /// Go reads `{` as a repetition only in the forms `{n}`, `{n,}` and
 /// `{n,m}` (decimal, no leading zeros); any other `{` is a literal brace.
 /// Escapes those so `regex_syntax` reads them literally too.
@@ -351,8 +408,15 @@ fn literal_braces(p: &str) -> String {
         let c = b[i];
         match c {
             b'\\' => {
-                let end =
+                let mut end =
                     (i + 1 + p[i + 1..].chars().next().map_or(0, char::len_utf8)).min(b.len());
+                // `\p{Name}`, `\P{Name}` and `\x{hex}` carry their own braces.
+                if matches!(b.get(i + 1), Some(b'p' | b'P' | b'x'))
+                    && b.get(i + 2) == Some(&b'{')
+                    && let Some(close) = p[i + 2..].find('}')
+                {
+                    end = i + 2 + close + 1;
+                }
                 out.push_str(&p[i..end]);
                 i = end;
                 continue;
@@ -472,7 +536,7 @@ pub(crate) fn pattern_result_type(pattern: &str) -> Result<Type, String> {
     for name in re.capture_names().skip(1) {
         match name {
             Some(n) => {
-                names.insert(Key::from(n), Type::String);
+                names.insert(Key::from(base_name(n)), Type::String);
             }
             None => unnamed += 1,
         }
@@ -497,8 +561,10 @@ fn match_result(re: &Regex, caps: &regex::Captures<'_>, ty: &Type) -> Value {
         Type::Object(_) => {
             let mut attrs = BTreeMap::new();
             for (i, name) in re.capture_names().enumerate().skip(1) {
+                // Go assigns in group order: a later group with the same
+                // name wins, even when it did not match.
                 if let Some(n) = name {
-                    attrs.insert(Key::from(n), group(i));
+                    attrs.insert(Key::from(base_name(n)), group(i));
                 }
             }
             Value::object(attrs)
@@ -632,6 +698,10 @@ mod tests {
         // A brace that is not a repetition is a literal, as in Go.
         assert!(compile("a{,3}").is_ok_and(|r| r.is_match("a{,3}")));
         assert!(compile(r"x\b{start}").is_ok_and(|r| r.is_match("x{start}")));
+        assert!(
+            compile(r"\p{Greek}+\x{41}[\p{L}]")
+                .is_ok_and(|r| r.is_match("ΑΒA1") || r.is_match("ΑΒAé"))
+        );
         assert!(compile("((((((((((a{1000}){1000}){1000})))))))").is_err());
     }
 
@@ -643,5 +713,11 @@ mod tests {
             Ok(Type::tuple(vec![Type::String, Type::String]))
         );
         assert!(pattern_result_type("(?P<x>a)(b)").is_err());
+        assert_eq!(
+            pattern_result_type("(?P<a>x)|(?P<a>y)"),
+            Ok(Type::object(
+                [(Key::from("a"), Type::String)].into_iter().collect()
+            ))
+        );
     }
 }

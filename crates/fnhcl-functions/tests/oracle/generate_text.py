@@ -181,6 +181,31 @@ def calls():
         n = ynode(0, 0)
         doc = n.lstrip("\n") if drng.random() < 0.9 else "---" + n
         out.append("yamldecode(%s)" % json.dumps(doc, ensure_ascii=False))
+    # Random RE2 patterns for regex/regexall (classes, Perl/Unicode classes,
+    # groups named/unnamed/duplicate, alternation, greedy/lazy repetition).
+    rrng = random.Random(44)
+    ratoms = ["a", "b", ".", "\\d", "\\w", "\\s", "\\D", "\\W", "\\S", "[ab]", "[^a]", "[a-c]", "[[:alpha:]]",
+              "[[:digit:]]", "\\pL", "\\p{Greek}", "é", "日", "\\.", "\\b", "\\B", "^", "$", "(?i)A", "x",
+              "\\x41", "\\n", "[\\d\\s]", "[^\\w]", "\\x{42}", "[\\p{L}]", "\\PL"]
+    def rpat(d=0):
+        r = rrng.random()
+        if d > 2 or r < 0.4:
+            p = rrng.choice(ratoms)
+        elif r < 0.55:
+            p = "(" + rpat(d + 1) + ")"
+        elif r < 0.65:
+            p = "(?P<n%d>" % rrng.randint(0, 3) + rpat(d + 1) + ")"
+        elif r < 0.75:
+            p = "(?:" + rpat(d + 1) + "|" + rpat(d + 1) + ")"
+        else:
+            p = rpat(d + 1) + rpat(d + 1)
+        if rrng.random() < 0.3:
+            p += rrng.choice(["*", "+", "?", "*?", "+?", "??", "{2}", "{1,3}", "{2,}"])
+        return p
+    rsubj = ["aab b1 2c", "ΑΒΓ abc", "日本 語", "a.b\nc", "  x  ", "é É e", "abab", "123abc456", "", "b", "AB BA"]
+    for _ in range(1000):
+        out.append("%s(%s, %s)" % (rrng.choice(["regex", "regexall"]), json.dumps(rpat(), ensure_ascii=False),
+                                   json.dumps(rrng.choice(rsubj), ensure_ascii=False)))
     # mini has no templates, but HCL does: keep ${ and %{ out of the corpus.
     out = [c for c in out if "${" not in c and "%{" not in c]
     seen, uniq = set(), []
