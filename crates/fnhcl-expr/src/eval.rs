@@ -301,6 +301,18 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             );
         }
         let (obj, marked) = unmark(obj);
+        // Known objects (the common case, `req.composite.spec...`): look
+        // the attribute up without computing the type of the whole value,
+        // which costs as much as the value is big.
+        if let Value::Object(vals) = &obj {
+            return match vals.get(name) {
+                Some(v) => Ok(v.clone().mark_if(marked)),
+                None => err(
+                    "Unsupported attribute",
+                    format!("This object does not have an attribute named {name:?}."),
+                ),
+            };
+        }
         let ty = obj.type_of();
         let out = match &ty {
             Type::Object(attrs) => {
@@ -384,6 +396,21 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         let (coll, cmarked) = unmark(coll);
         let (key, kmarked) = unmark(key);
         let marked = cmarked || kmarked;
+        // Fast paths for an element that is there (no whole-value type):
+        // an object by attribute name, a tuple or list by whole number.
+        match (&coll, &key) {
+            (Value::Object(vals), Value::String(s)) => {
+                if let Some(v) = vals.get(&**s) {
+                    return Ok(v.clone().mark_if(marked));
+                }
+            }
+            (Value::Tuple(items), Value::Number(n)) if n.is_integer() && !n.is_negative() => {
+                if let Some(v) = n.to_i64().and_then(|i| items.get(usize::try_from(i).ok()?)) {
+                    return Ok(v.clone().mark_if(marked));
+                }
+            }
+            _ => {}
+        }
         let ty = coll.type_of();
         let kty = key.type_of();
         if kty == Type::Dynamic || ty == Type::Dynamic {
