@@ -30,7 +30,10 @@ pub struct Diagnostic {
     pub detail: String,
     /// Where the problem is (HCL's "subject").
     pub primary: Option<Span>,
-    /// Wider context (HCL's "context" range), e.g. the whole expression.
+    /// The expression the problem is blamed on (HCL's diagnostic
+    /// `Expression`): for evaluation errors from `fnhcl-expr`, the whole
+    /// traversal for attribute/index errors, otherwise the operand, template
+    /// part, collection, condition, key, argument or the whole call.
     pub context: Option<Span>,
     /// Source text of the expression being evaluated when the problem arose
     /// (for discard records), if any.
