@@ -228,7 +228,8 @@ fn rsa_decrypt(ciphertext: &str, key: &str) -> Result<String, CallError> {
             .map_err(|e| format!("invalid ASN1 data in the given private key: {e}")),
         "PRIVATE KEY" => rsa::RsaPrivateKey::from_pkcs8_pem(key.trim())
             .map_err(|e| format!("invalid private key: {e}")),
-        "EC PRIVATE KEY" | "DSA PRIVATE KEY" | "OPENSSH PRIVATE KEY" => Err(format!(
+        "OPENSSH PRIVATE KEY" => openssh_rsa_key(key),
+        "EC PRIVATE KEY" | "DSA PRIVATE KEY" => Err(format!(
             "invalid private key type (a {label} is not an RSA key)"
         )),
         other => Err(format!(
@@ -241,6 +242,74 @@ fn rsa_decrypt(ciphertext: &str, key: &str) -> Result<String, CallError> {
         .map_err(|_| CallError::new("failed to decrypt: crypto/rsa: decryption error"))?;
     String::from_utf8(out)
         .map_err(|_| CallError::new("failed to decrypt: the plaintext is not valid UTF-8"))
+}
+
+/// An unencrypted RSA key in OpenSSH's own format ("openssh-key-v1"), as
+/// Go's `ssh.ParseRawPrivateKey` reads it.
+fn openssh_rsa_key(pem: &str) -> Result<rsa::RsaPrivateKey, String> {
+    use rsa::BigUint;
+    let bad = || "invalid private key: ssh: invalid openssh private key format".to_owned();
+    let body: String = pem
+        .lines()
+        .filter(|l| !l.starts_with("-----") && !l.contains(':'))
+        .collect::<Vec<_>>()
+        .concat();
+    let data = base64_decode(body.trim()).map_err(|_| bad())?;
+    let mut r = SshReader {
+        b: data.strip_prefix(b"openssh-key-v1\0").ok_or_else(bad)?,
+    };
+    let cipher = r.string().ok_or_else(bad)?;
+    let _kdf = r.string().ok_or_else(bad)?;
+    let _kdf_opts = r.string().ok_or_else(bad)?;
+    if cipher != b"none" {
+        return Err("invalid private key: ssh: this private key is passphrase protected".into());
+    }
+    let n_keys = r.u32().ok_or_else(bad)?;
+    if n_keys != 1 {
+        return Err(format!(
+            "invalid private key: ssh: multi-key files are not supported (found {n_keys} keys)"
+        ));
+    }
+    let _public = r.string().ok_or_else(bad)?;
+    let private = r.string().ok_or_else(bad)?;
+    let mut p = SshReader { b: private };
+    let (c1, c2) = (p.u32().ok_or_else(bad)?, p.u32().ok_or_else(bad)?);
+    if c1 != c2 {
+        return Err("invalid private key: ssh: checkint mismatch".into());
+    }
+    let kind = p.string().ok_or_else(bad)?;
+    if kind != b"ssh-rsa" {
+        return Err(format!(
+            "invalid private key type (an OpenSSH {} key is not an RSA key)",
+            String::from_utf8_lossy(kind)
+        ));
+    }
+    let mut int = || p.string().map(BigUint::from_bytes_be).ok_or_else(bad);
+    let (n, e, d, _iqmp, p1, q1) = (int()?, int()?, int()?, int()?, int()?, int()?);
+    rsa::RsaPrivateKey::from_components(n, e, d, vec![p1, q1])
+        .map_err(|e| format!("invalid private key: {e}"))
+}
+
+/// Reads SSH wire-format fields.
+struct SshReader<'a> {
+    b: &'a [u8],
+}
+
+impl<'a> SshReader<'a> {
+    fn u32(&mut self) -> Option<u32> {
+        let (head, rest) = self.b.split_first_chunk::<4>()?;
+        self.b = rest;
+        Some(u32::from_be_bytes(*head))
+    }
+    fn string(&mut self) -> Option<&'a [u8]> {
+        let n = self.u32()? as usize;
+        if n > self.b.len() {
+            return None;
+        }
+        let (s, rest) = self.b.split_at(n);
+        self.b = rest;
+        Some(s)
+    }
 }
 
 /// The label and header lines of the first PEM block in `s`.
@@ -323,5 +392,16 @@ mod tests {
             Some("invalid private key: ssh: no key found".to_owned())
         );
         assert!(rsa_decrypt("AAAA", &read("rsa1024-pkcs1.pem")).is_err());
+        // A key written by ssh-keygen in OpenSSH's format.
+        let ct = read("hello-openssh.b64");
+        assert_eq!(
+            rsa_decrypt(ct.trim(), &read("rsa1024-openssh.pem"))
+                .ok()
+                .as_deref(),
+            Some("Hello, OpenSSH!")
+        );
+        let broken =
+            read("rsa1024-openssh.pem").replace("b3BlbnNzaC1rZXktdjE", "b3BlbnNzaC1rZXktdjI");
+        assert!(rsa_decrypt(ct.trim(), &broken).is_err());
     }
 }
