@@ -24,11 +24,16 @@ pub(crate) fn parse_lenient<T>(
 ) -> (Result<T, hcl_edit::parser::Error>, Renamed) {
     let mut work = text.to_owned();
     let mut renamed = Vec::new();
+    let mut fixes = 0;
     loop {
         match parse(&work) {
             Ok(t) => return (Ok(t), renamed),
             Err(e) => {
                 let offset = e.location().offset();
+                if fixes < MAX_RENAMES && widen_number_at(&mut work, offset) {
+                    fixes += 1;
+                    continue;
+                }
                 if !e.message().contains("redefined object key")
                     || renamed.len() >= MAX_RENAMES
                     || renamed.contains(&offset)
@@ -41,6 +46,45 @@ pub(crate) fn parse_lenient<T>(
                 }
             }
         }
+    }
+}
+
+/// hcl-edit reads number literals as float64 and rejects exponents beyond
+/// its range (`1e309`); HCL reads them at 512 bits. Such a literal at the
+/// error position is replaced by a same-length `0…01` in the working copy
+/// (the converter takes a number's text from the original source).
+fn widen_number_at(work: &mut String, offset: usize) -> bool {
+    let b = work.as_bytes();
+    let is_num = |c: u8| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-');
+    let mut start = offset.min(b.len());
+    while start > 0 && is_num(b[start - 1]) {
+        start -= 1;
+    }
+    // A sign before the literal belongs to an operator, not the number.
+    while start < b.len() && matches!(b[start], b'+' | b'-') {
+        start += 1;
+    }
+    if start >= b.len() || !b[start].is_ascii_digit() {
+        return false;
+    }
+    let mut end = start;
+    while end < b.len() && is_num(b[end]) {
+        if matches!(b[end], b'+' | b'-') && !matches!(b[end - 1], b'e' | b'E') {
+            break;
+        }
+        end += 1;
+    }
+    let lit = &work[start..end];
+    if !lit.contains(['e', 'E']) || end - start < 2 {
+        return false;
+    }
+    match lit.parse::<f64>() {
+        Ok(v) if v.is_infinite() => {
+            let repl = format!("{}1", "0".repeat(end - start - 1));
+            work.replace_range(start..end, &repl);
+            true
+        }
+        _ => false,
     }
 }
 

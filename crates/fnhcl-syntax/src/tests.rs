@@ -370,3 +370,14 @@ fn hcl_parse_error_summaries() {
         assert!(s.starts_with(want), "{t:?}: {s}");
     }
 }
+
+#[test]
+fn number_literals_beyond_float64_parse() {
+    let (sm, e) = expr("[1e309, -2.5E+400, 1]");
+    let ExprKind::Tuple(items) = &e.kind else {
+        panic!("{e:?}")
+    };
+    let texts: Vec<String> = items.iter().map(|x| sm.slice(x.span).to_owned()).collect();
+    assert_eq!(texts, vec!["1e309", "-2.5E+400", "1"]);
+    assert!(matches!(&items[0].kind, ExprKind::Number(t) if &**t == "1e309"));
+}
