@@ -108,7 +108,7 @@ pub(crate) fn compile(pattern: &str) -> Result<Regex, PatternError> {
             expr,
         }
     })?;
-    let translated = translate(&quoted);
+    let translated = translate(&keep_zero_repeat_groups(&quoted));
     regex::RegexBuilder::new(&translated)
         .size_limit(MAX_REGEX_SIZE)
         .dfa_size_limit(MAX_REGEX_SIZE)
@@ -313,6 +313,76 @@ fn expand_quotes(p: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Go keeps capture groups inside a `{0}` repetition (they never match);
+/// the `regex` crate drops them, which would change the result's shape.
+/// Rewrites `X{0}` around such groups into `(?:[^\x00-\x{10FFFF}]X)?`, an
+/// optional branch that can never match, innermost first.
+fn keep_zero_repeat_groups(p: &str) -> String {
+    fn has_capture(a: &Ast) -> bool {
+        match a {
+            Ast::Group(g) => g.capture_index().is_some() || has_capture(&g.ast),
+            Ast::Repetition(r) => has_capture(&r.ast),
+            Ast::Alternation(x) => x.asts.iter().any(has_capture),
+            Ast::Concat(x) => x.asts.iter().any(has_capture),
+            _ => false,
+        }
+    }
+    fn is_zero(r: &ast::Repetition) -> bool {
+        matches!(
+            r.op.kind,
+            ast::RepetitionKind::Range(
+                ast::RepetitionRange::Exactly(0) | ast::RepetitionRange::Bounded(0, 0)
+            )
+        )
+    }
+    /// The innermost zero repetition with a capture inside.
+    fn find(a: &Ast) -> Option<(usize, usize, usize, usize)> {
+        let inner = match a {
+            Ast::Group(g) => find(&g.ast),
+            Ast::Repetition(r) => find(&r.ast),
+            Ast::Alternation(x) => x.asts.iter().find_map(find),
+            Ast::Concat(x) => x.asts.iter().find_map(find),
+            _ => None,
+        };
+        if inner.is_some() {
+            return inner;
+        }
+        match a {
+            Ast::Repetition(r) if is_zero(r) && has_capture(&r.ast) => Some((
+                r.span.start.offset,
+                r.span.end.offset,
+                r.ast.span().start.offset,
+                r.ast.span().end.offset,
+            )),
+            _ => None,
+        }
+    }
+    if !p.contains('{') || !p.contains('(') {
+        return p.to_owned();
+    }
+    let mut text = p.to_owned();
+    for _ in 0..64 {
+        let Ok(parsed) = ast::parse::ParserBuilder::new()
+            .nest_limit(200)
+            .build()
+            .parse(&text)
+        else {
+            break;
+        };
+        let Some((start, end, a_start, a_end)) = find(&parsed) else {
+            break;
+        };
+        let replaced = format!(
+            "{}(?:[^\\x00-\\x{{10FFFF}}]{})?{}",
+            &text[..start],
+            &text[a_start..a_end],
+            &text[end..]
+        );
+        text = replaced;
+    }
+    text
 }
 
 /// Suffix given to the second and later groups that reuse a name (Go
@@ -713,6 +783,15 @@ mod tests {
             Ok(Type::tuple(vec![Type::String, Type::String]))
         );
         assert!(pattern_result_type("(?P<x>a)(b)").is_err());
+        // Groups under {0} still count, as in Go.
+        assert_eq!(
+            pattern_result_type("(a){0}b"),
+            Ok(Type::tuple(vec![Type::String]))
+        );
+        assert_eq!(
+            pattern_result_type("((a){0}c){0,0}b"),
+            Ok(Type::tuple(vec![Type::String, Type::String]))
+        );
         assert_eq!(
             pattern_result_type("(?P<a>x)|(?P<a>y)"),
             Ok(Type::object(

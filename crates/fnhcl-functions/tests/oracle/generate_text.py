@@ -200,7 +200,7 @@ def calls():
         else:
             p = rpat(d + 1) + rpat(d + 1)
         if rrng.random() < 0.3:
-            p += rrng.choice(["*", "+", "?", "*?", "+?", "??", "{2}", "{1,3}", "{2,}"])
+            p += rrng.choice(["*", "+", "?", "*?", "+?", "??", "{2}", "{1,3}", "{2,}", "{0}", "{0,0}"])
         return p
     rsubj = ["aab b1 2c", "ΑΒΓ abc", "日本 語", "a.b\nc", "  x  ", "é É e", "abab", "123abc456", "", "b", "AB BA"]
     for _ in range(1000):
