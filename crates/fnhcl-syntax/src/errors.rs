@@ -109,6 +109,54 @@ pub(crate) fn from_parse_error(
                 true,
             )
         }
+        _ if text[offset..].trim() == "," => {
+            span = Span::new(file, text.trim_end().len(), text.trim_end().len());
+            (
+                "Missing expression".to_owned(),
+                "Expected the start of an expression, but found the end of the file.".to_owned(),
+                true,
+            )
+        }
+        _ if rest.contains("expected `=>`") => (
+            "Invalid 'for' expression".to_owned(),
+            "Key expression is required when building an object.".to_owned(),
+            true,
+        ),
+        _ if rest.contains("expected `:`") && for_before(text, offset) => (
+            "Invalid 'for' expression".to_owned(),
+            "For expression requires a colon after the collection expression.".to_owned(),
+            true,
+        ),
+        _ if rest.contains("expected `:`") => {
+            let e = text.trim_end().len();
+            span = Span::new(file, e, e);
+            (
+                "Missing false expression in conditional".to_owned(),
+                "The conditional operator (...?...:...) requires a false expression, delimited by a colon.".to_owned(),
+                true,
+            )
+        }
+        _ if rest == "expected `)`" && !text[offset..].contains(')') => {
+            let e = text.trim_end().len();
+            span = Span::new(file, e, e);
+            (
+                "Unbalanced parentheses".to_owned(),
+                "Expected a closing parenthesis to terminate the expression.".to_owned(),
+                true,
+            )
+        }
+        _ if rest.contains("expected `]`")
+            && !text[offset..].trim().contains([']', ' ', '\t', '\n', '\r']) =>
+        {
+            if let Some(open) = unmatched_open(&text[..offset], b'[', b']') {
+                span = Span::new(file, open, open + 1);
+            }
+            (
+                "Unterminated tuple constructor expression".to_owned(),
+                "There is no corresponding closing bracket before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.".to_owned(),
+                true,
+            )
+        }
         _ if rest.contains("expected `]`") => (
             "Missing item separator".to_owned(),
             "Expected a comma to mark the beginning of the next item.".to_owned(),
@@ -221,6 +269,43 @@ fn escape_selector(text: &str, offset: usize) -> Option<(usize, char)> {
     }
     let c = text[bs + 1..].chars().next()?;
     Some((bs, c))
+}
+
+/// The last `open` bracket in `text` without its `close` (quoted strings
+/// skipped).
+fn unmatched_open(text: &str, open: u8, close: u8) -> Option<usize> {
+    let mut stack = Vec::new();
+    let mut in_str = false;
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if in_str {
+            if c == b'\\' {
+                i += 1;
+            } else if c == b'"' {
+                in_str = false;
+            }
+        } else if c == b'"' {
+            in_str = true;
+        } else if c == open {
+            stack.push(i);
+        } else if c == close {
+            stack.pop();
+        }
+        i += 1;
+    }
+    stack.last().copied()
+}
+
+/// True if the innermost open bracket before `offset` starts a `for`
+/// expression.
+fn for_before(text: &str, offset: usize) -> bool {
+    let before = &text[..offset];
+    match before.rfind(['[', '{']) {
+        Some(i) => before[i + 1..].trim_start().starts_with("for "),
+        None => false,
+    }
 }
 
 /// Situations HCL names precisely that hcl-edit reports generically.
