@@ -261,18 +261,11 @@ fn num2(rest: &mut &str, flexible: bool, what: &str) -> Result<u32, String> {
 /// Go's `time.Parse(time.RFC3339, s)` with cty's error wording.
 pub(crate) fn parse_timestamp(s: &str) -> Result<Time, String> {
     let mut rest = s;
-    // Year: four characters, optionally signed as Go's atoi allows.
-    if rest.len() < 4 || !rest.is_char_boundary(4) {
+    // Year: four digits.
+    if rest.len() < 4 || !rest.as_bytes()[..4].iter().all(u8::is_ascii_digit) {
         return Err(invalid("year", rest));
     }
     let ytext = &rest[..4];
-    let digits = ytext.trim_start_matches(['+', '-']);
-    if digits.is_empty()
-        || !digits.bytes().all(|c| c.is_ascii_digit())
-        || ytext.len() - digits.len() > 1
-    {
-        return Err(invalid("year", rest));
-    }
     let year: i64 = ytext.parse().map_err(|_| invalid("year", rest))?;
     rest = &rest[4..];
     expect_sep(&mut rest, '-')?;
@@ -411,7 +404,7 @@ pub(crate) fn parse_duration(text: &str) -> Result<i128, String> {
         } else {
             int_part.parse().map_err(|_| invalid())?
         };
-        if int_v > (i64::MAX as u128) {
+        if int_v > (1u128 << 63) {
             return Err(invalid());
         }
         let mut v = int_v.checked_mul(scale).ok_or_else(invalid)?;
@@ -449,26 +442,40 @@ pub(crate) fn format_date(fmt: &str, t: &Time) -> Result<String, CallError> {
                 i += 2;
                 continue;
             }
-            // Quoted literal; doubled quotes inside are escapes.
+            // Quoted literal, scanned as cty's splitDateFormat does: a
+            // doubled quote inside is an escape; a quote at the very end
+            // closes the literal.
             let mut j = i + 1;
-            let mut closed = false;
+            let mut end = b.len();
             while j < b.len() {
                 if b[j] == b'\'' {
-                    if b.get(j + 1) == Some(&b'\'') {
+                    if j + 1 == b.len() {
+                        end = b.len();
+                        break;
+                    }
+                    if b[j + 1] == b'\'' {
                         j += 2;
                         continue;
                     }
-                    closed = true;
+                    end = j + 1;
                     break;
                 }
                 j += 1;
             }
-            if !closed {
+            let tok = &fmt[i..end];
+            if tok.len() < 2 || !tok.ends_with('\'') {
                 return Err(CallError::arg(0, "unterminated literal '"));
             }
-            let raw = &fmt[i + 1..j];
-            out.push_str(&raw.replace("''", "'"));
-            i = j + 1;
+            let mut skip = false;
+            for c in tok[1..tok.len() - 1].chars() {
+                if skip {
+                    skip = false;
+                    continue;
+                }
+                out.push(c);
+                skip = c == '\'';
+            }
+            i = end;
             continue;
         }
         if is_verb(b[i]) {

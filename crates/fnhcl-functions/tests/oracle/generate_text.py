@@ -206,6 +206,25 @@ def calls():
     for _ in range(1000):
         out.append("%s(%s, %s)" % (rrng.choice(["regex", "regexall"]), json.dumps(rpat(), ensure_ascii=False),
                                    json.dumps(rrng.choice(rsubj), ensure_ascii=False)))
+    # Random formatdate formats and timeadd durations over odd timestamps.
+    trng = random.Random(55)
+    tverbs = ["YYYY", "YY", "YYY", "M", "MM", "MMM", "MMMM", "MMMMM", "D", "DD", "DDD", "EEE", "EEEE", "E", "h", "hh",
+              "hhh", "H", "HH", "A", "AA", "a", "aa", "m", "mm", "mmm", "s", "ss", "Z", "ZZZ", "ZZZZ", "ZZZZZ", "ZZ",
+              "'lit'", "''", "'it''s'", "'", "-", ":", " ", "/", "T", "é", "Q", "x", "'a", "q"]
+    tdates = ["2017-03-04T22:45:09.005Z", "2018-01-02T23:12:01-08:00", "2018-12-31T12:00:00+05:30",
+              "2000-02-29T23:59:59.999999999Z", "1999-12-31T23:59:60Z", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z",
+              "2017-11-22 10:00:00Z", "2017-02-30T10:00:00Z", "2017-11-22T1:00:00Z", "2017-11-22T10:00:00", "20",
+              "2017-13-01T00:00:00Z", "2017-11-22T24:00:00Z", "2017-11-22T10:00:00+24:00", "2017-11-22t10:00:00z",
+              "+2017-11-22T10:00:00Z", "2017-11-22T10:00:00,5Z", "2017-11-22T10:00:00-00:00", "2017-11-22T10:00:00+01",
+              "2017-11-22T10:00Z", "2016-02-29T00:00:00Z", "2100-02-29T00:00:00Z", "2017-11-00T00:00:00Z"]
+    tdurs = ["1h", "-1h30m", "1.5h", "0.5s", "100ms", "1us", "1µs", "1ns", "-0", "0", "+5m", "1h1h", "2562047h",
+             "2562048h", "1.0000000001s", ".5h", "5.h", "1e3s", "1 h", "1hour", "", "h", "1", "-", "3h2m1s0.5ms",
+             "9223372036854775807ns", "9223372036854775808ns", "-9223372036854775808ns", "1.9999999999ns"]
+    for _ in range(800):
+        f = "".join(trng.choice(tverbs) for _ in range(trng.randint(1, 5)))
+        out.append("formatdate(%s, %s)" % (json.dumps(f, ensure_ascii=False), json.dumps(trng.choice(tdates))))
+    for _ in range(500):
+        out.append("timeadd(%s, %s)" % (json.dumps(trng.choice(tdates)), json.dumps(trng.choice(tdurs), ensure_ascii=False)))
     # mini has no templates, but HCL does: keep ${ and %{ out of the corpus.
     out = [c for c in out if "${" not in c and "%{" not in c]
     seen, uniq = set(), []
