@@ -331,11 +331,13 @@ impl<'a> CsvReader<'a> {
         let mut line = loop {
             match self.read_line() {
                 None => return Err(CsvErr::Eof),
-                Some(l) if l == b"\n" => continue,
+                Some(l) if l == b"\n" || l.is_empty() => continue,
                 Some(l) => break l,
             }
         };
         let rec_line = self.line;
+        // Go's position line: advanced only by non-empty continuation lines.
+        let mut pos_line = rec_line;
         let mut fields: Vec<Vec<u8>> = Vec::new();
         let mut cur: &[u8];
         let mut owned = std::mem::take(&mut line);
@@ -397,20 +399,23 @@ impl<'a> CsvReader<'a> {
                     field.extend_from_slice(cur);
                     match self.read_line() {
                         Some(l) => {
+                            if !l.is_empty() {
+                                pos_line += 1;
+                            }
                             owned = l;
                             at = 0;
                         }
                         None => {
                             // EOF inside a quoted field.
                             return Err(CsvErr::Parse {
-                                line: self.line,
+                                line: pos_line,
                                 msg: ERR_QUOTE,
                             });
                         }
                     }
                 } else {
                     return Err(CsvErr::Parse {
-                        line: self.line,
+                        line: pos_line,
                         msg: ERR_QUOTE,
                     });
                 }

@@ -249,7 +249,15 @@ fn upper_char(c: char) -> char {
     let mut it = c.to_uppercase();
     match (it.next(), it.next()) {
         (Some(u), None) => u,
-        _ => c,
+        // Greek with ypogegrammeni: the full mapping expands (ᾳ → ΑΙ), the
+        // simple one Go uses goes to the precomposed capital (ᾼ).
+        _ => match c as u32 {
+            0x1F80..=0x1F87 | 0x1F90..=0x1F97 | 0x1FA0..=0x1FA7 => {
+                char::from_u32(c as u32 + 8).unwrap_or(c)
+            }
+            0x1FB3 | 0x1FC3 | 0x1FF3 => char::from_u32(c as u32 + 9).unwrap_or(c),
+            _ => c,
+        },
     }
 }
 
@@ -455,6 +463,7 @@ mod tests {
         assert_eq!(lower("İ"), "i");
         assert_eq!(lower("ΟΔΟΣ"), "οδοσ");
         assert_eq!(upper("алло!"), "АЛЛО!");
+        assert_eq!(upper("ᾳᾀῳ"), "ᾼᾈῼ");
     }
 
     #[test]

@@ -225,6 +225,33 @@ def calls():
         out.append("formatdate(%s, %s)" % (json.dumps(f, ensure_ascii=False), json.dumps(trng.choice(tdates))))
     for _ in range(500):
         out.append("timeadd(%s, %s)" % (json.dumps(trng.choice(tdates)), json.dumps(trng.choice(tdurs), ensure_ascii=False)))
+    # Random CSV documents and string function calls (case mapping, grapheme
+    # clusters, separators, trimming).
+    srng = random.Random(66)
+    cparts = ["a", "b", ",", "\"", "\n", "\r\n", "\r", " ", "x y", "é", "日本", "😸", "noë", "\t", "''", "\"\"", "1", "-"]
+    for _ in range(600):
+        doc = "".join(srng.choice(cparts) for _ in range(srng.randint(0, 12)))
+        out.append("csvdecode(%s)" % json.dumps(doc, ensure_ascii=False))
+    sstrs = ["", "a", "hello world", "  pad  ", "A-b_c d", "İstanbul", "ΣΟΦΟΣ σοφός", "straße", "ǆ ǅ Ǆ", "noël", "😸😾",
+             "a\nb\r\nc\n", "\u00a0x\u00a0", "x\ty", "ß", "ﬁ", "ǰ", "Ⅻ", "ⓐ", "123abc", "__a__", "don't stop",
+             "o'neil", "ǈ", "ᾳ", "ꭰ", "K", "İi"]
+    def js(x):
+        return json.dumps(x, ensure_ascii=False)
+    for _ in range(1000):
+        f = srng.choice(["upper", "lower", "title", "strrev", "trimspace", "chomp", "substr", "split", "trim", "indent", "join"])
+        a = js(srng.choice(sstrs))
+        if f == "substr":
+            out.append("substr(%s, %d, %d)" % (a, srng.randint(-6, 8), srng.randint(-2, 8)))
+        elif f == "split":
+            out.append("split(%s, %s)" % (js(srng.choice(["", " ", "a", "\n", "ll", "é"])), a))
+        elif f == "trim":
+            out.append("trim(%s, %s)" % (a, js(srng.choice(["a", " ", "é", "İ", "ab", "x y"]))))
+        elif f == "indent":
+            out.append("indent(%d, %s)" % (srng.randint(0, 3), a))
+        elif f == "join":
+            out.append("join(%s, [%s, %s])" % (js(srng.choice(["-", "", "é"])), a, js(srng.choice(sstrs))))
+        else:
+            out.append("%s(%s)" % (f, a))
     # mini has no templates, but HCL does: keep ${ and %{ out of the corpus.
     out = [c for c in out if "${" not in c and "%{" not in c]
     seen, uniq = set(), []
