@@ -159,10 +159,89 @@ pub(crate) fn decode(text: &str) -> Result<Value, String> {
     p.skip_ws();
     let v = p.value(0)?;
     p.skip_ws();
-    if p.pos < p.b.len() {
+    // cty checks `Decoder.More()`, which is false at the end and before a
+    // closing `]` or `}`: such trailing text is ignored.
+    if p.pos < p.b.len() && !matches!(p.b[p.pos], b']' | b'}') {
         return Err("extraneous data after JSON object".into());
     }
     Ok(v)
+}
+
+/// Whether cty's JSON unmarshalling of `v` (as decoded from JSON) into `ty`
+/// succeeds; the error is cty's.
+fn check_against(v: &Value, ty: &Type) -> Result<(), String> {
+    if v.is_null() {
+        return Ok(());
+    }
+    match ty {
+        Type::Dynamic => match v {
+            Value::Object(attrs) => {
+                if let Some(k) = attrs.keys().find(|k| &***k != "type" && &***k != "value") {
+                    return Err(format!(
+                        "invalid key {} in dynamically-typed value",
+                        crate::format::go_quote(k)
+                    ));
+                }
+                if !attrs.contains_key("type") {
+                    return Err("missing type in dynamically-typed value".into());
+                }
+                if !attrs.contains_key("value") {
+                    return Err("missing value in dynamically-typed value".into());
+                }
+                Ok(())
+            }
+            _ => Err("missing expected {".into()),
+        },
+        Type::Bool => match v {
+            Value::Bool(_) => Ok(()),
+            Value::String(s) if &**s == "true" || &**s == "false" => Ok(()),
+            Value::String(_) => Err("a bool is required".into()),
+            _ => Err("bool is required".into()),
+        },
+        Type::Number => match v {
+            Value::Number(_) => Ok(()),
+            Value::String(s) if Number::parse(s).is_some() => Ok(()),
+            Value::String(_) => Err("a number is required".into()),
+            _ => Err("number is required".into()),
+        },
+        Type::String => match v {
+            Value::String(_) | Value::Number(_) | Value::Bool(_) => Ok(()),
+            _ => Err("string is required".into()),
+        },
+        Type::Tuple(etys) => match v {
+            Value::Tuple(items) => {
+                for (item, ety) in items.iter().zip(etys.iter()) {
+                    check_against(item, ety)?;
+                }
+                match items.len().cmp(&etys.len()) {
+                    std::cmp::Ordering::Greater => {
+                        Err(format!("too many tuple elements (need {})", etys.len()))
+                    }
+                    std::cmp::Ordering::Less => {
+                        Err(format!("not enough tuple elements (need {})", etys.len()))
+                    }
+                    std::cmp::Ordering::Equal => Ok(()),
+                }
+            }
+            _ => Err("missing expected [".into()),
+        },
+        Type::Object(atys) => match v {
+            Value::Object(attrs) => {
+                for (k, item) in attrs.iter() {
+                    let Some(aty) = atys.get(k) else {
+                        return Err(format!(
+                            "unsupported attribute {}",
+                            crate::format::go_quote(k)
+                        ));
+                    };
+                    check_against(item, aty)?;
+                }
+                Ok(())
+            }
+            _ => Err("missing expected {".into()),
+        },
+        _ => Ok(()),
+    }
 }
 
 struct Parser<'a> {
@@ -348,16 +427,26 @@ impl Parser<'_> {
     fn object(&mut self, depth: usize) -> Result<Value, String> {
         self.pos += 1;
         let mut attrs = BTreeMap::new();
+        // Earlier occurrences of repeated keys: cty decodes each one against
+        // the type of the last, so they must be compatible with it.
+        let mut shadowed: Vec<(Key, Value)> = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
             return Ok(Value::object(attrs));
         }
+        let mut first = true;
         loop {
             self.skip_ws();
             if self.peek() != Some(b'"') {
-                return Err(self.invalid("looking for beginning of object key string"));
+                // Go's decoder gives no context right after `{`.
+                return Err(if first && self.peek().is_some() {
+                    self.invalid("").trim_end().to_owned()
+                } else {
+                    self.invalid("looking for beginning of object key string")
+                });
             }
+            first = false;
             let k = self.string()?;
             self.skip_ws();
             if self.peek() != Some(b':') {
@@ -366,12 +455,20 @@ impl Parser<'_> {
             self.pos += 1;
             self.skip_ws();
             let v = self.value(depth + 1)?;
-            attrs.insert(Key::from(crate::limits::nfc(&k).as_ref()), v);
+            let key = Key::from(crate::limits::nfc(&k).as_ref());
+            if let Some(old) = attrs.insert(key.clone(), v) {
+                shadowed.push((key, old));
+            }
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
+                    for (k, old) in &shadowed {
+                        if let Some(last) = attrs.get(k) {
+                            check_against(old, &last.type_of())?;
+                        }
+                    }
                     return Ok(Value::object(attrs));
                 }
                 _ => return Err(self.invalid("after object key:value pair")),

@@ -252,6 +252,31 @@ def calls():
             out.append("join(%s, [%s, %s])" % (js(srng.choice(["-", "", "é"])), a, js(srng.choice(sstrs))))
         else:
             out.append("%s(%s)" % (f, a))
+    # Random JSON documents and token soup for jsondecode (duplicate keys
+    # checked against the last value's type, trailing text, syntax errors),
+    # and jsonencode of what they decode to.
+    jrng = random.Random(88)
+    jtoks = ["{", "}", "[", "]", ",", ":", "\"a\"", "\"b\\u00e9\"", "\"\\ud83d\\ude00\"", "\"\\ud83d\"", "\"\\x\"", "1",
+             "-0", "1.5e3", "1e400", "0.1", "01", "-", "true", "false", "null", "tru", " ", "\n", "\"\\\"\"", "\"\\/\"",
+             "\"<&>\"", "\"\t\"", "1E+2", ".5", "+1", "\"\\u00\""]
+    def jval(d=0):
+        r = jrng.random()
+        if d > 3 or r < 0.5:
+            return jrng.choice(["1", "-2.5", "0", "1e2", "\"s\"", "\"é\"", "true", "false", "null", "\"\\n\"",
+                                "\"\\u2028\"", "123456789012345678901234567890", "1.0000000000000000000001",
+                                "\"true\"", "\"12\""])
+        if r < 0.75:
+            return "[" + ",".join(jval(d + 1) for _ in range(jrng.randint(0, 3))) + "]"
+        return "{" + ",".join('"%s":%s' % (jrng.choice(["a", "b", "c", "é", "", "type", "value"]), jval(d + 1))
+                              for _ in range(jrng.randint(0, 3))) + "}"
+    jdocs = []
+    for _ in range(1200):
+        if jrng.random() < 0.6:
+            jdocs.append(jval())
+        else:
+            jdocs.append("".join(jrng.choice(jtoks) for _ in range(jrng.randint(1, 6))))
+    out += ["jsondecode(%s)" % json.dumps(d, ensure_ascii=False) for d in jdocs]
+    out += ["jsonencode(jsondecode(%s))" % json.dumps(d, ensure_ascii=False) for d in jdocs[:400]]
     # mini has no templates, but HCL does: keep ${ and %{ out of the corpus.
     out = [c for c in out if "${" not in c and "%{" not in c]
     seen, uniq = set(), []
