@@ -1061,6 +1061,25 @@ fn collect_events(src: &str) -> std::collections::VecDeque<Result<(Event, Marker
 /// go-cty-yaml's `Unmarshal` of a single-document stream.
 pub(crate) fn decode(src: &str) -> Result<Value, String> {
     let text = if src.is_empty() { "\n" } else { src };
+    // libyaml (and so go-cty-yaml) accepts only `%YAML 1.1` directives.
+    for (line0, line) in text.lines().enumerate() {
+        if line.starts_with("---")
+            || !(line.starts_with('%') || line.trim().is_empty() || line.starts_with('#'))
+        {
+            break;
+        }
+        if let Some(version) = line.strip_prefix("%YAML") {
+            let version = version.split('#').next().unwrap_or("").trim();
+            if version != "1.1" {
+                let msg = "found incompatible YAML document";
+                return Err(if line0 == 0 {
+                    msg.to_owned()
+                } else {
+                    format!("on line {line0}, column 1: {msg}")
+                });
+            }
+        }
+    }
     let mut d = Decoder {
         src: text,
         events: collect_events(text),
