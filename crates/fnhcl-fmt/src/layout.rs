@@ -116,7 +116,15 @@ fn split_lines(tokens: &[Token]) -> Vec<Line> {
         .map(|lead| {
             let mut lead = lead;
             let mut comment = None;
-            if lead.len() > 1 && tokens[lead.end - 1].kind == Kind::Comment {
+            // Only line comments (`#`, `//`: they carry their newline) are
+            // trailing comments, as in hclwrite. A block comment at the very
+            // end of a file without a final newline must not count either,
+            // or the newline formatting adds would change the alignment on
+            // the next run (found by fuzzing).
+            if lead.len() > 1
+                && tokens[lead.end - 1].kind == Kind::Comment
+                && !tokens[lead.end - 1].text.starts_with("/*")
+            {
                 comment = Some(lead.end - 1..lead.end);
                 lead = lead.start..lead.end - 1;
             }
