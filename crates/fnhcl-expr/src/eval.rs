@@ -1549,8 +1549,25 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         if has_errors(&diags) {
             return (dynamic(), diags);
         }
+        // Built-ins do work in proportion to the size of their arguments
+        // and result, which expression nodes alone don't count: charge it,
+        // so `length(big_string)` in a large loop hits the step limit
+        // instead of running for hours.
+        let remaining = self.ctx.limits.max_steps.saturating_sub(self.steps);
+        let arg_cost = argvals
+            .iter()
+            .fold(0u64, |acc, v| acc.saturating_add(value_cost(v, remaining)));
+        if !self.step(arg_cost, span, &mut diags) {
+            return (dynamic(), diags);
+        }
         match def.call(&argvals) {
-            Ok(v) => (v, diags),
+            Ok(v) => {
+                let remaining = self.ctx.limits.max_steps.saturating_sub(self.steps);
+                if !self.step(value_cost(&v, remaining), span, &mut diags) {
+                    return (dynamic(), diags);
+                }
+                (v, diags)
+            }
             Err(e) => {
                 diags.push(self.call_error(fname, &e, &spans, &full, span));
                 (dynamic(), diags)
@@ -2011,4 +2028,28 @@ fn describe_mismatch(t: &Type, f: &Type, depth: usize) -> String {
         t.friendly_name(),
         f.friendly_name()
     )
+}
+
+/// Approximate work of reading or building `v`, in evaluation steps: one
+/// per value and element, plus one per 16 bytes of string. Stops counting
+/// past `budget` (the caller only needs to know the budget is exceeded).
+pub(crate) fn value_cost(v: &Value, budget: u64) -> u64 {
+    let mut total = 0u64;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        if total > budget {
+            break;
+        }
+        total += 1;
+        match v {
+            Value::String(s) => total += s.len() as u64 / 16,
+            Value::List(c) | Value::Set(c) => stack.extend(c.items.iter()),
+            Value::Map(m) => stack.extend(m.items.values()),
+            Value::Tuple(items) => stack.extend(items.iter()),
+            Value::Object(attrs) => stack.extend(attrs.values()),
+            Value::Marked(inner) => stack.push(inner),
+            _ => {}
+        }
+    }
+    total
 }

@@ -54,6 +54,26 @@ fn step_limit_is_an_error() {
 }
 
 #[test]
+fn work_inside_builtins_counts_toward_the_step_limit() {
+    // A CPU bomb found in the acceptance audit: each `length(s)` reads a
+    // 100 KB string, but was one step. With the default limits this must
+    // stop with the step-limit error instead of running for hours.
+    let src = r#"[for i in range(1000) : [for j in range(1000) : length(join(",", [for k in range(1000) : format("%0100d", k)]))]]"#;
+    let (ev, _) = eval_with(src, &Limits::default());
+    assert!(
+        first_error(&ev).starts_with("Evaluation limit exceeded"),
+        "{}",
+        first_error(&ev)
+    );
+    // Small calls stay cheap: a thousand of them fit easily.
+    let (ev, _) = eval_with(
+        r#"length([for i in range(1000) : upper(format("x%d", i))])"#,
+        &Limits::default(),
+    );
+    assert!(!ev.has_errors(), "{:?}", ev.diagnostics);
+}
+
+#[test]
 fn template_size_limit_is_an_error() {
     let limits = Limits {
         max_string_bytes: 1000,
