@@ -29,7 +29,7 @@
 //! Write a `register(r: &mut Registry)` function in your module and call it
 //! from [`build`] below. Example (see `numeric.rs` for real ones):
 //!
-//! ```ignore
+//! ```text
 //! r.add(
 //!     FuncDef::new("upper", "Converts all cased letters to uppercase.")
 //!         .param(Param::new("str", Type::String))
