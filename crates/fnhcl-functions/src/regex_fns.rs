@@ -94,8 +94,43 @@ impl PatternError {
     }
 }
 
-/// Compiles a Go (RE2) pattern.
+/// Compiled patterns kept per thread: `regex(...)` in a `for` expression
+/// would otherwise compile the same pattern once per element (~70 µs
+/// each). Only patterns whose program is small are kept (see
+/// [`CACHED_SIZE_LIMIT`]), so the cache stays small whatever the input.
+const CACHE_ENTRIES: usize = 16;
+/// Compiled-program and lazy-DFA size limit for a cached pattern (bytes).
+const CACHED_SIZE_LIMIT: usize = 1 << 20;
+
+thread_local! {
+    static CACHE: std::cell::RefCell<Vec<(String, Regex)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Compiles a Go (RE2) pattern (cached, see [`CACHE_ENTRIES`]).
 pub(crate) fn compile(pattern: &str) -> Result<Regex, PatternError> {
+    if let Some(re) = CACHE.with(|c| {
+        let c = c.borrow();
+        c.iter()
+            .find(|(p, _)| p == pattern)
+            .map(|(_, re)| re.clone())
+    }) {
+        return Ok(re);
+    }
+    if let Ok(re) = compile_with(pattern, CACHED_SIZE_LIMIT) {
+        CACHE.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.len() >= CACHE_ENTRIES {
+                c.remove(0);
+            }
+            c.push((pattern.to_owned(), re.clone()));
+        });
+        return Ok(re);
+    }
+    compile_with(pattern, MAX_REGEX_SIZE)
+}
+
+fn compile_with(pattern: &str, size_limit: usize) -> Result<Regex, PatternError> {
     let quoted = rename_duplicate_groups(&literal_braces(&expand_quotes(pattern)));
     let parsed = ast::parse::ParserBuilder::new()
         .nest_limit(200)
@@ -110,8 +145,8 @@ pub(crate) fn compile(pattern: &str) -> Result<Regex, PatternError> {
     })?;
     let translated = translate(&keep_zero_repeat_groups(&quoted));
     regex::RegexBuilder::new(&translated)
-        .size_limit(MAX_REGEX_SIZE)
-        .dfa_size_limit(MAX_REGEX_SIZE)
+        .size_limit(size_limit)
+        .dfa_size_limit(size_limit)
         .nest_limit(200)
         .build()
         .map_err(|e| match e {
