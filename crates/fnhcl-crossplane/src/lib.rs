@@ -34,6 +34,9 @@ pub const DEFAULT_TTL: Duration = Duration::from_secs(60);
 /// Stack size each run gets (see [`Function::run_outcome`]); only the
 /// pages a run touches are ever committed.
 pub const RUN_STACK_BYTES: usize = 64 << 20;
+/// Stack size for threads that call [`Function::run`] often (a server's
+/// pool): enough that runs need no stack of their own.
+pub const THREAD_STACK_BYTES: usize = RUN_STACK_BYTES + (2 << 20);
 /// Compiled programs kept by default.
 pub const DEFAULT_CACHE_CAPACITY: usize = 64;
 
@@ -280,13 +283,16 @@ impl Function {
     /// Runs one request and returns the response together with what a
     /// server logs (XR, errors, debug dumps).
     ///
-    /// The run gets a fresh stack of [`RUN_STACK_BYTES`], whatever thread
-    /// calls it (a server's pool threads have 2 MiB): deeply nested data
-    /// must not overflow the stack, which would abort the whole process.
+    /// The run gets a stack of [`RUN_STACK_BYTES`], whatever thread calls
+    /// it (tokio's pool threads have 2 MiB): deeply nested data must not
+    /// overflow the stack, which would abort the whole process. A thread
+    /// that already has that much stack left (the server's, see
+    /// [`THREAD_STACK_BYTES`]) runs it in place; others get a fresh stack
+    /// (a mapping per run, which costs microseconds).
     /// A panic anywhere (input decoding, debug dumps, evaluation) becomes
     /// a Fatal result for this request.
     pub fn run_outcome(&self, req: &RunFunctionRequest) -> Outcome {
-        stacker::grow(RUN_STACK_BYTES, || {
+        stacker::maybe_grow(RUN_STACK_BYTES - (1 << 20), RUN_STACK_BYTES, || {
             catch_unwind(AssertUnwindSafe(|| self.run_outcome_inner(req))).unwrap_or_else(|p| {
                 let message = format!(
                     "internal error: the function panicked: {}",

@@ -159,6 +159,9 @@ pub fn serve_blocking(args: &Args) -> Result<(), Box<dyn std::error::Error + Sen
     init_logging(args.debug);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        // Runs need a big stack (deep data); giving the pool threads one
+        // saves mapping a fresh stack per request.
+        .thread_stack_size(fnhcl_crossplane::THREAD_STACK_BYTES)
         .build()?;
     runtime.block_on(serve(HclFunction::standard(), args))?;
     Ok(())
