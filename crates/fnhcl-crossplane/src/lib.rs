@@ -22,7 +22,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use fnhcl_base::txtar::TxtarFile;
-use fnhcl_base::{Diagnostic, Severity, SourceMap};
+use fnhcl_base::{Diagnostic, SourceMap};
 use fnhcl_eval::Program;
 use function_sdk_rust::proto::v1::{RunFunctionRequest, RunFunctionResponse};
 
@@ -183,19 +183,7 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 /// Upstream's fatal text for a list of diagnostics (§5.9): errors first,
 /// the first as `<range>: <summary>; <detail>`, then a count of the rest.
 pub fn diagnostics_message(diags: &[Diagnostic], sources: &SourceMap) -> String {
-    let mut sorted: Vec<&Diagnostic> = diags.iter().collect();
-    sorted.sort_by_key(|d| match d.severity {
-        Severity::Error => 0,
-        Severity::Warning => 1,
-    });
-    let Some(first) = sorted.first() else {
-        return "unknown error".to_owned();
-    };
-    let mut s = first.to_hcl_string(sources);
-    if sorted.len() > 1 {
-        s.push_str(&format!(", and {} other diagnostic(s)", sorted.len() - 1));
-    }
-    s
+    fnhcl_eval::fatal_message(diags, sources)
 }
 
 /// Splits an inline `hcl` text into files (upstream §1.3, D2).

@@ -258,15 +258,7 @@ impl Fatal {
     /// `<range>: <summary>; <detail>`, then `, and N other diagnostic(s)`
     /// when there are more. A diagnostic without a range prints `<nil>`.
     pub fn message(&self) -> String {
-        let Some(first) = self.diagnostics.first() else {
-            return "unknown error".to_owned();
-        };
-        let mut s = first.to_hcl_string(&self.sources);
-        let rest = self.diagnostics.len() - 1;
-        if rest > 0 {
-            s.push_str(&format!(", and {rest} other diagnostic(s)"));
-        }
-        s
+        fatal_message(&self.diagnostics, &self.sources)
     }
 
     /// Every error as a code frame (for the CLI).
@@ -282,3 +274,27 @@ impl std::fmt::Display for Fatal {
 }
 
 impl std::error::Error for Fatal {}
+
+/// Upstream's fatal text for a list of diagnostics (§5.9), without the
+/// `evaluate hcl: ` prefix: errors first (stable), the first as
+/// `<range>: <summary>; <detail>`, followed by its other positions as
+/// `(<label>: <range>)` (e.g. where a duplicate name was first defined,
+/// D15: results carry no code frames), then `, and N other diagnostic(s)`.
+pub fn fatal_message(diagnostics: &[Diagnostic], sources: &SourceMap) -> String {
+    let mut sorted: Vec<&Diagnostic> = diagnostics.iter().collect();
+    sorted.sort_by_key(|d| match d.severity {
+        Severity::Error => 0,
+        Severity::Warning => 1,
+    });
+    let Some(first) = sorted.first() else {
+        return "unknown error".to_owned();
+    };
+    let mut s = first.to_hcl_string(sources);
+    for l in &first.labels {
+        s.push_str(&format!(" ({}: {})", l.message, sources.range_text(l.span)));
+    }
+    if sorted.len() > 1 {
+        s.push_str(&format!(", and {} other diagnostic(s)", sorted.len() - 1));
+    }
+    s
+}

@@ -24,7 +24,7 @@ mod unify;
 
 pub use api::{
     DesiredResource, Discard, DiscardKind, DiscardReason, Fatal, ObservedResource, Output,
-    ReadyState, Request, Selector, SelectorMatch,
+    ReadyState, Request, Selector, SelectorMatch, fatal_message,
 };
 pub use compile::{Program, compile};
 pub use eval::{evaluate, evaluate_with_limits};

@@ -127,16 +127,7 @@ fn run_program(sources: Arc<SourceMap>, request: &Request) -> Json {
 }
 
 fn render_fatal(diags: &[Diagnostic], sources: &SourceMap) -> String {
-    let mut errs: Vec<&Diagnostic> = diags.iter().filter(|d| d.is_error()).collect();
-    errs.extend(diags.iter().filter(|d| !d.is_error()));
-    let mut s = errs
-        .first()
-        .map(|d| d.to_hcl_string(sources))
-        .unwrap_or_default();
-    if errs.len() > 1 {
-        s.push_str(&format!(", and {} other diagnostic(s)", errs.len() - 1));
-    }
-    s
+    fnhcl_eval::fatal_message(diags, sources)
 }
 
 fn diag_line(d: &Diagnostic, sources: &SourceMap) -> String {
