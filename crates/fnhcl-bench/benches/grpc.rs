@@ -39,8 +39,10 @@ fn harness() -> Harness {
         metrics_address: String::new(),
     };
     std::thread::spawn(move || {
+        // As `fnhcl_server::serve_blocking` (what `fn-hcl serve` runs).
         let rt = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
+            .thread_stack_size(fnhcl_crossplane::THREAD_STACK_BYTES)
             .build()
             .expect("server runtime");
         rt.block_on(async {

@@ -284,3 +284,63 @@ resource r {
     assert!(text.contains("max depth 100 exceeded"), "{text}");
     assert!(rsp.desired.is_none_or(|d| d.resources.is_empty()));
 }
+
+/// Request size is the server's limit (`--max-recv-message-size`, gRPC's
+/// 4 MiB by default): a bigger request is refused with a gRPC error before
+/// it is decoded, and the server goes on serving.
+#[test]
+fn request_size_over_grpc() {
+    use fnhcl_crossplane::proto::function_runner_service_client::FunctionRunnerServiceClient;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("port");
+    let args = fnhcl_server::Args {
+        debug: false,
+        address: format!("127.0.0.1:{port}"),
+        insecure: true,
+        tls_certs_dir: None,
+        max_recv_message_size: Some(64 << 10),
+        metrics_address: String::new(),
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async move {
+        tokio::spawn(async move {
+            let f = fnhcl_server::HclFunction::standard()
+                .with_debug_sink(std::sync::Arc::new(|_: &str| {}));
+            fnhcl_server::serve(f, &args).await.expect("serve");
+        });
+        let mut client = None;
+        for _ in 0..200 {
+            if let Ok(c) =
+                FunctionRunnerServiceClient::connect(format!("http://127.0.0.1:{port}")).await
+            {
+                client = Some(c);
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        let mut client = client.expect("connect");
+        let hcl = fnhcl_bench::composition(200);
+        let big = fnhcl_bench::request(200, &hcl);
+        let err = client.run_function(big).await.expect_err("too big");
+        assert!(
+            matches!(
+                err.code(),
+                tonic::Code::OutOfRange | tonic::Code::ResourceExhausted
+            ),
+            "{err:?}"
+        );
+        let hcl = fnhcl_bench::composition(10);
+        let ok = client
+            .run_function(fnhcl_bench::request(10, &hcl))
+            .await
+            .expect("a normal request after it")
+            .into_inner();
+        assert_eq!(fatal_message(&ok), None);
+        assert_eq!(ok.desired.map(|d| d.resources.len()), Some(10));
+    });
+}

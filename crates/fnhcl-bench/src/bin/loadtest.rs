@@ -8,9 +8,11 @@
 //! target/release/fnhcl-loadtest --requests 100000 --clients 32 --resources 10
 //! ```
 //!
-//! By default it starts `fn-hcl` from the same directory as itself on a
-//! free port; `--server PATH` names another binary, `--connect HOST:PORT
-//! --pid PID` uses a server that is already running.
+//! By default it starts `fn-hcl serve` from the same directory as itself on
+//! a free port; `--server PATH` names another binary, `--connect HOST:PORT
+//! --pid PID` uses a server that is already running. Without an `fn-hcl`
+//! next to it, it starts itself as the server process (`--serve ADDR`
+//! runs `fnhcl_server::serve_blocking`, exactly what `fn-hcl serve` runs).
 
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::sync::Arc;
@@ -103,23 +105,26 @@ fn start_server(cfg: &Config) -> Result<Server, String> {
             pid: cfg.pid,
         });
     }
-    let bin = match &cfg.server {
-        Some(p) => std::path::PathBuf::from(p),
-        None => std::env::current_exe()
-            .map_err(|e| e.to_string())?
-            .with_file_name("fn-hcl"),
-    };
+    let me = std::env::current_exe().map_err(|e| e.to_string())?;
     let port = free_port().map_err(|e| e.to_string())?;
     let addr = format!("127.0.0.1:{port}");
+    let sibling = me.with_file_name("fn-hcl");
+    let (bin, args): (std::path::PathBuf, Vec<&str>) = match &cfg.server {
+        Some(p) => (p.into(), vec!["serve", "--insecure"]),
+        None if sibling.exists() => (sibling, vec!["serve", "--insecure"]),
+        None => (me.clone(), vec!["--serve", &addr]),
+    };
+    let mut args = args;
+    if args[0] == "serve" {
+        args.extend(["--address", &addr, "--metrics-address", ""]);
+    }
+    eprintln!(
+        "fnhcl-loadtest: starting {} {}",
+        bin.display(),
+        args.join(" ")
+    );
     let child = Command::new(&bin)
-        .args([
-            "serve",
-            "--insecure",
-            "--address",
-            &addr,
-            "--metrics-address",
-            "",
-        ])
+        .args(&args)
         .env_remove("DEBUG")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -319,7 +324,30 @@ async fn run(cfg: Config) -> Result<bool, String> {
     Ok(errors == 0)
 }
 
+/// `--serve ADDR`: be the server process (insecure, no metrics).
+fn serve_child(addr: String) -> ExitCode {
+    let args = fnhcl_server::Args {
+        debug: false,
+        address: addr,
+        insecure: true,
+        tls_certs_dir: None,
+        max_recv_message_size: None,
+        metrics_address: String::new(),
+    };
+    match fnhcl_server::serve_blocking(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("fnhcl-loadtest --serve: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.len() == 3 && argv[1] == "--serve" {
+        return serve_child(argv[2].clone());
+    }
     let cfg = match parse_args() {
         Ok(c) => c,
         Err(e) => {

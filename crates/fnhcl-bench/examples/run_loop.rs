@@ -1,0 +1,45 @@
+//! Runs the generated N-resource request K times through a cached
+//! `Function` (for `perf record` / `valgrind --tool=callgrind`):
+//! `cargo run --release -p fnhcl-bench --example run_loop -- 10 10000`.
+//! With a third argument `encode`, only decodes and encodes the protobuf
+//! messages instead (the floor to compare against).
+
+use fnhcl_crossplane::{Function, Options};
+use prost::Message as _;
+
+fn main() {
+    // Like a server pool thread (see fnhcl_crossplane::THREAD_STACK_BYTES).
+    std::thread::Builder::new()
+        .stack_size(fnhcl_crossplane::THREAD_STACK_BYTES)
+        .spawn(run)
+        .expect("thread")
+        .join()
+        .expect("run");
+}
+
+fn run() {
+    let mut args = std::env::args().skip(1);
+    let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10);
+    let k: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10_000);
+    let encode_only = args.next().as_deref() == Some("encode");
+    let hcl = fnhcl_bench::composition(n);
+    let req = fnhcl_bench::request(n, &hcl);
+    let f = Function::new(Options::default());
+    let rsp = f.run(&req);
+    assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+    let bytes = req.encode_to_vec();
+    let start = std::time::Instant::now();
+    let mut total = 0usize;
+    for _ in 0..k {
+        if encode_only {
+            let r =
+                fnhcl_crossplane::proto::RunFunctionRequest::decode(&bytes[..]).expect("decode");
+            total += r.input.map_or(0, |i| i.fields.len());
+            total += rsp.encode_to_vec().len();
+        } else {
+            total += f.run(&req).results.len();
+        }
+    }
+    let per = start.elapsed() / k as u32;
+    println!("{n} resources, {k} runs: {per:?} per run ({total})");
+}
