@@ -303,8 +303,10 @@ impl FuncDef {
             }
             // Only a null or unknown value can have the dynamic type
             // (checked without computing the whole type of big objects).
-            if matches!(v.unmarked(), Value::Null(Type::Dynamic) | Value::Unknown(Type::Dynamic))
-                && !p.allow_dynamic_type
+            if matches!(
+                v.unmarked(),
+                Value::Null(Type::Dynamic) | Value::Unknown(Type::Dynamic)
+            ) && !p.allow_dynamic_type
             {
                 ret = Some(Type::Dynamic);
                 break;
