@@ -80,8 +80,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         println!("(unknown {})", v.type_of());
         return Ok(ExitCode::SUCCESS);
     }
-    let mut s = String::new();
-    jsonl::value_to_json(v, &mut s, 0).map_err(|e| anyhow::anyhow!("cannot print result: {e}"))?;
+    let s = fnhcl_value::json::to_json_text_plain(v)
+        .map_err(|e| anyhow::anyhow!("cannot print result: {e}"))?;
     if v.is_marked_deep() {
         println!("{s} (sensitive)");
     } else {

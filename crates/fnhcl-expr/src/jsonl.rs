@@ -101,13 +101,15 @@ fn result_line(id: Option<&str>, v: &Value) -> String {
         out.push_str(",\"unknown\":true}");
         return out;
     }
-    let mut body = String::new();
-    if let Err(e) = value_to_json(v, &mut body, 0) {
-        let mut out = error_line(id, &format!("marshal: {e}"), None);
-        out.pop();
-        let _ = write!(out, ",\"type\":{}}}", json_string(&v.type_of().to_string()));
-        return out;
-    }
+    let body = match fnhcl_value::json::to_json_text_plain(v) {
+        Ok(body) => body,
+        Err(e) => {
+            let mut out = error_line(id, &format!("marshal: {e}"), None);
+            out.pop();
+            let _ = write!(out, ",\"type\":{}}}", json_string(&v.type_of().to_string()));
+            return out;
+        }
+    };
     let _ = write!(out, ",\"value\":{body}}}");
     out
 }
@@ -129,72 +131,11 @@ fn error_line(id: Option<&str>, msg: &str, phase: Option<&str>) -> String {
     out
 }
 
-/// A JSON string literal.
-pub fn json_string(s: &str) -> String {
+/// A JSON string literal (no HTML-safe escapes).
+fn json_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    fnhcl_value::json::write_json_string_plain(&mut out, s);
     out
-}
-
-/// cty's JSON encoding of a wholly known value (marks ignored): sequences
-/// as arrays, maps and objects as objects, numbers in cty's exact decimal
-/// form.
-pub fn value_to_json(v: &Value, out: &mut String, depth: usize) -> Result<(), String> {
-    if depth > 1000 {
-        return Err("value too deeply nested".into());
-    }
-    match v.unmarked() {
-        Value::Null(_) => out.push_str("null"),
-        Value::Unknown(_) => return Err("value is not known".into()),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => {
-            if n.is_infinite() {
-                return Err("cannot serialize infinity as JSON".into());
-            }
-            out.push_str(&n.to_string());
-        }
-        Value::String(s) => out.push_str(&json_string(s)),
-        Value::List(_) | Value::Set(_) | Value::Tuple(_) => {
-            out.push('[');
-            for (i, x) in v.as_seq().unwrap_or(&[]).iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                value_to_json(x, out, depth + 1)?;
-            }
-            out.push(']');
-        }
-        Value::Map(_) | Value::Object(_) => {
-            out.push('{');
-            if let Some(m) = v.as_entries() {
-                for (i, (k, x)) in m.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(&json_string(k));
-                    out.push(':');
-                    value_to_json(x, out, depth + 1)?;
-                }
-            }
-            out.push('}');
-        }
-        Value::Marked(_) => return Err("internal: nested mark".into()),
-    }
-    Ok(())
 }
 
 /// Parsed JSON with numbers kept as text (exact).

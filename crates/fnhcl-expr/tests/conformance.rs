@@ -166,11 +166,8 @@ fn run_vector(obj: &[(String, Json)]) -> (String, Outcome, Option<String>) {
     if let Some(want) = field(obj, "expect")
         && !matches(v, want, tolerant(&id))
     {
-        {
-            let mut s = String::new();
-            let _ = fnhcl_expr::jsonl::value_to_json(v, &mut s, 0);
-            return (id, Outcome::Fail(format!("value {s}, want {want:?}")), None);
-        }
+        let s = fnhcl_value::json::to_json_text_plain(v).unwrap_or_else(|e| e);
+        return (id, Outcome::Fail(format!("value {s}, want {want:?}")), None);
     }
     if matches!(field(obj, "sensitive"), Some(Json::Bool(true))) && !v.is_marked_deep() {
         return (

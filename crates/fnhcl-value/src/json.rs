@@ -277,6 +277,16 @@ pub fn from_json_text(text: &str) -> Result<Value, String> {
 
 /// Go `encoding/json` string escaping (HTML-safe, as `json.Marshal`).
 pub fn write_json_string(out: &mut String, s: &str) {
+    write_str(out, s, true);
+}
+
+/// JSON string escaping without the HTML-safe escapes of `<`, `>`, `&`,
+/// U+2028 and U+2029 (for display: `fn-hcl eval`, the jsonl protocol).
+pub fn write_json_string_plain(out: &mut String, s: &str) {
+    write_str(out, s, false);
+}
+
+fn write_str(out: &mut String, s: &str, html_safe: bool) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -285,7 +295,7 @@ pub fn write_json_string(out: &mut String, s: &str) {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' if html_safe => {
                 out.push_str(&format!("\\u{:04x}", c as u32));
             }
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
@@ -297,13 +307,13 @@ pub fn write_json_string(out: &mut String, s: &str) {
 
 const MAX_OUT_DEPTH: usize = 1024;
 
-fn write_value(v: &Value, out: &mut String, depth: usize) -> Result<(), String> {
+fn write_value(v: &Value, out: &mut String, depth: usize, html: bool) -> Result<(), String> {
     if depth > MAX_OUT_DEPTH {
         return Err("value is nested too deeply to serialize as JSON".into());
     }
     let d = depth + 1;
     match v {
-        Value::Marked(inner) => write_value(inner, out, depth),
+        Value::Marked(inner) => write_value(inner, out, depth, html),
         Value::Null(_) => {
             out.push_str("null");
             Ok(())
@@ -321,13 +331,13 @@ fn write_value(v: &Value, out: &mut String, depth: usize) -> Result<(), String> 
             Ok(())
         }
         Value::String(s) => {
-            write_json_string(out, s);
+            write_str(out, s, html);
             Ok(())
         }
-        Value::List(c) | Value::Set(c) => write_seq(c.items.iter(), out, d),
-        Value::Tuple(items) => write_seq(items.iter(), out, d),
-        Value::Map(m) => write_obj(m.items.iter(), out, d),
-        Value::Object(attrs) => write_obj(attrs.iter(), out, d),
+        Value::List(c) | Value::Set(c) => write_seq(c.items.iter(), out, d, html),
+        Value::Tuple(items) => write_seq(items.iter(), out, d, html),
+        Value::Map(m) => write_obj(m.items.iter(), out, d, html),
+        Value::Object(attrs) => write_obj(attrs.iter(), out, d, html),
     }
 }
 
@@ -335,13 +345,14 @@ fn write_seq<'a>(
     items: impl Iterator<Item = &'a Value>,
     out: &mut String,
     depth: usize,
+    html: bool,
 ) -> Result<(), String> {
     out.push('[');
     for (i, v) in items.enumerate() {
         if i > 0 {
             out.push(',');
         }
-        write_value(v, out, depth)?;
+        write_value(v, out, depth, html)?;
     }
     out.push(']');
     Ok(())
@@ -351,15 +362,16 @@ fn write_obj<'a>(
     items: impl Iterator<Item = (&'a Key, &'a Value)>,
     out: &mut String,
     depth: usize,
+    html: bool,
 ) -> Result<(), String> {
     out.push('{');
     for (i, (k, v)) in items.enumerate() {
         if i > 0 {
             out.push(',');
         }
-        write_json_string(out, k);
+        write_str(out, k, html);
         out.push(':');
-        write_value(v, out, depth)?;
+        write_value(v, out, depth, html)?;
     }
     out.push('}');
     Ok(())
@@ -368,7 +380,15 @@ fn write_obj<'a>(
 /// Compact cty JSON text of a value (Terraform's `jsonencode`).
 pub fn to_json_text(v: &Value) -> Result<String, String> {
     let mut out = String::new();
-    write_value(v, &mut out, 0)?;
+    write_value(v, &mut out, 0, true)?;
+    Ok(out)
+}
+
+/// Like [`to_json_text`], without the HTML-safe escapes (see
+/// [`write_json_string_plain`]), for display.
+pub fn to_json_text_plain(v: &Value) -> Result<String, String> {
+    let mut out = String::new();
+    write_value(v, &mut out, 0, false)?;
     Ok(out)
 }
 
