@@ -26,7 +26,7 @@ use fnhcl_base::{Diagnostic, SourceMap};
 use fnhcl_eval::Program;
 use function_sdk_rust::proto::v1::{RunFunctionRequest, RunFunctionResponse};
 
-use crate::cache::{CacheKey, LruCache, key_of};
+use crate::cache::LruCache;
 use crate::input::{HclInput, Source};
 
 /// The response TTL unless the input overrides it (D22: the Go SDK's).
@@ -235,10 +235,10 @@ impl Function {
                 if input.hcl.len() > max_program {
                     return Err(too_big(input.hcl.len()));
                 }
-                let key: CacheKey = key_of([b"inline".as_slice(), input.hcl.as_bytes()]);
+                let key = [b"inline".as_slice(), input.hcl.as_bytes()];
                 Ok(self
                     .cache
-                    .get_or_insert_with(key, || match inline_files(&input.hcl) {
+                    .get_or_insert_with(&key, || match inline_files(&input.hcl) {
                         Ok(files) => compile_files(&files),
                         Err(e) => Compiled { result: Err(e) },
                     }))
@@ -255,7 +255,6 @@ impl Function {
                     parts.push(f.name.as_bytes());
                     parts.push(f.data.as_bytes());
                 }
-                let key = key_of(parts);
                 if files.is_empty() {
                     return Err(format!("no *.hcl files found in {:?}", input.path));
                 }
@@ -263,7 +262,9 @@ impl Function {
                 if size > max_program {
                     return Err(too_big(size));
                 }
-                Ok(self.cache.get_or_insert_with(key, || compile_files(&files)))
+                Ok(self
+                    .cache
+                    .get_or_insert_with(&parts, || compile_files(&files)))
             }
         }
     }
