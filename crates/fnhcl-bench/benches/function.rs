@@ -7,6 +7,11 @@ use fnhcl_base::SourceMap;
 use fnhcl_crossplane::{Function, Options};
 use prost::Message as _;
 
+// mimalloc: faster than glibc malloc for the many small, short-lived
+// allocations of a run (see docs/benchmarks.md), same allocator as `fn-hcl`.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     divan::main();
 }

@@ -10,6 +10,11 @@ use fnhcl_crossplane::proto::function_runner_service_client::FunctionRunnerServi
 use fnhcl_server::{Args, HclFunction};
 use tonic::transport::Channel;
 
+// mimalloc: faster than glibc malloc for the many small, short-lived
+// allocations of a run (see docs/benchmarks.md), same allocator as `fn-hcl`.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     divan::main();
 }

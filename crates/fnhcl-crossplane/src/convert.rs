@@ -185,7 +185,7 @@ fn to_pb(v: &Value, depth: usize) -> Result<PbValue, PathError> {
         Value::Unknown(_) => return Err(PathError::new(ConvertError::Unknown(String::new()))),
         Value::Bool(b) => Kind::BoolValue(*b),
         Value::Number(n) => Kind::NumberValue(n.to_f64()),
-        Value::String(s) => Kind::StringValue(s.to_string()),
+        Value::String(s) => Kind::StringValue(String::from(&**s)),
         Value::List(c) | Value::Set(c) => Kind::ListValue(seq_to_pb(&c.items, depth)?),
         Value::Tuple(items) => Kind::ListValue(seq_to_pb(items, depth)?),
         Value::Map(m) => Kind::StructValue(entries_to_pb(&m.items, depth)?),
@@ -206,7 +206,7 @@ fn entries_to_pb(entries: &BTreeMap<Key, Value>, depth: usize) -> Result<Struct,
     let mut fields = std::collections::HashMap::with_capacity(entries.len());
     for (k, item) in entries {
         let v = to_pb(item, depth + 1).map_err(|e| e.at(k))?;
-        fields.insert(k.to_string(), v);
+        fields.insert(String::from(&**k), v);
     }
     Ok(Struct { fields })
 }

@@ -173,8 +173,13 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 ),
             },
             ExprKind::Template(t) => {
-                if let [TemplatePart::Interpolation(inner)] = t.parts.as_slice() {
-                    return self.eval(inner);
+                match t.parts.as_slice() {
+                    [TemplatePart::Interpolation(inner)] => return self.eval(inner),
+                    // A plain string literal (already NFC when ASCII).
+                    [TemplatePart::Literal(s)] if s.is_ascii() => {
+                        return (Value::String(s.clone()), Vec::new());
+                    }
+                    _ => {}
                 }
                 self.template(t, e.span)
             }
@@ -623,9 +628,31 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         let mut marked = false;
         for part in &t.parts {
             let (v, d, pspan) = match part {
-                TemplatePart::Literal(s) => (Value::string(s.as_str()), Vec::new(), span),
+                TemplatePart::Literal(s) => {
+                    if known && !has_errors(&diags) {
+                        if buf.len() + s.len() > self.ctx.limits.max_string_bytes {
+                            diags.push(self.too_large(span));
+                            return (Value::Unknown(Type::String), diags);
+                        }
+                        buf.push_str(s);
+                    }
+                    continue;
+                }
                 TemplatePart::Interpolation(e) => {
                     let (v, d) = self.eval(e);
+                    if let Value::String(s) = &v
+                        && d.is_empty()
+                    {
+                        // The common case: a known, unmarked string.
+                        if known && !has_errors(&diags) {
+                            if buf.len() + s.len() > self.ctx.limits.max_string_bytes {
+                                diags.push(self.too_large(e.span));
+                                return (Value::Unknown(Type::String), diags);
+                            }
+                            buf.push_str(s);
+                        }
+                        continue;
+                    }
                     (v, d, e.span)
                 }
                 TemplatePart::If {
@@ -1539,12 +1566,10 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         }
         let mut argvals = Vec::with_capacity(vals.len());
         let mut spans = Vec::with_capacity(vals.len());
-        let mut full = Vec::with_capacity(vals.len());
         for (v, s, f, d) in vals {
-            full.push(f);
             diags.extend(d);
             argvals.push(v);
-            spans.push(s);
+            spans.push((s, f));
         }
         if has_errors(&diags) {
             return (dynamic(), diags);
@@ -1569,6 +1594,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 (v, diags)
             }
             Err(e) => {
+                let (spans, full): (Vec<Span>, Vec<Span>) = spans.into_iter().unzip();
                 diags.push(self.call_error(fname, &e, &spans, &full, span));
                 (dynamic(), diags)
             }
@@ -1889,7 +1915,10 @@ fn def_param_count(def: &fnhcl_functions::FuncDef) -> usize {
 /// cty normalises every string to NFC.
 pub(crate) fn nfc(s: String) -> String {
     use unicode_normalization::UnicodeNormalization;
-    if unicode_normalization::is_nfc_quick(s.chars()) == unicode_normalization::IsNormalized::Yes {
+    if s.is_ascii()
+        || unicode_normalization::is_nfc_quick(s.chars())
+            == unicode_normalization::IsNormalized::Yes
+    {
         s
     } else {
         s.nfc().collect()
@@ -2034,6 +2063,11 @@ fn describe_mismatch(t: &Type, f: &Type, depth: usize) -> String {
 /// per value and element, plus one per 16 bytes of string. Stops counting
 /// past `budget` (the caller only needs to know the budget is exceeded).
 pub(crate) fn value_cost(v: &Value, budget: u64) -> u64 {
+    match v {
+        Value::String(s) => return 1 + s.len() as u64 / 16,
+        Value::Null(_) | Value::Unknown(_) | Value::Bool(_) | Value::Number(_) => return 1,
+        _ => {}
+    }
     let mut total = 0u64;
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {

@@ -331,7 +331,9 @@ impl FuncDef {
         }
 
         let out = imp(&conv)?;
-        if ret != Type::Dynamic && !conforms(&out.type_of(), &ret) {
+        // The implementations are tested to return the declared type; the
+        // check walks the whole result, so release builds skip it.
+        if cfg!(debug_assertions) && ret != Type::Dynamic && !conforms(&out.type_of(), &ret) {
             return Err(CallError::new(format!(
                 "internal error: {} returned {} where {} was expected",
                 self.name,

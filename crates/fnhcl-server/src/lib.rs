@@ -153,6 +153,15 @@ pub fn init_logging(debug: bool) {
     function_sdk_rust::logging::configure(debug);
 }
 
+/// How many runs `serve_blocking` executes at once: twice the available
+/// cores, at least 4.
+pub fn max_concurrent_runs() -> usize {
+    std::thread::available_parallelism()
+        .map_or(2, std::num::NonZeroUsize::get)
+        .saturating_mul(2)
+        .max(4)
+}
+
 /// Configures logging, then serves on a new multi-threaded runtime until
 /// SIGTERM/SIGINT (what `fn-hcl serve` runs).
 pub fn serve_blocking(args: &Args) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
@@ -162,6 +171,11 @@ pub fn serve_blocking(args: &Args) -> Result<(), Box<dyn std::error::Error + Sen
         // Runs need a big stack (deep data); giving the pool threads one
         // saves mapping a fresh stack per request.
         .thread_stack_size(fnhcl_crossplane::THREAD_STACK_BYTES)
+        // Runs are CPU-bound: more of them at once than cores only adds
+        // threads, each with its own allocator caches (memory grew with
+        // the pool under load). Twice the cores, so a slow run does not
+        // hold up every other request.
+        .max_blocking_threads(max_concurrent_runs())
         .build()?;
     runtime.block_on(serve(HclFunction::standard(), args))?;
     Ok(())

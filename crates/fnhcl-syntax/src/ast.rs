@@ -141,7 +141,7 @@ pub struct Template {
 
 #[derive(Clone, Debug)]
 pub enum TemplatePart {
-    Literal(String),
+    Literal(Arc<str>),
     Interpolation(Expr),
     If {
         cond: Expr,

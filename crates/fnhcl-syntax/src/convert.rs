@@ -156,7 +156,7 @@ impl<'a> Converter<'a> {
                 self.text[span.start as usize..span.end as usize].trim(),
             )),
             Expression::String(s) => ExprKind::Template(Template {
-                parts: vec![TemplatePart::Literal(s.value().clone())],
+                parts: vec![TemplatePart::Literal(Arc::from(s.value().as_str()))],
                 heredoc: false,
             }),
             Expression::Array(a) => ExprKind::Tuple(a.iter().map(|x| self.expr(x)).collect()),
@@ -173,7 +173,7 @@ impl<'a> Converter<'a> {
                             let mut e = self.expr(x);
                             if let (Some(o), ExprKind::Template(t)) = (&original, &mut e.kind) {
                                 let inner = o.trim_start_matches('"').trim_end_matches('"');
-                                t.parts = vec![TemplatePart::Literal(inner.to_owned())];
+                                t.parts = vec![TemplatePart::Literal(Arc::from(inner))];
                             }
                             ObjectKey::Expr(e)
                         }
@@ -473,9 +473,11 @@ impl<'a> Converter<'a> {
             match el {
                 Element::Literal(s) => {
                     if let Some(TemplatePart::Literal(prev)) = parts.last_mut() {
-                        prev.push_str(s.value());
+                        let mut joined = String::from(&**prev);
+                        joined.push_str(s.value());
+                        *prev = Arc::from(joined);
                     } else {
-                        parts.push(TemplatePart::Literal(s.value().clone()));
+                        parts.push(TemplatePart::Literal(Arc::from(s.value().as_str())));
                     }
                 }
                 Element::Interpolation(i) => {

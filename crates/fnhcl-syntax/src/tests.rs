@@ -296,7 +296,7 @@ fn repeated_object_keys_parse_like_hcl() {
     let ExprKind::Template(t) = &k.kind else {
         panic!()
     };
-    assert!(matches!(t.parts.as_slice(), [TemplatePart::Literal(s)] if s == "k"));
+    assert!(matches!(t.parts.as_slice(), [TemplatePart::Literal(s)] if &**s == "k"));
     // In a body too.
     let (sm, f) = src("locals {\n  x = {b = 1, b = 2}\n}\n");
     let (b, d) = parse_file(&sm, f);

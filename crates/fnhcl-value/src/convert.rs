@@ -56,6 +56,9 @@ const MAX_DEPTH: usize = 256;
 /// cty `convert.Convert`: converts `v` to type `want`, using unsafe
 /// conversions too (string → number/bool, list → set, map → object).
 pub fn convert(v: &Value, want: &Type) -> Result<Value, ConvertError> {
+    if has_type_shallow(v, want) {
+        return Ok(v.clone());
+    }
     let have = v.type_of();
     if have == *want {
         return Ok(v.clone());
@@ -65,6 +68,28 @@ pub fn convert(v: &Value, want: &Type) -> Result<Value, ConvertError> {
     }
     let mut path = Vec::new();
     conv(v, want, true, &mut path, 0)
+}
+
+/// True if `v` certainly has type `want` (or `want` is dynamic), decided
+/// without computing the type of the whole value: the common cases of a
+/// built-in's arguments (a string for a string parameter, anything for an
+/// `any` parameter).
+fn has_type_shallow(v: &Value, want: &Type) -> bool {
+    let v = v.unmarked();
+    match want {
+        Type::Dynamic => true,
+        Type::String | Type::Number | Type::Bool => match v {
+            Value::String(_) => *want == Type::String,
+            Value::Number(_) => *want == Type::Number,
+            Value::Bool(_) => *want == Type::Bool,
+            Value::Null(t) | Value::Unknown(t) => t == want,
+            _ => false,
+        },
+        Type::List(e) => matches!(v, Value::List(c) if c.elem == **e),
+        Type::Set(e) => matches!(v, Value::Set(c) if c.elem == **e),
+        Type::Map(e) => matches!(v, Value::Map(m) if m.elem == **e),
+        _ => false,
+    }
 }
 
 /// cty `convert.GetConversion(...)` applied: only safe conversions.

@@ -172,6 +172,14 @@ impl Number {
     /// a power of two); `Inf`/`inf`. No surrounding spaces. Rounds to 512
     /// bits. `None` if the text is not a number ("a number is required").
     pub fn parse(s: &str) -> Option<Number> {
+        // Fast path: a plain decimal integer that fits comfortably in i64
+        // (most literals and JSON numbers).
+        if !s.is_empty() && s.len() <= 18 && s.bytes().all(|b| b.is_ascii_digit()) {
+            let v = s
+                .bytes()
+                .fold(0i64, |acc, b| acc * 10 + i64::from(b - b'0'));
+            return Some(Number(Repr::Int(v, STANDARD_PRECISION)));
+        }
         match bigfloat::parse(s, STANDARD_PRECISION) {
             Parsed::Num(n) => Some(Number::pack(n, STANDARD_PRECISION)),
             Parsed::Invalid => None,
