@@ -825,6 +825,9 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             (tt.clone(), None, Some(tt.clone()))
         } else if tt == Type::Dynamic || ft == Type::Dynamic {
             (Type::Dynamic, None, None)
+        } else if tt == ft {
+            // Already the same type: unification is the identity.
+            (tt.clone(), None, None)
         } else {
             match conv::unify(&[tt.clone(), ft.clone()]) {
                 Some(u) => {

@@ -51,7 +51,7 @@
 //! to function "<name>" failed: <message>."). Messages follow cty/Terraform
 //! wording: no capital, no trailing period.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use fnhcl_value::{Type, Value};
@@ -377,14 +377,15 @@ fn type_doc(t: &Type) -> String {
 
 /// All built-ins, by name.
 pub struct Registry {
-    funcs: BTreeMap<&'static str, FuncDef>,
+    /// By name, hashed: every call looks its function up here.
+    funcs: HashMap<&'static str, FuncDef, foldhash::fast::FixedState>,
     category: &'static str,
 }
 
 impl Registry {
     fn empty() -> Registry {
         Registry {
-            funcs: BTreeMap::new(),
+            funcs: HashMap::default(),
             category: "",
         }
     }
@@ -414,7 +415,9 @@ impl Registry {
 
     /// All functions, sorted by name.
     pub fn iter(&self) -> impl Iterator<Item = &FuncDef> {
-        self.funcs.values()
+        let mut all: Vec<&FuncDef> = self.funcs.values().collect();
+        all.sort_by_key(|f| f.name);
+        all.into_iter()
     }
 
     pub fn len(&self) -> usize {
