@@ -211,6 +211,40 @@ fn entries_to_pb(entries: &BTreeMap<Key, Value>, depth: usize) -> Result<Struct,
     Ok(Struct { fields })
 }
 
+/// An upper bound of the protobuf encoding size of `v` as a
+/// `google.protobuf.Value` (or of each entry inside a `Struct`): every
+/// length prefix counted at its widest (5 bytes), so no map needs hashing
+/// or measuring. Used to skip the exact (costly) size check of responses
+/// far below the output limit.
+pub fn pb_size_bound(v: &Value) -> usize {
+    // tag + length prefix of a nested message or string
+    const LEN: usize = 6;
+    match v {
+        Value::Marked(inner) => pb_size_bound(inner),
+        Value::Null(_) | Value::Unknown(_) | Value::Bool(_) => 2,
+        Value::Number(_) => 9,
+        Value::String(s) => LEN + s.len(),
+        Value::List(c) | Value::Set(c) => seq_size_bound(&c.items),
+        Value::Tuple(items) => seq_size_bound(items),
+        Value::Map(m) => entries_size_bound(&m.items),
+        Value::Object(attrs) => entries_size_bound(attrs),
+    }
+}
+
+fn seq_size_bound(items: &[Value]) -> usize {
+    items.iter().fold(6, |acc, v| {
+        acc.saturating_add(6).saturating_add(pb_size_bound(v))
+    })
+}
+
+fn entries_size_bound(entries: &BTreeMap<Key, Value>) -> usize {
+    // Per entry: the entry's, the key's and the value's tag + length.
+    entries.iter().fold(6, |acc, (k, v)| {
+        acc.saturating_add(18 + k.len())
+            .saturating_add(pb_size_bound(v))
+    })
+}
+
 /// A protobuf value as JSON (for debug output and YAML printing).
 pub fn pb_to_json(v: &PbValue) -> serde_json::Value {
     pb_to_json_depth(v, 0)
@@ -298,6 +332,29 @@ mod tests {
 
     fn pb(v: serde_json::Value) -> PbValue {
         json_to_pb(&v)
+    }
+
+    #[test]
+    fn size_bound_is_an_upper_bound() {
+        use prost::Message as _;
+        let long = "x".repeat(300);
+        for j in [
+            serde_json::json!(null),
+            serde_json::json!(1.5),
+            serde_json::json!("s"),
+            serde_json::json!({"a": [1, "x", true, null], "b": {"c": 1.5, "d": {}}}),
+            serde_json::json!({"k": long, "list": [[long], {"x": long}], "n": -1e300}),
+            serde_json::json!([]),
+        ] {
+            let v = value_from_pb(&pb(j.clone()));
+            let exact = value_to_pb(&v).expect("converts").encoded_len();
+            let bound = pb_size_bound(&v);
+            assert!(bound >= exact, "{j}: bound {bound} < exact {exact}");
+            assert!(
+                bound <= exact * 4 + 16,
+                "{j}: bound {bound} far above {exact}"
+            );
+        }
     }
 
     #[test]

@@ -357,7 +357,16 @@ impl Function {
                 let output = fnhcl_eval::evaluate_with_limits(program, &eval_req, &limits.eval)
                     .map_err(|f| f.message())?;
                 let rsp = response::success(req, ttl, &output)?;
-                let size = prost::Message::encoded_len(&rsp);
+                // Measured exactly only when a cheap upper bound says the
+                // response might be too big.
+                let bound = response::success_size_bound(req, &output, &rsp);
+                // Every test run checks that it is a bound.
+                debug_assert!(bound >= prost::Message::encoded_len(&rsp));
+                let size = if bound <= limits.max_output_bytes {
+                    bound
+                } else {
+                    prost::Message::encoded_len(&rsp)
+                };
                 if size > limits.max_output_bytes {
                     return Err(format!(
                         "the response would be {size} bytes, more than the limit of {} bytes",

@@ -12,7 +12,7 @@ use function_sdk_rust::proto::v1::{
 use pbjson_types::value::Kind;
 use pbjson_types::{Struct, Value as PbValue};
 
-use crate::convert::{value_to_pb, value_to_struct};
+use crate::convert::{pb_size_bound, value_to_pb, value_to_struct};
 
 /// Condition type reporting whether every block could be evaluated.
 pub const CONDITION_FULLY_RESOLVED: &str = "FullyResolved";
@@ -109,6 +109,48 @@ pub fn merge_struct(theirs: &mut Struct, ours: Struct) {
             }
         }
     }
+}
+
+/// An upper bound of the encoded size of `rsp`, the response [`success`]
+/// built from `req` and `output`, that costs far less than measuring it:
+/// what was passed through from the request is measured, our values are
+/// bounded with [`pb_size_bound`], the small fields are measured.
+pub fn success_size_bound(
+    req: &RunFunctionRequest,
+    output: &Output,
+    rsp: &RunFunctionResponse,
+) -> usize {
+    use prost::Message as _;
+    let passed = req.desired.as_ref().map_or(0, |d| d.encoded_len() + 6)
+        + req.context.as_ref().map_or(0, |c| c.encoded_len() + 6);
+    let mut ours: usize = 0;
+    for r in &output.resources {
+        // map entry, key, Resource message, its `resource` and `ready`
+        ours = ours.saturating_add(64 + r.name.len() + pb_size_bound(&r.body));
+    }
+    if let Some(status) = &output.composite_status {
+        ours = ours.saturating_add(64 + pb_size_bound(status));
+    }
+    for (k, v) in &output.composite_connection {
+        ours = ours.saturating_add(24 + k.len() + v.len());
+    }
+    for (k, v) in &output.context {
+        ours = ours.saturating_add(24 + k.len() + pb_size_bound(v));
+    }
+    let small = rsp.meta.as_ref().map_or(0, |m| m.encoded_len() + 6)
+        + rsp
+            .results
+            .iter()
+            .map(|r| r.encoded_len() + 6)
+            .sum::<usize>()
+        + rsp
+            .conditions
+            .iter()
+            .map(|c| c.encoded_len() + 6)
+            .sum::<usize>()
+        + rsp.requirements.as_ref().map_or(0, |r| r.encoded_len() + 6)
+        + 64;
+    passed.saturating_add(ours).saturating_add(small)
 }
 
 /// Builds the success response (upstream §5.1–§5.8 with D17–D21).

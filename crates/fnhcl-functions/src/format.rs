@@ -176,6 +176,16 @@ fn bad_char(fmt: &str, p: usize) -> CallError {
     ))
 }
 
+/// A verb as Go's `%q` prints it, quoted only when an error message is
+/// actually built.
+struct Quoted<'a>(&'a str);
+
+impl std::fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&go_quote(self.0))
+    }
+}
+
 fn append(
     out: &mut String,
     raw: &str,
@@ -185,7 +195,7 @@ fn append(
     spec: &Spec,
     args: &[Value],
 ) -> Result<(), CallError> {
-    let qraw = go_quote(raw);
+    let qraw = Quoted(raw);
     let Some(arg) = arg_num.checked_sub(1).and_then(|i| args.get(i)) else {
         return Err(CallError::new(format!(
             "not enough arguments for {qraw} at {offset}: need index {arg_num} but have {} total",

@@ -276,13 +276,24 @@ impl FuncDef {
             return Err(CallError::new(format!("{summary}: {detail}")));
         }
 
-        // Conversion to parameter types (HCL), then unmarking.
-        let mut conv: Vec<Value> = Vec::with_capacity(args.len());
+        // Conversion to parameter types (HCL), then unmarking. Arguments
+        // that already have their parameter's type and carry no mark to
+        // strip are used as they are; a copy is made from the first one
+        // that needs work.
+        let mut owned: Option<Vec<Value>> = None;
         let mut marked = false;
         for (i, a) in args.iter().enumerate() {
             let Some(p) = self.param_for(i) else {
                 return Err(CallError::new("Too many function arguments"));
             };
+            if fnhcl_value::convert::has_type_shallow(a, &p.ty)
+                && (p.allow_marked || !a.is_marked_deep())
+            {
+                if let Some(o) = owned.as_mut() {
+                    o.push(a.clone());
+                }
+                continue;
+            }
             let v = crate::convert::convert(a, &p.ty).map_err(|m| CallError::arg(i, m))?;
             let v = if p.allow_marked {
                 v
@@ -291,8 +302,15 @@ impl FuncDef {
                 marked |= m;
                 u
             };
-            conv.push(v);
+            owned
+                .get_or_insert_with(|| {
+                    let mut o = Vec::with_capacity(args.len());
+                    o.extend_from_slice(&args[..i]);
+                    o
+                })
+                .push(v);
         }
+        let conv: &[Value] = owned.as_deref().unwrap_or(args);
 
         // Type check (cty ReturnTypeForValues).
         let mut ret: Option<Type> = None;
@@ -316,7 +334,7 @@ impl FuncDef {
             Some(t) => t,
             None => match &self.returns {
                 Returns::Static(t) => t.clone(),
-                Returns::Computed(f) => f(&conv)?,
+                Returns::Computed(f) => f(conv)?,
             },
         };
 
@@ -330,7 +348,7 @@ impl FuncDef {
             }
         }
 
-        let out = imp(&conv)?;
+        let out = imp(conv)?;
         // The implementations are tested to return the declared type; the
         // check walks the whole result, so release builds skip it.
         if cfg!(debug_assertions) && ret != Type::Dynamic && !conforms(&out.type_of(), &ret) {

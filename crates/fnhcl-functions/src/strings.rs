@@ -242,6 +242,9 @@ pub(crate) fn int_arg(args: &[Value], i: usize) -> Result<i64, CallError> {
 /// character whose full uppercase is several characters, like `ß`, is
 /// kept).
 pub(crate) fn upper(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_ascii_uppercase();
+    }
     s.chars().map(upper_char).collect()
 }
 
@@ -264,6 +267,9 @@ fn upper_char(c: char) -> char {
 /// Go's `unicode.ToLower` per rune: simple case mapping, no final-sigma
 /// context rule; `İ` lowers to plain `i`.
 pub(crate) fn lower(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_ascii_lowercase();
+    }
     s.chars()
         .map(|c| {
             let mut it = c.to_lowercase();

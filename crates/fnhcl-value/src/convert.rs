@@ -74,7 +74,7 @@ pub fn convert(v: &Value, want: &Type) -> Result<Value, ConvertError> {
 /// without computing the type of the whole value: the common cases of a
 /// built-in's arguments (a string for a string parameter, anything for an
 /// `any` parameter).
-fn has_type_shallow(v: &Value, want: &Type) -> bool {
+pub fn has_type_shallow(v: &Value, want: &Type) -> bool {
     let v = v.unmarked();
     match want {
         Type::Dynamic => true,
