@@ -119,12 +119,24 @@ fn object_from_struct_depth(s: &Struct, depth: usize) -> Value {
 /// A cty value as a protobuf value. Marks are dropped; unknown values are
 /// an error (the evaluator never emits them).
 pub fn value_to_pb(v: &Value) -> Result<PbValue, ConvertError> {
-    to_pb(v, 0).map_err(PathError::finish)
+    value_to_pb_sized(v, &mut 0)
+}
+
+/// [`value_to_pb`], adding to `size` an upper bound of the result's
+/// encoded size (every length prefix counted at its widest, 5 bytes): a
+/// size check that needs no second walk, no hashing and no measuring.
+pub fn value_to_pb_sized(v: &Value, size: &mut usize) -> Result<PbValue, ConvertError> {
+    to_pb(v, 0, size).map_err(PathError::finish)
 }
 
 /// A cty object or map as a protobuf `Struct`.
 pub fn value_to_struct(v: &Value) -> Result<Struct, ConvertError> {
-    match value_to_pb(v)?.kind {
+    value_to_struct_sized(v, &mut 0)
+}
+
+/// [`value_to_struct`] with the size bound of [`value_to_pb_sized`].
+pub fn value_to_struct_sized(v: &Value, size: &mut usize) -> Result<Struct, ConvertError> {
+    match value_to_pb_sized(v, size)?.kind {
         Some(Kind::StructValue(s)) => Ok(s),
         _ => Err(ConvertError::NotAnObject(type_word(v))),
     }
@@ -175,74 +187,61 @@ impl PathError {
     }
 }
 
-fn to_pb(v: &Value, depth: usize) -> Result<PbValue, PathError> {
+/// Tag plus the widest length prefix of a nested message or string.
+const LEN_BOUND: usize = 6;
+
+fn to_pb(v: &Value, depth: usize, size: &mut usize) -> Result<PbValue, PathError> {
     if depth > MAX_DEPTH {
         return Err(PathError::new(ConvertError::TooDeep));
     }
-    let kind = match v {
-        Value::Marked(inner) => return to_pb(inner, depth),
-        Value::Null(_) => Kind::NullValue(0),
+    let (kind, n) = match v {
+        Value::Marked(inner) => return to_pb(inner, depth, size),
+        Value::Null(_) => (Kind::NullValue(0), 2),
         Value::Unknown(_) => return Err(PathError::new(ConvertError::Unknown(String::new()))),
-        Value::Bool(b) => Kind::BoolValue(*b),
-        Value::Number(n) => Kind::NumberValue(n.to_f64()),
-        Value::String(s) => Kind::StringValue(String::from(&**s)),
-        Value::List(c) | Value::Set(c) => Kind::ListValue(seq_to_pb(&c.items, depth)?),
-        Value::Tuple(items) => Kind::ListValue(seq_to_pb(items, depth)?),
-        Value::Map(m) => Kind::StructValue(entries_to_pb(&m.items, depth)?),
-        Value::Object(attrs) => Kind::StructValue(entries_to_pb(attrs, depth)?),
+        Value::Bool(b) => (Kind::BoolValue(*b), 2),
+        Value::Number(n) => (Kind::NumberValue(n.to_f64()), 9),
+        Value::String(s) => (Kind::StringValue(String::from(&**s)), LEN_BOUND + s.len()),
+        Value::List(c) | Value::Set(c) => (
+            Kind::ListValue(seq_to_pb(&c.items, depth, size)?),
+            LEN_BOUND,
+        ),
+        Value::Tuple(items) => (Kind::ListValue(seq_to_pb(items, depth, size)?), LEN_BOUND),
+        Value::Map(m) => (
+            Kind::StructValue(entries_to_pb(&m.items, depth, size)?),
+            LEN_BOUND,
+        ),
+        Value::Object(attrs) => (
+            Kind::StructValue(entries_to_pb(attrs, depth, size)?),
+            LEN_BOUND,
+        ),
     };
+    *size = size.saturating_add(n);
     Ok(PbValue { kind: Some(kind) })
 }
 
-fn seq_to_pb(items: &[Value], depth: usize) -> Result<ListValue, PathError> {
+fn seq_to_pb(items: &[Value], depth: usize, size: &mut usize) -> Result<ListValue, PathError> {
     let mut values = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        values.push(to_pb(item, depth + 1).map_err(|e| e.at(i))?);
+        values.push(to_pb(item, depth + 1, size).map_err(|e| e.at(i))?);
     }
+    // Each element's tag and length.
+    *size = size.saturating_add(LEN_BOUND * items.len());
     Ok(ListValue { values })
 }
 
-fn entries_to_pb(entries: &BTreeMap<Key, Value>, depth: usize) -> Result<Struct, PathError> {
+fn entries_to_pb(
+    entries: &BTreeMap<Key, Value>,
+    depth: usize,
+    size: &mut usize,
+) -> Result<Struct, PathError> {
     let mut fields = std::collections::HashMap::with_capacity(entries.len());
     for (k, item) in entries {
-        let v = to_pb(item, depth + 1).map_err(|e| e.at(k))?;
+        let v = to_pb(item, depth + 1, size).map_err(|e| e.at(k))?;
+        // The entry's, the key's and the value's tag and length, the key.
+        *size = size.saturating_add(3 * LEN_BOUND + k.len());
         fields.insert(String::from(&**k), v);
     }
     Ok(Struct { fields })
-}
-
-/// An upper bound of the protobuf encoding size of `v` as a
-/// `google.protobuf.Value` (or of each entry inside a `Struct`): every
-/// length prefix counted at its widest (5 bytes), so no map needs hashing
-/// or measuring. Used to skip the exact (costly) size check of responses
-/// far below the output limit.
-pub fn pb_size_bound(v: &Value) -> usize {
-    // tag + length prefix of a nested message or string
-    const LEN: usize = 6;
-    match v {
-        Value::Marked(inner) => pb_size_bound(inner),
-        Value::Null(_) | Value::Unknown(_) | Value::Bool(_) => 2,
-        Value::Number(_) => 9,
-        Value::String(s) => LEN + s.len(),
-        Value::List(c) | Value::Set(c) => seq_size_bound(&c.items),
-        Value::Tuple(items) => seq_size_bound(items),
-        Value::Map(m) => entries_size_bound(&m.items),
-        Value::Object(attrs) => entries_size_bound(attrs),
-    }
-}
-
-fn seq_size_bound(items: &[Value]) -> usize {
-    items.iter().fold(6, |acc, v| {
-        acc.saturating_add(6).saturating_add(pb_size_bound(v))
-    })
-}
-
-fn entries_size_bound(entries: &BTreeMap<Key, Value>) -> usize {
-    // Per entry: the entry's, the key's and the value's tag + length.
-    entries.iter().fold(6, |acc, (k, v)| {
-        acc.saturating_add(18 + k.len())
-            .saturating_add(pb_size_bound(v))
-    })
 }
 
 /// A protobuf value as JSON (for debug output and YAML printing).
@@ -347,8 +346,10 @@ mod tests {
             serde_json::json!([]),
         ] {
             let v = value_from_pb(&pb(j.clone()));
-            let exact = value_to_pb(&v).expect("converts").encoded_len();
-            let bound = pb_size_bound(&v);
+            let mut bound = 0;
+            let exact = value_to_pb_sized(&v, &mut bound)
+                .expect("converts")
+                .encoded_len();
             assert!(bound >= exact, "{j}: bound {bound} < exact {exact}");
             assert!(
                 bound <= exact * 4 + 16,

@@ -356,10 +356,9 @@ impl Function {
                 let eval_req = request::eval_request(req);
                 let output = fnhcl_eval::evaluate_with_limits(program, &eval_req, &limits.eval)
                     .map_err(|f| f.message())?;
-                let rsp = response::success(req, ttl, &output)?;
                 // Measured exactly only when a cheap upper bound says the
                 // response might be too big.
-                let bound = response::success_size_bound(req, &output, &rsp);
+                let (rsp, bound) = response::success(req, ttl, &output)?;
                 // Every test run checks that it is a bound.
                 debug_assert!(bound >= prost::Message::encoded_len(&rsp));
                 let size = if bound <= limits.max_output_bytes {

@@ -12,7 +12,7 @@ use function_sdk_rust::proto::v1::{
 use pbjson_types::value::Kind;
 use pbjson_types::{Struct, Value as PbValue};
 
-use crate::convert::{pb_size_bound, value_to_pb, value_to_struct};
+use crate::convert::{value_to_pb_sized, value_to_struct_sized};
 
 /// Condition type reporting whether every block could be evaluated.
 pub const CONDITION_FULLY_RESOLVED: &str = "FullyResolved";
@@ -111,62 +111,29 @@ pub fn merge_struct(theirs: &mut Struct, ours: Struct) {
     }
 }
 
-/// An upper bound of the encoded size of `rsp`, the response [`success`]
-/// built from `req` and `output`, that costs far less than measuring it:
-/// what was passed through from the request is measured, our values are
-/// bounded with [`pb_size_bound`], the small fields are measured.
-pub fn success_size_bound(
-    req: &RunFunctionRequest,
-    output: &Output,
-    rsp: &RunFunctionResponse,
-) -> usize {
-    use prost::Message as _;
-    let passed = req.desired.as_ref().map_or(0, |d| d.encoded_len() + 6)
-        + req.context.as_ref().map_or(0, |c| c.encoded_len() + 6);
-    let mut ours: usize = 0;
-    for r in &output.resources {
-        // map entry, key, Resource message, its `resource` and `ready`
-        ours = ours.saturating_add(64 + r.name.len() + pb_size_bound(&r.body));
-    }
-    if let Some(status) = &output.composite_status {
-        ours = ours.saturating_add(64 + pb_size_bound(status));
-    }
-    for (k, v) in &output.composite_connection {
-        ours = ours.saturating_add(24 + k.len() + v.len());
-    }
-    for (k, v) in &output.context {
-        ours = ours.saturating_add(24 + k.len() + pb_size_bound(v));
-    }
-    let small = rsp.meta.as_ref().map_or(0, |m| m.encoded_len() + 6)
-        + rsp
-            .results
-            .iter()
-            .map(|r| r.encoded_len() + 6)
-            .sum::<usize>()
-        + rsp
-            .conditions
-            .iter()
-            .map(|c| c.encoded_len() + 6)
-            .sum::<usize>()
-        + rsp.requirements.as_ref().map_or(0, |r| r.encoded_len() + 6)
-        + 64;
-    passed.saturating_add(ours).saturating_add(small)
-}
-
-/// Builds the success response (upstream §5.1–§5.8 with D17–D21).
+/// Builds the success response (upstream §5.1–§5.8 with D17–D21), with
+/// an upper bound of its encoded size that costs far less than measuring
+/// it: what was passed through from the request is measured, the values
+/// converted here are bounded as they are converted
+/// ([`value_to_pb_sized`]), the small fields are measured.
 /// Errors are conversion failures, reported as a fatal result by the caller.
 pub fn success(
     req: &RunFunctionRequest,
     ttl: Duration,
     output: &Output,
-) -> Result<RunFunctionResponse, String> {
+) -> Result<(RunFunctionResponse, usize), String> {
+    use prost::Message as _;
     let mut rsp = base_response(req, ttl);
+    let mut size = req.desired.as_ref().map_or(0, |d| d.encoded_len() + 6)
+        + req.context.as_ref().map_or(0, |c| c.encoded_len() + 6);
     let desired = rsp.desired.get_or_insert_with(State::default);
 
     // D17: earlier steps' resources are kept; ours replace same-named ones.
     for r in &output.resources {
-        let body = value_to_struct(&r.body)
+        let body = value_to_struct_sized(&r.body, &mut size)
             .map_err(|e| format!("unable to convert resource body to struct: {}: {e}", r.name))?;
+        // map entry, key, Resource message, its `resource` and `ready`
+        size = size.saturating_add(64 + r.name.len());
         desired.resources.insert(
             r.name.clone(),
             Resource {
@@ -179,8 +146,9 @@ pub fn success(
 
     // D17: status and connection details merge into the incoming composite.
     if let Some(status) = &output.composite_status {
-        let status = value_to_struct(status)
+        let status = value_to_struct_sized(status, &mut size)
             .map_err(|e| format!("unable to convert composite status: {e}"))?;
+        size = size.saturating_add(64);
         let composite = desired.composite.get_or_insert_with(Resource::default);
         let body = composite.resource.get_or_insert_with(Struct::default);
         let mut wrapper = Struct::default();
@@ -195,6 +163,7 @@ pub fn success(
     if !output.composite_connection.is_empty() {
         let composite = desired.composite.get_or_insert_with(Resource::default);
         for (k, v) in &output.composite_connection {
+            size = size.saturating_add(24 + k.len() + v.len());
             composite.connection_details.insert(k.clone(), v.clone());
         }
     }
@@ -203,7 +172,9 @@ pub fn success(
     if !output.context.is_empty() {
         let ctx = rsp.context.get_or_insert_with(Struct::default);
         for (k, v) in &output.context {
-            let v = value_to_pb(v).map_err(|e| format!("cannot convert context {k:?}: {e}"))?;
+            let v = value_to_pb_sized(v, &mut size)
+                .map_err(|e| format!("cannot convert context {k:?}: {e}"))?;
+            size = size.saturating_add(24 + k.len());
             ctx.fields.insert(k.clone(), v);
         }
     }
@@ -251,7 +222,20 @@ pub fn success(
         ),
         condition(CONDITION_HCL_DIAGNOSTICS, &diag_condition),
     ];
-    Ok(rsp)
+    let small = rsp.meta.as_ref().map_or(0, |m| m.encoded_len() + 6)
+        + rsp
+            .results
+            .iter()
+            .map(|r| r.encoded_len() + 6)
+            .sum::<usize>()
+        + rsp
+            .conditions
+            .iter()
+            .map(|c| c.encoded_len() + 6)
+            .sum::<usize>()
+        + rsp.requirements.as_ref().map_or(0, |r| r.encoded_len() + 6)
+        + 64;
+    Ok((rsp, size.saturating_add(small)))
 }
 
 #[cfg(test)]
