@@ -48,6 +48,7 @@ fn harness() -> Harness {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .thread_stack_size(fnhcl_crossplane::THREAD_STACK_BYTES)
+            .max_blocking_threads(fnhcl_server::max_concurrent_runs())
             .build()
             .expect("server runtime");
         rt.block_on(async {
