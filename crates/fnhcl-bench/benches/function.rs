@@ -13,7 +13,14 @@ use prost::Message as _;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
-    divan::main();
+    // Like a server pool thread (`fnhcl_crossplane::THREAD_STACK_BYTES`):
+    // runs then need no stack of their own, as in `fn-hcl serve`.
+    std::thread::Builder::new()
+        .stack_size(fnhcl_crossplane::THREAD_STACK_BYTES)
+        .spawn(divan::main)
+        .expect("bench thread")
+        .join()
+        .expect("benchmarks");
 }
 
 /// Parse + static check of a ~2,000-line program in 50 files.

@@ -1477,6 +1477,12 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         if def.is_none() && !is_invoke || (fname == "invoke" && self.ctx.invoker.is_none()) {
             return (dynamic(), vec![self.unknown_function(name, span)]);
         }
+        if let Some(def) = def
+            && !expand_final
+            && !is_invoke
+        {
+            return self.call_builtin(def, fname, args, span);
+        }
         let mut diags = Vec::new();
         // Argument values, with `...` expansion of the last one.
         let mut vals: Vec<(Value, Span, Span, Diags)> = Vec::with_capacity(args.len());
@@ -1598,6 +1604,64 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             }
             Err(e) => {
                 let (spans, full): (Vec<Span>, Vec<Span>) = spans.into_iter().unzip();
+                diags.push(self.call_error(fname, &e, &spans, &full, span));
+                (dynamic(), diags)
+            }
+        }
+    }
+
+    /// A built-in called without `...` expansion (the usual case): the
+    /// general path of [`Self::call`] without its per-argument bookkeeping;
+    /// spans for messages are worked out only on error.
+    fn call_builtin(
+        &mut self,
+        def: &fnhcl_functions::FuncDef,
+        fname: &str,
+        args: &[Expr],
+        span: Span,
+    ) -> R {
+        let mut diags = Vec::new();
+        let mut argvals = Vec::with_capacity(args.len());
+        for a in args {
+            let (v, d) = self.eval(a);
+            diags.extend(d);
+            argvals.push(v);
+        }
+        if let Err((summary, detail)) = def.check_arity(args.len()) {
+            let subject = if summary == "Too many function arguments" {
+                args.get(def_param_count(def)).map_or(span, start_range)
+            } else {
+                Span {
+                    file: span.file,
+                    start: span.end.saturating_sub(1),
+                    end: span.end,
+                }
+            };
+            // The arguments' own diagnostics are dropped, as HCL checks
+            // the arity before evaluating them.
+            return (dynamic(), vec![self.error(summary, detail, subject, span)]);
+        }
+        if has_errors(&diags) {
+            return (dynamic(), diags);
+        }
+        let remaining = self.ctx.limits.max_steps.saturating_sub(self.steps);
+        let arg_cost = argvals
+            .iter()
+            .fold(0u64, |acc, v| acc.saturating_add(value_cost(v, remaining)));
+        if !self.step(arg_cost, span, &mut diags) {
+            return (dynamic(), diags);
+        }
+        match def.call(&argvals) {
+            Ok(v) => {
+                let remaining = self.ctx.limits.max_steps.saturating_sub(self.steps);
+                if !self.step(value_cost(&v, remaining), span, &mut diags) {
+                    return (dynamic(), diags);
+                }
+                (v, diags)
+            }
+            Err(e) => {
+                let spans: Vec<Span> = args.iter().map(start_range).collect();
+                let full: Vec<Span> = args.iter().map(|a| a.span).collect();
                 diags.push(self.call_error(fname, &e, &spans, &full, span));
                 (dynamic(), diags)
             }
