@@ -561,6 +561,24 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         let mut known = true;
         let mut marked = false;
         for it in items {
+            // Keys written as a name or a plain ASCII string (the usual
+            // case) are used as they are.
+            let literal_key = match &it.key {
+                ObjectKey::Ident(id) => Some(&id.name),
+                ObjectKey::Expr(k) => match &k.kind {
+                    ExprKind::Template(t) => match t.parts.as_slice() {
+                        [TemplatePart::Literal(s)] if s.is_ascii() => Some(s),
+                        _ => None,
+                    },
+                    _ => None,
+                },
+            };
+            if let Some(k) = literal_key {
+                let (val, vd) = self.eval(&it.value);
+                diags.extend(vd);
+                vals.insert(k.clone(), val);
+                continue;
+            }
             let (key, kd, kspan) = match &it.key {
                 ObjectKey::Ident(id) => (Value::string(id.name.clone()), Vec::new(), id.span),
                 // A bare keyword key (`null`, `true`, `false`) is its name.
