@@ -47,6 +47,13 @@ fn has_wholly_known_type(v: &Value) -> bool {
 /// numbers compare as cty does ([`Number::cty_equals`]). Marks on the
 /// operands carry over to the result.
 pub fn equals(a: &Value, b: &Value) -> Value {
+    // Known, unmarked primitives of the same type (the usual case).
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => return Value::Bool(x.cty_equals(y)),
+        (Value::String(x), Value::String(y)) => return Value::Bool(x == y),
+        (Value::Bool(x), Value::Bool(y)) => return Value::Bool(x == y),
+        _ => {}
+    }
     if a.is_marked_deep() || b.is_marked_deep() {
         let (a, _) = a.unmark_deep();
         let (b, _) = b.unmark_deep();
