@@ -1578,15 +1578,8 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             return (dynamic(), vec![self.unknown_function(name, span)]);
         };
         if let Err((summary, detail)) = def.check_arity(vals.len()) {
-            let subject = if summary == "Too many function arguments" {
-                vals.get(def_param_count(def)).map_or(span, |a| a.1)
-            } else {
-                Span {
-                    file: span.file,
-                    start: span.end.saturating_sub(1),
-                    end: span.end,
-                }
-            };
+            let extra = vals.get(def_param_count(def)).map(|a| a.1);
+            let subject = arity_subject(summary, extra, span);
             // HCL checks the arity before evaluating the arguments.
             diags.push(self.error(summary, detail, subject, span));
             return (dynamic(), diags);
@@ -1598,6 +1591,23 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             argvals.push(v);
             spans.push((s, f));
         }
+        self.charge_and_call(def, fname, &argvals, diags, span, || {
+            spans.into_iter().unzip()
+        })
+    }
+
+    /// Calls built-in `def` on evaluated arguments (unless `diags` already
+    /// has errors), charging its work to the step budget. `spans` gives
+    /// the arguments' (start, full) spans, needed only for an error.
+    fn charge_and_call(
+        &mut self,
+        def: &fnhcl_functions::FuncDef,
+        fname: &str,
+        argvals: &[Value],
+        mut diags: Diags,
+        span: Span,
+        spans: impl FnOnce() -> (Vec<Span>, Vec<Span>),
+    ) -> R {
         if has_errors(&diags) {
             return (dynamic(), diags);
         }
@@ -1612,7 +1622,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         if !self.step(arg_cost, span, &mut diags) {
             return (dynamic(), diags);
         }
-        match def.call(&argvals) {
+        match def.call(argvals) {
             Ok(v) => {
                 let remaining = self.ctx.limits.max_steps.saturating_sub(self.steps);
                 if !self.step(value_cost(&v, remaining), span, &mut diags) {
@@ -1621,7 +1631,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 (v, diags)
             }
             Err(e) => {
-                let (spans, full): (Vec<Span>, Vec<Span>) = spans.into_iter().unzip();
+                let (spans, full) = spans();
                 diags.push(self.call_error(fname, &e, &spans, &full, span));
                 (dynamic(), diags)
             }
@@ -1646,44 +1656,18 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             argvals.push(v);
         }
         if let Err((summary, detail)) = def.check_arity(args.len()) {
-            let subject = if summary == "Too many function arguments" {
-                args.get(def_param_count(def)).map_or(span, start_range)
-            } else {
-                Span {
-                    file: span.file,
-                    start: span.end.saturating_sub(1),
-                    end: span.end,
-                }
-            };
+            let extra = args.get(def_param_count(def)).map(start_range);
+            let subject = arity_subject(summary, extra, span);
             // The arguments' own diagnostics are dropped, as HCL checks
             // the arity before evaluating them.
             return (dynamic(), vec![self.error(summary, detail, subject, span)]);
         }
-        if has_errors(&diags) {
-            return (dynamic(), diags);
-        }
-        let remaining = self.ctx.limits.max_steps.saturating_sub(self.steps);
-        let arg_cost = argvals
-            .iter()
-            .fold(0u64, |acc, v| acc.saturating_add(value_cost(v, remaining)));
-        if !self.step(arg_cost, span, &mut diags) {
-            return (dynamic(), diags);
-        }
-        match def.call(&argvals) {
-            Ok(v) => {
-                let remaining = self.ctx.limits.max_steps.saturating_sub(self.steps);
-                if !self.step(value_cost(&v, remaining), span, &mut diags) {
-                    return (dynamic(), diags);
-                }
-                (v, diags)
-            }
-            Err(e) => {
-                let spans: Vec<Span> = args.iter().map(start_range).collect();
-                let full: Vec<Span> = args.iter().map(|a| a.span).collect();
-                diags.push(self.call_error(fname, &e, &spans, &full, span));
-                (dynamic(), diags)
-            }
-        }
+        self.charge_and_call(def, fname, &argvals, diags, span, || {
+            (
+                args.iter().map(start_range).collect(),
+                args.iter().map(|a| a.span).collect(),
+            )
+        })
     }
 
     fn call_error(
@@ -1986,6 +1970,20 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         }
         let (_, d) = self.eval(&args[0]);
         (Value::Bool(!has_errors(&d)), Vec::new())
+    }
+}
+
+/// Where an arity error points: the first argument too many (`extra`),
+/// or the closing parenthesis when arguments are missing.
+fn arity_subject(summary: &str, extra: Option<Span>, span: Span) -> Span {
+    match extra {
+        Some(s) if summary == "Too many function arguments" => s,
+        _ if summary == "Too many function arguments" => span,
+        _ => Span {
+            file: span.file,
+            start: span.end.saturating_sub(1),
+            end: span.end,
+        },
     }
 }
 
