@@ -57,16 +57,6 @@ pub fn number_from_f64(f: f64) -> Option<Number> {
     Number::parse(&format!("{f}"))
 }
 
-/// cty normalises every string to Unicode NFC; most strings already are
-/// (all ASCII ones), so the check comes first.
-fn nfc(s: &str) -> std::borrow::Cow<'_, str> {
-    use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
-    match is_nfc_quick(s.chars()) {
-        IsNormalized::Yes => std::borrow::Cow::Borrowed(s),
-        _ => std::borrow::Cow::Owned(s.nfc().collect()),
-    }
-}
-
 /// A protobuf value as a cty value. NaN (not representable in JSON, so never
 /// sent by Crossplane) becomes null.
 pub fn value_from_pb(v: &PbValue) -> Value {
@@ -81,7 +71,7 @@ fn value_from_pb_depth(v: &PbValue, depth: usize) -> Value {
             Some(n) => Value::Number(n),
             None => Value::null(),
         },
-        Some(Kind::StringValue(s)) => Value::string(nfc(s)),
+        Some(Kind::StringValue(s)) => Value::string(fnhcl_value::nfc(s)),
         Some(Kind::StructValue(s)) => {
             if depth >= MAX_DEPTH {
                 return Value::null();

@@ -1997,14 +1997,9 @@ fn def_param_count(def: &fnhcl_functions::FuncDef) -> usize {
 
 /// cty normalises every string to NFC.
 pub(crate) fn nfc(s: String) -> String {
-    use unicode_normalization::UnicodeNormalization;
-    if s.is_ascii()
-        || unicode_normalization::is_nfc_quick(s.chars())
-            == unicode_normalization::IsNormalized::Yes
-    {
-        s
-    } else {
-        s.nfc().collect()
+    match fnhcl_value::nfc(&s) {
+        std::borrow::Cow::Borrowed(_) => s,
+        std::borrow::Cow::Owned(normalized) => normalized,
     }
 }
 

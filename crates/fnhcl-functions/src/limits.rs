@@ -22,17 +22,7 @@ pub(crate) fn check_len(len: usize) -> Result<(), CallError> {
     }
 }
 
-/// Normalizes to NFC, as every cty string value is (`cty.StringVal`).
-pub(crate) fn nfc(s: &str) -> std::borrow::Cow<'_, str> {
-    use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
-    if s.is_ascii() {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    match is_nfc_quick(s.chars()) {
-        IsNormalized::Yes => std::borrow::Cow::Borrowed(s),
-        _ => std::borrow::Cow::Owned(s.nfc().collect()),
-    }
-}
+pub(crate) use fnhcl_value::nfc;
 
 /// A cty string value: the text normalized to NFC.
 pub(crate) fn cty_string(s: impl AsRef<str>) -> fnhcl_value::Value {

@@ -27,4 +27,4 @@ pub use convert::{ConvertError, convert, unify, unify_unsafe};
 pub use json::{from_json_text, from_serde_json, to_json_text, to_serde_json};
 pub use number::{Number, NumberError, STANDARD_PRECISION};
 pub use types::Type;
-pub use value::{Collection, Key, MapValue, Value};
+pub use value::{Collection, Key, MapValue, Value, nfc};

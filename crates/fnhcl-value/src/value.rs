@@ -6,6 +6,17 @@ use crate::{Number, Type};
 /// Object attribute names and map keys. Shared, cheap to clone.
 pub type Key = Arc<str>;
 
+/// cty normalizes every string to Unicode NFC. Most strings already are
+/// (all ASCII ones), so this borrows unless the text changes.
+pub fn nfc(s: &str) -> std::borrow::Cow<'_, str> {
+    use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+    if s.is_ascii() || is_nfc_quick(s.chars()) == IsNormalized::Yes {
+        std::borrow::Cow::Borrowed(s)
+    } else {
+        std::borrow::Cow::Owned(s.nfc().collect())
+    }
+}
+
 /// A cty value.
 ///
 /// Containers are `Arc`-shared so cloning is cheap. Maps and objects are
