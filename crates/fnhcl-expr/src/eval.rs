@@ -647,12 +647,8 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         for part in &t.parts {
             let (v, d, pspan) = match part {
                 TemplatePart::Literal(s) => {
-                    if known && !has_errors(&diags) {
-                        if buf.len() + s.len() > self.ctx.limits.max_string_bytes {
-                            diags.push(self.too_large(span));
-                            return (Value::Unknown(Type::String), diags);
-                        }
-                        buf.push_str(s);
+                    if !self.append_text(&mut buf, s, known, &mut diags, span) {
+                        return (Value::Unknown(Type::String), diags);
                     }
                     continue;
                 }
@@ -662,12 +658,8 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                         && d.is_empty()
                     {
                         // The common case: a known, unmarked string.
-                        if known && !has_errors(&diags) {
-                            if buf.len() + s.len() > self.ctx.limits.max_string_bytes {
-                                diags.push(self.too_large(e.span));
-                                return (Value::Unknown(Type::String), diags);
-                            }
-                            buf.push_str(s);
+                        if !self.append_text(&mut buf, s, known, &mut diags, e.span) {
+                            return (Value::Unknown(Type::String), diags);
                         }
                         continue;
                     }
@@ -716,19 +708,18 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 continue;
             }
             match conv::convert(&v, &Type::String) {
-                Ok(s) => {
-                    if known && !has_errors(&diags) {
-                        if let Some(s) = s.as_str() {
-                            if buf.len() + s.len() > self.ctx.limits.max_string_bytes {
-                                diags.push(self.too_large(pspan));
-                                return (Value::Unknown(Type::String), diags);
-                            }
-                            buf.push_str(s);
-                        } else {
+                Ok(s) => match s.as_str() {
+                    Some(s) => {
+                        if !self.append_text(&mut buf, s, known, &mut diags, pspan) {
+                            return (Value::Unknown(Type::String), diags);
+                        }
+                    }
+                    None => {
+                        if known && !has_errors(&diags) {
                             known = false;
                         }
                     }
-                }
+                },
                 Err(m) => diags.push(self.error(
                     "Invalid template interpolation value",
                     format!("Cannot include the given value in a string template: {m}."),
@@ -743,6 +734,27 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             Value::Unknown(Type::String)
         };
         (v.mark_if(marked), diags)
+    }
+
+    /// Appends `s` to a template's text, unless the text is already
+    /// unknown or in error. False (with a diagnostic) when the text would
+    /// grow past the string limit.
+    fn append_text(
+        &self,
+        buf: &mut String,
+        s: &str,
+        known: bool,
+        diags: &mut Diags,
+        at: Span,
+    ) -> bool {
+        if known && !has_errors(diags) {
+            if buf.len() + s.len() > self.ctx.limits.max_string_bytes {
+                diags.push(self.too_large(at));
+                return false;
+            }
+            buf.push_str(s);
+        }
+        true
     }
 
     fn too_large(&self, span: Span) -> Diagnostic {
