@@ -44,13 +44,8 @@ fn harness() -> Harness {
         metrics_address: String::new(),
     };
     std::thread::spawn(move || {
-        // As `fnhcl_server::serve_blocking` (what `fn-hcl serve` runs).
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .thread_stack_size(fnhcl_crossplane::THREAD_STACK_BYTES)
-            .max_blocking_threads(fnhcl_server::max_concurrent_runs())
-            .build()
-            .expect("server runtime");
+        // The runtime `fnhcl_server::serve_blocking` (`fn-hcl serve`) uses.
+        let rt = fnhcl_server::runtime().expect("server runtime");
         rt.block_on(async {
             let f = HclFunction::standard().with_debug_sink(std::sync::Arc::new(|_: &str| {}));
             fnhcl_server::serve(f, &args).await.expect("serve");

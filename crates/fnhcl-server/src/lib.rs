@@ -153,20 +153,19 @@ pub fn init_logging(debug: bool) {
     function_sdk_rust::logging::configure(debug);
 }
 
-/// How many runs `serve_blocking` executes at once: twice the available
-/// cores, at least 4.
-pub fn max_concurrent_runs() -> usize {
+/// How many runs the server executes at once: twice the available cores,
+/// at least 4.
+fn max_concurrent_runs() -> usize {
     std::thread::available_parallelism()
         .map_or(2, std::num::NonZeroUsize::get)
         .saturating_mul(2)
         .max(4)
 }
 
-/// Configures logging, then serves on a new multi-threaded runtime until
-/// SIGTERM/SIGINT (what `fn-hcl serve` runs).
-pub fn serve_blocking(args: &Args) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    init_logging(args.debug);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+/// The multi-threaded runtime the server runs on (what [`serve_blocking`]
+/// uses; benchmarks start the server on the same).
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         // Runs need a big stack (deep data); giving the pool threads one
         // saves mapping a fresh stack per request.
@@ -176,7 +175,14 @@ pub fn serve_blocking(args: &Args) -> Result<(), Box<dyn std::error::Error + Sen
         // the pool under load). Twice the cores, so a slow run does not
         // hold up every other request.
         .max_blocking_threads(max_concurrent_runs())
-        .build()?;
+        .build()
+}
+
+/// Configures logging, then serves on a new multi-threaded runtime until
+/// SIGTERM/SIGINT (what `fn-hcl serve` runs).
+pub fn serve_blocking(args: &Args) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    init_logging(args.debug);
+    let runtime = runtime()?;
     runtime.block_on(serve(HclFunction::standard(), args))?;
     Ok(())
 }
