@@ -2,7 +2,9 @@
 //! `Function` (for `perf record` / `valgrind --tool=callgrind`):
 //! `cargo run --release -p fnhcl-bench --example run_loop -- 10 10000`.
 //! With a third argument `encode`, only decodes and encodes the protobuf
-//! messages instead (the floor to compare against).
+//! messages instead (the floor to compare against); with `build`, only
+//! clones and drops the response (what building the SDK's protobuf
+//! response types costs at the least, without evaluating anything).
 
 use fnhcl_crossplane::{Function, Options};
 use prost::Message as _;
@@ -25,7 +27,9 @@ fn run() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10);
     let k: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10_000);
-    let encode_only = args.next().as_deref() == Some("encode");
+    let mode = args.next();
+    let encode_only = mode.as_deref() == Some("encode");
+    let build_only = mode.as_deref() == Some("build");
     let hcl = fnhcl_bench::composition(n);
     let req = fnhcl_bench::request(n, &hcl);
     let f = Function::new(Options::default());
@@ -35,7 +39,9 @@ fn run() {
     let start = std::time::Instant::now();
     let mut total = 0usize;
     for _ in 0..k {
-        if encode_only {
+        if build_only {
+            total += std::hint::black_box(rsp.clone()).desired.iter().count();
+        } else if encode_only {
             let r =
                 fnhcl_crossplane::proto::RunFunctionRequest::decode(&bytes[..]).expect("decode");
             total += r.input.map_or(0, |i| i.fields.len());
