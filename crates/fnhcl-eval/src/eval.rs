@@ -393,11 +393,30 @@ impl Vars for Frame<'_> {
 // req
 // ---------------------------------------------------------------------
 
+/// Keys of the objects built for every resource (`self`, `each`): shared,
+/// so building those objects allocates no key.
+static COMMON_KEYS: std::sync::LazyLock<[Key; 8]> = std::sync::LazyLock::new(|| {
+    [
+        "name",
+        "resource",
+        "connection",
+        "key",
+        "value",
+        "basename",
+        "resources",
+        "connections",
+    ]
+    .map(Key::from)
+});
+
 fn key(s: &str) -> Key {
-    Key::from(s)
+    match COMMON_KEYS.iter().find(|k| &***k == s) {
+        Some(k) => k.clone(),
+        None => Key::from(s),
+    }
 }
 
-fn obj(items: Vec<(&str, Value)>) -> Value {
+fn obj<'k>(items: impl IntoIterator<Item = (&'k str, Value)>) -> Value {
     Value::object(items.into_iter().map(|(k, v)| (key(k), v)).collect())
 }
 
@@ -483,7 +502,7 @@ fn build_req(r: &Request, members: &HashMap<String, Vec<(String, String)>>) -> V
             extra.insert(key(name), Value::tuple(items.iter().map(clean).collect()));
         }
     }
-    obj(vec![
+    obj([
         ("context", context),
         ("composite", composite),
         (
@@ -836,7 +855,7 @@ impl<'c> Walk<'c> {
 
     fn resource(&mut self, parent: &Frame<'_>, r: &Resource) -> Res<()> {
         let is_observed = self.ctx.request.observed.contains_key(&r.name);
-        let self_v = obj(vec![
+        let self_v = obj([
             ("name", Value::string(r.name.as_str())),
             ("resource", self.ctx.observed_body(&r.name)),
             ("connection", self.ctx.observed_connection(&r.name)),
@@ -1008,7 +1027,7 @@ impl<'c> Walk<'c> {
         }
         let iterations = self.iterations(frame, c)?;
         for (i, (k, v)) in iterations.into_iter().enumerate() {
-            let each = obj(vec![("key", k.clone()), ("value", v)]);
+            let each = obj([("key", k.clone()), ("value", v)]);
             let ef = Frame::named(frame, "each", each);
             let name = self.member_name(&ef, c, &k)?;
             let is_observed = self.ctx.request.observed.contains_key(&name);
@@ -1341,9 +1360,7 @@ impl<'c> Walk<'c> {
             return Ok(());
         }
         self.ctx.warn(diags);
-        self.out
-            .context
-            .push((obj(vec![(key_str, v)]), c.value.span));
+        self.out.context.push((obj([(key_str, v)]), c.value.span));
         Ok(())
     }
 

@@ -2152,26 +2152,40 @@ fn describe_mismatch(t: &Type, f: &Type, depth: usize) -> String {
 /// Approximate work of reading or building `v`, in evaluation steps: one
 /// per value and element, plus one per 16 bytes of string. Stops counting
 /// past `budget` (the caller only needs to know the budget is exceeded).
-pub(crate) fn value_cost(v: &Value, budget: u64) -> u64 {
-    match v {
-        Value::String(s) => return 1 + s.len() as u64 / 16,
-        Value::Null(_) | Value::Unknown(_) | Value::Bool(_) | Value::Number(_) => return 1,
-        _ => {}
+pub(crate) fn value_cost<'a>(v: &'a Value, budget: u64) -> u64 {
+    /// A scalar's cost, or `None` for a collection (or a marked value).
+    fn scalar(v: &Value) -> Option<u64> {
+        match v {
+            Value::String(s) => Some(1 + s.len() as u64 / 16),
+            Value::Null(_) | Value::Unknown(_) | Value::Bool(_) | Value::Number(_) => Some(1),
+            _ => None,
+        }
     }
+    if let Some(c) = scalar(v) {
+        return c;
+    }
+    // Scalar elements are counted as they are met; only nested
+    // collections go on the stack (none for the usual flat object, so
+    // no allocation).
     let mut total = 0u64;
-    let mut stack = vec![v];
-    while let Some(v) = stack.pop() {
+    let mut stack: Vec<&'a Value> = Vec::new();
+    let mut next = Some(v);
+    while let Some(v) = next.or_else(|| stack.pop()) {
+        next = None;
         if total > budget {
             break;
         }
         total += 1;
+        let mut visit = |item: &'a Value| match scalar(item) {
+            Some(c) => total += c,
+            None => stack.push(item),
+        };
         match v {
-            Value::String(s) => total += s.len() as u64 / 16,
-            Value::List(c) | Value::Set(c) => stack.extend(c.items.iter()),
-            Value::Map(m) => stack.extend(m.items.values()),
-            Value::Tuple(items) => stack.extend(items.iter()),
-            Value::Object(attrs) => stack.extend(attrs.values()),
-            Value::Marked(inner) => stack.push(inner),
+            Value::List(c) | Value::Set(c) => c.items.iter().for_each(&mut visit),
+            Value::Map(m) => m.items.values().for_each(&mut visit),
+            Value::Tuple(items) => items.iter().for_each(&mut visit),
+            Value::Object(attrs) => attrs.values().for_each(&mut visit),
+            Value::Marked(inner) => next = Some(inner),
             _ => {}
         }
     }
