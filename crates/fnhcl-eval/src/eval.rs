@@ -104,6 +104,9 @@ struct Ctx<'p> {
     program: &'p Program,
     request: &'p Request,
     req: Value,
+    /// `req.resource` and `req.connection` (looked up for every resource).
+    req_resource: Value,
+    req_connection: Value,
     /// Observed collection members by base name: `(index annotation, name)`
     /// sorted by the annotation as a string (upstream §3.2).
     members: HashMap<String, Vec<(String, String)>>,
@@ -129,9 +132,17 @@ impl<'p> Ctx<'p> {
             v.sort();
         }
         let req = build_req(request, &members);
+        let field = |name: &str| {
+            req.as_entries()
+                .and_then(|r| r.get(name))
+                .cloned()
+                .unwrap_or_else(Value::null)
+        };
         Ctx {
             program,
             request,
+            req_resource: field("resource"),
+            req_connection: field("connection"),
             req,
             members,
             warnings: RefCell::new(Vec::new()),
@@ -155,22 +166,20 @@ impl<'p> Ctx<'p> {
 
     /// `req.<field>.<name>`: the cleaned body or connection details built
     /// once for `req`.
-    fn req_entry(&self, field: &str, name: &str) -> Value {
-        self.req
+    fn req_entry(field: &Value, name: &str) -> Value {
+        field
             .as_entries()
-            .and_then(|r| r.get(field))
-            .and_then(Value::as_entries)
             .and_then(|m| m.get(name))
             .cloned()
             .unwrap_or_else(Value::null)
     }
 
     fn observed_body(&self, name: &str) -> Value {
-        self.req_entry("resource", name)
+        Self::req_entry(&self.req_resource, name)
     }
 
     fn observed_connection(&self, name: &str) -> Value {
-        self.req_entry("connection", name)
+        Self::req_entry(&self.req_connection, name)
     }
 }
 
@@ -524,7 +533,9 @@ fn build_req(r: &Request, members: &HashMap<String, Vec<(String, String)>>) -> V
 #[derive(Default)]
 struct Builder {
     resources: Vec<DesiredResource>,
-    names: HashMap<String, usize>,
+    /// Index of each emitted resource by name (a fast hash: names are
+    /// the program's and the request's, looked up once per resource).
+    names: HashMap<String, usize, foldhash::fast::FixedState>,
     status: Vec<(Value, Span)>,
     connection: Vec<(BTreeMap<String, Vec<u8>>, Span)>,
     context: Vec<(Value, Span)>,

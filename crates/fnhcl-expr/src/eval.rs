@@ -641,7 +641,13 @@ impl<'c, 'a> Evaluator<'c, 'a> {
 
     fn template(&mut self, t: &Template, span: Span) -> R {
         let mut diags = Vec::new();
-        let mut buf = String::new();
+        // Room for the literal text and a short value per interpolation,
+        // so the usual template allocates once.
+        let guess = t.parts.iter().fold(0usize, |n, p| match p {
+            TemplatePart::Literal(s) => n.saturating_add(s.len()),
+            _ => n.saturating_add(16),
+        });
+        let mut buf = String::with_capacity(guess.min(4096));
         let mut known = true;
         let mut marked = false;
         for part in &t.parts {
