@@ -2192,8 +2192,45 @@ pub(crate) fn value_cost<'a>(v: &'a Value, budget: u64) -> u64 {
             Value::Tuple(items) => items.iter().for_each(&mut visit),
             Value::Object(attrs) => attrs.values().for_each(&mut visit),
             Value::Marked(inner) => next = Some(inner),
+            // A marked scalar's inner value comes here.
+            Value::String(s) => total += s.len() as u64 / 16,
             _ => {}
         }
     }
     total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::value_cost;
+    use fnhcl_value::{Key, Value};
+
+    fn obj(items: Vec<(&str, Value)>) -> Value {
+        Value::object(items.into_iter().map(|(k, v)| (Key::from(k), v)).collect())
+    }
+
+    #[test]
+    fn value_cost_counts_every_value_and_string_bytes() {
+        let long = "x".repeat(64);
+        assert_eq!(value_cost(&Value::string("ab"), u64::MAX), 1);
+        assert_eq!(value_cost(&Value::string(long.as_str()), u64::MAX), 5);
+        // A flat object: itself, one per element, string bytes.
+        let flat = obj(vec![
+            ("a", Value::Bool(true)),
+            ("b", Value::string(long.as_str())),
+        ]);
+        assert_eq!(value_cost(&flat, u64::MAX), 1 + 1 + 5);
+        // Nested collections and marks count at every level, and a marked
+        // string still counts its bytes.
+        let nested = Value::tuple(vec![
+            flat.clone(),
+            Value::string(long.as_str()).mark(),
+            Value::tuple(vec![Value::null()]),
+        ]);
+        assert_eq!(value_cost(&nested, u64::MAX), 1 + 7 + (1 + 5) + (1 + 1));
+        // Counting stops once past the budget.
+        let big = Value::tuple(vec![Value::tuple(vec![Value::Bool(true); 100]); 100]);
+        assert!(value_cost(&big, 10) < 200);
+        assert_eq!(value_cost(&big, u64::MAX), 1 + 100 * 101);
+    }
 }
