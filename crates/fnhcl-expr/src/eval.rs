@@ -156,6 +156,18 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         r
     }
 
+    /// Evaluates `exprs` in order: their values, and all their diagnostics.
+    fn eval_each(&mut self, exprs: &[Expr]) -> (Vec<Value>, Diags) {
+        let mut diags = Vec::new();
+        let mut vals = Vec::with_capacity(exprs.len());
+        for e in exprs {
+            let (v, d) = self.eval(e);
+            diags.extend(d);
+            vals.push(v);
+        }
+        (vals, diags)
+    }
+
     fn eval_inner(&mut self, e: &Expr) -> R {
         match &e.kind {
             ExprKind::Null => (Value::null(), Vec::new()),
@@ -184,13 +196,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 self.template(t, e.span)
             }
             ExprKind::Tuple(items) => {
-                let mut diags = Vec::new();
-                let mut vals = Vec::with_capacity(items.len());
-                for i in items {
-                    let (v, d) = self.eval(i);
-                    diags.extend(d);
-                    vals.push(v);
-                }
+                let (vals, diags) = self.eval_each(items);
                 (Value::tuple(vals), diags)
             }
             ExprKind::Object(items) => self.object(items, e.span),
@@ -1666,13 +1672,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         args: &[Expr],
         span: Span,
     ) -> R {
-        let mut diags = Vec::new();
-        let mut argvals = Vec::with_capacity(args.len());
-        for a in args {
-            let (v, d) = self.eval(a);
-            diags.extend(d);
-            argvals.push(v);
-        }
+        let (argvals, diags) = self.eval_each(args);
         if let Err((summary, detail)) = def.check_arity(args.len()) {
             let extra = args.get(def_param_count(def)).map(start_range);
             let subject = arity_subject(summary, extra, span);
