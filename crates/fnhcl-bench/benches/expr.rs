@@ -6,11 +6,6 @@ use divan::{Bencher, black_box};
 use fnhcl_base::SourceMap;
 use fnhcl_expr::{EvalContext, Limits};
 
-// mimalloc: faster than glibc malloc for the many small, short-lived
-// allocations of a run (see docs/benchmarks.md), same allocator as `fn-hcl`.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() {
     divan::main();
 }

@@ -7,11 +7,6 @@ use fnhcl_base::SourceMap;
 use fnhcl_crossplane::{Function, Options};
 use prost::Message as _;
 
-// mimalloc: faster than glibc malloc for the many small, short-lived
-// allocations of a run (see docs/benchmarks.md), same allocator as `fn-hcl`.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() {
     // Like a server pool thread (`fnhcl_crossplane::THREAD_STACK_BYTES`):
     // runs then need no stack of their own, as in `fn-hcl serve`.

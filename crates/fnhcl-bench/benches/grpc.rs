@@ -12,11 +12,6 @@ use fnhcl_server::{Args, HclFunction};
 use tonic::transport::Channel;
 use tonic::{Request, Response, Status};
 
-// mimalloc: faster than glibc malloc for the many small, short-lived
-// allocations of a run (see docs/benchmarks.md), same allocator as `fn-hcl`.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() {
     divan::main();
 }

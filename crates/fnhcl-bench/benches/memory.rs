@@ -30,11 +30,6 @@ fn peak_of(f: impl FnOnce()) -> Option<(u64, u64)> {
     Some((before, peak.saturating_sub(before)))
 }
 
-// mimalloc: faster than glibc malloc for the many small, short-lived
-// allocations of a run (see docs/benchmarks.md), same allocator as `fn-hcl`.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() {
     // `cargo bench` passes `--bench`; `cargo test --benches` runs this too,
     // so keep it quick unless asked for the long run.

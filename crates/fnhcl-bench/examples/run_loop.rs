@@ -9,10 +9,6 @@
 use fnhcl_crossplane::{Function, Options};
 use prost::Message as _;
 
-// The allocator of `fn-hcl` (see docs/benchmarks.md).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() {
     // Like a server pool thread (see fnhcl_crossplane::THREAD_STACK_BYTES).
     std::thread::Builder::new()

@@ -9,6 +9,12 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use fnhcl_crossplane::convert::json_to_struct;
+
+// `fn-hcl`'s allocator (see docs/benchmarks.md), declared once here for
+// every benchmark, example and binary of this crate (they all link this
+// library), so they measure what the server runs.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use fnhcl_crossplane::proto::{Resource, RunFunctionRequest, State};
 use serde_json::json;
 

@@ -343,11 +343,6 @@ fn serve_child(addr: String) -> ExitCode {
     }
 }
 
-// mimalloc: faster than glibc malloc for the many small, short-lived
-// allocations of a run (see docs/benchmarks.md), same allocator as `fn-hcl`.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().collect();
     if argv.len() == 3 && argv[1] == "--serve" {
