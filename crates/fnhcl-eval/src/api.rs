@@ -108,6 +108,10 @@ pub enum DiscardKind {
     ResourceReady,
     Context,
     Requirement,
+    /// A module instance (D26).
+    Module,
+    /// A switch (D30).
+    Switch,
 }
 
 impl DiscardKind {
@@ -121,6 +125,8 @@ impl DiscardKind {
             DiscardKind::ResourceReady => "resource-ready",
             DiscardKind::Context => "context",
             DiscardKind::Requirement => "requirement",
+            DiscardKind::Module => "module",
+            DiscardKind::Switch => "switch",
         }
     }
 }

@@ -6,27 +6,28 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use fnhcl_base::{Diagnostic, SourceMap, Span};
-use fnhcl_syntax::ast::{Attribute, Block, Expr, ExprKind, ObjectItem, ObjectKey, Structure};
+use fnhcl_syntax::ast::{Attribute, Block, Body, Expr, ExprKind, ObjectItem, ObjectKey, Structure};
 use fnhcl_value::Value;
 
 use crate::exprs;
+use crate::layout::{self, Layout};
 use crate::refs::{self, literal_string};
 use crate::schema::{self, BodySchema, Content};
 
 /// A compiled program: immutable, `Send + Sync`, cheap to share.
 pub struct Program {
     pub(crate) sources: Arc<SourceMap>,
-    pub(crate) top: Scope,
-    pub(crate) items: Vec<Item>,
-    pub(crate) functions: HashMap<Arc<str>, Function>,
+    /// `modules[0]` is the root program; the others are the imported
+    /// module directories (D24).
+    pub(crate) modules: Vec<Module>,
 }
 
 impl std::fmt::Debug for Program {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Program")
             .field("files", &self.sources.len())
-            .field("items", &self.items.len())
-            .field("functions", &self.functions.len())
+            .field("modules", &self.modules.len())
+            .field("items", &self.modules[0].items.len())
             .finish()
     }
 }
@@ -36,6 +37,136 @@ impl Program {
     pub fn sources(&self) -> &Arc<SourceMap> {
         &self.sources
     }
+
+    /// The module directories the program imports (empty without modules).
+    pub fn module_dirs(&self) -> Vec<&str> {
+        self.modules[1..].iter().map(|m| m.dir.as_str()).collect()
+    }
+}
+
+/// One module: the root program or an imported directory (D24).
+pub(crate) struct Module {
+    /// The directory (`modules/bucket`); empty for the root.
+    pub dir: String,
+    pub top: Scope,
+    pub items: Vec<Item>,
+    pub functions: HashMap<Arc<str>, Function>,
+    pub params: Vec<Param>,
+    pub exports: Vec<Export>,
+    /// Every `module` block by id: where it sits (the path to the item
+    /// list holding it) and its index there.
+    pub instances: Vec<(Vec<PathStep>, usize)>,
+    pub instance_ids: HashMap<String, usize>,
+    /// Every `switch` block by id, as `instances`.
+    pub switches: Vec<(Vec<PathStep>, usize)>,
+    pub switch_ids: HashMap<String, usize>,
+    /// Everything the module can emit, relative to its instance prefix.
+    pub names: Names,
+    /// Instances created (transitively) by one instance of this module.
+    pub instance_count: usize,
+}
+
+/// One step from a module's top-level items to nested items.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum PathStep {
+    /// Into the group at this item index.
+    Group(usize),
+    /// Into case `.1` of the switch at item index `.0`.
+    Case(usize, usize),
+}
+
+/// The items at the end of `path` (static navigation, no evaluation).
+pub(crate) fn items_at<'m>(items: &'m [Item], path: &[PathStep]) -> Option<&'m [Item]> {
+    let mut cur = items;
+    for step in path {
+        cur = match *step {
+            PathStep::Group(i) => match cur.get(i)? {
+                Item::Group(g) => &g.items,
+                _ => return None,
+            },
+            PathStep::Case(i, c) => match cur.get(i)? {
+                Item::Switch(sw) => &sw.cases.get(c)?.items,
+                _ => return None,
+            },
+        };
+    }
+    Some(cur)
+}
+
+/// Crossplane names a block can emit, relative to the enclosing module
+/// (nested instances contribute `<instance>-<name>`), with the block that
+/// declares each.
+#[derive(Clone, Default)]
+pub(crate) struct Names {
+    pub resources: Vec<(String, Span)>,
+    /// Collection base names (members are found by their annotation).
+    pub collections: Vec<(String, Span)>,
+}
+
+impl Names {
+    fn extend(&mut self, other: &Names) {
+        self.resources.extend(other.resources.iter().cloned());
+        self.collections.extend(other.collections.iter().cloned());
+    }
+}
+
+/// `param "name" { default = ... }` (D27).
+pub(crate) struct Param {
+    pub name: Arc<str>,
+    pub default: Option<Value>,
+}
+
+/// One exported name (D29).
+pub(crate) struct Export {
+    pub name: Arc<str>,
+    pub value: ExportValue,
+}
+
+pub(crate) enum ExportValue {
+    Expr(Expr),
+    /// The observed body of the module's resource with this local name.
+    Resource(String),
+}
+
+/// `module "alias" "name" { ... }` (D26).
+pub(crate) struct Instance {
+    pub id: usize,
+    pub name: String,
+    pub header: Span,
+    /// Index of the instantiated module in [`Program::modules`].
+    pub module: usize,
+    pub condition: Option<Cond>,
+    pub params: Params,
+    /// What the instance can emit, relative to the enclosing module.
+    pub names: Names,
+}
+
+pub(crate) enum Params {
+    /// `region = ...` attributes.
+    Named(Vec<(Arc<str>, Expr)>),
+    /// `params = { ... }`.
+    Object(Expr),
+}
+
+/// `switch "name" { case "a" { ... } default { ... } }` (D30).
+pub(crate) struct Switch {
+    pub id: usize,
+    pub name: String,
+    pub header: Span,
+    pub cases: Vec<Case>,
+    /// The names every branch exports (empty when none does).
+    pub export_names: Vec<Arc<str>>,
+    pub names: Names,
+}
+
+pub(crate) struct Case {
+    /// The case name, `default` for the default branch.
+    pub name: String,
+    /// `None` for `default`.
+    pub condition: Option<Cond>,
+    pub scope: Scope,
+    pub items: Vec<Item>,
+    pub exports: Vec<Export>,
 }
 
 /// The locals of one scope (all `locals` blocks of a block, merged).
@@ -80,6 +211,8 @@ pub(crate) enum Item {
     Composite(Composite),
     Context(ContextBlock),
     Requirement(Requirement),
+    Module(Instance),
+    Switch(Switch),
 }
 
 /// Blocks nested in a resource, template or collection.
@@ -93,10 +226,8 @@ pub(crate) struct Group {
     pub condition: Option<Cond>,
     pub scope: Scope,
     pub items: Vec<Item>,
-    /// Plain resource names declared anywhere inside (for the fail-safe).
-    pub resource_names: Vec<String>,
-    /// Collection base names declared anywhere inside.
-    pub collection_names: Vec<String>,
+    /// What the group can emit (for the fail-safe, D12).
+    pub names: Names,
 }
 
 pub(crate) struct Resource {
@@ -181,83 +312,104 @@ pub(crate) struct Arg {
 pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
     let mut diags = Vec::new();
     let mut bodies = Vec::new();
-    for (id, _) in sources.files() {
+    let mut names: Vec<&str> = Vec::new();
+    for (id, file) in sources.files() {
         let (body, d) = fnhcl_syntax::parse_file(&sources, id);
-        let failed = d.iter().any(Diagnostic::is_error);
         diags.extend(d);
-        if !failed {
-            bodies.push(body);
-        }
+        bodies.push(body);
+        names.push(file.name.as_str());
     }
     if diags.iter().any(Diagnostic::is_error) {
         return Err(diags);
     }
-    let mut c = Compiler {
-        sigs: HashMap::new(),
-        diags: Vec::new(),
-        resources: HashMap::new(),
-        collections: HashMap::new(),
-        requirements: HashMap::new(),
-    };
-    // Top-level schema of every file, and the function signatures first
-    // (an `invoke` may name a function defined later or in another file).
-    let mut contents = Vec::new();
-    for body in &bodies {
-        contents.push(schema::content(
-            body,
-            None,
-            &schema::TOP,
-            false,
-            &mut c.diags,
-        ));
+    let layout = layout::layout(&sources, &names, &bodies, &mut diags);
+    if diags.iter().any(Diagnostic::is_error) {
+        return Err(diags);
     }
-    let mut fn_blocks = Vec::new();
-    for content in &contents {
-        for b in content.blocks_of("function") {
-            fn_blocks.push(b);
+    // `module.<instance>` and `switch.<name>` become variables of their own
+    // in the modules that declare instances or switches (D31).
+    for m in &layout.modules {
+        let mut roots = Vec::new();
+        let declares = |ty: &str| m.files.iter().any(|&f| declares_block(&bodies[f], ty, 0));
+        if declares("module") {
+            roots.push("module");
+        }
+        if declares("switch") {
+            roots.push("switch");
+        }
+        if !roots.is_empty() {
+            for &f in &m.files {
+                refs::rewrite_body(&mut bodies[f], &roots);
+            }
         }
     }
-    let mut seen_fns: HashMap<String, Span> = HashMap::new();
-    for b in &fn_blocks {
-        c.function_signature(b, &mut seen_fns);
+    let mut compiled: Vec<Option<Module>> = (0..layout.modules.len()).map(|_| None).collect();
+    for &m in &layout.order {
+        let files: Vec<&Body> = layout.modules[m]
+            .files
+            .iter()
+            .map(|&f| &bodies[f])
+            .collect();
+        let mut c = Compiler::new(&layout, m, &compiled);
+        let module = c.module(&files);
+        diags.extend(c.diags);
+        compiled[m] = module;
     }
-    let mut functions = HashMap::new();
-    for b in &fn_blocks {
-        if let Some(f) = c.function(b) {
-            functions.entry(f.name.clone()).or_insert(f);
+    if diags.iter().any(Diagnostic::is_error) {
+        return Err(diags);
+    }
+    let mut modules = Vec::with_capacity(compiled.len());
+    for m in compiled {
+        match m {
+            Some(m) => modules.push(m),
+            None => {
+                return Err(vec![Diagnostic::error(
+                    "internal error: a module was not compiled",
+                    "",
+                )]);
+            }
         }
     }
-    // The top-level scope: every file's locals blocks together.
-    let top_env = Env {
-        req: true,
-        self_keys: None,
-        each: false,
-        names: Vec::new(),
-    };
-    let mut local_blocks = Vec::new();
-    for content in &contents {
-        local_blocks.extend(content.blocks_of("locals"));
+    Ok(Program { sources, modules })
+}
+
+/// True if `body` declares a block of type `ty` where items may appear.
+fn declares_block(body: &Body, ty: &str, depth: usize) -> bool {
+    if depth > 64 {
+        return false;
     }
-    let (top, env) = c.scope(&local_blocks, &top_env);
-    let mut items = Vec::new();
-    for content in &contents {
-        items.extend(c.items(content, &env));
-    }
-    if c.diags.iter().any(Diagnostic::is_error) {
-        return Err(c.diags);
-    }
-    Ok(Program {
-        sources,
-        top,
-        items,
-        functions,
+    body.items.iter().any(|s| match s {
+        Structure::Block(b) if &*b.ident.name == ty => true,
+        Structure::Block(b) => {
+            matches!(&*b.ident.name, "group" | "switch" | "case" | "default")
+                && declares_block(&b.body, ty, depth + 1)
+        }
+        _ => false,
     })
 }
+
+/// Most module instances one program may create (nested ones included).
+const MAX_INSTANCES: usize = 10_000;
 
 /// What a user function accepts (for static `invoke` checks).
 struct Sig {
     /// `(name, required)`.
     args: Vec<(String, bool)>,
+}
+
+/// What the expressions of one module may read beyond locals: parameters,
+/// instances and their exports, switches (static view, D27-D31).
+#[derive(Default)]
+struct ModEnv {
+    /// Declared parameters (`None`: the module declares none).
+    params: Option<Vec<String>>,
+    /// Instance name → the export names of its module (`None` when the
+    /// module could not be resolved: no checks then).
+    instances: Vec<(String, Option<Vec<String>>)>,
+    /// Switch name → (case names, export names).
+    switches: Vec<(String, Vec<String>, Vec<String>)>,
+    declares_instances: bool,
+    declares_switches: bool,
 }
 
 /// Names visible in a scope (static view of the runtime frames).
@@ -268,6 +420,8 @@ struct Env {
     each: bool,
     /// Locals and function arguments.
     names: Vec<Arc<str>>,
+    /// Module-level names (`None` inside user functions).
+    module: Option<Arc<ModEnv>>,
 }
 
 impl Env {
@@ -275,6 +429,7 @@ impl Env {
         (self.req && name == "req")
             || (self.self_keys.is_some() && name == "self")
             || (self.each && name == "each")
+            || (name == "param" && self.module.as_ref().is_some_and(|m| m.params.is_some()))
             || self.names.iter().any(|n| &**n == name)
     }
     fn all_names(&self) -> Vec<&str> {
@@ -287,6 +442,17 @@ impl Env {
         }
         if self.each {
             v.push("each");
+        }
+        if let Some(m) = &self.module {
+            if m.params.is_some() {
+                v.push("param");
+            }
+            if m.declares_instances {
+                v.push("module");
+            }
+            if m.declares_switches {
+                v.push("switch");
+            }
         }
         v
     }
@@ -303,12 +469,22 @@ const SELF_TEMPLATE: &[&str] = &[
     "connection",
 ];
 
-struct Compiler {
+struct Compiler<'l> {
     sigs: HashMap<String, Sig>,
     diags: Vec<Diagnostic>,
     resources: HashMap<String, Span>,
     collections: HashMap<String, Span>,
     requirements: HashMap<String, Span>,
+    instances: HashMap<String, Span>,
+    switches: HashMap<String, Span>,
+    layout: &'l Layout,
+    /// The module being compiled.
+    module: usize,
+    /// Modules compiled so far (every module this one imports is).
+    compiled: &'l [Option<Module>],
+    /// Resources named by `export { resource "x" {} }`, checked once every
+    /// resource of the module is known.
+    exported_resources: Vec<(String, Span)>,
 }
 
 /// True if `e` has no variable references and no function calls.
@@ -337,7 +513,7 @@ fn label(b: &Block) -> (String, Span) {
         .unwrap_or_else(|| (String::new(), b.ident.span))
 }
 
-impl Compiler {
+impl Compiler<'_> {
     fn err(&mut self, d: Diagnostic) {
         self.diags.push(d);
     }
@@ -366,6 +542,20 @@ impl Compiler {
                                 )
                                 .with_span(a.span)
                                 .with_label(spans[i], "first declared here"),
+                            );
+                            continue;
+                        }
+                        if let Some(m) = &parent.module
+                            && ((&*name == "module" && m.declares_instances)
+                                || (&*name == "switch" && m.declares_switches)
+                                || (&*name == "param" && m.params.is_some()))
+                        {
+                            self.err(
+                                Diagnostic::error(
+                                    format!("local \"{name}\" hides the module's {name} references"),
+                                    format!("this module declares {name} blocks, so {name}.<name> refers to them; rename the local"),
+                                )
+                                .with_span(a.span),
                             );
                             continue;
                         }
@@ -476,6 +666,9 @@ impl Compiler {
     fn check_expr(&mut self, e: &Expr, env: &Env) {
         for t in refs::traversals(e) {
             let name = &*t.root.name;
+            if self.check_module_ref(&t, env) {
+                continue;
+            }
             if !env.has(name) {
                 let mut detail = name.to_owned();
                 if let Some(s) = schema::suggest(name, env.all_names().into_iter()) {
@@ -726,6 +919,7 @@ impl Compiler {
             self_keys: None,
             each: false,
             names: args.iter().map(|a| a.name.clone()).collect(),
+            module: None,
         };
         let locals: Vec<&Block> = content.blocks_of("locals").collect();
         let (scope, env) = self.scope(&locals, &env);
@@ -758,7 +952,11 @@ impl Compiler {
                 "composite" => self.composite(b, env).map(Item::Composite),
                 "context" => self.context(b, env).map(Item::Context),
                 "requirement" => self.requirement(b, env).map(Item::Requirement),
-                _ => None, // locals (already in the scope) and functions
+                "module" => self.instance(b, env).map(Item::Module),
+                "switch" => self.switch(b, env).map(Item::Switch),
+                // locals (already in the scope), functions, imports,
+                // params and exports (compiled by the module)
+                _ => None,
             };
             items.extend(item);
         }
@@ -781,15 +979,12 @@ impl Compiler {
         let (scope, env) = self.scope(&locals, env);
         let condition = self.condition(&content, &env);
         let items = self.items(&content, &env);
-        let mut resource_names = Vec::new();
-        let mut collection_names = Vec::new();
-        collect_names(&items, &mut resource_names, &mut collection_names);
+        let names = names_of(&items);
         Some(Group {
             condition,
             scope,
             items,
-            resource_names,
-            collection_names,
+            names,
         })
     }
 
@@ -1182,13 +1377,1035 @@ fn object_key_name(it: &ObjectItem) -> Option<String> {
     }
 }
 
-fn collect_names(items: &[Item], resources: &mut Vec<String>, collections: &mut Vec<String>) {
+/// What `items` can emit, relative to the enclosing module.
+fn names_of(items: &[Item]) -> Names {
+    let mut out = Names::default();
     for it in items {
         match it {
-            Item::Group(g) => collect_names(&g.items, resources, collections),
-            Item::Resource(r) => resources.push(r.name.clone()),
-            Item::Collection(c) => collections.push(c.base.clone()),
+            Item::Group(g) => out.extend(&g.names),
+            Item::Resource(r) => out.resources.push((r.name.clone(), r.header)),
+            Item::Collection(c) => out.collections.push((c.base.clone(), c.header)),
+            Item::Module(i) => out.extend(&i.names),
+            Item::Switch(sw) => out.extend(&sw.names),
             _ => {}
         }
     }
+    out
+}
+
+// ---- modules, parameters, exports and switch (D24-D31) ----
+
+impl<'l> Compiler<'l> {
+    fn new(layout: &'l Layout, module: usize, compiled: &'l [Option<Module>]) -> Compiler<'l> {
+        Compiler {
+            sigs: HashMap::new(),
+            diags: Vec::new(),
+            resources: HashMap::new(),
+            collections: HashMap::new(),
+            requirements: HashMap::new(),
+            instances: HashMap::new(),
+            switches: HashMap::new(),
+            layout,
+            module,
+            compiled,
+            exported_resources: Vec::new(),
+        }
+    }
+
+    fn is_root(&self) -> bool {
+        self.module == 0
+    }
+
+    /// Compiles the files of one module.
+    fn module(&mut self, files: &[&Body]) -> Option<Module> {
+        let mut contents = Vec::new();
+        for body in files {
+            contents.push(schema::content(
+                body,
+                None,
+                &schema::TOP,
+                false,
+                &mut self.diags,
+            ));
+        }
+        // Function signatures first (an `invoke` may name a function
+        // defined later or in another file).
+        let mut fn_blocks = Vec::new();
+        for content in &contents {
+            fn_blocks.extend(content.blocks_of("function"));
+        }
+        let mut seen_fns: HashMap<String, Span> = HashMap::new();
+        for b in &fn_blocks {
+            self.function_signature(b, &mut seen_fns);
+        }
+        let mut functions = HashMap::new();
+        for b in &fn_blocks {
+            if let Some(f) = self.function(b) {
+                functions.entry(f.name.clone()).or_insert(f);
+            }
+        }
+        let mut param_blocks = Vec::new();
+        for content in &contents {
+            param_blocks.extend(content.blocks_of("param"));
+        }
+        let params = self.params(&param_blocks);
+        let mod_env = self.mod_env(files, &params, !param_blocks.is_empty());
+        let top_env = Env {
+            req: true,
+            self_keys: None,
+            each: false,
+            names: Vec::new(),
+            module: Some(Arc::new(mod_env)),
+        };
+        // The top-level scope: every file's locals blocks together.
+        let mut local_blocks = Vec::new();
+        for content in &contents {
+            local_blocks.extend(content.blocks_of("locals"));
+        }
+        let (top, env) = self.scope(&local_blocks, &top_env);
+        let mut items = Vec::new();
+        for content in &contents {
+            items.extend(self.items(content, &env));
+        }
+        let mut export_blocks = Vec::new();
+        for content in &contents {
+            export_blocks.extend(content.blocks_of("export"));
+        }
+        if self.is_root()
+            && let Some(b) = export_blocks.first()
+        {
+            self.err(
+                Diagnostic::error(
+                    "export block outside a module",
+                    "export blocks belong in a module directory that another program imports",
+                )
+                .with_span(b.ident.span),
+            );
+        }
+        let mut seen = HashMap::new();
+        let exports = self.exports(&export_blocks, &env, &mut seen);
+        self.check_exported_resources();
+        // Ids and positions of instances and switches.
+        let mut instances = Vec::new();
+        let mut switches = Vec::new();
+        index_items(
+            &mut items,
+            &mut Vec::new(),
+            &mut instances,
+            &mut switches,
+            0,
+        );
+        let instance_ids = instance_names(&items, &instances);
+        let switch_ids = switch_names(&items, &switches);
+        let names = names_of(&items);
+        self.check_prefixed_duplicates(&names);
+        let mut instance_count = 0usize;
+        for (path, idx) in &instances {
+            if let Some(Item::Module(inst)) = items_at(&items, path).and_then(|i| i.get(*idx)) {
+                let inner = self
+                    .compiled
+                    .get(inst.module)
+                    .and_then(Option::as_ref)
+                    .map_or(0, |m| m.instance_count);
+                instance_count = instance_count.saturating_add(1 + inner);
+                if instance_count > MAX_INSTANCES {
+                    self.err(
+                        Diagnostic::error(
+                            format!("too many module instances (more than {MAX_INSTANCES})"),
+                            "nested module instances multiply; this program would create more than the limit",
+                        )
+                        .with_span(inst.header),
+                    );
+                    break;
+                }
+            }
+        }
+        Some(Module {
+            dir: self.layout.modules[self.module].dir.clone(),
+            top,
+            items,
+            functions,
+            params,
+            exports,
+            instances,
+            instance_ids,
+            switches,
+            switch_ids,
+            names,
+            instance_count,
+        })
+    }
+
+    /// The static view of the module's parameters, instances and switches.
+    fn mod_env(&mut self, files: &[&Body], params: &[Param], has_params: bool) -> ModEnv {
+        let mut env = ModEnv {
+            params: has_params.then(|| params.iter().map(|p| p.name.to_string()).collect()),
+            ..ModEnv::default()
+        };
+        for body in files {
+            self.scan(body, &mut env, 0);
+        }
+        env
+    }
+
+    fn scan(&self, body: &Body, env: &mut ModEnv, depth: usize) {
+        if depth > 64 {
+            return;
+        }
+        for s in &body.items {
+            let Structure::Block(b) = s else { continue };
+            match &*b.ident.name {
+                "module" if b.labels.len() == 2 => {
+                    env.declares_instances = true;
+                    let exports = self
+                        .resolve_module(&b.labels[0].value)
+                        .and_then(|m| self.compiled.get(m).and_then(Option::as_ref))
+                        .map(|m| m.exports.iter().map(|e| e.name.to_string()).collect());
+                    env.instances.push((b.labels[1].value.clone(), exports));
+                }
+                "switch" if b.labels.len() == 1 => {
+                    env.declares_switches = true;
+                    let mut cases = Vec::new();
+                    let mut exports: Vec<String> = Vec::new();
+                    for cs in &b.body.items {
+                        let Structure::Block(c) = cs else { continue };
+                        let name = match (&*c.ident.name, c.labels.first()) {
+                            ("case", Some(l)) => l.value.clone(),
+                            ("default", None) => "default".to_owned(),
+                            _ => continue,
+                        };
+                        cases.push(name);
+                        for x in &c.body.items {
+                            let Structure::Block(e) = x else { continue };
+                            if &*e.ident.name != "export" {
+                                continue;
+                            }
+                            for it in &e.body.items {
+                                let n = match it {
+                                    Structure::Attribute(a) => a.name.name.to_string(),
+                                    Structure::Block(r) => export_resource_name(r),
+                                };
+                                if !exports.contains(&n) {
+                                    exports.push(n);
+                                }
+                            }
+                        }
+                        self.scan(&c.body, env, depth + 1);
+                    }
+                    env.switches
+                        .push((b.labels[0].value.clone(), cases, exports));
+                }
+                "group" => self.scan(&b.body, env, depth + 1),
+                _ => {}
+            }
+        }
+    }
+
+    /// The module a `module` block's first label names, if any.
+    fn resolve_module(&self, label: &str) -> Option<usize> {
+        let src = &self.layout.modules[self.module];
+        if layout::is_path_label(label) {
+            let path = layout::normalize_path(label).ok()?;
+            return src.by_path.get(&path).copied();
+        }
+        src.aliases.get(label).map(|(m, _)| *m)
+    }
+
+    fn params(&mut self, blocks: &[&Block]) -> Vec<Param> {
+        let mut out: Vec<Param> = Vec::new();
+        let mut spans: Vec<Span> = Vec::new();
+        for b in blocks {
+            let (name, span) = label(b);
+            if self.is_root() {
+                self.err(
+                    Diagnostic::error(
+                        format!("param \"{name}\" outside a module"),
+                        "param blocks belong in a module directory that another program imports",
+                    )
+                    .with_span(b.ident.span),
+                );
+                continue;
+            }
+            if !is_param_name(&name) {
+                self.err(
+                    Diagnostic::error(
+                        format!("invalid parameter name \"{name}\""),
+                        "a parameter name must be an identifier of letters, digits and _",
+                    )
+                    .with_span(span),
+                );
+            } else if name == "condition" || name == "params" {
+                self.err(
+                    Diagnostic::error(
+                        format!("parameter name \"{name}\" is reserved"),
+                        "condition and params are attributes of every module block",
+                    )
+                    .with_span(span),
+                );
+            }
+            let content = self.content(b, &schema::PARAM, false);
+            if let Some(d) = content.attr("description") {
+                self.constant_string(&d.expr, || {
+                    format!("param \"{name}\": description is not a constant string")
+                });
+            }
+            let mut default = None;
+            if let Some(d) = content.attr("default") {
+                let msg = format!("param \"{name}\": default is not a constant");
+                if is_constant(&d.expr) {
+                    let (v, ds) = eval_constant(&d.expr);
+                    if ds.iter().any(Diagnostic::is_error) || !v.is_wholly_known() {
+                        self.err(Diagnostic::error(msg, "").with_span(d.expr.span));
+                    } else {
+                        default = Some(v);
+                    }
+                } else {
+                    self.err(
+                        Diagnostic::error(
+                            msg,
+                            "a default may not refer to variables or call functions",
+                        )
+                        .with_span(d.expr.span),
+                    );
+                }
+            }
+            if let Some(i) = out.iter().position(|p| *p.name == *name) {
+                self.err(
+                    Diagnostic::error(format!("duplicate parameter \"{name}\""), "")
+                        .with_span(b.header_span())
+                        .with_label(spans[i], "first declared here"),
+                );
+                continue;
+            }
+            spans.push(b.header_span());
+            out.push(Param {
+                name: name.into(),
+                default,
+            });
+        }
+        out
+    }
+
+    /// `export` blocks (module top level or a switch case).
+    fn exports(
+        &mut self,
+        blocks: &[&Block],
+        env: &Env,
+        seen: &mut HashMap<String, Span>,
+    ) -> Vec<Export> {
+        let mut out = Vec::new();
+        for b in blocks {
+            schema::check_labels(b, &[], &mut self.diags);
+            for item in &b.body.items {
+                let (name, span, value) = match item {
+                    Structure::Attribute(a) => {
+                        self.check_expr(&a.expr, env);
+                        (
+                            a.name.name.to_string(),
+                            a.span,
+                            ExportValue::Expr(a.expr.clone()),
+                        )
+                    }
+                    Structure::Block(r) => {
+                        if &*r.ident.name != "resource" {
+                            self.err(
+                                Diagnostic::error(
+                                    format!("Unsupported block type \"{}\" in export", r.ident.name),
+                                    "an export block holds name = value attributes and resource \"name\" { as = \"alias\" } blocks",
+                                )
+                                .with_span(r.ident.span),
+                            );
+                            continue;
+                        }
+                        if !schema::check_labels(r, &["name"], &mut self.diags) {
+                            continue;
+                        }
+                        let content = self.content(r, &schema::EXPORT_RESOURCE, false);
+                        if let Some(a) = content.attr("as")
+                            && literal_string(&a.expr).is_none()
+                        {
+                            self.err(
+                                Diagnostic::error(
+                                    "export alias is not a constant string",
+                                    "write as = \"name\"",
+                                )
+                                .with_span(a.expr.span),
+                            );
+                            continue;
+                        }
+                        let local = r.labels[0].value.clone();
+                        self.exported_resources
+                            .push((local.clone(), r.labels[0].span));
+                        (
+                            export_resource_name(r),
+                            r.header_span(),
+                            ExportValue::Resource(local),
+                        )
+                    }
+                };
+                if !is_param_name(&name) {
+                    self.err(
+                        Diagnostic::error(
+                            format!("invalid export name \"{name}\""),
+                            "an export name must be an identifier of letters, digits and _",
+                        )
+                        .with_span(span),
+                    );
+                    continue;
+                }
+                if let Some(first) = seen.get(&name) {
+                    self.err(
+                        Diagnostic::error(
+                            format!("export \"{name}\" defined twice"),
+                            "every exported name must be unique in its module (or switch branch)",
+                        )
+                        .with_span(span)
+                        .with_label(*first, "first exported here"),
+                    );
+                    continue;
+                }
+                seen.insert(name.clone(), span);
+                out.push(Export {
+                    name: name.into(),
+                    value,
+                });
+            }
+        }
+        out
+    }
+
+    fn check_exported_resources(&mut self) {
+        for (name, span) in std::mem::take(&mut self.exported_resources) {
+            if self.resources.contains_key(&name) {
+                continue;
+            }
+            let mut detail = format!("this module declares no resource \"{name}\"");
+            if let Some(s) = schema::suggest(&name, self.resources.keys().map(String::as_str)) {
+                detail.push_str(&format!("; did you mean \"{s}\"?"));
+            }
+            self.err(
+                Diagnostic::error(format!("export of unknown resource \"{name}\""), detail)
+                    .with_span(span),
+            );
+        }
+    }
+
+    /// Two blocks whose Crossplane names collide once instance prefixes are
+    /// added (`resource "logs-bucket"` next to instance `logs` with
+    /// resource `bucket`), D15.
+    fn check_prefixed_duplicates(&mut self, names: &Names) {
+        let mut found = Vec::new();
+        let from_instance = |s: &Span| self.instances.values().any(|h| h == s);
+        for list in [&names.resources, &names.collections] {
+            let mut seen: HashMap<&str, Span> = HashMap::new();
+            for (n, span) in list {
+                match seen.get(n.as_str()) {
+                    // Two blocks of this module: `unique` reported it.
+                    Some(first) if !from_instance(first) && !from_instance(span) => {}
+                    Some(first) if first != span => {
+                        let d = Diagnostic::error(
+                            format!("duplicate resource \"{n}\""),
+                            "two blocks produce a resource with this crossplane name (module instances prefix their resources with <instance>-)",
+                        )
+                        .with_span(*span)
+                        .with_label(*first, "first defined here");
+                        found.push(d);
+                    }
+                    Some(_) => {}
+                    None => {
+                        seen.insert(n, *span);
+                    }
+                }
+            }
+        }
+        self.diags.extend(found);
+    }
+
+    fn instance(&mut self, b: &Block, env: &Env) -> Option<Instance> {
+        let source = b.labels[0].value.clone();
+        let name = b.labels[1].value.clone();
+        let header = b.header_span();
+        if !is_param_name(&name) {
+            self.err(
+                Diagnostic::error(
+                    format!("invalid module instance name \"{name}\""),
+                    "an instance name must be an identifier of letters, digits and _ (it is read as module.<name>)",
+                )
+                .with_span(b.labels[1].span),
+            );
+        }
+        if let Some(first) = self.instances.get(&name) {
+            self.err(
+                Diagnostic::error(
+                    format!("duplicate module instance \"{name}\""),
+                    "instance names must be unique in a module",
+                )
+                .with_span(header)
+                .with_label(*first, "first defined here"),
+            );
+        } else {
+            self.instances.insert(name.clone(), header);
+        }
+        let target = self.resolve_module(&source);
+        if target.is_none() {
+            let src = &self.layout.modules[self.module];
+            let mut detail = if layout::is_path_label(&source) {
+                format!("no module directory \"{source}\"")
+            } else {
+                format!(
+                    "no import has the alias \"{source}\"; import the directory first: import \"modules/{source}\" {{ as = \"{source}\" }}"
+                )
+            };
+            if let Some(s) = schema::suggest(&source, src.aliases.keys().map(String::as_str)) {
+                detail.push_str(&format!(" (did you mean \"{s}\"?)"));
+            }
+            self.err(
+                Diagnostic::error(format!("unknown module \"{source}\""), detail)
+                    .with_span(b.labels[0].span),
+            );
+        }
+        let callee = target.and_then(|m| self.compiled.get(m).and_then(Option::as_ref));
+        let mut condition = None;
+        let mut object: Option<&Attribute> = None;
+        let mut named: Vec<&Attribute> = Vec::new();
+        for item in &b.body.items {
+            match item {
+                Structure::Attribute(a) => match &*a.name.name {
+                    "condition" => {
+                        self.check_expr(&a.expr, env);
+                        condition = Some(Cond {
+                            expr: a.expr.clone(),
+                            span: a.span,
+                        });
+                    }
+                    "params" => object = Some(a),
+                    _ => named.push(a),
+                },
+                Structure::Block(inner) => self.err(
+                    Diagnostic::error(
+                        format!("Unexpected \"{}\" block", inner.ident.name),
+                        "a module block sets parameters as attributes (name = value) and may have a condition",
+                    )
+                    .with_span(inner.ident.span),
+                ),
+            }
+        }
+        if let (Some(o), Some(first)) = (object, named.first()) {
+            self.err(
+                Diagnostic::error(
+                    format!("module instance \"{name}\" mixes params with named parameters"),
+                    "set parameters either all at once with params = { ... } or one by one as attributes, not both",
+                )
+                .with_span(o.name.span)
+                .with_label(first.name.span, "named parameter here"),
+            );
+        }
+        // Parameter names, where they are static.
+        let given: Option<Vec<(String, Span)>> = match object {
+            Some(o) => match &o.expr.kind {
+                ExprKind::Object(items) => items
+                    .iter()
+                    .map(|it| object_key_name(it).map(|k| (k, it.value.span)))
+                    .collect(),
+                _ => None,
+            },
+            None => Some(
+                named
+                    .iter()
+                    .map(|a| (a.name.name.to_string(), a.name.span))
+                    .collect(),
+            ),
+        };
+        if let (Some(callee), Some(given)) = (callee, &given) {
+            for (k, span) in given {
+                if !callee.params.iter().any(|p| *p.name == **k) {
+                    let mut detail =
+                        format!("module \"{}\" declares no parameter \"{k}\"", callee.dir);
+                    if let Some(s) = schema::suggest(k, callee.params.iter().map(|p| &*p.name)) {
+                        detail.push_str(&format!("; did you mean \"{s}\"?"));
+                    } else if !callee.params.is_empty() {
+                        let names: Vec<&str> = callee.params.iter().map(|p| &*p.name).collect();
+                        detail.push_str(&format!("; its parameters are: {}", names.join(", ")));
+                    }
+                    self.err(
+                        Diagnostic::error(
+                            format!("module instance \"{name}\": unknown parameter \"{k}\""),
+                            detail,
+                        )
+                        .with_span(*span),
+                    );
+                }
+            }
+            for p in &callee.params {
+                if p.default.is_none() && !given.iter().any(|(k, _)| **k == *p.name) {
+                    self.err(
+                        Diagnostic::error(
+                            format!(
+                                "module instance \"{name}\": missing required parameter \"{}\"",
+                                p.name
+                            ),
+                            format!(
+                                "module \"{}\" declares param \"{}\" without a default",
+                                callee.dir, p.name
+                            ),
+                        )
+                        .with_span(header),
+                    );
+                }
+            }
+        }
+        let self_ref = format!("module.{name}");
+        let check_param = |c: &mut Self, e: &Expr| {
+            c.check_expr(e, env);
+            for t in refs::traversals(e) {
+                if *t.root.name == *self_ref {
+                    c.err(
+                        Diagnostic::error(
+                            format!(
+                                "module instance \"{name}\" reads its own exports in its parameters"
+                            ),
+                            "an instance's parameters cannot depend on what the instance exports",
+                        )
+                        .with_span(t.expr.span),
+                    );
+                }
+            }
+        };
+        let params = match object {
+            Some(o) => {
+                check_param(self, &o.expr);
+                Params::Object(o.expr.clone())
+            }
+            None => {
+                let mut list = Vec::new();
+                for a in &named {
+                    check_param(self, &a.expr);
+                    list.push((a.name.name.clone(), a.expr.clone()));
+                }
+                Params::Named(list)
+            }
+        };
+        let module = target?;
+        let mut names = Names::default();
+        if let Some(callee) = callee {
+            for (n, _) in &callee.names.resources {
+                names.resources.push((format!("{name}-{n}"), header));
+            }
+            for (n, _) in &callee.names.collections {
+                names.collections.push((format!("{name}-{n}"), header));
+            }
+        }
+        Some(Instance {
+            id: 0,
+            name,
+            header,
+            module,
+            condition,
+            params,
+            names,
+        })
+    }
+
+    fn switch(&mut self, b: &Block, env: &Env) -> Option<Switch> {
+        let (name, span) = label(b);
+        let header = b.header_span();
+        if !is_param_name(&name) {
+            self.err(
+                Diagnostic::error(
+                    format!("invalid switch name \"{name}\""),
+                    "a switch name must be an identifier of letters, digits and _ (it is read as switch.<name>)",
+                )
+                .with_span(span),
+            );
+        }
+        if let Some(first) = self.switches.get(&name) {
+            self.err(
+                Diagnostic::error(
+                    format!("duplicate switch \"{name}\""),
+                    "switch names must be unique in a module",
+                )
+                .with_span(header)
+                .with_label(*first, "first defined here"),
+            );
+        } else {
+            self.switches.insert(name.clone(), header);
+        }
+        let content = self.content(b, &schema::SWITCH, false);
+        let mut cases: Vec<Case> = Vec::new();
+        let mut case_spans: Vec<Span> = Vec::new();
+        let mut default_at: Option<Span> = None;
+        let mut failed = false;
+        for cb in &content.blocks {
+            let is_default = &*cb.ident.name == "default";
+            let (cname, cspan) = if is_default {
+                ("default".to_owned(), cb.ident.span)
+            } else {
+                label(cb)
+            };
+            if let Some(d) = default_at {
+                self.err(
+                    Diagnostic::error(
+                        format!("default must be the last branch of switch \"{name}\""),
+                        "cases after default could never be chosen",
+                    )
+                    .with_span(cb.header_span())
+                    .with_label(d, "default here"),
+                );
+                failed = true;
+            }
+            if is_default {
+                default_at = Some(cb.header_span());
+            } else if cname == "default" {
+                self.err(
+                    Diagnostic::error(
+                        "a case cannot be named \"default\"",
+                        "write the default branch as default { ... }",
+                    )
+                    .with_span(cspan),
+                );
+                failed = true;
+            } else if !is_param_name(&cname) {
+                self.err(
+                    Diagnostic::error(
+                        format!("invalid case name \"{cname}\""),
+                        "a case name must be an identifier of letters, digits and _ (it is read as switch.<name>.case.<case>)",
+                    )
+                    .with_span(cspan),
+                );
+                failed = true;
+            }
+            if let Some(i) = cases.iter().position(|c| c.name == cname) {
+                self.err(
+                    Diagnostic::error(
+                        format!("switch \"{name}\" has two branches named \"{cname}\""),
+                        "case names must be unique in a switch",
+                    )
+                    .with_span(cb.header_span())
+                    .with_label(case_spans[i], "first defined here"),
+                );
+                failed = true;
+                continue;
+            }
+            let schema = if is_default {
+                &schema::DEFAULT
+            } else {
+                &schema::CASE
+            };
+            let cc = self.content(cb, schema, false);
+            let locals: Vec<&Block> = cc.blocks_of("locals").collect();
+            let (scope, cenv) = self.scope(&locals, env);
+            let condition = self.condition(&cc, env);
+            let items = self.items(&cc, &cenv);
+            let export_blocks: Vec<&Block> = cc.blocks_of("export").collect();
+            let mut seen = HashMap::new();
+            let exports = self.exports(&export_blocks, &cenv, &mut seen);
+            case_spans.push(cb.header_span());
+            cases.push(Case {
+                name: cname,
+                condition,
+                scope,
+                items,
+                exports,
+            });
+        }
+        // Exports: every branch the same names, and a default (D30).
+        let mut export_names: Vec<Arc<str>> = Vec::new();
+        if let Some(first) = cases.iter().position(|c| !c.exports.is_empty()) {
+            let mut want: Vec<Arc<str>> = cases[first]
+                .exports
+                .iter()
+                .map(|e| e.name.clone())
+                .collect();
+            want.sort();
+            if default_at.is_none() {
+                self.err(
+                    Diagnostic::error(
+                        format!("switch \"{name}\" exports values but has no default branch"),
+                        "when a switch exports, a default branch must export the same names so the values are always defined",
+                    )
+                    .with_span(header),
+                );
+                failed = true;
+            }
+            for (i, c) in cases.iter().enumerate() {
+                let mut have: Vec<Arc<str>> = c.exports.iter().map(|e| e.name.clone()).collect();
+                have.sort();
+                if have == want {
+                    continue;
+                }
+                let missing: Vec<&str> = want
+                    .iter()
+                    .filter(|w| !have.contains(w))
+                    .map(|w| &**w)
+                    .collect();
+                let extra: Vec<&str> = have
+                    .iter()
+                    .filter(|h| !want.contains(h))
+                    .map(|h| &**h)
+                    .collect();
+                let mut parts = Vec::new();
+                if !missing.is_empty() {
+                    parts.push(format!("missing {}", missing.join(", ")));
+                }
+                if !extra.is_empty() {
+                    parts.push(format!("extra {}", extra.join(", ")));
+                }
+                self.diags.push(
+                    Diagnostic::error(
+                        format!(
+                            "branch \"{}\" of switch \"{name}\" exports different names than branch \"{}\" ({})",
+                            c.name,
+                            cases[first].name,
+                            parts.join("; ")
+                        ),
+                        "every branch of a switch that exports must export the same names",
+                    )
+                    .with_span(case_spans[i])
+                    .with_label(case_spans[first], "compared with this branch"),
+                );
+                failed = true;
+            }
+            export_names = want;
+        }
+        let mut names = Names::default();
+        for c in &cases {
+            names.extend(&names_of(&c.items));
+        }
+        if failed {
+            return None;
+        }
+        Some(Switch {
+            id: 0,
+            name,
+            header,
+            cases,
+            export_names,
+            names,
+        })
+    }
+
+    /// `module.<instance>.<export>`, `switch.<name>.<field>` and
+    /// `param.<name>` references (D27, D29, D30).
+    fn check_module_ref(&mut self, t: &refs::Traversal<'_>, env: &Env) -> bool {
+        let name = &*t.root.name;
+        let Some(menv) = env.module.clone() else {
+            if name.starts_with("module.") || name.starts_with("switch.") {
+                self.err(
+                    Diagnostic::error(
+                        format!("reference to non-existent variable \"{name}\""),
+                        "module instances and switches cannot be read inside a user function; pass the value as an argument",
+                    )
+                    .with_span(t.root.span),
+                );
+                return true;
+            }
+            return false;
+        };
+        let steps = refs::attr_steps(t.expr);
+        if let Some(inst) = name.strip_prefix("module.") {
+            let Some((_, exports)) = menv.instances.iter().find(|(n, _)| n == inst) else {
+                let mut detail =
+                    format!("no module block declares an instance \"{inst}\" in this module");
+                if let Some(s) =
+                    schema::suggest(inst, menv.instances.iter().map(|(n, _)| n.as_str()))
+                {
+                    detail.push_str(&format!(" (did you mean \"{s}\"?)"));
+                }
+                self.err(
+                    Diagnostic::error(format!("unknown module instance \"{inst}\""), detail)
+                        .with_span(t.root.span),
+                );
+                return true;
+            };
+            if let (Some(exports), Some(first)) = (exports, steps.first())
+                && !exports.iter().any(|e| *e == *first.name)
+            {
+                let mut detail =
+                    format!("module instance \"{inst}\" exports no \"{}\"", first.name);
+                if let Some(s) = schema::suggest(&first.name, exports.iter().map(String::as_str)) {
+                    detail.push_str(&format!("; did you mean \"{s}\"?"));
+                } else if !exports.is_empty() {
+                    detail.push_str(&format!("; it exports: {}", exports.join(", ")));
+                }
+                self.err(
+                    Diagnostic::error(format!("unknown export \"{}\"", first.name), detail)
+                        .with_span(first.span),
+                );
+            }
+            return true;
+        }
+        if let Some(sw) = name.strip_prefix("switch.") {
+            let Some((_, cases, exports)) = menv.switches.iter().find(|(n, _, _)| n == sw) else {
+                let mut detail = format!("no switch named \"{sw}\" in this module");
+                if let Some(s) =
+                    schema::suggest(sw, menv.switches.iter().map(|(n, _, _)| n.as_str()))
+                {
+                    detail.push_str(&format!(" (did you mean \"{s}\"?)"));
+                }
+                self.err(
+                    Diagnostic::error(format!("unknown switch \"{sw}\""), detail)
+                        .with_span(t.root.span),
+                );
+                return true;
+            };
+            let Some(first) = steps.first() else {
+                return true;
+            };
+            let field = &*first.name;
+            if field == "case" {
+                if let Some(c) = steps.get(1)
+                    && !cases.iter().any(|x| *x == *c.name)
+                {
+                    let mut detail = format!("switch \"{sw}\" has no branch \"{}\"", c.name);
+                    if let Some(s) = schema::suggest(&c.name, cases.iter().map(String::as_str)) {
+                        detail.push_str(&format!("; did you mean \"{s}\"?"));
+                    }
+                    self.err(
+                        Diagnostic::error(format!("unknown case \"{}\"", c.name), detail)
+                            .with_span(c.span),
+                    );
+                } else if let Some(e) = steps.get(2)
+                    && &*e.name != "evaluated"
+                {
+                    self.err(
+                        Diagnostic::error(
+                            format!("unsupported attribute \"{}\" of a switch case", e.name),
+                            "a case has only the attribute \"evaluated\"",
+                        )
+                        .with_span(e.span),
+                    );
+                }
+                return true;
+            }
+            if field != "evaluated" && field != "branches" && !exports.iter().any(|e| e == field) {
+                let mut known: Vec<&str> = vec!["evaluated", "branches", "case"];
+                known.extend(exports.iter().map(String::as_str));
+                let mut detail = format!("switch \"{sw}\" has no attribute or export \"{field}\"");
+                if let Some(s) = schema::suggest(field, known.iter().copied()) {
+                    detail.push_str(&format!("; did you mean \"{s}\"?"));
+                } else {
+                    detail.push_str(&format!("; it has: {}", known.join(", ")));
+                }
+                self.err(
+                    Diagnostic::error(format!("unknown switch attribute \"{field}\""), detail)
+                        .with_span(first.span),
+                );
+            }
+            return true;
+        }
+        if name == "param"
+            && let Some(params) = &menv.params
+            && !env.names.iter().any(|n| &**n == "param")
+        {
+            if let Some(first) = steps.first()
+                && !params.iter().any(|p| *p == *first.name)
+            {
+                let mut detail = format!("this module declares no param \"{}\"", first.name);
+                if let Some(s) = schema::suggest(&first.name, params.iter().map(String::as_str)) {
+                    detail.push_str(&format!("; did you mean \"{s}\"?"));
+                }
+                self.err(
+                    Diagnostic::error(format!("unknown parameter \"{}\"", first.name), detail)
+                        .with_span(first.span),
+                );
+            }
+            return true;
+        }
+        if (name == "module" && menv.declares_instances)
+            || (name == "switch" && menv.declares_switches)
+        {
+            self.err(
+                Diagnostic::error(
+                    format!("{name} must be followed by a name"),
+                    format!("write {name}.<name>.<attribute>"),
+                )
+                .with_span(t.root.span),
+            );
+            return true;
+        }
+        false
+    }
+}
+
+/// The exported name of `export { resource "x" { as = "y" } }`.
+fn export_resource_name(r: &Block) -> String {
+    for it in &r.body.items {
+        if let Structure::Attribute(a) = it
+            && &*a.name.name == "as"
+            && let Some(s) = literal_string(&a.expr)
+        {
+            return s;
+        }
+    }
+    r.labels
+        .first()
+        .map(|l| l.value.clone())
+        .unwrap_or_default()
+}
+
+/// Identifiers usable after a dot: letters, digits and `_` (no `-`, which
+/// would read as a subtraction).
+fn is_param_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() || c == '_' => {}
+        _ => return false,
+    }
+    chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Assigns ids to instances and switches and records where they are.
+fn index_items(
+    items: &mut [Item],
+    path: &mut Vec<PathStep>,
+    instances: &mut Vec<(Vec<PathStep>, usize)>,
+    switches: &mut Vec<(Vec<PathStep>, usize)>,
+    depth: usize,
+) {
+    if depth > 256 {
+        return;
+    }
+    for (i, it) in items.iter_mut().enumerate() {
+        match it {
+            Item::Group(g) => {
+                path.push(PathStep::Group(i));
+                index_items(&mut g.items, path, instances, switches, depth + 1);
+                path.pop();
+            }
+            Item::Module(inst) => {
+                inst.id = instances.len();
+                instances.push((path.clone(), i));
+            }
+            Item::Switch(sw) => {
+                sw.id = switches.len();
+                switches.push((path.clone(), i));
+                for (ci, c) in sw.cases.iter_mut().enumerate() {
+                    path.push(PathStep::Case(i, ci));
+                    index_items(&mut c.items, path, instances, switches, depth + 1);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn instance_names(items: &[Item], list: &[(Vec<PathStep>, usize)]) -> HashMap<String, usize> {
+    let mut out = HashMap::new();
+    for (id, (path, idx)) in list.iter().enumerate() {
+        if let Some(Item::Module(inst)) = items_at(items, path).and_then(|i| i.get(*idx)) {
+            out.entry(inst.name.clone()).or_insert(id);
+        }
+    }
+    out
+}
+
+fn switch_names(items: &[Item], list: &[(Vec<PathStep>, usize)]) -> HashMap<String, usize> {
+    let mut out = HashMap::new();
+    for (id, (path, idx)) in list.iter().enumerate() {
+        if let Some(Item::Switch(sw)) = items_at(items, path).and_then(|i| i.get(*idx)) {
+            out.entry(sw.name.clone()).or_insert(id);
+        }
+    }
+    out
 }

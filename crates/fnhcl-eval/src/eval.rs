@@ -6,14 +6,16 @@ use fnhcl_syntax::ast::Expr;
 use fnhcl_value::{Key, Number, Type, Value};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use crate::api::{
     DesiredResource, Discard, DiscardKind, DiscardReason, Fatal, Output, ReadyState, Request,
     Selector, SelectorMatch,
 };
 use crate::compile::{
-    Child, Collection, Composite, CompositeKind, Cond, ContextBlock, Group, Item, Program, Ready,
-    Requirement, Resource, Scope,
+    Case, Child, Collection, Composite, CompositeKind, Cond, ContextBlock, ExportValue, Group,
+    Instance, Item, Module, Names, Params, PathStep, Program, Ready, Requirement, Resource, Scope,
+    Switch, items_at,
 };
 use crate::exprs::{self, Invoke, Vars};
 use crate::refs;
@@ -52,17 +54,16 @@ pub fn evaluate_with_limits(
     limits: &Limits,
 ) -> Result<Output, Fatal> {
     let ctx = Ctx::new(program, request, limits.clone());
-    let root = Frame {
-        ctx: &ctx,
-        parent: None,
-        vars: FrameVars::Named("req", ctx.req.clone()),
-    };
-    let top = Frame::locals(&root, &program.top);
+    let root_module = &program.modules[0];
+    let root = Frame::instance(&ctx, root_module, 0, ctx.req.clone(), Value::null());
+    let top = Frame::locals(&root, &root_module.top);
     let mut w = Walk {
         ctx: &ctx,
         out: Builder::default(),
+        rt: 0,
+        prefix: Arc::from(""),
     };
-    let mut result = w.items(top.as_ref().unwrap_or(&root), &program.items);
+    let mut result = w.items(top.as_ref().unwrap_or(&root), &root_module.items);
     if let Some(limit) = ctx.budget.exceeded() {
         result = Err(vec![limit]);
     }
@@ -115,6 +116,69 @@ struct Ctx<'p> {
     invoke_calls: Cell<u64>,
     local_depth: Cell<usize>,
     budget: exprs::Budget,
+    /// Module instances met so far (index 0: the root program).
+    insts: RefCell<Vec<InstState>>,
+    /// (parent instance, instance declaration id) → instance.
+    inst_keys: RefCell<HashMap<(usize, usize), usize>>,
+    /// (instance, switch id) → the chosen branch.
+    choices: RefCell<HashMap<(usize, usize), Slot<Choice>>>,
+    /// (instance, switch id) → the value of `switch.<name>`.
+    switch_values: RefCell<HashMap<(usize, usize), Slot<Value>>>,
+}
+
+/// A lazily computed, memoised value; `Busy` while it is being computed
+/// (meeting it again is a dependency cycle).
+#[derive(Clone)]
+enum Slot<T> {
+    Empty,
+    Busy,
+    Done(T),
+}
+
+/// One instance of a module in this request.
+struct InstState {
+    module: usize,
+    /// Crossplane name prefix: `""` for the root, `logs-` for instance
+    /// `logs`, `outer-inner-` nested (D28).
+    prefix: Arc<str>,
+    /// The parent instance and this instance's declaration id there
+    /// (`usize::MAX` for the root).
+    parent: usize,
+    decl: usize,
+    status: Slot<Status>,
+    /// `req` as the module sees it (resource names without the prefix).
+    req: Option<Value>,
+    exports: Slot<Value>,
+}
+
+/// Whether an instance is evaluated.
+#[derive(Clone)]
+enum Status {
+    /// Evaluated, with these parameter values (`param`).
+    Active(Value),
+    /// Its condition (or an enclosing group's, or switch's) is false.
+    Off,
+    /// A condition it depends on is incomplete.
+    Incomplete(Vec<Diagnostic>),
+    /// An error that stops the evaluation.
+    Failed(Vec<Diagnostic>),
+}
+
+/// The branch a switch takes.
+#[derive(Clone)]
+enum Choice {
+    Case(usize),
+    NoCase,
+    /// The condition of this case is incomplete.
+    Incomplete(usize, Vec<Diagnostic>),
+    Failed(Vec<Diagnostic>),
+}
+
+/// The outcome of reaching a place in a module (see [`Ctx::with_site`]).
+enum Site<R> {
+    Reached(R),
+    Off,
+    Incomplete,
 }
 
 impl<'p> Ctx<'p> {
@@ -132,6 +196,15 @@ impl<'p> Ctx<'p> {
             v.sort();
         }
         let req = build_req(request, &members);
+        let root = InstState {
+            module: 0,
+            prefix: Arc::from(""),
+            parent: usize::MAX,
+            decl: usize::MAX,
+            status: Slot::Done(Status::Active(Value::null())),
+            req: Some(req.clone()),
+            exports: Slot::Done(Value::empty_object()),
+        };
         let field = |name: &str| {
             req.as_entries()
                 .and_then(|r| r.get(name))
@@ -150,6 +223,10 @@ impl<'p> Ctx<'p> {
             invoke_calls: Cell::new(0),
             local_depth: Cell::new(0),
             budget: exprs::Budget::new(limits),
+            insts: RefCell::new(vec![root]),
+            inst_keys: RefCell::new(HashMap::new()),
+            choices: RefCell::new(HashMap::new()),
+            switch_values: RefCell::new(HashMap::new()),
         }
     }
 
@@ -183,8 +260,9 @@ impl<'p> Ctx<'p> {
     }
 }
 
-impl Invoke for Ctx<'_> {
-    fn invoke(&self, name: &str, args: Value) -> Result<Value, String> {
+impl<'p> Ctx<'p> {
+    /// Calls user function `name` of `module` (functions are per module).
+    fn invoke_in(&self, module: &'p Module, name: &str, args: Value) -> Result<Value, String> {
         let depth = self.invoke_depth.get() + 1;
         if depth >= MAX_INVOKE_DEPTH {
             return Err(depth_message());
@@ -194,7 +272,7 @@ impl Invoke for Ctx<'_> {
         if calls > MAX_INVOKE_CALLS {
             return Err(calls_message());
         }
-        let Some(f) = self.program.functions.get(name) else {
+        let Some(f) = module.functions.get(name) else {
             return Err(format!("user function '{name}' not found"));
         };
         if !args.is_known() {
@@ -235,11 +313,12 @@ impl Invoke for Ctx<'_> {
         let args_frame = Frame {
             ctx: self,
             parent: None,
+            module,
             vars: FrameVars::Args(vars),
         };
         let locals = Frame::locals(&args_frame, &f.scope);
         let frame = locals.as_ref().unwrap_or(&args_frame);
-        let (v, diags) = guard_stack(|| exprs::eval(&f.body, frame, self, &self.budget));
+        let (v, diags) = guard_stack(|| exprs::eval(&f.body, frame, frame, &self.budget));
         self.invoke_depth.set(depth - 1);
         let (errors, warnings): (Vec<_>, Vec<_>) = diags.into_iter().partition(|d| d.is_error());
         self.warn(warnings);
@@ -295,11 +374,16 @@ enum FrameVars<'a> {
     },
     /// A user function's arguments.
     Args(BTreeMap<Key, Value>),
+    /// The base of a module instance: `req` (module-local), `param`,
+    /// `module.<instance>` and `switch.<name>`.
+    Instance { rt: usize, req: Value, param: Value },
 }
 
 struct Frame<'a> {
     ctx: &'a Ctx<'a>,
     parent: Option<&'a Frame<'a>>,
+    /// The module whose code is evaluated (its user functions).
+    module: &'a Module,
     vars: FrameVars<'a>,
 }
 
@@ -308,7 +392,24 @@ impl<'a> Frame<'a> {
         Frame {
             ctx: parent.ctx,
             parent: Some(parent),
+            module: parent.module,
             vars: FrameVars::Named(name, v),
+        }
+    }
+
+    /// The base frame of module instance `rt`.
+    fn instance(
+        ctx: &'a Ctx<'a>,
+        module: &'a Module,
+        rt: usize,
+        req: Value,
+        param: Value,
+    ) -> Frame<'a> {
+        Frame {
+            ctx,
+            parent: None,
+            module,
+            vars: FrameVars::Instance { rt, req, param },
         }
     }
 
@@ -320,6 +421,7 @@ impl<'a> Frame<'a> {
         Some(Frame {
             ctx: parent.ctx,
             parent: Some(parent),
+            module: parent.module,
             vars: FrameVars::Locals {
                 scope,
                 cells: RefCell::new(scope.locals.iter().map(|_| LocalCell::Pending).collect()),
@@ -328,7 +430,7 @@ impl<'a> Frame<'a> {
     }
 
     fn eval(&self, e: &Expr) -> (Value, Vec<Diagnostic>) {
-        exprs::eval(e, self, self.ctx, &self.ctx.budget)
+        exprs::eval(e, self, self, &self.ctx.budget)
     }
 
     fn force(&self, scope: &Scope, cells: &RefCell<Vec<LocalCell>>, i: usize) -> Value {
@@ -391,10 +493,33 @@ impl Vars for Frame<'_> {
                         return Some(v.clone());
                     }
                 }
+                FrameVars::Instance { rt, req, param } => {
+                    if name == "req" {
+                        return Some(req.clone());
+                    }
+                    if name == "param" {
+                        return Some(param.clone());
+                    }
+                    if let Some(inst) = name.strip_prefix("module.") {
+                        let id = *fr.module.instance_ids.get(inst)?;
+                        return Some(fr.ctx.instance_exports(*rt, id));
+                    }
+                    if let Some(sw) = name.strip_prefix("switch.") {
+                        let id = *fr.module.switch_ids.get(sw)?;
+                        return Some(fr.ctx.switch_value(*rt, id));
+                    }
+                    return None;
+                }
             }
             f = fr.parent;
         }
         None
+    }
+}
+
+impl Invoke for Frame<'_> {
+    fn invoke(&self, name: &str, args: Value) -> Result<Value, String> {
+        self.ctx.invoke_in(self.module, name, args)
     }
 }
 
@@ -624,6 +749,9 @@ enum CondResult {
 struct Walk<'c> {
     ctx: &'c Ctx<'c>,
     out: Builder,
+    /// The module instance being walked and its name prefix.
+    rt: usize,
+    prefix: Arc<str>,
 }
 
 fn has_errors(d: &[Diagnostic]) -> bool {
@@ -727,23 +855,7 @@ impl<'c> Walk<'c> {
         cond: &Cond,
         what: impl FnOnce() -> String,
     ) -> Res<CondResult> {
-        let (v, diags) = frame.eval(&cond.expr);
-        if incomplete(&v, &diags) {
-            return Ok(CondResult::Incomplete(diags));
-        }
-        self.ctx.warn(diags);
-        match v.unmarked() {
-            Value::Bool(true) => Ok(CondResult::True),
-            Value::Bool(false) => Ok(CondResult::False),
-            Value::Null(Type::Bool) => Ok(CondResult::False),
-            other => Err(vec![
-                Diagnostic::error(
-                    what(),
-                    format!("the condition must be a bool, got {}", type_name(other)),
-                )
-                .with_span(cond.expr.span),
-            ]),
-        }
+        eval_condition(frame, cond, what)
     }
 
     fn items(&mut self, frame: &Frame<'_>, items: &[Item]) -> Res<()> {
@@ -755,6 +867,8 @@ impl<'c> Walk<'c> {
                 Item::Composite(c) => self.composite(frame, c)?,
                 Item::Context(c) => self.context(frame, c)?,
                 Item::Requirement(r) => self.requirement(frame, r)?,
+                Item::Module(i) => guard_stack(|| self.instance(frame, i))?,
+                Item::Switch(sw) => guard_stack(|| self.switch(frame, sw))?,
             }
         }
         Ok(())
@@ -782,19 +896,7 @@ impl<'c> Walk<'c> {
                 }
                 CondResult::Incomplete(diags) => {
                     // D12: never drop observed resources silently.
-                    let observed: Vec<String> = g
-                        .resource_names
-                        .iter()
-                        .filter(|n| self.ctx.request.observed.contains_key(*n))
-                        .cloned()
-                        .chain(
-                            g.collection_names
-                                .iter()
-                                .filter_map(|b| self.ctx.members.get(b))
-                                .flatten()
-                                .map(|(_, n)| n.clone()),
-                        )
-                        .collect();
+                    let observed = self.observed_in(&g.names);
                     if let Some(first) = observed.first() {
                         return Err(self.condition_fatal(frame, first, "group", c, diags));
                     }
@@ -865,17 +967,19 @@ impl<'c> Walk<'c> {
     }
 
     fn resource(&mut self, parent: &Frame<'_>, r: &Resource) -> Res<()> {
-        let is_observed = self.ctx.request.observed.contains_key(&r.name);
+        let cname = self.cname(&r.name);
+        let name = cname.as_str();
+        let is_observed = self.ctx.request.observed.contains_key(name);
         let self_v = obj([
             ("name", Value::string(r.name.as_str())),
-            ("resource", self.ctx.observed_body(&r.name)),
-            ("connection", self.ctx.observed_connection(&r.name)),
+            ("resource", self.ctx.observed_body(name)),
+            ("connection", self.ctx.observed_connection(name)),
         ]);
         let sf = Frame::named(parent, "self", self_v);
         let lf = Frame::locals(&sf, &r.scope);
         let frame = lf.as_ref().unwrap_or(&sf);
         if let Some(c) = &r.condition {
-            let what = || format!("unable to evaluate condition for resource {}", r.name);
+            let what = || format!("unable to evaluate condition for resource {name}");
             match self.condition(frame, c, what)? {
                 CondResult::True => {}
                 CondResult::False => {
@@ -883,7 +987,7 @@ impl<'c> Walk<'c> {
                         frame,
                         DiscardKind::Resource,
                         DiscardReason::UserCondition,
-                        &r.name,
+                        name,
                         Some(c.span),
                         Vec::new(),
                         &[],
@@ -892,13 +996,13 @@ impl<'c> Walk<'c> {
                 }
                 CondResult::Incomplete(diags) => {
                     if is_observed {
-                        return Err(self.condition_fatal(frame, &r.name, "resource", c, diags));
+                        return Err(self.condition_fatal(frame, name, "resource", c, diags));
                     }
                     self.discard(
                         frame,
                         DiscardKind::Resource,
                         DiscardReason::Incomplete,
-                        &r.name,
+                        name,
                         Some(c.span),
                         diags,
                         &[&c.expr],
@@ -910,13 +1014,13 @@ impl<'c> Walk<'c> {
         let (body, diags) = frame.eval(&r.body);
         if incomplete(&body, &diags) {
             if is_observed {
-                return Err(self.body_fatal(frame, &r.name, &r.body, diags));
+                return Err(self.body_fatal(frame, name, &r.body, diags));
             }
             self.discard(
                 frame,
                 DiscardKind::Resource,
                 DiscardReason::Incomplete,
-                &r.name,
+                name,
                 Some(r.body.span),
                 diags,
                 &[&r.body],
@@ -924,9 +1028,9 @@ impl<'c> Walk<'c> {
             return Ok(());
         }
         self.ctx.warn(diags);
-        let body = check_body(&body, &r.name, r.body.span)?;
-        let idx = self.emit(&r.name, body, r.header)?;
-        self.children(frame, &r.children, &r.name, Some(idx))
+        let body = check_body(&body, name, r.body.span)?;
+        let idx = self.emit(name, body, r.header)?;
+        self.children(frame, &r.children, name, Some(idx))
     }
 
     fn emit(&mut self, name: &str, body: Value, span: Span) -> Res<usize> {
@@ -974,7 +1078,8 @@ impl<'c> Walk<'c> {
     }
 
     fn collection(&mut self, parent: &Frame<'_>, c: &Collection) -> Res<()> {
-        let observed_members = self.ctx.members.get(&c.base);
+        let cbase = self.cname(&c.base);
+        let observed_members = self.ctx.members.get(&cbase);
         let (res, conns) = match observed_members {
             Some(list) => (
                 Value::tuple(
@@ -1012,7 +1117,7 @@ impl<'c> Walk<'c> {
                         frame,
                         DiscardKind::Resources,
                         DiscardReason::UserCondition,
-                        &c.base,
+                        &cbase,
                         Some(cond.span),
                         Vec::new(),
                         &[],
@@ -1027,7 +1132,7 @@ impl<'c> Walk<'c> {
                         frame,
                         DiscardKind::Resources,
                         DiscardReason::Incomplete,
-                        &c.base,
+                        &cbase,
                         Some(cond.span),
                         diags,
                         &[&cond.expr],
@@ -1040,10 +1145,11 @@ impl<'c> Walk<'c> {
         for (i, (k, v)) in iterations.into_iter().enumerate() {
             let each = obj([("key", k.clone()), ("value", v)]);
             let ef = Frame::named(frame, "each", each);
-            let name = self.member_name(&ef, c, &k)?;
+            let local = self.member_name(&ef, c, &k)?;
+            let name = self.cname(&local);
             let is_observed = self.ctx.request.observed.contains_key(&name);
             let mut items = self_items.clone();
-            items.push(("name", Value::string(name.as_str())));
+            items.push(("name", Value::string(local.as_str())));
             // D13: the member's own observed body and connection details.
             items.push(("resource", self.ctx.observed_body(&name)));
             items.push(("connection", self.ctx.observed_connection(&name)));
@@ -1069,7 +1175,7 @@ impl<'c> Walk<'c> {
             }
             self.ctx.warn(diags);
             let body = check_body(&body, &name, body_expr.span)?;
-            let body = add_collection_annotations(&body, &c.base, i).map_err(|m| {
+            let body = add_collection_annotations(&body, &cbase, i).map_err(|m| {
                 vec![
                     Diagnostic::error(
                         format!("unable to convert resource body to struct: {name}"),
@@ -1081,7 +1187,7 @@ impl<'c> Walk<'c> {
             let idx = self.emit(&name, body, c.template.header)?;
             self.children(tframe, &c.template.children, &name, Some(idx))?;
         }
-        self.children(frame, &c.children, &c.base, None)
+        self.children(frame, &c.children, &cbase, None)
     }
 
     /// The `(each.key, each.value)` pairs of `for_each` (D7 order).
@@ -1398,10 +1504,11 @@ impl<'c> Walk<'c> {
     }
 
     fn requirement(&mut self, parent: &Frame<'_>, r: &Requirement) -> Res<()> {
+        let rname = self.cname(&r.name);
         let lf = Frame::locals(parent, &r.scope);
         let frame = lf.as_ref().unwrap_or(parent);
         if let Some(c) = &r.condition {
-            let what = || format!("unable to evaluate condition for requirement {}", r.name);
+            let what = || format!("unable to evaluate condition for requirement {rname}");
             match self.condition(frame, c, what)? {
                 CondResult::True => {}
                 CondResult::False => {
@@ -1409,7 +1516,7 @@ impl<'c> Walk<'c> {
                         frame,
                         DiscardKind::Requirement,
                         DiscardReason::UserCondition,
-                        &r.name,
+                        &rname,
                         Some(c.span),
                         Vec::new(),
                         &[],
@@ -1421,7 +1528,7 @@ impl<'c> Walk<'c> {
                         frame,
                         DiscardKind::Requirement,
                         DiscardReason::Incomplete,
-                        &r.name,
+                        &rname,
                         Some(c.span),
                         diags,
                         &[&c.expr],
@@ -1457,7 +1564,7 @@ impl<'c> Walk<'c> {
                 frame,
                 DiscardKind::Requirement,
                 DiscardReason::Incomplete,
-                &r.name,
+                &rname,
                 Some(s.header),
                 all_diags,
                 &exprs,
@@ -1469,7 +1576,7 @@ impl<'c> Walk<'c> {
         let mut kind = String::new();
         let mut matches = None;
         for (f, v, span) in values {
-            check_select_value(f, &v, &r.name, span).map_err(|d| vec![d])?;
+            check_select_value(f, &v, &rname, span).map_err(|d| vec![d])?;
             match f {
                 SelectField::ApiVersion => api_version = v.as_str().unwrap_or_default().to_owned(),
                 SelectField::Kind => kind = v.as_str().unwrap_or_default().to_owned(),
@@ -1497,7 +1604,7 @@ impl<'c> Walk<'c> {
             return Ok(());
         };
         self.out.requirements.insert(
-            r.name.clone(),
+            rname.clone(),
             Selector {
                 api_version,
                 kind,
@@ -1505,6 +1612,31 @@ impl<'c> Walk<'c> {
             },
         );
         Ok(())
+    }
+}
+
+/// Evaluates a `condition` attribute.
+fn eval_condition(
+    frame: &Frame<'_>,
+    cond: &Cond,
+    what: impl FnOnce() -> String,
+) -> Res<CondResult> {
+    let (v, diags) = frame.eval(&cond.expr);
+    if incomplete(&v, &diags) {
+        return Ok(CondResult::Incomplete(diags));
+    }
+    frame.ctx.warn(diags);
+    match v.unmarked() {
+        Value::Bool(true) => Ok(CondResult::True),
+        Value::Bool(false) => Ok(CondResult::False),
+        Value::Null(Type::Bool) => Ok(CondResult::False),
+        other => Err(vec![
+            Diagnostic::error(
+                what(),
+                format!("the condition must be a bool, got {}", type_name(other)),
+            )
+            .with_span(cond.expr.span),
+        ]),
     }
 }
 
@@ -1734,5 +1866,663 @@ mod tests {
         assert_eq!(results[0].len(), 20);
         assert_eq!(results[0][0], "r-0");
         assert!(results.iter().all(|r| *r == results[0]));
+    }
+}
+
+// ---------------------------------------------------------------------
+// Modules and switches (D24-D31)
+// ---------------------------------------------------------------------
+
+fn cycle_diag(what: String) -> Diagnostic {
+    Diagnostic::error(
+        format!("cycle found: {what} depends on itself"),
+        "a module instance's parameters or a switch's conditions read a value that needs them",
+    )
+}
+
+impl<'p> Ctx<'p> {
+    fn module_of(&self, rt: usize) -> &'p Module {
+        let m = self.insts.borrow().get(rt).map_or(0, |s| s.module);
+        &self.program.modules[m]
+    }
+
+    fn prefix_of(&self, rt: usize) -> Arc<str> {
+        self.insts
+            .borrow()
+            .get(rt)
+            .map_or_else(|| Arc::from(""), |s| s.prefix.clone())
+    }
+
+    /// The instance declaration `decl` of the module of instance `parent`.
+    fn declaration(&self, parent: usize, decl: usize) -> Option<&'p Instance> {
+        let pm = self.module_of(parent);
+        let (path, idx) = pm.instances.get(decl)?;
+        match items_at(&pm.items, path)?.get(*idx)? {
+            Item::Module(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The switch `id` of the module of instance `rt`, with its path.
+    fn switch_decl(&self, rt: usize, id: usize) -> Option<(&'p [PathStep], &'p Switch)> {
+        let m = self.module_of(rt);
+        let (path, idx) = m.switches.get(id)?;
+        match items_at(&m.items, path)?.get(*idx)? {
+            Item::Switch(sw) => Some((path.as_slice(), sw)),
+            _ => None,
+        }
+    }
+
+    /// The instance for declaration `decl` inside instance `parent`.
+    fn child(&self, parent: usize, decl: usize) -> Option<usize> {
+        if let Some(&c) = self.inst_keys.borrow().get(&(parent, decl)) {
+            return Some(c);
+        }
+        let inst = self.declaration(parent, decl)?;
+        let prefix: Arc<str> = format!("{}{}-", self.prefix_of(parent), inst.name).into();
+        let mut insts = self.insts.borrow_mut();
+        let id = insts.len();
+        insts.push(InstState {
+            module: inst.module,
+            prefix,
+            parent,
+            decl,
+            status: Slot::Empty,
+            req: None,
+            exports: Slot::Empty,
+        });
+        drop(insts);
+        self.inst_keys.borrow_mut().insert((parent, decl), id);
+        Some(id)
+    }
+
+    /// `req` as instance `rt` sees it: observed resources, collections and
+    /// extra resources under their module-local names (D28).
+    fn req_of(&self, rt: usize) -> Value {
+        if let Some(v) = self.insts.borrow().get(rt).and_then(|s| s.req.clone()) {
+            return v;
+        }
+        let prefix = self.prefix_of(rt);
+        let Some(top) = self.req.as_entries() else {
+            return self.req.clone();
+        };
+        let mut out = top.clone();
+        for field in [
+            "resource",
+            "connection",
+            "resources",
+            "connections",
+            "extra_resources",
+        ] {
+            let Some(entries) = top.get(field).and_then(Value::as_entries) else {
+                continue;
+            };
+            let local: BTreeMap<Key, Value> = entries
+                .iter()
+                .filter_map(|(k, v)| {
+                    k.strip_prefix(&*prefix)
+                        .filter(|rest| !rest.is_empty())
+                        .map(|rest| (key(rest), v.clone()))
+                })
+                .collect();
+            out.insert(key(field), Value::object(local));
+        }
+        let v = Value::object(out);
+        if let Some(s) = self.insts.borrow_mut().get_mut(rt) {
+            s.req = Some(v.clone());
+        }
+        v
+    }
+
+    fn set_status(&self, rt: usize, slot: Slot<Status>) {
+        if let Some(s) = self.insts.borrow_mut().get_mut(rt) {
+            s.status = slot;
+        }
+    }
+
+    fn status_slot(&self, rt: usize) -> Slot<Status> {
+        self.insts
+            .borrow()
+            .get(rt)
+            .map_or(Slot::Empty, |s| s.status.clone())
+    }
+
+    /// Whether instance `rt` is evaluated, computed with the frame of the
+    /// place that declares it (the walk's own frame).
+    fn status_at(&self, rt: usize, inst: &Instance, frame: &Frame<'_>) -> Status {
+        match self.status_slot(rt) {
+            Slot::Done(s) => return s,
+            Slot::Busy => {
+                return Status::Incomplete(vec![cycle_diag(format!(
+                    "module instance {}",
+                    inst.name
+                ))]);
+            }
+            Slot::Empty => {}
+        }
+        self.set_status(rt, Slot::Busy);
+        let s = self.eval_instance(inst, frame);
+        self.set_status(rt, Slot::Done(s.clone()));
+        s
+    }
+
+    /// Whether instance `rt` is evaluated, from anywhere: rebuilds the
+    /// frames of the place that declares it.
+    fn status(&self, rt: usize) -> Status {
+        match self.status_slot(rt) {
+            Slot::Done(s) => return s,
+            Slot::Busy => return Status::Incomplete(Vec::new()),
+            Slot::Empty => {}
+        }
+        let (parent, decl) = {
+            let insts = self.insts.borrow();
+            match insts.get(rt) {
+                Some(s) => (s.parent, s.decl),
+                None => return Status::Incomplete(Vec::new()),
+            }
+        };
+        let Some(inst) = self.declaration(parent, decl) else {
+            return Status::Incomplete(Vec::new());
+        };
+        let path = &self.module_of(parent).instances[decl].0;
+        self.set_status(rt, Slot::Busy);
+        let s = match self.with_site(parent, path, &mut |frame| self.eval_instance(inst, frame)) {
+            Site::Reached(s) => s,
+            Site::Off => Status::Off,
+            Site::Incomplete => Status::Incomplete(Vec::new()),
+        };
+        self.set_status(rt, Slot::Done(s.clone()));
+        s
+    }
+
+    /// The condition and parameters of an instance (D26, D27).
+    fn eval_instance(&self, inst: &Instance, frame: &Frame<'_>) -> Status {
+        if let Some(c) = &inst.condition {
+            let what = || {
+                format!(
+                    "unable to evaluate condition for module instance {}",
+                    inst.name
+                )
+            };
+            match eval_condition(frame, c, what) {
+                Err(d) => return Status::Failed(d),
+                Ok(CondResult::True) => {}
+                Ok(CondResult::False) => return Status::Off,
+                Ok(CondResult::Incomplete(d)) => return Status::Incomplete(d),
+            }
+        }
+        let callee = &self.program.modules[inst.module];
+        let mut vals: BTreeMap<Key, Value> = BTreeMap::new();
+        match &inst.params {
+            Params::Named(list) => {
+                for (n, e) in list {
+                    // Like locals: errors make the value unknown and
+                    // become warnings.
+                    let (v, d) = frame.eval(e);
+                    self.warn(d);
+                    vals.insert(n.clone(), v);
+                }
+            }
+            Params::Object(e) => {
+                let (v, d) = frame.eval(e);
+                self.warn(d);
+                let fail = |summary: String, detail: String| {
+                    Status::Failed(vec![Diagnostic::error(summary, detail).with_span(e.span)])
+                };
+                if !v.is_known() {
+                    for p in &callee.params {
+                        vals.insert(p.name.clone(), Value::dynamic_unknown());
+                    }
+                } else if v.is_null() {
+                    return fail(
+                        format!("module instance {}: params is null", inst.name),
+                        "params must be an object of parameter values".to_owned(),
+                    );
+                } else {
+                    let Some(entries) = v.unmarked().as_entries() else {
+                        return fail(
+                            format!("module instance {}: params is not an object", inst.name),
+                            format!("got {}", type_name(&v)),
+                        );
+                    };
+                    for (k, x) in entries {
+                        if !callee.params.iter().any(|p| p.name == *k) {
+                            let mut detail =
+                                format!("module \"{}\" declares no parameter \"{k}\"", callee.dir);
+                            if let Some(s) =
+                                crate::schema::suggest(k, callee.params.iter().map(|p| &*p.name))
+                            {
+                                detail.push_str(&format!("; did you mean \"{s}\"?"));
+                            }
+                            return fail(
+                                format!(
+                                    "module instance \"{}\": unknown parameter \"{k}\"",
+                                    inst.name
+                                ),
+                                detail,
+                            );
+                        }
+                        vals.insert(k.clone(), x.clone());
+                    }
+                }
+            }
+        }
+        for p in &callee.params {
+            if vals.contains_key(&p.name) {
+                continue;
+            }
+            match &p.default {
+                Some(d) => {
+                    vals.insert(p.name.clone(), d.clone());
+                }
+                None => {
+                    return Status::Failed(vec![
+                        Diagnostic::error(
+                            format!(
+                                "module instance \"{}\": missing required parameter \"{}\"",
+                                inst.name, p.name
+                            ),
+                            format!(
+                                "module \"{}\" declares param \"{}\" without a default",
+                                callee.dir, p.name
+                            ),
+                        )
+                        .with_span(inst.header),
+                    ]);
+                }
+            }
+        }
+        Status::Active(Value::object(vals))
+    }
+
+    /// Runs `f` with the frame of the place `path` leads to inside instance
+    /// `rt` (group locals and conditions, switch branches on the way).
+    fn with_site<R>(
+        &self,
+        rt: usize,
+        path: &[PathStep],
+        f: &mut dyn FnMut(&Frame<'_>) -> R,
+    ) -> Site<R> {
+        let params = match self.status(rt) {
+            Status::Active(p) => p,
+            Status::Off => return Site::Off,
+            Status::Incomplete(_) | Status::Failed(_) => return Site::Incomplete,
+        };
+        let module = self.module_of(rt);
+        let base = Frame::instance(self, module, rt, self.req_of(rt), params);
+        let top = Frame::locals(&base, &module.top);
+        let frame = top.as_ref().unwrap_or(&base);
+        guard_stack(|| self.descend(rt, frame, &module.items, path, f))
+    }
+
+    fn descend<R>(
+        &self,
+        rt: usize,
+        frame: &Frame<'_>,
+        items: &'p [Item],
+        path: &[PathStep],
+        f: &mut dyn FnMut(&Frame<'_>) -> R,
+    ) -> Site<R> {
+        let Some((step, rest)) = path.split_first() else {
+            return Site::Reached(f(frame));
+        };
+        match *step {
+            PathStep::Group(i) => {
+                let Some(Item::Group(g)) = items.get(i) else {
+                    return Site::Incomplete;
+                };
+                let lf = Frame::locals(frame, &g.scope);
+                let gf = lf.as_ref().unwrap_or(frame);
+                if let Some(c) = &g.condition {
+                    match eval_condition(gf, c, String::new) {
+                        Ok(CondResult::True) => {}
+                        Ok(CondResult::False) => return Site::Off,
+                        _ => return Site::Incomplete,
+                    }
+                }
+                guard_stack(|| self.descend(rt, gf, &g.items, rest, f))
+            }
+            PathStep::Case(i, ci) => {
+                let Some(Item::Switch(sw)) = items.get(i) else {
+                    return Site::Incomplete;
+                };
+                match self.choice_at(rt, sw, frame) {
+                    Choice::Case(c) if c == ci => {
+                        let case = &sw.cases[ci];
+                        let lf = Frame::locals(frame, &case.scope);
+                        let cf = lf.as_ref().unwrap_or(frame);
+                        guard_stack(|| self.descend(rt, cf, &case.items, rest, f))
+                    }
+                    Choice::Case(_) | Choice::NoCase => Site::Off,
+                    Choice::Incomplete(..) | Choice::Failed(_) => Site::Incomplete,
+                }
+            }
+        }
+    }
+
+    /// The branch switch `sw` of instance `rt` takes; `frame` is the frame
+    /// enclosing the switch.
+    fn choice_at(&self, rt: usize, sw: &Switch, frame: &Frame<'_>) -> Choice {
+        let k = (rt, sw.id);
+        match self.choices.borrow().get(&k) {
+            Some(Slot::Done(c)) => return c.clone(),
+            Some(Slot::Busy) => {
+                return Choice::Incomplete(0, vec![cycle_diag(format!("switch {}", sw.name))]);
+            }
+            _ => {}
+        }
+        self.choices.borrow_mut().insert(k, Slot::Busy);
+        let mut choice = Choice::NoCase;
+        for (i, c) in sw.cases.iter().enumerate() {
+            let Some(cond) = &c.condition else {
+                choice = Choice::Case(i);
+                break;
+            };
+            let what = || {
+                format!(
+                    "unable to evaluate condition for case {} of switch {}",
+                    c.name, sw.name
+                )
+            };
+            match eval_condition(frame, cond, what) {
+                Err(d) => {
+                    choice = Choice::Failed(d);
+                    break;
+                }
+                Ok(CondResult::True) => {
+                    choice = Choice::Case(i);
+                    break;
+                }
+                Ok(CondResult::False) => {}
+                Ok(CondResult::Incomplete(d)) => {
+                    choice = Choice::Incomplete(i, d);
+                    break;
+                }
+            }
+        }
+        self.choices
+            .borrow_mut()
+            .insert(k, Slot::Done(choice.clone()));
+        choice
+    }
+
+    /// Evaluates exports in `frame` (errors become warnings and the value
+    /// unknown, as for locals); resource exports are observed bodies.
+    fn eval_exports(
+        &self,
+        exports: &[crate::compile::Export],
+        frame: &Frame<'_>,
+        prefix: &str,
+    ) -> BTreeMap<Key, Value> {
+        let mut out = BTreeMap::new();
+        for e in exports {
+            let v = match &e.value {
+                ExportValue::Expr(x) => {
+                    let (v, d) = frame.eval(x);
+                    self.warn(d);
+                    v
+                }
+                ExportValue::Resource(local) => {
+                    let cname = format!("{prefix}{local}");
+                    if self.request.observed.contains_key(&cname) {
+                        self.observed_body(&cname)
+                    } else {
+                        // Not observed yet: readers defer (D29).
+                        Value::dynamic_unknown()
+                    }
+                }
+            };
+            out.insert(e.name.clone(), v);
+        }
+        out
+    }
+
+    /// `module.<instance>`: the exports of declaration `decl` inside
+    /// instance `parent`; null when the instance is not evaluated,
+    /// unknown while that is not known.
+    fn instance_exports(&self, parent: usize, decl: usize) -> Value {
+        let Some(rt) = self.child(parent, decl) else {
+            return Value::dynamic_unknown();
+        };
+        let slot = self
+            .insts
+            .borrow()
+            .get(rt)
+            .map_or(Slot::Empty, |s| s.exports.clone());
+        match slot {
+            Slot::Done(v) => return v,
+            Slot::Busy => {
+                if let Some(inst) = self.declaration(parent, decl) {
+                    self.warn([
+                        cycle_diag(format!("module instance {}", inst.name)).with_span(inst.header)
+                    ]);
+                }
+                return Value::dynamic_unknown();
+            }
+            Slot::Empty => {}
+        }
+        let set = |slot: Slot<Value>| {
+            if let Some(s) = self.insts.borrow_mut().get_mut(rt) {
+                s.exports = slot;
+            }
+        };
+        set(Slot::Busy);
+        let v = match guard_stack(|| self.status(rt)) {
+            Status::Active(params) => {
+                let module = self.module_of(rt);
+                let prefix = self.prefix_of(rt);
+                let base = Frame::instance(self, module, rt, self.req_of(rt), params);
+                let top = Frame::locals(&base, &module.top);
+                let frame = top.as_ref().unwrap_or(&base);
+                Value::object(self.eval_exports(&module.exports, frame, &prefix))
+            }
+            Status::Off => Value::null(),
+            Status::Incomplete(_) | Status::Failed(_) => Value::dynamic_unknown(),
+        };
+        set(Slot::Done(v.clone()));
+        v
+    }
+
+    /// `switch.<name>` of instance `rt` (D30): `evaluated`, `branches`,
+    /// `case.<name>.evaluated` and the chosen branch's exports.
+    fn switch_value(&self, rt: usize, id: usize) -> Value {
+        let k = (rt, id);
+        match self.switch_values.borrow().get(&k) {
+            Some(Slot::Done(v)) => return v.clone(),
+            Some(Slot::Busy) => return Value::dynamic_unknown(),
+            _ => {}
+        }
+        let Some((path, sw)) = self.switch_decl(rt, id) else {
+            return Value::dynamic_unknown();
+        };
+        self.switch_values.borrow_mut().insert(k, Slot::Busy);
+        let prefix = self.prefix_of(rt);
+        let reached = guard_stack(|| {
+            self.with_site(rt, path, &mut |frame| match self.choice_at(rt, sw, frame) {
+                Choice::Case(ci) => {
+                    let case: &Case = &sw.cases[ci];
+                    let lf = Frame::locals(frame, &case.scope);
+                    let cf = lf.as_ref().unwrap_or(frame);
+                    Some((Some(ci), self.eval_exports(&case.exports, cf, &prefix)))
+                }
+                Choice::NoCase => Some((None, BTreeMap::new())),
+                Choice::Incomplete(..) | Choice::Failed(_) => None,
+            })
+        });
+        let v = match reached {
+            Site::Reached(Some((chosen, exports))) => switch_object(sw, chosen, exports),
+            Site::Off => switch_object(sw, None, BTreeMap::new()),
+            Site::Reached(None) | Site::Incomplete => Value::dynamic_unknown(),
+        };
+        self.switch_values
+            .borrow_mut()
+            .insert(k, Slot::Done(v.clone()));
+        v
+    }
+}
+
+/// The value of `switch.<name>`.
+fn switch_object(sw: &Switch, chosen: Option<usize>, mut exports: BTreeMap<Key, Value>) -> Value {
+    let mut branches = BTreeMap::new();
+    let mut cases = BTreeMap::new();
+    for (i, c) in sw.cases.iter().enumerate() {
+        let on = Value::Bool(chosen == Some(i));
+        branches.insert(key(&c.name), on.clone());
+        cases.insert(key(&c.name), obj([("evaluated", on)]));
+    }
+    let evaluated = match chosen {
+        Some(i) => Value::string(sw.cases[i].name.as_str()),
+        None => Value::Null(Type::String),
+    };
+    for n in &sw.export_names {
+        exports.entry(n.clone()).or_insert_with(Value::null);
+    }
+    exports.insert(key("evaluated"), evaluated);
+    exports.insert(key("branches"), Value::object(branches));
+    exports.insert(key("case"), Value::object(cases));
+    Value::object(exports)
+}
+
+impl Walk<'_> {
+    /// The Crossplane name of a module-local name (D28).
+    fn cname(&self, local: &str) -> String {
+        if self.prefix.is_empty() {
+            local.to_owned()
+        } else {
+            format!("{}{local}", self.prefix)
+        }
+    }
+
+    /// The observed resources among `names` (for the fail-safe, D12).
+    fn observed_in(&self, names: &Names) -> Vec<String> {
+        let mut out: Vec<String> = names
+            .resources
+            .iter()
+            .map(|(n, _)| self.cname(n))
+            .filter(|n| self.ctx.request.observed.contains_key(n))
+            .collect();
+        for (b, _) in &names.collections {
+            if let Some(list) = self.ctx.members.get(&self.cname(b)) {
+                out.extend(list.iter().map(|(_, n)| n.clone()));
+            }
+        }
+        out
+    }
+
+    /// D12 for a block that is incomplete for a reason other than its
+    /// condition (a dependency cycle).
+    fn blocked_fatal(
+        &self,
+        resource: &str,
+        what: &str,
+        span: Span,
+        diags: Vec<Diagnostic>,
+    ) -> Stop {
+        let mut out = vec![
+            Diagnostic::error(
+                format!("existing resource {resource} could not be evaluated, abort"),
+                format!("the {what} that declares it could not be evaluated; dropping the resource would make Crossplane delete it"),
+            )
+            .with_span(span),
+        ];
+        out.extend(diags.into_iter().filter(Diagnostic::is_error));
+        out
+    }
+
+    fn instance(&mut self, frame: &Frame<'_>, inst: &Instance) -> Res<()> {
+        let name = self.cname(&inst.name);
+        let Some(rt) = self.ctx.child(self.rt, inst.id) else {
+            return Err(vec![
+                Diagnostic::error("internal error: unknown module instance", name)
+                    .with_span(inst.header),
+            ]);
+        };
+        match self.ctx.status_at(rt, inst, frame) {
+            Status::Active(params) => {
+                let module = &self.ctx.program.modules[inst.module];
+                let base = Frame::instance(self.ctx, module, rt, self.ctx.req_of(rt), params);
+                let top = Frame::locals(&base, &module.top);
+                let saved = (self.rt, self.prefix.clone());
+                self.rt = rt;
+                self.prefix = self.ctx.prefix_of(rt);
+                let r = self.items(top.as_ref().unwrap_or(&base), &module.items);
+                (self.rt, self.prefix) = saved;
+                r
+            }
+            Status::Off => {
+                let span = inst.condition.as_ref().map(|c| c.span);
+                self.discard(
+                    frame,
+                    DiscardKind::Module,
+                    DiscardReason::UserCondition,
+                    &name,
+                    span,
+                    Vec::new(),
+                    &[],
+                );
+                Ok(())
+            }
+            Status::Incomplete(diags) => {
+                let observed = self.observed_in(&inst.names);
+                if let Some(first) = observed.first() {
+                    return Err(match &inst.condition {
+                        Some(c) => self.condition_fatal(frame, first, "module", c, diags),
+                        None => self.blocked_fatal(first, "module instance", inst.header, diags),
+                    });
+                }
+                let (span, exprs): (Span, Vec<&Expr>) = match &inst.condition {
+                    Some(c) => (c.span, vec![&c.expr]),
+                    None => (inst.header, Vec::new()),
+                };
+                self.discard(
+                    frame,
+                    DiscardKind::Module,
+                    DiscardReason::Incomplete,
+                    &name,
+                    Some(span),
+                    diags,
+                    &exprs,
+                );
+                Ok(())
+            }
+            Status::Failed(d) => Err(d),
+        }
+    }
+
+    fn switch(&mut self, frame: &Frame<'_>, sw: &Switch) -> Res<()> {
+        let name = self.cname(&sw.name);
+        match self.ctx.choice_at(self.rt, sw, frame) {
+            Choice::Case(ci) => {
+                let case = &sw.cases[ci];
+                let lf = Frame::locals(frame, &case.scope);
+                self.items(lf.as_ref().unwrap_or(frame), &case.items)
+            }
+            Choice::NoCase => Ok(()),
+            Choice::Incomplete(ci, diags) => {
+                let cond = sw.cases.get(ci).and_then(|c| c.condition.as_ref());
+                let observed = self.observed_in(&sw.names);
+                if let Some(first) = observed.first() {
+                    return Err(match cond {
+                        Some(c) => self.condition_fatal(frame, first, "switch", c, diags),
+                        None => self.blocked_fatal(first, "switch", sw.header, diags),
+                    });
+                }
+                let (span, exprs): (Span, Vec<&Expr>) = match cond {
+                    Some(c) => (c.span, vec![&c.expr]),
+                    None => (sw.header, Vec::new()),
+                };
+                self.discard(
+                    frame,
+                    DiscardKind::Switch,
+                    DiscardReason::Incomplete,
+                    &name,
+                    Some(span),
+                    diags,
+                    &exprs,
+                );
+                Ok(())
+            }
+            Choice::Failed(d) => Err(d),
+        }
     }
 }

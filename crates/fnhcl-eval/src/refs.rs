@@ -232,3 +232,184 @@ impl<'a> Walker<'a> {
         }
     }
 }
+
+/// Rewrites every `root.name` whose root is one of `roots` (and not a
+/// variable bound by an enclosing `for`) into one variable named
+/// `root.name`, in every expression of `body`. Module instances and
+/// switches are looked up that way (`module.logs`, `switch.tier`), each
+/// on its own, so reading one instance's exports never evaluates another.
+pub(crate) fn rewrite_body(body: &mut fnhcl_syntax::ast::Body, roots: &[&str]) {
+    let mut bound = Vec::new();
+    rewrite_in_body(body, roots, &mut bound, 0);
+}
+
+fn rewrite_in_body(
+    body: &mut fnhcl_syntax::ast::Body,
+    roots: &[&str],
+    bound: &mut Vec<Arc<str>>,
+    depth: usize,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for item in &mut body.items {
+        match item {
+            fnhcl_syntax::ast::Structure::Attribute(a) => {
+                rewrite_expr(&mut a.expr, roots, bound, 0)
+            }
+            fnhcl_syntax::ast::Structure::Block(b) => {
+                rewrite_in_body(&mut b.body, roots, bound, depth + 1);
+            }
+        }
+    }
+}
+
+fn rewrite_expr(e: &mut Expr, roots: &[&str], bound: &mut Vec<Arc<str>>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let d = depth + 1;
+    if let ExprKind::GetAttr(inner, attr) = &e.kind
+        && let ExprKind::Variable(v) = &inner.kind
+        && roots.contains(&&*v.name)
+        && !bound.iter().any(|b| *b == v.name)
+    {
+        let name: Arc<str> = format!("{}.{}", v.name, attr.name).into();
+        let span = v.span.to(attr.span);
+        e.kind = ExprKind::Variable(fnhcl_syntax::ast::Ident { name, span });
+        return;
+    }
+    match &mut e.kind {
+        ExprKind::Null
+        | ExprKind::Bool(_)
+        | ExprKind::Number(_)
+        | ExprKind::SplatItem
+        | ExprKind::Variable(_) => {}
+        ExprKind::Template(t) => rewrite_template(t, roots, bound, d),
+        ExprKind::Tuple(items) => {
+            for i in items {
+                rewrite_expr(i, roots, bound, d);
+            }
+        }
+        ExprKind::Object(items) => {
+            for it in items {
+                if let ObjectKey::Expr(k) = &mut it.key {
+                    rewrite_expr(k, roots, bound, d);
+                }
+                rewrite_expr(&mut it.value, roots, bound, d);
+            }
+        }
+        ExprKind::GetAttr(inner, _) => rewrite_expr(inner, roots, bound, d),
+        ExprKind::Index(inner, key) => {
+            rewrite_expr(inner, roots, bound, d);
+            rewrite_expr(key, roots, bound, d);
+        }
+        ExprKind::Splat { source, each, .. } => {
+            rewrite_expr(source, roots, bound, d);
+            rewrite_expr(each, roots, bound, d);
+        }
+        ExprKind::FuncCall { args, .. } => {
+            for a in args {
+                rewrite_expr(a, roots, bound, d);
+            }
+        }
+        ExprKind::Conditional {
+            cond,
+            then,
+            otherwise,
+        } => {
+            rewrite_expr(cond, roots, bound, d);
+            rewrite_expr(then, roots, bound, d);
+            rewrite_expr(otherwise, roots, bound, d);
+        }
+        ExprKind::Unary(_, x) | ExprKind::Parens(x) => rewrite_expr(x, roots, bound, d),
+        ExprKind::Binary(_, a, b) => {
+            rewrite_expr(a, roots, bound, d);
+            rewrite_expr(b, roots, bound, d);
+        }
+        ExprKind::For(f) => {
+            rewrite_expr(&mut f.collection, roots, bound, d);
+            let n = bound.len();
+            if let Some(k) = &f.key_var {
+                bound.push(k.name.clone());
+            }
+            bound.push(f.value_var.name.clone());
+            if let Some(k) = &mut f.key_expr {
+                rewrite_expr(k, roots, bound, d);
+            }
+            rewrite_expr(&mut f.value_expr, roots, bound, d);
+            if let Some(c) = &mut f.cond {
+                rewrite_expr(c, roots, bound, d);
+            }
+            bound.truncate(n);
+        }
+    }
+}
+
+fn rewrite_template(t: &mut Template, roots: &[&str], bound: &mut Vec<Arc<str>>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let d = depth + 1;
+    for p in &mut t.parts {
+        match p {
+            TemplatePart::Literal(_) => {}
+            TemplatePart::Interpolation(e) => rewrite_expr(e, roots, bound, d),
+            TemplatePart::If {
+                cond,
+                then,
+                otherwise,
+                ..
+            } => {
+                rewrite_expr(cond, roots, bound, d);
+                rewrite_template(then, roots, bound, d);
+                if let Some(o) = otherwise {
+                    rewrite_template(o, roots, bound, d);
+                }
+            }
+            TemplatePart::For {
+                key_var,
+                value_var,
+                collection,
+                body,
+                ..
+            } => {
+                rewrite_expr(collection, roots, bound, d);
+                let n = bound.len();
+                if let Some(k) = key_var {
+                    bound.push(k.name.clone());
+                }
+                bound.push(value_var.name.clone());
+                rewrite_template(body, roots, bound, d);
+                bound.truncate(n);
+            }
+        }
+    }
+}
+
+/// The attribute names after a traversal's root, as far as they are plain
+/// attribute steps (`a.b.c[0].d` → `b`, `c`).
+pub(crate) fn attr_steps(e: &Expr) -> Vec<&fnhcl_syntax::ast::Ident> {
+    let mut out = Vec::new();
+    let mut cur = e;
+    let mut depth = 0;
+    loop {
+        depth += 1;
+        if depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        match &cur.kind {
+            ExprKind::GetAttr(inner, name) => {
+                out.push(name);
+                cur = inner;
+            }
+            ExprKind::Index(inner, _) => {
+                out.clear();
+                cur = inner;
+            }
+            _ => break,
+        }
+    }
+    out.reverse();
+    out
+}

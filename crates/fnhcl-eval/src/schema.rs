@@ -200,6 +200,8 @@ const SCOPE_BLOCKS: &[(&str, &[&str])] = &[
     ("composite", &["object"]),
     ("context", &[]),
     ("requirement", &["name"]),
+    ("module", &["source", "name"]),
+    ("switch", &["name"]),
 ];
 
 pub(crate) const TOP: BodySchema = BodySchema {
@@ -213,12 +215,58 @@ pub(crate) const TOP: BodySchema = BodySchema {
         ("context", &[]),
         ("requirement", &["name"]),
         ("function", &["name"]),
+        ("module", &["source", "name"]),
+        ("switch", &["name"]),
+        ("import", &["path"]),
+        ("param", &["name"]),
+        ("export", &[]),
     ],
 };
 
 pub(crate) const GROUP: BodySchema = BodySchema {
     attrs: &[("condition", false)],
     blocks: SCOPE_BLOCKS,
+};
+
+const CASE_BLOCKS: &[(&str, &[&str])] = &[
+    ("locals", &[]),
+    ("group", &[]),
+    ("resource", &["name"]),
+    ("resources", &["baseName"]),
+    ("composite", &["object"]),
+    ("context", &[]),
+    ("requirement", &["name"]),
+    ("module", &["source", "name"]),
+    ("switch", &["name"]),
+    ("export", &[]),
+];
+
+/// `switch "name" { case "a" {...} default {...} }` (D30).
+pub(crate) const SWITCH: BodySchema = BodySchema {
+    attrs: &[],
+    blocks: &[("case", &["name"]), ("default", &[])],
+};
+
+pub(crate) const CASE: BodySchema = BodySchema {
+    attrs: &[("condition", true)],
+    blocks: CASE_BLOCKS,
+};
+
+pub(crate) const DEFAULT: BodySchema = BodySchema {
+    attrs: &[],
+    blocks: CASE_BLOCKS,
+};
+
+/// `param "name" { default = ..., description = "..." }` (D27).
+pub(crate) const PARAM: BodySchema = BodySchema {
+    attrs: &[("default", false), ("description", false)],
+    blocks: &[],
+};
+
+/// `resource "name" { as = "alias" }` inside an `export` block (D29).
+pub(crate) const EXPORT_RESOURCE: BodySchema = BodySchema {
+    attrs: &[("as", false)],
+    blocks: &[],
 };
 
 pub(crate) const RESOURCE: BodySchema = BodySchema {
