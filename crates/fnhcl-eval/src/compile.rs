@@ -1800,8 +1800,9 @@ impl<'l> Compiler<'l> {
             let mut seen: HashMap<&str, Span> = HashMap::new();
             for (n, span) in list {
                 match seen.get(n.as_str()) {
-                    // Two blocks of this module: `unique` reported it.
-                    Some(first) if !from_instance(first) && !from_instance(span) => {}
+                    // Two blocks of this module (`unique` reported it), or
+                    // two instances of one name (reported as such).
+                    Some(first) if from_instance(first) == from_instance(span) => {}
                     Some(first) if first != span => {
                         let d = Diagnostic::error(
                             format!("duplicate resource \"{n}\""),
@@ -2202,7 +2203,11 @@ impl<'l> Compiler<'l> {
             return false;
         };
         let steps = refs::attr_steps(t.expr);
-        if let Some(inst) = name.strip_prefix("module.") {
+        if let Some(rest) = name.strip_prefix("module.") {
+            let (inst, export) = match rest.split_once('.') {
+                Some((i, e)) => (i, Some(e)),
+                None => (rest, None),
+            };
             let Some((_, exports)) = menv.instances.iter().find(|(n, _)| n == inst) else {
                 let mut detail =
                     format!("no module block declares an instance \"{inst}\" in this module");
@@ -2217,19 +2222,29 @@ impl<'l> Compiler<'l> {
                 );
                 return true;
             };
-            if let (Some(exports), Some(first)) = (exports, steps.first())
-                && !exports.iter().any(|e| *e == *first.name)
+            // The export: part of the variable (`module.a.b`), or the
+            // first step after `module.a`.
+            let export = match export {
+                Some(e) => {
+                    let end = t.root.span.end as usize;
+                    Some((e, Span::new(t.root.span.file, end - e.len(), end)))
+                }
+                None => steps.first().map(|s| (&*s.name, s.span)),
+            };
+            if let (Some(exports), Some((export, span))) = (exports, export)
+                && !exports.iter().any(|e| e == export)
             {
-                let mut detail =
-                    format!("module instance \"{inst}\" exports no \"{}\"", first.name);
-                if let Some(s) = schema::suggest(&first.name, exports.iter().map(String::as_str)) {
+                let mut detail = format!("module instance \"{inst}\" exports no \"{export}\"");
+                if let Some(s) = schema::suggest(export, exports.iter().map(String::as_str)) {
                     detail.push_str(&format!("; did you mean \"{s}\"?"));
                 } else if !exports.is_empty() {
                     detail.push_str(&format!("; it exports: {}", exports.join(", ")));
+                } else {
+                    detail.push_str("; it exports nothing");
                 }
                 self.err(
-                    Diagnostic::error(format!("unknown export \"{}\"", first.name), detail)
-                        .with_span(first.span),
+                    Diagnostic::error(format!("unknown export \"{export}\""), detail)
+                        .with_span(span),
                 );
             }
             return true;

@@ -148,7 +148,10 @@ struct InstState {
     status: Slot<Status>,
     /// `req` as the module sees it (resource names without the prefix).
     req: Option<Value>,
+    /// `module.<name>` (every export).
     exports: Slot<Value>,
+    /// `module.<name>.<export>`, one by one.
+    export_values: HashMap<Arc<str>, Slot<Value>>,
 }
 
 /// Whether an instance is evaluated.
@@ -204,6 +207,7 @@ impl<'p> Ctx<'p> {
             status: Slot::Done(Status::Active(Value::null())),
             req: Some(req.clone()),
             exports: Slot::Done(Value::empty_object()),
+            export_values: HashMap::new(),
         };
         let field = |name: &str| {
             req.as_entries()
@@ -500,9 +504,17 @@ impl Vars for Frame<'_> {
                     if name == "param" {
                         return Some(param.clone());
                     }
-                    if let Some(inst) = name.strip_prefix("module.") {
-                        let id = *fr.module.instance_ids.get(inst)?;
-                        return Some(fr.ctx.instance_exports(*rt, id));
+                    if let Some(rest) = name.strip_prefix("module.") {
+                        return Some(match rest.split_once('.') {
+                            Some((inst, export)) => {
+                                let id = *fr.module.instance_ids.get(inst)?;
+                                fr.ctx.instance_export(*rt, id, export)
+                            }
+                            None => {
+                                let id = *fr.module.instance_ids.get(rest)?;
+                                fr.ctx.instance_exports(*rt, id)
+                            }
+                        });
                     }
                     if let Some(sw) = name.strip_prefix("switch.") {
                         let id = *fr.module.switch_ids.get(sw)?;
@@ -1829,46 +1841,6 @@ fn unknown_paths(v: &Value, prefix: &mut String, out: &mut Vec<String>, depth: u
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use std::sync::Arc;
-
-    use fnhcl_base::SourceMap;
-
-    use crate::{Request, compile, evaluate};
-
-    #[test]
-    fn program_is_shared_across_threads() {
-        fn is_send_sync<T: Send + Sync>() {}
-        is_send_sync::<crate::Program>();
-        let mut sm = SourceMap::new();
-        sm.add(
-            "main.hcl",
-            "resources r {\n  for_each = range(20)\n  template {\n    body = { i = each.value }\n  }\n}\n",
-        );
-        let program = Arc::new(compile(Arc::new(sm)).expect("compiles"));
-        let handles: Vec<_> = (0..4)
-            .map(|_| {
-                let p = program.clone();
-                std::thread::spawn(move || {
-                    let out = evaluate(&p, &Request::default()).expect("evaluates");
-                    out.resources
-                        .iter()
-                        .map(|r| r.name.clone())
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        let results: Vec<Vec<String>> = handles
-            .into_iter()
-            .map(|h| h.join().expect("thread"))
-            .collect();
-        assert_eq!(results[0].len(), 20);
-        assert_eq!(results[0][0], "r-0");
-        assert!(results.iter().all(|r| *r == results[0]));
-    }
-}
-
 // ---------------------------------------------------------------------
 // Modules and switches (D24-D31)
 // ---------------------------------------------------------------------
@@ -1930,6 +1902,7 @@ impl<'p> Ctx<'p> {
             status: Slot::Empty,
             req: None,
             exports: Slot::Empty,
+            export_values: HashMap::new(),
         });
         drop(insts);
         self.inst_keys.borrow_mut().insert((parent, decl), id);
@@ -2253,9 +2226,13 @@ impl<'p> Ctx<'p> {
         exports: &[crate::compile::Export],
         frame: &Frame<'_>,
         prefix: &str,
+        only: Option<&str>,
     ) -> BTreeMap<Key, Value> {
         let mut out = BTreeMap::new();
         for e in exports {
+            if only.is_some_and(|o| o != &*e.name) {
+                continue;
+            }
             let v = match &e.value {
                 ExportValue::Expr(x) => {
                     let (v, d) = frame.eval(x);
@@ -2275,6 +2252,56 @@ impl<'p> Ctx<'p> {
             out.insert(e.name.clone(), v);
         }
         out
+    }
+
+    /// `module.<instance>.<export>`: one export, evaluated on its own.
+    fn instance_export(&self, parent: usize, decl: usize, export: &str) -> Value {
+        let Some(rt) = self.child(parent, decl) else {
+            return Value::dynamic_unknown();
+        };
+        let slot = self
+            .insts
+            .borrow()
+            .get(rt)
+            .and_then(|s| s.export_values.get(export).cloned())
+            .unwrap_or(Slot::Empty);
+        match slot {
+            Slot::Done(v) => return v,
+            Slot::Busy => {
+                if let Some(inst) = self.declaration(parent, decl) {
+                    self.warn([cycle_diag(format!(
+                        "export {export} of module instance {}",
+                        inst.name
+                    ))
+                    .with_span(inst.header)]);
+                }
+                return Value::dynamic_unknown();
+            }
+            Slot::Empty => {}
+        }
+        let set = |slot: Slot<Value>| {
+            if let Some(s) = self.insts.borrow_mut().get_mut(rt) {
+                s.export_values.insert(export.into(), slot);
+            }
+        };
+        set(Slot::Busy);
+        let v = match guard_stack(|| self.status(rt)) {
+            Status::Active(params) => {
+                let module = self.module_of(rt);
+                let prefix = self.prefix_of(rt);
+                let base = Frame::instance(self, module, rt, self.req_of(rt), params);
+                let top = Frame::locals(&base, &module.top);
+                let frame = top.as_ref().unwrap_or(&base);
+                self.eval_exports(&module.exports, frame, &prefix, Some(export))
+                    .into_values()
+                    .next()
+                    .unwrap_or_else(Value::dynamic_unknown)
+            }
+            Status::Off => Value::null(),
+            Status::Incomplete(_) | Status::Failed(_) => Value::dynamic_unknown(),
+        };
+        set(Slot::Done(v.clone()));
+        v
     }
 
     /// `module.<instance>`: the exports of declaration `decl` inside
@@ -2314,7 +2341,7 @@ impl<'p> Ctx<'p> {
                 let base = Frame::instance(self, module, rt, self.req_of(rt), params);
                 let top = Frame::locals(&base, &module.top);
                 let frame = top.as_ref().unwrap_or(&base);
-                Value::object(self.eval_exports(&module.exports, frame, &prefix))
+                Value::object(self.eval_exports(&module.exports, frame, &prefix, None))
             }
             Status::Off => Value::null(),
             Status::Incomplete(_) | Status::Failed(_) => Value::dynamic_unknown(),
@@ -2343,7 +2370,10 @@ impl<'p> Ctx<'p> {
                     let case: &Case = &sw.cases[ci];
                     let lf = Frame::locals(frame, &case.scope);
                     let cf = lf.as_ref().unwrap_or(frame);
-                    Some((Some(ci), self.eval_exports(&case.exports, cf, &prefix)))
+                    Some((
+                        Some(ci),
+                        self.eval_exports(&case.exports, cf, &prefix, None),
+                    ))
                 }
                 Choice::NoCase => Some((None, BTreeMap::new())),
                 Choice::Incomplete(..) | Choice::Failed(_) => None,
@@ -2524,5 +2554,45 @@ impl Walk<'_> {
             }
             Choice::Failed(d) => Err(d),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use fnhcl_base::SourceMap;
+
+    use crate::{Request, compile, evaluate};
+
+    #[test]
+    fn program_is_shared_across_threads() {
+        fn is_send_sync<T: Send + Sync>() {}
+        is_send_sync::<crate::Program>();
+        let mut sm = SourceMap::new();
+        sm.add(
+            "main.hcl",
+            "resources r {\n  for_each = range(20)\n  template {\n    body = { i = each.value }\n  }\n}\n",
+        );
+        let program = Arc::new(compile(Arc::new(sm)).expect("compiles"));
+        let handles: Vec<_> = (0..4)
+            .map(|_| {
+                let p = program.clone();
+                std::thread::spawn(move || {
+                    let out = evaluate(&p, &Request::default()).expect("evaluates");
+                    out.resources
+                        .iter()
+                        .map(|r| r.name.clone())
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let results: Vec<Vec<String>> = handles
+            .into_iter()
+            .map(|h| h.join().expect("thread"))
+            .collect();
+        assert_eq!(results[0].len(), 20);
+        assert_eq!(results[0][0], "r-0");
+        assert!(results.iter().all(|r| *r == results[0]));
     }
 }

@@ -244,10 +244,10 @@ pub(crate) fn layout(
     for (i, n) in names.iter().enumerate() {
         let mut best: Option<(usize, usize)> = None;
         for (j, d) in dirs.iter().enumerate() {
-            if n.len() > d.len() && n.starts_with(d.as_str()) && n.as_bytes()[d.len()] == b'/' {
-                if best.is_none_or(|(len, _)| d.len() > len) {
-                    best = Some((d.len(), j + 1));
-                }
+            let inside =
+                n.len() > d.len() && n.starts_with(d.as_str()) && n.as_bytes()[d.len()] == b'/';
+            if inside && best.is_none_or(|(len, _)| d.len() > len) {
+                best = Some((d.len(), j + 1));
             }
         }
         let m = best.map(|(_, m)| m).unwrap_or(0);

@@ -269,10 +269,24 @@ fn rewrite_expr(e: &mut Expr, roots: &[&str], bound: &mut Vec<Arc<str>>, depth: 
         return;
     }
     let d = depth + 1;
+    // `module.<instance>.<export>` is one variable too: reading one export
+    // never evaluates the others.
+    if let ExprKind::GetAttr(mid, export) = &e.kind
+        && let ExprKind::GetAttr(inner, attr) = &mid.kind
+        && let ExprKind::Variable(v) = &inner.kind
+        && &*v.name == "module"
+        && roots.contains(&"module")
+        && !bound.contains(&v.name)
+    {
+        let name: Arc<str> = format!("module.{}.{}", attr.name, export.name).into();
+        let span = v.span.to(export.span);
+        e.kind = ExprKind::Variable(fnhcl_syntax::ast::Ident { name, span });
+        return;
+    }
     if let ExprKind::GetAttr(inner, attr) = &e.kind
         && let ExprKind::Variable(v) = &inner.kind
         && roots.contains(&&*v.name)
-        && !bound.iter().any(|b| *b == v.name)
+        && !bound.contains(&v.name)
     {
         let name: Arc<str> = format!("{}.{}", v.name, attr.name).into();
         let span = v.span.to(attr.span);
