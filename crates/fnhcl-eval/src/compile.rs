@@ -2227,7 +2227,10 @@ impl<'l> Compiler<'l> {
             let export = match export {
                 Some(e) => {
                     let end = t.root.span.end as usize;
-                    Some((e, Span::new(t.root.span.file, end - e.len(), end)))
+                    Some((
+                        e,
+                        Span::new(t.root.span.file, end.saturating_sub(e.len()), end),
+                    ))
                 }
                 None => steps.first().map(|s| (&*s.name, s.span)),
             };

@@ -55,7 +55,7 @@ pub fn evaluate_with_limits(
 ) -> Result<Output, Fatal> {
     let ctx = Ctx::new(program, request, limits.clone());
     let root_module = &program.modules[0];
-    let root = Frame::instance(&ctx, root_module, 0, ctx.req.clone(), Value::null());
+    let root = Frame::instance(&ctx, root_module, 0, Value::null());
     let top = Frame::locals(&root, &root_module.top);
     let mut w = Walk {
         ctx: &ctx,
@@ -380,7 +380,7 @@ enum FrameVars<'a> {
     Args(BTreeMap<Key, Value>),
     /// The base of a module instance: `req` (module-local), `param`,
     /// `module.<instance>` and `switch.<name>`.
-    Instance { rt: usize, req: Value, param: Value },
+    Instance { rt: usize, param: Value },
 }
 
 struct Frame<'a> {
@@ -402,18 +402,12 @@ impl<'a> Frame<'a> {
     }
 
     /// The base frame of module instance `rt`.
-    fn instance(
-        ctx: &'a Ctx<'a>,
-        module: &'a Module,
-        rt: usize,
-        req: Value,
-        param: Value,
-    ) -> Frame<'a> {
+    fn instance(ctx: &'a Ctx<'a>, module: &'a Module, rt: usize, param: Value) -> Frame<'a> {
         Frame {
             ctx,
             parent: None,
             module,
-            vars: FrameVars::Instance { rt, req, param },
+            vars: FrameVars::Instance { rt, param },
         }
     }
 
@@ -497,9 +491,10 @@ impl Vars for Frame<'_> {
                         return Some(v.clone());
                     }
                 }
-                FrameVars::Instance { rt, req, param } => {
+                FrameVars::Instance { rt, param } => {
                     if name == "req" {
-                        return Some(req.clone());
+                        // Module-local views are built on first use.
+                        return Some(fr.ctx.req_of(*rt));
                     }
                     if name == "param" {
                         return Some(param.clone());
@@ -2122,7 +2117,7 @@ impl<'p> Ctx<'p> {
             Status::Incomplete(_) | Status::Failed(_) => return Site::Incomplete,
         };
         let module = self.module_of(rt);
-        let base = Frame::instance(self, module, rt, self.req_of(rt), params);
+        let base = Frame::instance(self, module, rt, params);
         let top = Frame::locals(&base, &module.top);
         let frame = top.as_ref().unwrap_or(&base);
         guard_stack(|| self.descend(rt, frame, &module.items, path, f))
@@ -2289,7 +2284,7 @@ impl<'p> Ctx<'p> {
             Status::Active(params) => {
                 let module = self.module_of(rt);
                 let prefix = self.prefix_of(rt);
-                let base = Frame::instance(self, module, rt, self.req_of(rt), params);
+                let base = Frame::instance(self, module, rt, params);
                 let top = Frame::locals(&base, &module.top);
                 let frame = top.as_ref().unwrap_or(&base);
                 self.eval_exports(&module.exports, frame, &prefix, Some(export))
@@ -2338,7 +2333,7 @@ impl<'p> Ctx<'p> {
             Status::Active(params) => {
                 let module = self.module_of(rt);
                 let prefix = self.prefix_of(rt);
-                let base = Frame::instance(self, module, rt, self.req_of(rt), params);
+                let base = Frame::instance(self, module, rt, params);
                 let top = Frame::locals(&base, &module.top);
                 let frame = top.as_ref().unwrap_or(&base);
                 Value::object(self.eval_exports(&module.exports, frame, &prefix, None))
@@ -2470,7 +2465,7 @@ impl Walk<'_> {
         match self.ctx.status_at(rt, inst, frame) {
             Status::Active(params) => {
                 let module = &self.ctx.program.modules[inst.module];
-                let base = Frame::instance(self.ctx, module, rt, self.ctx.req_of(rt), params);
+                let base = Frame::instance(self.ctx, module, rt, params);
                 let top = Frame::locals(&base, &module.top);
                 let saved = (self.rt, self.prefix.clone());
                 self.rt = rt;
