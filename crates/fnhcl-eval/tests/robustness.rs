@@ -208,3 +208,79 @@ fn corrupted_programs_never_panic() {
     // Some corruptions still compile (e.g. inside strings or comments).
     assert!(evaluated > 0);
 }
+
+/// Module programs (txtar bundles with module directories), corrupted in
+/// the same ways, markers and import paths included: layout, import
+/// resolution, instance evaluation and switches must never panic.
+#[test]
+fn corrupted_module_programs_never_panic() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut programs = Vec::new();
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .expect("cases dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name().is_some_and(|n| {
+                let n = n.to_string_lossy();
+                n.contains("module") || n.contains("switch")
+            }) && p.join("input.txtar").is_file()
+        })
+        .collect();
+    dirs.sort();
+    for d in dirs {
+        if let Ok(text) = std::fs::read_to_string(d.join("input.txtar")) {
+            programs.push(text);
+        }
+    }
+    assert!(programs.len() >= 10, "{} module cases", programs.len());
+    let handle = std::thread::Builder::new()
+        .stack_size(16 << 20)
+        .spawn(move || {
+            let mut rng = Rng(0x51_7CC1_B727_220A);
+            let mut requests = vec![Request::default()];
+            requests.extend(odd_requests().into_iter().map(|mut r| {
+                // Observed resources under instance prefixes, too.
+                let extra: Vec<(String, ObservedResource)> = r
+                    .observed
+                    .iter()
+                    .map(|(k, v)| (format!("logs-{k}"), v.clone()))
+                    .collect();
+                r.observed.extend(extra);
+                r
+            }));
+            let rounds: usize = std::env::var("FNHCL_MUTATIONS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(40);
+            let mut evaluated = 0usize;
+            for text in &programs {
+                for round in 0..=rounds {
+                    let src = if round == 0 {
+                        text.clone()
+                    } else {
+                        mutate(text, &mut rng)
+                    };
+                    let mut sm = SourceMap::new();
+                    if fnhcl_base::txtar::load_into(&mut sm, &src).is_err() {
+                        continue;
+                    }
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        let Ok(p) = fnhcl_eval::compile(Arc::new(sm)) else {
+                            return 0;
+                        };
+                        for req in &requests {
+                            let _ = fnhcl_eval::evaluate(&p, req);
+                        }
+                        1
+                    }));
+                    match r {
+                        Ok(n) => evaluated += n,
+                        Err(_) => panic!("panic on program:\n{src}"),
+                    }
+                }
+            }
+            evaluated
+        })
+        .expect("spawn");
+    assert!(handle.join().expect("no panic") > 20);
+}
