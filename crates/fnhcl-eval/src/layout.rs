@@ -254,7 +254,9 @@ pub(crate) fn layout(
         file_module[i] = m;
         modules[m].files.push(i);
     }
-    // Aliases and edges.
+    // Aliases and edges: explicit imports first, so that a path label's
+    // default alias never shadows one.
+    imports.sort_by_key(|i| i.alias.is_none());
     let mut edges: Vec<Vec<(usize, Span)>> = vec![Vec::new(); modules.len()];
     for imp in &imports {
         let Some(target) = module_of_dir(&imp.path) else {
@@ -265,7 +267,15 @@ pub(crate) fn layout(
         let m = &mut modules[from];
         match &imp.alias {
             None => {
+                // D26: a path label imports the module under its default
+                // alias too, unless that alias is taken.
                 m.by_path.insert(imp.path.clone(), target);
+                let alias = default_alias(&imp.path);
+                if is_alias(alias) {
+                    m.aliases
+                        .entry(alias.to_owned())
+                        .or_insert((target, imp.span));
+                }
             }
             Some((alias, alias_span)) => {
                 if !is_alias(alias) {
