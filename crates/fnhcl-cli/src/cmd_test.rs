@@ -12,9 +12,14 @@
 //! may override any case file (typically `observed.yaml`, to add the status
 //! providers would report) and holds that step's `expected.yaml`. A step
 //! without `observed.yaml` observes what the previous step rendered (its
-//! composed resources, as if Crossplane had applied them). After the last
-//! step the case is rendered once more from the last output: the composed
-//! resources must not change any more (the composition converges).
+//! composed resources, as if Crossplane had applied them), each keeping the
+//! `status` it had in the previous step's observed state: providers keep
+//! reporting what they reported. After the last step the case is rendered
+//! once more the same way from the last output: the composed resources must
+//! not change any more (the composition converges). Subdirectories of the
+//! case (module directories) are part of every step; a step overrides a
+//! module file by holding it at the same relative path
+//! (`steps/2/modules/bucket/main.hcl`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -180,7 +185,10 @@ fn run_steps_inner(case: &Path, opts: &CaseOptions) -> anyhow::Result<CaseOutcom
     if steps.is_empty() {
         bail!("steps/ has no step directories");
     }
+    // The previous step's output and the observed state it was rendered
+    // from.
     let mut previous: Option<Vec<Value>> = None;
+    let mut previous_observed: Vec<Value> = Vec::new();
     let mut problems = Vec::new();
     let mut any_updated = false;
     for step in &steps {
@@ -199,8 +207,14 @@ fn run_steps_inner(case: &Path, opts: &CaseOptions) -> anyhow::Result<CaseOutcom
         })?;
         copy_tree(step, &scratch.0, &|_| false)?;
         if derive && let Some(prev) = &previous {
-            std::fs::write(scratch.0.join("observed.yaml"), observed_stream(prev)?)?;
+            std::fs::write(
+                scratch.0.join("observed.yaml"),
+                observed_stream(prev, &previous_observed)?,
+            )?;
         }
+        // Unreadable observed state is the render's to report (a step may
+        // expect that error); it only means no status to carry forward.
+        let observed_now = observed_documents(&scratch.0).unwrap_or_default();
         let outcome = fnhcl_testkit::run_case(&scratch.0, &fnhcl_crossplane::run, opts);
         let step_ok = outcome.is_ok();
         match outcome {
@@ -221,6 +235,7 @@ fn run_steps_inner(case: &Path, opts: &CaseOptions) -> anyhow::Result<CaseOutcom
         }
         let run = fnhcl_testkit::case::render_case(&scratch.0, &fnhcl_crossplane::run)
             .map_err(|e| anyhow::anyhow!("step {label}: {e}"))?;
+        previous_observed = observed_now;
         match run.result {
             Ok(out) => previous = Some(out.documents),
             // An expected error (expected.error matched): nothing to observe
@@ -244,7 +259,10 @@ fn run_steps_inner(case: &Path, opts: &CaseOptions) -> anyhow::Result<CaseOutcom
                 EXPECTATIONS.contains(&n) || n == "observed.yaml" || n == "observed"
             })?;
         }
-        std::fs::write(scratch.0.join("observed.yaml"), observed_stream(last)?)?;
+        std::fs::write(
+            scratch.0.join("observed.yaml"),
+            observed_stream(last, &previous_observed)?,
+        )?;
         let run = fnhcl_testkit::case::render_case(&scratch.0, &fnhcl_crossplane::run)
             .map_err(|e| anyhow::anyhow!("convergence check: {e}"))?;
         match run.result {
@@ -289,7 +307,50 @@ fn yaml_text(docs: &[Value]) -> anyhow::Result<String> {
     fnhcl_render::yaml::to_yaml_stream(docs).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
-/// An observed-resources stream made of the composed resources of `docs`.
-fn observed_stream(docs: &[Value]) -> anyhow::Result<String> {
-    yaml_text(&composed(docs))
+fn composition_resource_name(doc: &Value) -> Option<&str> {
+    doc.pointer("/metadata/annotations")
+        .and_then(|a| a.get(COMPOSED_NAME_ANNOTATION))
+        .and_then(Value::as_str)
+}
+
+/// An observed-resources stream made of the composed resources of `docs`,
+/// each with the `status` the same composed resource had in `observed`
+/// (the observed state `docs` was rendered from), if it had one.
+fn observed_stream(docs: &[Value], observed: &[Value]) -> anyhow::Result<String> {
+    let mut resources = composed(docs);
+    for r in &mut resources {
+        let status = composition_resource_name(r).and_then(|name| {
+            observed
+                .iter()
+                .find(|o| composition_resource_name(o) == Some(name))
+                .and_then(|o| o.get("status"))
+                .cloned()
+        });
+        if let (Some(status), Some(obj)) = (status, r.as_object_mut()) {
+            obj.insert("status".to_owned(), status);
+        }
+    }
+    yaml_text(&resources)
+}
+
+/// The observed composed resources a case directory names
+/// (`observed.yaml` or `observed/`), none without either.
+fn observed_documents(dir: &Path) -> anyhow::Result<Vec<Value>> {
+    let Some(path) = ["observed.yaml", "observed"]
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| p.exists())
+    else {
+        return Ok(Vec::new());
+    };
+    let mut docs = Vec::new();
+    for source in fnhcl_testkit::render_args::read_yaml_path("observed resources", &path)
+        .map_err(|e| anyhow::anyhow!("{}", e.message))?
+    {
+        docs.extend(
+            fnhcl_render::yaml::load_stream(&source.text)
+                .map_err(|e| anyhow::anyhow!("cannot parse {}: {e}", source.name))?,
+        );
+    }
+    Ok(docs)
 }

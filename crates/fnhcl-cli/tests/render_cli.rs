@@ -102,3 +102,115 @@ fn foreign_steps_warn_on_stderr() {
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
 }
+
+/// `examples/modules` renders as its README says, and its hand-written
+/// composition.yaml holds exactly the directory's `.hcl` files.
+#[test]
+fn examples_modules_renders() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/modules");
+
+    let comp = std::fs::read_to_string(dir.join("composition.yaml")).expect("composition.yaml");
+    let comp = fnhcl_render::yaml::load_first(&comp)
+        .expect("composition.yaml parses")
+        .expect("a document");
+    let inline = comp
+        .pointer("/spec/pipeline/0/input/hcl")
+        .and_then(serde_json::Value::as_str)
+        .expect("an inline program");
+    let mut bundle = String::new();
+    for (name, path) in fnhcl_testkit::case::case_hcl_files(&dir).expect("hcl files") {
+        let text = std::fs::read_to_string(path).expect("hcl file");
+        bundle.push_str(&format!("-- {name} --\n{text}"));
+    }
+    assert!(bundle.contains("-- modules/bucket/main.hcl --\n"));
+    assert_eq!(
+        inline, bundle,
+        "composition.yaml's inline program differs from examples/modules/**/*.hcl"
+    );
+
+    let render = |extra: &[&str]| {
+        let mut args = vec!["-r", "xr.yaml", "composition.yaml"];
+        args.extend(extra);
+        let out = fn_hcl(&dir, &args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        fnhcl_render::yaml::load_stream(&String::from_utf8_lossy(&out.stdout))
+            .expect("output parses")
+    };
+    let composed = |docs: &[serde_json::Value]| -> Vec<String> {
+        docs.iter()
+            .filter_map(|d| {
+                d.pointer("/metadata/annotations/crossplane.io~1composition-resource-name")
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::to_owned)
+            })
+            .collect()
+    };
+    let messages = |docs: &[serde_json::Value]| -> Vec<String> {
+        docs.iter()
+            .filter(|d| d["kind"] == "Result")
+            .filter_map(|d| d["message"].as_str().map(str::to_owned))
+            .collect()
+    };
+
+    // First reconcile: the buckets; what needs their names or ARNs waits.
+    let first = render(&[]);
+    assert_eq!(composed(&first), ["assets-bucket", "logs-bucket"]);
+    let warnings = messages(&first);
+    for deferred in [
+        "discarded resource assets-versioning",
+        "discarded resource assets-lifecycle",
+        "discarded resource logs-lifecycle",
+        "discarded resource reader_policy",
+    ] {
+        assert!(
+            warnings.iter().any(|m| m.contains(deferred)),
+            "{deferred}: {warnings:?}"
+        );
+    }
+
+    // Next reconcile, the buckets observed with their ARNs.
+    let next = render(&["-o", "observed.yaml"]);
+    assert_eq!(
+        composed(&next),
+        [
+            "assets-bucket",
+            "assets-lifecycle",
+            "assets-versioning",
+            "logs-bucket",
+            "logs-lifecycle",
+            "reader_policy",
+        ]
+    );
+    assert!(messages(&next).is_empty(), "{:?}", messages(&next));
+    let xr = &next[0];
+    assert_eq!(xr["status"]["environment"], "production");
+    assert_eq!(
+        xr["status"]["buckets"],
+        serde_json::json!({"assets": "shop-7xk2p", "logs": "shop-q4m9t"})
+    );
+    let policy = next
+        .iter()
+        .find(|d| d["kind"] == "Policy")
+        .and_then(|d| d["spec"]["forProvider"]["policy"].as_str())
+        .expect("the policy");
+    assert!(
+        policy.contains("arn:aws:s3:::shop-7xk2p/*")
+            && policy.contains("arn:aws:s3:::shop-q4m9t/*"),
+        "{policy}"
+    );
+    let days = |name: &str| {
+        next.iter()
+            .find(|d| {
+                d.pointer("/metadata/annotations/crossplane.io~1composition-resource-name")
+                    == Some(&serde_json::Value::from(name))
+            })
+            .and_then(|d| d.pointer("/spec/forProvider/rule/0/expiration/0/days"))
+            .cloned()
+    };
+    assert_eq!(days("assets-lifecycle"), Some(30.into()), "the default");
+    assert_eq!(days("logs-lifecycle"), Some(365.into()), "from the switch");
+}

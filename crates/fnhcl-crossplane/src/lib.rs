@@ -42,9 +42,15 @@ pub const DEFAULT_CACHE_CAPACITY: usize = 64;
 
 /// Reads the program of a `source: FileSystem` input (D3).
 pub trait DirectoryReader: Send + Sync {
-    /// Every `*.hcl` file directly in `path`, sorted by name, as
-    /// (file name, contents). Implementations may cache and should reload
-    /// when files change.
+    /// Every `*.hcl` file under `path`, subdirectories included (a
+    /// subdirectory that an `import` names is a module, D24), as (name,
+    /// contents) sorted by name. Names are relative to `path` with `/`
+    /// separators (`main.hcl`, `modules/bucket/main.hcl`), the form import
+    /// paths and inline txtar members use. Hidden entries (names starting
+    /// with `.`, such as a ConfigMap volume's `..data`) are skipped.
+    /// Implementations may cache and should reload when any file under
+    /// `path` changes; they should bound what they read (depth, file count,
+    /// bytes) and return an error rather than loop on cyclic symlinks.
     fn read_hcl_files(&self, path: &str) -> Result<Arc<Vec<TxtarFile>>, String>;
 }
 

@@ -233,6 +233,51 @@ fn filesystem_source_reads_through_the_directory_reader() {
     assert!(fatal_message(&rsp).contains("FileSystem"));
 }
 
+#[test]
+fn filesystem_source_loads_modules_from_subdirectories() {
+    // What a reader returns for a mounted directory with a module in a
+    // subdirectory: names relative to the path, `/`-separated.
+    let reader = Arc::new(MemReader {
+        files: vec![
+            TxtarFile {
+                name: "main.hcl".into(),
+                data: "import \"modules/subnet\" {}\n\nmodule \"subnet\" \"a\" {\n  zone = req.composite.spec.zones[0]\n}\n\nmodule \"subnet\" \"b\" {\n  zone = req.composite.spec.zones[1]\n}\n\ncomposite status {\n  body = { zones = [module.a.zone, module.b.zone] }\n}\n".into(),
+            },
+            TxtarFile {
+                name: "modules/subnet/main.hcl".into(),
+                data: "param \"zone\" {}\n\nresource subnet {\n  body = { kind = \"Subnet\", zone = param.zone }\n}\n\nexport {\n  zone = param.zone\n}\n".into(),
+            },
+        ],
+        reads: AtomicUsize::new(0),
+    });
+    let f = Function::new(Options {
+        directory_reader: Some(reader),
+        ..Options::default()
+    });
+    let rsp = f.run(&request(json!({"source": "FileSystem", "path": "/hcl"})));
+    assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+    let desired = rsp.desired.expect("desired");
+    let mut names: Vec<&String> = desired.resources.keys().collect();
+    names.sort();
+    assert_eq!(names, ["a-subnet", "b-subnet"], "instance-prefixed names");
+    let body = struct_to_json(
+        desired.resources["b-subnet"]
+            .resource
+            .as_ref()
+            .expect("body"),
+    );
+    assert_eq!(body, json!({"kind": "Subnet", "zone": "b"}));
+    let status = struct_to_json(
+        desired
+            .composite
+            .expect("composite")
+            .resource
+            .as_ref()
+            .expect("xr"),
+    );
+    assert_eq!(status["status"], json!({"zones": ["a", "b"]}));
+}
+
 struct PanickingReader;
 
 impl DirectoryReader for PanickingReader {

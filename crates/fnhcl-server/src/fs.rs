@@ -1,5 +1,6 @@
-//! The `FileSystem` source (D3): every `*.hcl` file of a directory mounted
-//! into the function, sorted by name, cached until a file changes.
+//! The `FileSystem` source (D3): every `*.hcl` file under a directory
+//! mounted into the function, subdirectories included (they hold modules,
+//! D24), sorted by relative name, cached until a file changes.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -9,15 +10,35 @@ use std::time::SystemTime;
 use fnhcl_base::txtar::TxtarFile;
 use fnhcl_crossplane::DirectoryReader;
 
-/// Largest single file read (a program is text; this guards mistakes).
-const MAX_FILE_BYTES: u64 = 16 << 20;
+/// Deepest subdirectory read, counted from the program directory (whose
+/// own files are at depth 0).
+const MAX_DEPTH: usize = 16;
+/// Most `*.hcl` files read from one program directory.
+const MAX_FILES: usize = 1024;
+/// Most directory entries (files and directories, hidden ones excluded)
+/// looked at while walking one program directory.
+const MAX_ENTRIES: usize = 16 * 1024;
+/// Largest sum of the `*.hcl` files' sizes (a program is text; this guards
+/// mistakes such as pointing `path` at a large volume). The function's own
+/// program size limit, checked afterwards, is smaller by default.
+const MAX_TOTAL_BYTES: u64 = 16 << 20;
 
-/// What identifies the directory's state: each file's name, size and
-/// modification time (following symlinks, as ConfigMap volumes use them).
-type Signature = Vec<(String, u64, Option<SystemTime>)>;
+/// One `*.hcl` file found by the walk.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct FileStamp {
+    /// Relative to the program directory, `/`-separated.
+    name: String,
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+/// What identifies the directory tree's state: each `*.hcl` file's relative
+/// name, size and modification time (following symlinks, as ConfigMap
+/// volumes use them), sorted by name.
+type Signature = Vec<FileStamp>;
 
 /// Reads `*.hcl` files from the local file system, re-reading only when the
-/// directory's file list, sizes or modification times changed.
+/// tree's file list, sizes or modification times changed.
 #[derive(Default)]
 pub struct FsDirectoryReader {
     cache: Mutex<HashMap<PathBuf, (Signature, Arc<Vec<TxtarFile>>)>>,
@@ -29,27 +50,118 @@ impl FsDirectoryReader {
     }
 }
 
-fn signature(dir: &Path) -> Result<Signature, String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| e.to_string())?;
-    let mut sig = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| e.to_string())?;
+/// The state of one walk: what was found and how much was looked at.
+struct Walk {
+    files: Signature,
+    entries: usize,
+    bytes: u64,
+}
+
+/// `prefix` joined with `name`, `/`-separated.
+fn relative(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{prefix}/{name}")
+    }
+}
+
+/// Collects the `*.hcl` files under `dir` (whose name relative to the
+/// program directory is `prefix`, empty for the program directory itself).
+/// `ancestors` holds the canonical paths of `dir` and the directories above
+/// it, to catch symlinks that lead back up (loops).
+fn walk_dir(
+    dir: &Path,
+    prefix: &str,
+    depth: usize,
+    ancestors: &mut Vec<PathBuf>,
+    walk: &mut Walk,
+) -> Result<(), String> {
+    let at = |e: std::io::Error| {
+        if prefix.is_empty() {
+            e.to_string()
+        } else {
+            format!("{prefix}: {e}")
+        }
+    };
+    let mut subdirs = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(at)? {
+        let entry = entry.map_err(at)?;
+        // Names that are not UTF-8 cannot be HCL file names.
         let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
             continue;
         };
-        // Hidden entries include ConfigMap volumes' `..data` machinery.
-        if name.starts_with('.') || !name.ends_with(".hcl") {
+        // Hidden entries: ConfigMap volumes' `..data` machinery, `.git`,
+        // editors' swap files.
+        if name.starts_with('.') {
             continue;
         }
-        // `metadata` follows symlinks.
-        let meta = std::fs::metadata(entry.path()).map_err(|e| format!("{name}: {e}"))?;
-        if !meta.is_file() {
-            continue;
+        walk.entries += 1;
+        if walk.entries > MAX_ENTRIES {
+            return Err(format!(
+                "more than {MAX_ENTRIES} files and directories under the program directory"
+            ));
         }
-        sig.push((name, meta.len(), meta.modified().ok()));
+        let rel = relative(prefix, &name);
+        // `metadata` follows symlinks. An entry that cannot be looked at
+        // (a dangling symlink) matters only when it names a program file.
+        let meta = match std::fs::metadata(entry.path()) {
+            Ok(m) => m,
+            Err(e) if name.ends_with(".hcl") => return Err(format!("{rel}: {e}")),
+            Err(_) => continue,
+        };
+        if meta.is_dir() {
+            subdirs.push((entry.path(), rel));
+        } else if meta.is_file() && name.ends_with(".hcl") {
+            if walk.files.len() >= MAX_FILES {
+                return Err(format!(
+                    "more than {MAX_FILES} .hcl files under the program directory"
+                ));
+            }
+            walk.bytes = walk.bytes.saturating_add(meta.len());
+            if walk.bytes > MAX_TOTAL_BYTES {
+                return Err(format!(
+                    "the .hcl files under the program directory are larger than {MAX_TOTAL_BYTES} bytes together"
+                ));
+            }
+            walk.files.push(FileStamp {
+                name: rel,
+                len: meta.len(),
+                modified: meta.modified().ok(),
+            });
+        }
     }
-    sig.sort();
-    Ok(sig)
+    for (path, rel) in subdirs {
+        if depth + 1 > MAX_DEPTH {
+            return Err(format!(
+                "{rel}: directories are nested more than {MAX_DEPTH} levels deep"
+            ));
+        }
+        let canonical = std::fs::canonicalize(&path).map_err(|e| format!("{rel}: {e}"))?;
+        if ancestors.contains(&canonical) {
+            return Err(format!(
+                "{rel}: symlink loop (it leads back to {})",
+                canonical.display()
+            ));
+        }
+        ancestors.push(canonical);
+        let result = walk_dir(&path, &rel, depth + 1, ancestors, walk);
+        ancestors.pop();
+        result?;
+    }
+    Ok(())
+}
+
+fn signature(dir: &Path) -> Result<Signature, String> {
+    let root = std::fs::canonicalize(dir).map_err(|e| e.to_string())?;
+    let mut walk = Walk {
+        files: Vec::new(),
+        entries: 0,
+        bytes: 0,
+    };
+    walk_dir(dir, "", 0, &mut vec![root], &mut walk)?;
+    walk.files.sort();
+    Ok(walk.files)
 }
 
 impl DirectoryReader for FsDirectoryReader {
@@ -65,16 +177,19 @@ impl DirectoryReader for FsDirectoryReader {
             }
         }
         let mut files = Vec::with_capacity(sig.len());
-        for (name, len, _) in &sig {
-            if *len > MAX_FILE_BYTES {
+        let mut total: u64 = 0;
+        for stamp in &sig {
+            let data = std::fs::read_to_string(dir.join(&stamp.name))
+                .map_err(|e| format!("{}: {e}", stamp.name))?;
+            // The file may have grown since the walk.
+            total = total.saturating_add(data.len() as u64);
+            if total > MAX_TOTAL_BYTES {
                 return Err(format!(
-                    "{name}: file is larger than {MAX_FILE_BYTES} bytes"
+                    "the .hcl files under the program directory are larger than {MAX_TOTAL_BYTES} bytes together"
                 ));
             }
-            let data =
-                std::fs::read_to_string(dir.join(name)).map_err(|e| format!("{name}: {e}"))?;
             files.push(TxtarFile {
-                name: name.clone(),
+                name: stamp.name.clone(),
                 data,
             });
         }
@@ -89,24 +204,212 @@ impl DirectoryReader for FsDirectoryReader {
 mod tests {
     use super::*;
 
+    fn write(dir: &Path, name: &str, text: &str) {
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(path, text).expect("write");
+    }
+
+    fn names(files: &[TxtarFile]) -> Vec<&str> {
+        files.iter().map(|f| f.name.as_str()).collect()
+    }
+
+    fn path_str(dir: &Path) -> &str {
+        dir.to_str().expect("utf-8 path")
+    }
+
     #[test]
     fn reads_sorted_hcl_files_and_reloads_on_change() {
         let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::write(dir.path().join("b.hcl"), "b").expect("write");
-        std::fs::write(dir.path().join("a.hcl"), "a").expect("write");
-        std::fs::write(dir.path().join("notes.txt"), "x").expect("write");
-        std::fs::write(dir.path().join(".hidden.hcl"), "x").expect("write");
-        std::fs::create_dir(dir.path().join("sub.hcl")).expect("mkdir");
+        let d = dir.path();
+        write(d, "b.hcl", "b");
+        write(d, "a.hcl", "a");
+        write(d, "notes.txt", "x");
+        write(d, ".hidden.hcl", "x");
+        write(d, ".git/config.hcl", "x");
+        write(d, "..data/main.hcl", "x");
+        std::fs::create_dir(d.join("sub.hcl")).expect("mkdir");
         let reader = FsDirectoryReader::new();
-        let path = dir.path().to_str().expect("utf-8 path");
-        let files = reader.read_hcl_files(path).expect("readable");
-        let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
-        assert_eq!(names, ["a.hcl", "b.hcl"]);
-        let again = reader.read_hcl_files(path).expect("readable");
+        let files = reader.read_hcl_files(path_str(d)).expect("readable");
+        assert_eq!(names(&files), ["a.hcl", "b.hcl"]);
+        let again = reader.read_hcl_files(path_str(d)).expect("readable");
         assert!(Arc::ptr_eq(&files, &again), "unchanged directory is cached");
-        std::fs::write(dir.path().join("a.hcl"), "changed").expect("write");
-        let changed = reader.read_hcl_files(path).expect("readable");
+        std::fs::write(d.join("a.hcl"), "changed").expect("write");
+        let changed = reader.read_hcl_files(path_str(d)).expect("readable");
         assert_eq!(changed[0].data, "changed");
+    }
+
+    #[test]
+    fn reads_module_subdirectories_with_relative_names() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        write(d, "main.hcl", "root");
+        write(d, "modules/bucket/main.hcl", "bucket");
+        write(d, "modules/bucket/params.hcl", "params");
+        write(d, "modules/bucket/README.md", "x");
+        write(d, "modules/app/db/main.hcl", "db");
+        write(d, "modules/.cache/x.hcl", "hidden");
+        let reader = FsDirectoryReader::new();
+        let files = reader.read_hcl_files(path_str(d)).expect("readable");
+        assert_eq!(
+            names(&files),
+            [
+                "main.hcl",
+                "modules/app/db/main.hcl",
+                "modules/bucket/main.hcl",
+                "modules/bucket/params.hcl",
+            ]
+        );
+        assert_eq!(files[2].data, "bucket");
+        let again = reader.read_hcl_files(path_str(d)).expect("readable");
+        assert!(Arc::ptr_eq(&files, &again), "unchanged tree is cached");
+
+        // A change deep in a module reloads.
+        std::fs::write(d.join("modules/bucket/main.hcl"), "bucket v2").expect("write");
+        let changed = reader.read_hcl_files(path_str(d)).expect("readable");
+        assert!(!Arc::ptr_eq(&files, &changed));
+        assert_eq!(changed[2].data, "bucket v2");
+        // So does a new file in a subdirectory, and a removed one.
+        write(d, "modules/app/main.hcl", "app");
+        let added = reader.read_hcl_files(path_str(d)).expect("readable");
+        assert_eq!(added[1].name, "modules/app/db/main.hcl");
+        assert_eq!(added[2].name, "modules/app/main.hcl");
+        std::fs::remove_dir_all(d.join("modules/app")).expect("rm");
+        let removed = reader.read_hcl_files(path_str(d)).expect("readable");
+        assert_eq!(
+            names(&removed),
+            [
+                "main.hcl",
+                "modules/bucket/main.hcl",
+                "modules/bucket/params.hcl",
+            ]
+        );
+    }
+
+    /// The layout kubelet gives a ConfigMap volume whose items have paths
+    /// with directories: the data lives in a hidden timestamped directory,
+    /// `..data` points at it, and the visible names are symlinks through
+    /// `..data`. An update writes a new timestamped directory and swaps
+    /// `..data`.
+    #[cfg(unix)]
+    #[test]
+    fn configmap_volume_layout_with_a_module_directory() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        write(d, "..2024_01_01/main.hcl", "root v1");
+        write(d, "..2024_01_01/modules/bucket/main.hcl", "bucket v1");
+        symlink("..2024_01_01", d.join("..data")).expect("symlink");
+        symlink("..data/main.hcl", d.join("main.hcl")).expect("symlink");
+        symlink("..data/modules", d.join("modules")).expect("symlink");
+        let reader = FsDirectoryReader::new();
+        let files = reader.read_hcl_files(path_str(d)).expect("readable");
+        assert_eq!(names(&files), ["main.hcl", "modules/bucket/main.hcl"]);
+        assert_eq!(files[1].data, "bucket v1");
+
+        write(d, "..2024_01_02/main.hcl", "root v1");
+        write(
+            d,
+            "..2024_01_02/modules/bucket/main.hcl",
+            "bucket v2 (longer)",
+        );
+        symlink("..2024_01_02", d.join("..data_tmp")).expect("symlink");
+        std::fs::rename(d.join("..data_tmp"), d.join("..data")).expect("swap");
+        std::fs::remove_dir_all(d.join("..2024_01_01")).expect("rm");
+        let files = reader.read_hcl_files(path_str(d)).expect("readable");
+        assert_eq!(files[1].data, "bucket v2 (longer)");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loops_are_errors() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        write(d, "main.hcl", "root");
+        write(d, "modules/bucket/main.hcl", "bucket");
+        symlink("../..", d.join("modules/bucket/up")).expect("symlink");
+        let err = FsDirectoryReader::new()
+            .read_hcl_files(path_str(d))
+            .expect_err("loop");
+        assert!(err.starts_with("modules/bucket/up: symlink loop"), "{err}");
+
+        // A symlink to a sibling directory is no loop: its files appear
+        // under both names.
+        std::fs::remove_file(d.join("modules/bucket/up")).expect("rm");
+        symlink("bucket", d.join("modules/store")).expect("symlink");
+        let files = FsDirectoryReader::new()
+            .read_hcl_files(path_str(d))
+            .expect("readable");
+        assert_eq!(
+            names(&files),
+            [
+                "main.hcl",
+                "modules/bucket/main.hcl",
+                "modules/store/main.hcl"
+            ]
+        );
+        // Dangling symlinks: irrelevant unless they name a program file.
+        symlink("nowhere", d.join("gone")).expect("symlink");
+        assert!(FsDirectoryReader::new().read_hcl_files(path_str(d)).is_ok());
+        symlink("nowhere.hcl", d.join("gone.hcl")).expect("symlink");
+        let err = FsDirectoryReader::new()
+            .read_hcl_files(path_str(d))
+            .expect_err("dangling program file");
+        assert!(err.starts_with("gone.hcl: "), "{err}");
+    }
+
+    #[test]
+    fn depth_is_bounded() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        let deepest = vec!["d"; MAX_DEPTH].join("/");
+        write(d, &format!("{deepest}/x.hcl"), "x");
+        let files = FsDirectoryReader::new()
+            .read_hcl_files(path_str(d))
+            .expect("readable");
+        assert_eq!(names(&files), [format!("{deepest}/x.hcl").as_str()]);
+        write(d, &format!("{deepest}/d/x.hcl"), "x");
+        let err = FsDirectoryReader::new()
+            .read_hcl_files(path_str(d))
+            .expect_err("too deep");
+        assert_eq!(
+            err,
+            format!("{deepest}/d: directories are nested more than {MAX_DEPTH} levels deep")
+        );
+    }
+
+    #[test]
+    fn file_count_and_total_size_are_bounded() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        for i in 0..MAX_FILES {
+            write(d, &format!("m/f{i:04}.hcl"), "");
+        }
+        let files = FsDirectoryReader::new()
+            .read_hcl_files(path_str(d))
+            .expect("readable");
+        assert_eq!(files.len(), MAX_FILES);
+        write(d, "one-more.hcl", "");
+        let err = FsDirectoryReader::new()
+            .read_hcl_files(path_str(d))
+            .expect_err("too many");
+        assert_eq!(
+            err,
+            format!("more than {MAX_FILES} .hcl files under the program directory")
+        );
+
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        write(d, "small.hcl", "x");
+        let big = std::fs::File::create(d.join("big.hcl")).expect("create");
+        big.set_len(MAX_TOTAL_BYTES).expect("sparse file");
+        let err = FsDirectoryReader::new()
+            .read_hcl_files(path_str(d))
+            .expect_err("too big");
+        assert!(err.contains("larger than 16777216 bytes together"), "{err}");
     }
 
     #[test]

@@ -532,6 +532,53 @@ async fn filesystem_source_reads_a_mounted_directory_and_sees_changes() {
     assert_eq!(body(&rsp, "r")["kind"], json!("SecondKind"));
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn filesystem_source_loads_module_subdirectories_and_sees_their_changes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write(
+        "main.hcl",
+        "import \"modules/bucket\" {}\n\nmodule \"bucket\" \"logs\" {\n  region = req.composite.spec.parameters.region\n}\n",
+    );
+    let module = |kind: &str| {
+        format!(
+            "param \"region\" {{}}\n\nresource bucket {{\n  body = {{ apiVersion = \"v1\", kind = \"{kind}\", region = param.region }}\n}}\n"
+        )
+    };
+    write("modules/bucket/main.hcl", &module("Bucket"));
+    // A ConfigMap volume's machinery and VCS metadata are not program files.
+    write("..data/broken.hcl", "not hcl {");
+    write(".git/broken.hcl", "not hcl {");
+    let mut req = request(BUCKET, "fs-modules");
+    req.input = json_to_struct(&json!({
+        "apiVersion": "function-hcl/v1", "kind": "HclInput",
+        "source": "FileSystem", "path": dir.path().to_str().expect("utf-8 path")
+    }));
+
+    let port = start(None);
+    let mut client = connect(port).await;
+    let rsp = client
+        .run_function(req.clone())
+        .await
+        .expect("rpc")
+        .into_inner();
+    assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+    assert_eq!(
+        body(&rsp, "logs-bucket"),
+        json!({"apiVersion": "v1", "kind": "Bucket", "region": "eu-west-1"})
+    );
+
+    // A change inside the module directory is picked up without a restart.
+    write("modules/bucket/main.hcl", &module("BucketV2"));
+    let rsp = client.run_function(req).await.expect("rpc").into_inner();
+    assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+    assert_eq!(body(&rsp, "logs-bucket")["kind"], json!("BucketV2"));
+}
+
 async fn http_get_metrics(port: u16) -> String {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
     for _ in 0..100 {

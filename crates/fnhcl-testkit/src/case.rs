@@ -7,7 +7,7 @@
 //! | file | meaning |
 //! | --- | --- |
 //! | `xr.yaml` | the XR (required; its presence makes a directory a case) |
-//! | `composition.yaml` | the Composition; without it, one is made with a single function-hcl step running the directory's `*.hcl` files |
+//! | `composition.yaml` | the Composition; without it, one is made with a single function-hcl step running the directory's `*.hcl` files, those in subdirectories (modules) included |
 //! | `functions.yaml` | Function manifests (optional) |
 //! | `observed.yaml` or `observed/` | observed composed resources (`-o`) |
 //! | `extra-resources.yaml` or `extra-resources/` | `--extra-resources` |
@@ -203,19 +203,63 @@ pub fn case_argv(dir: &Path) -> Result<Vec<String>, String> {
     Ok(argv)
 }
 
+/// Deepest subdirectory of a case whose `*.hcl` files are bundled.
+const MAX_HCL_DEPTH: usize = 16;
+
+/// The `*.hcl` files of a case directory, subdirectories included (module
+/// directories, D24), as (name relative to `dir` with `/` separators,
+/// path), sorted by name. Hidden entries and the top-level `steps/`
+/// directory (reconcile steps, see `fn-hcl test`) are skipped.
+pub fn case_hcl_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+    fn walk(
+        dir: &Path,
+        prefix: &str,
+        depth: usize,
+        out: &mut Vec<(String, PathBuf)>,
+    ) -> Result<(), String> {
+        let entries =
+            std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        for entry in entries.filter_map(Result::ok) {
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
+            if name.starts_with('.') || (depth == 0 && name == "steps") {
+                continue;
+            }
+            let path = entry.path();
+            let rel = if prefix.is_empty() {
+                name.clone()
+            } else {
+                format!("{prefix}/{name}")
+            };
+            if path.is_dir() {
+                if depth >= MAX_HCL_DEPTH {
+                    return Err(format!(
+                        "{}: directories nested more than {MAX_HCL_DEPTH} levels deep",
+                        path.display()
+                    ));
+                }
+                walk(&path, &rel, depth + 1, out)?;
+            } else if path.is_file() && name.ends_with(".hcl") {
+                out.push((rel, path));
+            }
+        }
+        Ok(())
+    }
+    let mut files = Vec::new();
+    walk(dir, "", 0, &mut files)?;
+    files.sort();
+    Ok(files)
+}
+
 /// A Composition with one function-hcl step running the directory's
-/// `*.hcl` files (as a txtar bundle), for cases without composition.yaml.
+/// `*.hcl` files (as a txtar bundle, see [`case_hcl_files`]), for cases
+/// without composition.yaml.
 pub fn synthesized_composition(dir: &Path, xr_text: &str) -> Result<Source, String> {
     let xr = fnhcl_render::yaml::load_first(xr_text)
         .map_err(|e| format!("cannot parse xr.yaml: {e}"))?
         .unwrap_or(Value::Null);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "hcl"))
-        .collect();
-    files.sort();
+    let files = case_hcl_files(dir)?;
     if files.is_empty() {
         return Err(format!(
             "{}: no composition.yaml and no *.hcl files",
@@ -223,13 +267,9 @@ pub fn synthesized_composition(dir: &Path, xr_text: &str) -> Result<Source, Stri
         ));
     }
     let mut bundle = String::new();
-    for f in &files {
-        let text =
-            std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
-        let name = f
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+    for (name, path) in &files {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         bundle.push_str(&format!("-- {name} --\n{text}"));
         if !text.ends_with('\n') {
             bundle.push('\n');
@@ -590,6 +630,53 @@ mod tests {
         std::fs::write(c.path("expected.warnings"), "").unwrap();
         assert!(
             matches!(run_case(&c.0, &fake, &CaseOptions::default()), CaseOutcome::Failed(w) if w.contains("warnings differ"))
+        );
+    }
+
+    #[test]
+    fn synthesized_compositions_bundle_module_directories() {
+        let c = TempCase::new("modules");
+        for (name, text) in [
+            ("modules/bucket/main.hcl", "# bucket\n"),
+            ("modules/bucket/params.hcl", "# params"),
+            ("modules/app/db/main.hcl", "# db\n"),
+            ("steps/1/main.hcl", "# a step's override\n"),
+            ("steps/1/modules/bucket/main.hcl", "# a step's override\n"),
+            (".git/x.hcl", "# hidden\n"),
+            ("modules/.swap.hcl", "# hidden\n"),
+            ("observed/bucket.yaml", "x: 1\n"),
+        ] {
+            let path = c.path(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let names: Vec<String> = case_hcl_files(&c.0)
+            .unwrap()
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "main.hcl",
+                "modules/app/db/main.hcl",
+                "modules/bucket/main.hcl",
+                "modules/bucket/params.hcl",
+            ]
+        );
+        let xr = std::fs::read_to_string(c.path("xr.yaml")).unwrap();
+        let comp = synthesized_composition(&c.0, &xr).unwrap();
+        let doc = fnhcl_render::yaml::load_first(&comp.text).unwrap().unwrap();
+        let hcl = doc
+            .pointer("/spec/pipeline/0/input/hcl")
+            .and_then(Value::as_str)
+            .unwrap();
+        assert_eq!(
+            hcl,
+            "-- main.hcl --\n# the fake function ignores this\n\
+             -- modules/app/db/main.hcl --\n# db\n\
+             -- modules/bucket/main.hcl --\n# bucket\n\
+             -- modules/bucket/params.hcl --\n# params\n"
         );
     }
 
