@@ -479,3 +479,100 @@ fn test_steps_may_expect_errors() {
         run.stdout
     );
 }
+
+#[test]
+fn test_steps_carry_module_directories_and_step_overrides() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let case = tmp.path().join("module-steps");
+    write(&case, "xr.yaml", XR);
+    write(
+        &case,
+        "main.hcl",
+        "import \"modules/cm\" {}\n\nmodule \"cm\" \"one\" {\n  size = req.composite.spec.size\n}\n",
+    );
+    let module = |version: &str| {
+        format!(
+            "param \"size\" {{}}\n\nresource cm {{\n  body = {{\n    apiVersion = \"v1\"\n    kind       = \"ConfigMap\"\n    data       = {{ size = \"${{param.size}}\", version = \"{version}\" }}\n  }}\n}}\n"
+        )
+    };
+    write(&case, "modules/cm/main.hcl", &module("v1"));
+    write(&case, "steps/1/.keep", "");
+    // Step 2 ships a new version of the module's file.
+    write(&case, "steps/2/modules/cm/main.hcl", &module("v2"));
+    let update = fn_hcl(tmp.path(), &["test", "--update"], None);
+    assert_eq!(update.code, 0, "{}{}", update.stdout, update.stderr);
+    let step1 = std::fs::read_to_string(case.join("steps/1/expected.yaml")).expect("step 1");
+    let step2 = std::fs::read_to_string(case.join("steps/2/expected.yaml")).expect("step 2");
+    for (step, version) in [(&step1, "v1"), (&step2, "v2")] {
+        assert!(
+            step.contains("crossplane.io/composition-resource-name: one-cm"),
+            "{step}"
+        );
+        assert!(step.contains(&format!("version: {version}")), "{step}");
+    }
+    assert!(
+        !case.join("steps/2/modules/cm/expected.yaml").exists(),
+        "expectations are written to the step directory only"
+    );
+    let run = fn_hcl(tmp.path(), &["test"], None);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("PASS    module-steps"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn test_steps_keep_the_status_providers_reported() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let case = tmp.path().join("status");
+    write(&case, "xr.yaml", XR);
+    // `second` needs a status field of `first` that only step 1's observed
+    // state has; step 2 observes step 1's output, which keeps that status.
+    write(
+        &case,
+        "main.hcl",
+        "resource first {\n  body = { apiVersion = \"v1\", kind = \"ConfigMap\" }\n}\n\nresource second {\n  body = { apiVersion = \"v1\", kind = \"ConfigMap\", data = { id = req.resource.first.status.id } }\n}\n",
+    );
+    write(
+        &case,
+        "steps/1/observed.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\n  annotations:\n    crossplane.io/composition-resource-name: first\nstatus:\n  id: abc\n",
+    );
+    write(&case, "steps/2/.keep", "");
+    let update = fn_hcl(tmp.path(), &["test", "--update"], None);
+    assert_eq!(update.code, 0, "{}{}", update.stdout, update.stderr);
+    let step2 = std::fs::read_to_string(case.join("steps/2/expected.yaml")).expect("step 2");
+    assert!(step2.contains("id: abc"), "{step2}");
+    let run = fn_hcl(tmp.path(), &["test"], None);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+}
+
+/// The committed reconcile cases (`tests/reconcile/`): modules and switches
+/// across several reconciles, run as a user runs them.
+#[test]
+fn committed_reconcile_cases_pass() {
+    let run = fn_hcl(&repo(), &["test", "tests/reconcile"], None);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let verdicts: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with(' '))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| ["PASS", "FAIL", "UPDATED"].contains(w))
+        .collect();
+    assert!(verdicts.len() >= 3, "{}", run.stdout);
+    assert!(verdicts.iter().all(|v| *v == "PASS"), "{}", run.stdout);
+    for case in [
+        "module-export-observed-status",
+        "module-param-incomplete-fail-safe",
+        "switch-changes-branch",
+    ] {
+        assert!(
+            run.stdout.contains(&format!("PASS    {case}\n")),
+            "{}",
+            run.stdout
+        );
+    }
+}
