@@ -68,6 +68,24 @@ pub const SUSPICIOUS_FIELD: &str = "W0602";
 /// declare (`req.composite.spec.paramters`).
 pub const NOT_IN_SCHEMA: &str = "W0603";
 
+/// An `import` or `module` block naming a directory that cannot be a
+/// module (bad path, no files, cycle, unknown alias), or a `param` /
+/// `export` block outside a module (D24-D26).
+pub const MODULE_IMPORT: &str = "E0701";
+/// A module instance with an unknown or missing parameter, or `params`
+/// mixed with named parameters (D26, D27).
+pub const MODULE_PARAMETER: &str = "E0702";
+/// A read of an export or instance that does not exist, or an export of
+/// a resource the module does not declare (D29).
+pub const MODULE_EXPORT: &str = "E0703";
+/// A `switch` whose branches are inconsistent (exports, `default`, case
+/// names) or a read of a switch attribute that does not exist (D30).
+pub const SWITCH: &str = "E0704";
+/// A module parameter the module never reads.
+pub const UNUSED_PARAMETER: &str = "W0608";
+/// A module export no instance of the module is read for.
+pub const UNUSED_EXPORT: &str = "W0609";
+
 /// Every code with its kebab-case name, for documentation and `--format json`.
 pub const ALL: &[(&str, &str)] = &[
     (SYNTAX, "syntax-error"),
@@ -96,6 +114,12 @@ pub const ALL: &[(&str, &str)] = &[
     (UNDECLARED_COLLECTION, "undeclared-collection"),
     (UNUSED_ARGUMENT, "unused-argument"),
     (UNDECLARED_REQUIREMENT, "undeclared-requirement"),
+    (MODULE_IMPORT, "module-import"),
+    (MODULE_PARAMETER, "module-parameter"),
+    (MODULE_EXPORT, "module-export"),
+    (SWITCH, "switch"),
+    (UNUSED_PARAMETER, "unused-parameter"),
+    (UNUSED_EXPORT, "unused-export"),
 ];
 
 /// The kebab-case name of a code.
@@ -113,6 +137,9 @@ pub(crate) fn classify(d: &Diagnostic, from_parser: bool) -> &'static str {
     }
     let s = d.summary.as_str();
     let has = |p: &str| s.contains(p);
+    if let Some(code) = module_code(s) {
+        return code;
+    }
     if has("duplicate")
         || has("Duplicate")
         || has("defined more than once")
@@ -159,4 +186,53 @@ pub(crate) fn classify(d: &Diagnostic, from_parser: bool) -> &'static str {
     } else {
         PROGRAM
     }
+}
+
+/// Codes of the module, export and switch checks (D24-D31).
+fn module_code(s: &str) -> Option<&'static str> {
+    let has = |p: &str| s.contains(p);
+    let code = if has("is never used") && s.starts_with("param ") {
+        UNUSED_PARAMETER
+    } else if has("is never used") && s.starts_with("export ") {
+        UNUSED_EXPORT
+    } else if s.starts_with("duplicate ") {
+        return None;
+    } else if has("import path")
+        || has("module directory")
+        || s.starts_with("import cycle")
+        || has("import alias")
+        || has(" in import")
+        || s.starts_with("unknown module \"")
+        || has("invalid module path")
+        || has("outside a module")
+        || has("invalid module instance name")
+        || has("hides the module's")
+    {
+        MODULE_IMPORT
+    } else if has("unknown parameter")
+        || has("missing required parameter")
+        || has("mixes params")
+        || has("invalid parameter name")
+        || (s.starts_with("parameter name") && has("is reserved"))
+        || has("reads its own exports")
+    {
+        MODULE_PARAMETER
+    } else if has("unknown export")
+        || has("unknown module instance")
+        || has("export of unknown resource")
+        || has("invalid export name")
+        || has("in export")
+        || has("export alias")
+    {
+        MODULE_EXPORT
+    } else if has("switch")
+        || s.starts_with("unknown case")
+        || has("invalid case name")
+        || has("a case cannot be named")
+    {
+        SWITCH
+    } else {
+        return None;
+    };
+    Some(code)
 }

@@ -59,10 +59,18 @@ pub fn analyze_with(sources: &Arc<SourceMap>, options: &Options) -> Vec<Diagnost
     if out.iter().any(Diagnostic::is_error) {
         return sorted(out);
     }
-    if let Err(diags) = fnhcl_eval::compile(sources.clone()) {
-        for d in diags {
-            let code = codes::classify(&d, false);
-            out.push(d.with_code(code));
+    match fnhcl_eval::compile(sources.clone()) {
+        Err(diags) => {
+            for d in diags {
+                let code = codes::classify(&d, false);
+                out.push(d.with_code(code));
+            }
+        }
+        Ok(program) => {
+            for d in program.lints() {
+                let code = codes::classify(d, false);
+                out.push(d.clone().with_code(code));
+            }
         }
     }
     for d in walk::check(&bodies, options) {

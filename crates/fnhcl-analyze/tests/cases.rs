@@ -4,7 +4,9 @@
 //! several `*.hcl` files and an `expected` file. The expectation lists one
 //! finding per line: `CODE severity file:range: summary; detail`. Valid
 //! programs have an empty expectation. `FNHCL_BLESS=1` rewrites them. A
-//! directory case may hold an `xrd.json` (the composite's XRD).
+//! directory case may hold an `xrd.json` (the composite's XRD), and an
+//! `input.txtar` bundle instead of `*.hcl` files (programs with module
+//! directories, `modules/x/main.hcl`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -46,6 +48,10 @@ fn run_case(path: &Path) -> Result<(), Failed> {
             .filter(|p| p.extension().is_some_and(|x| x == "hcl"))
             .collect();
         files.sort();
+        // Programs with module directories: one txtar bundle.
+        if let Ok(text) = std::fs::read_to_string(path.join("input.txtar")) {
+            fnhcl_base::txtar::load_into(&mut sources, &text).map_err(|e| e.to_string())?;
+        }
         for f in files {
             let text = std::fs::read_to_string(&f).map_err(|e| e.to_string())?;
             let name = f

@@ -4,7 +4,10 @@
 //! Files: every `*.hcl` regular file directly in DIR (sorted by name), then
 //! each `libraryFiles` entry of an optional `DIR/composition.yaml`
 //! (`{ xrd: ..., libraryFiles: [paths] }`), relative to DIR; duplicates are
-//! dropped (first wins). Unless `--skip-analysis`, the bundle is analysed
+//! dropped (first wins). Then the module directories those files import
+//! (`import "modules/x" {}`, `module "modules/x" "name" {}`), and the ones
+//! the modules import, with all their `*.hcl` files, named by their path
+//! relative to DIR (`modules/x/main.hcl`). Unless `--skip-analysis`, the bundle is analysed
 //! first (findings on stderr; errors fail the command). The txtar goes to
 //! stdout, or, with `--composition`, into the `hcl` field of the
 //! function-hcl step of that Composition, which is printed instead.
@@ -138,7 +141,7 @@ pub(crate) fn load_dir(dir: &Path) -> anyhow::Result<Vec<PackageFile>> {
         }
     }
 
-    names
+    let mut files: Vec<PackageFile> = names
         .into_iter()
         .map(|name| {
             let path = dir.join(&name);
@@ -146,7 +149,96 @@ pub(crate) fn load_dir(dir: &Path) -> anyhow::Result<Vec<PackageFile>> {
                 .with_context(|| format!("read {}", path.display()))?;
             Ok(PackageFile { name, text })
         })
-        .collect()
+        .collect::<anyhow::Result<_>>()?;
+    follow_imports(dir, &mut files)?;
+    Ok(files)
+}
+
+/// Most files a package may hold once module directories are added.
+const MAX_PACKAGE_FILES: usize = 4096;
+
+/// Adds the module directories the files import (D24, D25), and the ones
+/// those import, with their `*.hcl` files (any depth, hidden entries
+/// skipped) named by their path relative to `dir`.
+fn follow_imports(dir: &Path, files: &mut Vec<PackageFile>) -> anyhow::Result<()> {
+    let mut done: Vec<String> = Vec::new();
+    let mut next = 0;
+    while next < files.len() {
+        let mut sources = SourceMap::new();
+        let id = sources.add(files[next].name.clone(), files[next].text.as_str());
+        let (body, _) = fnhcl_syntax::parse_file(&sources, id);
+        for imp in fnhcl_eval::imported_dirs(&body) {
+            if done.contains(&imp.path) {
+                continue;
+            }
+            done.push(imp.path.clone());
+            let at = sources.range_text(imp.span);
+            let root = dir.join(&imp.path);
+            if !root.is_dir() {
+                bail!(
+                    "{at}: imported module directory {:?} not found under {}",
+                    imp.path,
+                    dir.display()
+                );
+            }
+            let mut found = Vec::new();
+            collect_hcl(&root, &imp.path, 0, &mut found)?;
+            if found.is_empty() {
+                bail!(
+                    "{at}: imported module directory {:?} has no .hcl files",
+                    imp.path
+                );
+            }
+            for name in found {
+                if files.iter().any(|f| f.name == name) {
+                    continue;
+                }
+                let path = dir.join(&name);
+                let text = std::fs::read_to_string(&path)
+                    .with_context(|| format!("read {}", path.display()))?;
+                files.push(PackageFile { name, text });
+                if files.len() > MAX_PACKAGE_FILES {
+                    bail!("more than {MAX_PACKAGE_FILES} files to package");
+                }
+            }
+        }
+        next += 1;
+    }
+    Ok(())
+}
+
+/// `*.hcl` regular files under `path` (named `prefix/...`), sorted,
+/// hidden entries skipped; symlinked directories are not followed.
+fn collect_hcl(
+    path: &Path,
+    prefix: &str,
+    depth: usize,
+    out: &mut Vec<String>,
+) -> anyhow::Result<()> {
+    if depth > 16 {
+        bail!("{}: directories nested too deeply", path.display());
+    }
+    let mut entries: Vec<_> = std::fs::read_dir(path)
+        .with_context(|| format!("read {}", path.display()))?
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("read {}", path.display()))?;
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let rel = format!("{prefix}/{name}");
+        let ft = e
+            .file_type()
+            .with_context(|| format!("stat {}", e.path().display()))?;
+        if ft.is_dir() {
+            collect_hcl(&e.path(), &rel, depth + 1, out)?;
+        } else if name.ends_with(".hcl") && std::fs::metadata(e.path()).is_ok_and(|m| m.is_file()) {
+            out.push(rel);
+        }
+    }
+    Ok(())
 }
 
 /// Analysis options for a directory: the composite's schema from `xrd`

@@ -576,3 +576,83 @@ fn committed_reconcile_cases_pass() {
         );
     }
 }
+
+#[test]
+fn package_follows_imports_and_analyze_checks_modules() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path();
+    write(
+        dir,
+        "main.hcl",
+        "import \"modules/app\" {}\n\nmodule \"app\" \"web\" {\n  size = 2\n}\n",
+    );
+    write(
+        dir,
+        "modules/app/main.hcl",
+        "import \"modules/bucket\" {}\n\nparam \"size\" {}\n\nmodule \"bucket\" \"store\" {}\n\nresource deployment {\n  body = { kind = \"Deployment\", spec = { replicas = param.size } }\n}\n",
+    );
+    write(
+        dir,
+        "modules/app/parts/extra.hcl",
+        "resource service {\n  body = { kind = \"Service\" }\n}\n",
+    );
+    write(
+        dir,
+        "modules/bucket/main.hcl",
+        "resource bucket {\n  body = { kind = \"Bucket\" }\n}\n",
+    );
+    // Not imported: not packaged.
+    write(dir, "unused/x.hcl", "resource x {\n  body = {}\n}\n");
+    write(dir, ".hidden/y.hcl", "nope {\n");
+    let run = fn_hcl(dir, &["package", "."], None);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let members: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("-- ")?.strip_suffix(" --"))
+        .collect();
+    assert_eq!(
+        members,
+        [
+            "main.hcl",
+            "modules/app/main.hcl",
+            "modules/app/parts/extra.hcl",
+            "modules/bucket/main.hcl"
+        ]
+    );
+    // The bundle is a working program.
+    let mut sources = fnhcl_base::SourceMap::new();
+    fnhcl_base::txtar::load_into(&mut sources, &run.stdout).expect("txtar");
+    let program = fnhcl_eval::compile(std::sync::Arc::new(sources)).expect("compiles");
+    let out = fnhcl_eval::evaluate(&program, &fnhcl_eval::Request::default()).expect("runs");
+    let names: Vec<&str> = out.resources.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["web-store-bucket", "web-deployment", "web-service"]);
+
+    let clean = fn_hcl(dir, &["analyze", "."], None);
+    assert_eq!(clean.code, 0, "{}{}", clean.stdout, clean.stderr);
+
+    // A typo in a parameter, a missing module directory.
+    write(
+        dir,
+        "main.hcl",
+        "import \"modules/app\" {}\n\nmodule \"app\" \"web\" {\n  sise = 2\n}\n",
+    );
+    let bad = fn_hcl(dir, &["analyze", "."], None);
+    assert_eq!(bad.code, 1, "{}", bad.stdout);
+    assert!(
+        bad.stdout.contains("main.hcl:4,3: error[E0702]")
+            && bad.stdout.contains("did you mean \"size\"?"),
+        "{}",
+        bad.stdout
+    );
+    write(dir, "main.hcl", "import \"modules/gone\" {}\n");
+    let missing = fn_hcl(dir, &["package", "."], None);
+    assert_ne!(missing.code, 0);
+    assert!(
+        missing
+            .stderr
+            .contains("main.hcl:1,1-22: imported module directory \"modules/gone\" not found"),
+        "{}",
+        missing.stderr
+    );
+}

@@ -20,6 +20,8 @@ pub struct Program {
     /// `modules[0]` is the root program; the others are the imported
     /// module directories (D24).
     pub(crate) modules: Vec<Module>,
+    /// Warnings about the program (unused parameters and exports).
+    lints: Vec<Diagnostic>,
 }
 
 impl std::fmt::Debug for Program {
@@ -36,6 +38,12 @@ impl Program {
     /// The program's sources.
     pub fn sources(&self) -> &Arc<SourceMap> {
         &self.sources
+    }
+
+    /// Warnings that do not stop the program: parameters a module never
+    /// reads, exports nobody reads.
+    pub fn lints(&self) -> &[Diagnostic] {
+        &self.lints
     }
 
     /// The module directories the program imports (empty without modules).
@@ -114,11 +122,13 @@ impl Names {
 pub(crate) struct Param {
     pub name: Arc<str>,
     pub default: Option<Value>,
+    pub span: Span,
 }
 
 /// One exported name (D29).
 pub(crate) struct Export {
     pub name: Arc<str>,
+    pub span: Span,
     pub value: ExportValue,
 }
 
@@ -344,6 +354,9 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
         }
     }
     let mut compiled: Vec<Option<Module>> = (0..layout.modules.len()).map(|_| None).collect();
+    let mut param_uses: Vec<(usize, String)> = Vec::new();
+    let mut export_reads: Vec<(usize, Option<String>)> = Vec::new();
+    let mut instantiated: Vec<usize> = Vec::new();
     for &m in &layout.order {
         let files: Vec<&Body> = layout.modules[m]
             .files
@@ -353,6 +366,17 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
         let mut c = Compiler::new(&layout, m, &compiled);
         let module = c.module(&files);
         diags.extend(c.diags);
+        param_uses.extend(c.param_uses.into_iter().map(|p| (m, p)));
+        export_reads.extend(c.export_reads);
+        if let Some(module) = &module {
+            for (path, idx) in &module.instances {
+                if let Some(Item::Module(i)) =
+                    items_at(&module.items, path).and_then(|x| x.get(*idx))
+                {
+                    instantiated.push(i.module);
+                }
+            }
+        }
         compiled[m] = module;
     }
     if diags.iter().any(Diagnostic::is_error) {
@@ -370,7 +394,59 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
             }
         }
     }
-    Ok(Program { sources, modules })
+    let lints = lints(&modules, &instantiated, &param_uses, &export_reads);
+    Ok(Program {
+        sources,
+        modules,
+        lints,
+    })
+}
+
+/// Unused parameters and exports of the modules that are instantiated.
+fn lints(
+    modules: &[Module],
+    instantiated: &[usize],
+    param_uses: &[(usize, String)],
+    export_reads: &[(usize, Option<String>)],
+) -> Vec<Diagnostic> {
+    let mut lints = Vec::new();
+    for (m, module) in modules.iter().enumerate().skip(1) {
+        if !instantiated.contains(&m) {
+            continue;
+        }
+        for p in &module.params {
+            if !param_uses.iter().any(|(um, n)| *um == m && *n == *p.name) {
+                lints.push(
+                    Diagnostic::warning(
+                        format!("param \"{}\" is never used", p.name),
+                        format!("module \"{}\" never reads param.{}", module.dir, p.name),
+                    )
+                    .with_span(p.span),
+                );
+            }
+        }
+        if export_reads.iter().any(|(em, e)| *em == m && e.is_none()) {
+            continue;
+        }
+        for e in &module.exports {
+            if !export_reads
+                .iter()
+                .any(|(em, n)| *em == m && n.as_deref() == Some(&*e.name))
+            {
+                lints.push(
+                    Diagnostic::warning(
+                        format!("export \"{}\" is never used", e.name),
+                        format!(
+                            "no instance of module \"{}\" is read as module.<instance>.{}",
+                            module.dir, e.name
+                        ),
+                    )
+                    .with_span(e.span),
+                );
+            }
+        }
+    }
+    lints
 }
 
 /// True if `body` declares a block of type `ty` where items may appear.
@@ -405,7 +481,7 @@ struct ModEnv {
     params: Option<Vec<String>>,
     /// Instance name → the export names of its module (`None` when the
     /// module could not be resolved: no checks then).
-    instances: Vec<(String, Option<Vec<String>>)>,
+    instances: Vec<(String, Option<Vec<String>>, Option<usize>)>,
     /// Switch name → (case names, export names).
     switches: Vec<(String, Vec<String>, Vec<String>)>,
     declares_instances: bool,
@@ -485,6 +561,10 @@ struct Compiler<'l> {
     /// Resources named by `export { resource "x" {} }`, checked once every
     /// resource of the module is known.
     exported_resources: Vec<(String, Span)>,
+    /// Parameters read (`param.<name>`).
+    param_uses: Vec<String>,
+    /// Exports read: (module, export), `None` for the whole `module.<i>`.
+    export_reads: Vec<(usize, Option<String>)>,
 }
 
 /// True if `e` has no variable references and no function calls.
@@ -1409,6 +1489,8 @@ impl<'l> Compiler<'l> {
             module,
             compiled,
             exported_resources: Vec::new(),
+            param_uses: Vec::new(),
+            export_reads: Vec::new(),
         }
     }
 
@@ -1557,11 +1639,12 @@ impl<'l> Compiler<'l> {
             match &*b.ident.name {
                 "module" if b.labels.len() == 2 => {
                     env.declares_instances = true;
-                    let exports = self
-                        .resolve_module(&b.labels[0].value)
+                    let target = self.resolve_module(&b.labels[0].value);
+                    let exports = target
                         .and_then(|m| self.compiled.get(m).and_then(Option::as_ref))
                         .map(|m| m.exports.iter().map(|e| e.name.to_string()).collect());
-                    env.instances.push((b.labels[1].value.clone(), exports));
+                    env.instances
+                        .push((b.labels[1].value.clone(), exports, target));
                 }
                 "switch" if b.labels.len() == 1 => {
                     env.declares_switches = true;
@@ -1681,6 +1764,7 @@ impl<'l> Compiler<'l> {
             out.push(Param {
                 name: name.into(),
                 default,
+                span: b.header_span(),
             });
         }
         out
@@ -1767,6 +1851,7 @@ impl<'l> Compiler<'l> {
                 seen.insert(name.clone(), span);
                 out.push(Export {
                     name: name.into(),
+                    span,
                     value,
                 });
             }
@@ -2208,11 +2293,12 @@ impl<'l> Compiler<'l> {
                 Some((i, e)) => (i, Some(e)),
                 None => (rest, None),
             };
-            let Some((_, exports)) = menv.instances.iter().find(|(n, _)| n == inst) else {
+            let Some((_, exports, target)) = menv.instances.iter().find(|(n, _, _)| n == inst)
+            else {
                 let mut detail =
                     format!("no module block declares an instance \"{inst}\" in this module");
                 if let Some(s) =
-                    schema::suggest(inst, menv.instances.iter().map(|(n, _)| n.as_str()))
+                    schema::suggest(inst, menv.instances.iter().map(|(n, _, _)| n.as_str()))
                 {
                     detail.push_str(&format!(" (did you mean \"{s}\"?)"));
                 }
@@ -2234,6 +2320,10 @@ impl<'l> Compiler<'l> {
                 }
                 None => steps.first().map(|s| (&*s.name, s.span)),
             };
+            if let Some(m) = target {
+                self.export_reads
+                    .push((*m, export.map(|(e, _)| e.to_owned())));
+            }
             if let (Some(exports), Some((export, span))) = (exports, export)
                 && !exports.iter().any(|e| e == export)
             {
@@ -2315,6 +2405,11 @@ impl<'l> Compiler<'l> {
             && let Some(params) = &menv.params
             && !env.names.iter().any(|n| &**n == "param")
         {
+            match steps.first() {
+                Some(first) => self.param_uses.push(first.name.to_string()),
+                // `param` as a whole reads every parameter.
+                None => self.param_uses.extend(params.iter().cloned()),
+            }
             if let Some(first) = steps.first()
                 && !params.iter().any(|p| *p == *first.name)
             {

@@ -400,3 +400,39 @@ mod tests {
         assert!(normalize_path("c:/x").is_err());
     }
 }
+
+/// A module directory a file names: `import "dir" {}` or a path-labelled
+/// `module "dir/x" "name" {}`.
+#[derive(Clone, Debug)]
+pub struct ImportedDir {
+    /// The normalised path, relative to the input root.
+    pub path: String,
+    /// The import's header, or the `module` block's label.
+    pub span: Span,
+}
+
+/// The module directories `body` names (for tools that bundle a program,
+/// like `fn-hcl package`). Invalid paths are left out: compiling the
+/// program reports them.
+pub fn imported_dirs(body: &Body) -> Vec<ImportedDir> {
+    let mut out = Vec::new();
+    for b in import_blocks(body) {
+        if let Ok(path) = normalize_path(&b.labels[0].value) {
+            out.push(ImportedDir {
+                path,
+                span: b.header_span(),
+            });
+        }
+    }
+    let mut mods = Vec::new();
+    path_module_blocks(body, 0, &mut mods);
+    for b in mods {
+        if let Ok(path) = normalize_path(&b.labels[0].value) {
+            out.push(ImportedDir {
+                path,
+                span: b.labels[0].span,
+            });
+        }
+    }
+    out
+}

@@ -31,6 +31,7 @@ pub use compile::{Program, compile};
 pub use eval::{evaluate, evaluate_with_limits};
 /// Resource limits of an evaluation (see [`evaluate_with_limits`]).
 pub use fnhcl_expr::Limits;
+pub use layout::{ImportedDir, imported_dirs};
 pub use render::{
     COLLECTION_BASE_NAME_ANNOTATION, COLLECTION_INDEX_ANNOTATION, ConditionText, fully_resolved,
     hcl_diagnostics,
