@@ -41,6 +41,33 @@ fn run_cached(b: Bencher<'_, '_>, n: usize) {
     b.bench(|| f.run(black_box(&req)));
 }
 
+/// 50 resources from 10 instances of one module, against the same 50
+/// resources written flat (cached programs; the bound: modules
+/// within 1.3x of flat).
+#[divan::bench(args = ["flat", "modules"])]
+fn modules_vs_flat(b: Bencher<'_, '_>, kind: &str) {
+    let hcl = match kind {
+        "flat" => fnhcl_bench::flat_composition(10, 5),
+        _ => fnhcl_bench::modular_composition(10, 5),
+    };
+    let req = fnhcl_bench::request(0, &hcl);
+    let f = Function::new(Options::default());
+    let rsp = f.run(&req);
+    assert_eq!(rsp.desired.map_or(0, |d| d.resources.len()), 50, "{kind}");
+    b.bench(|| f.run(black_box(&req)));
+}
+
+/// Parse + check of the module program (cold compile).
+#[divan::bench]
+fn modules_compile(b: Bencher<'_, '_>) {
+    let text = fnhcl_bench::modular_composition(10, 5);
+    b.bench(|| {
+        let mut sources = SourceMap::new();
+        fnhcl_base::txtar::load_into(&mut sources, black_box(&text)).expect("txtar");
+        fnhcl_eval::compile(Arc::new(sources))
+    });
+}
+
 /// RunFunction with a cold cache: parse, check and evaluate every time.
 #[divan::bench(args = SIZES)]
 fn run_uncached(b: Bencher<'_, '_>, n: usize) {

@@ -81,6 +81,74 @@ pub fn composition(n: usize) -> String {
     s
 }
 
+/// One bucket body of [`modular_composition`] / [`flat_composition`]:
+/// `idx` is the instance's index expression (`param.idx` in the module, a
+/// literal when written flat).
+fn module_bucket(s: &mut String, name: &str, idx: &str, r: usize) {
+    let _ = write!(
+        s,
+        r#"resource {name} {{
+  body = {{
+    apiVersion = "s3.aws.upbound.io/v1beta1"
+    kind       = "Bucket"
+    metadata = {{
+      name = "${{prefix}}-${{{idx}}}-{r}"
+      labels = {{
+        "app.kubernetes.io/name" = lower("${{prefix}}-{r}")
+        "example.com/index"      = format("%03d", {idx})
+      }}
+    }}
+    spec = {{
+      forProvider = {{
+        region = region
+        tags   = merge(tags, {{ Name = upper("${{prefix}}-${{{idx}}}-{r}") }})
+      }}
+    }}
+  }}
+}}
+
+"#
+    );
+}
+
+const MODULE_LOCALS: &str = r#"locals {
+  params = req.composite.spec.parameters
+  region = params.region
+  prefix = "${req.composite.metadata.name}-${params.env}"
+  tags   = merge({ owner = "platform", env = params.env }, params.tags)
+}
+
+"#;
+
+/// A txtar program whose `instances * per` resources come from `instances`
+/// instances of one module (`modules/buckets`), each declaring `per`
+/// buckets. Crossplane names: `b<i>-bucket-<r>`.
+pub fn modular_composition(instances: usize, per: usize) -> String {
+    let mut s = String::from("-- main.hcl --\nimport \"modules/buckets\" {}\n\n");
+    for i in 0..instances {
+        let _ = write!(s, "module \"buckets\" \"b{i}\" {{\n  idx = {i}\n}}\n\n");
+    }
+    s.push_str("-- modules/buckets/main.hcl --\nparam \"idx\" {}\n\n");
+    s.push_str(MODULE_LOCALS);
+    for r in 0..per {
+        module_bucket(&mut s, &format!("bucket-{r}"), "param.idx", r);
+    }
+    s
+}
+
+/// The same resources as [`modular_composition`], written flat in one
+/// file (same bodies, the index as a literal, same Crossplane names).
+pub fn flat_composition(instances: usize, per: usize) -> String {
+    let mut s = String::from("-- main.hcl --\n");
+    s.push_str(MODULE_LOCALS);
+    for i in 0..instances {
+        for r in 0..per {
+            module_bucket(&mut s, &format!("b{i}-bucket-{r}"), &i.to_string(), r);
+        }
+    }
+    s
+}
+
 /// A program of about `lines` lines spread over `files` txtar members
 /// (for the parse + check benchmark).
 pub fn large_txtar(files: usize, resources_per_file: usize) -> String {

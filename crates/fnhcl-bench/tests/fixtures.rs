@@ -17,6 +17,35 @@ fn generated_compositions_render_every_resource() {
     }
 }
 
+/// The module benchmark's two programs emit the same resources, bodies
+/// included, so the comparison measures modules and nothing else.
+#[test]
+fn modular_and_flat_compositions_are_equivalent() {
+    let run = |hcl: String| {
+        let req = fnhcl_bench::request(0, &hcl);
+        let rsp = Function::new(Options::default()).run(&req);
+        assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+        let mut desired: Vec<(String, String)> = rsp
+            .desired
+            .expect("desired state")
+            .resources
+            .into_iter()
+            .map(|(k, v)| {
+                (
+                    k,
+                    serde_json::to_value(&v.resource).expect("json").to_string(),
+                )
+            })
+            .collect();
+        desired.sort();
+        desired
+    };
+    let flat = run(fnhcl_bench::flat_composition(10, 5));
+    let modular = run(fnhcl_bench::modular_composition(10, 5));
+    assert_eq!(flat.len(), 50);
+    assert_eq!(flat, modular);
+}
+
 #[test]
 fn large_program_compiles() {
     let text = fnhcl_bench::large_txtar(50, 2);
