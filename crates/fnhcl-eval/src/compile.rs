@@ -577,14 +577,7 @@ pub(crate) fn eval_constant(e: &Expr) -> (Value, Vec<Diagnostic>) {
     exprs::eval_constant(e)
 }
 
-fn is_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(c) if c.is_ascii_alphabetic() || c == '_' => {}
-        _ => return false,
-    }
-    chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
+use crate::layout::is_identifier;
 
 fn label(b: &Block) -> (String, Span) {
     b.labels

@@ -2249,6 +2249,27 @@ impl<'p> Ctx<'p> {
         out
     }
 
+    /// `f` evaluated in the top frame of instance `rt` (its parameters and
+    /// locals); null when the instance is not evaluated, unknown while
+    /// that is not known.
+    fn in_instance(
+        &self,
+        rt: usize,
+        f: impl FnOnce(&'p Module, &Frame<'_>, &str) -> Value,
+    ) -> Value {
+        match guard_stack(|| self.status(rt)) {
+            Status::Active(params) => {
+                let module = self.module_of(rt);
+                let prefix = self.prefix_of(rt);
+                let base = Frame::instance(self, module, rt, params);
+                let top = Frame::locals(&base, &module.top);
+                f(module, top.as_ref().unwrap_or(&base), &prefix)
+            }
+            Status::Off => Value::null(),
+            Status::Incomplete(_) | Status::Failed(_) => Value::dynamic_unknown(),
+        }
+    }
+
     /// `module.<instance>.<export>`: one export, evaluated on its own.
     fn instance_export(&self, parent: usize, decl: usize, export: &str) -> Value {
         let Some(rt) = self.child(parent, decl) else {
@@ -2280,21 +2301,12 @@ impl<'p> Ctx<'p> {
             }
         };
         set(Slot::Busy);
-        let v = match guard_stack(|| self.status(rt)) {
-            Status::Active(params) => {
-                let module = self.module_of(rt);
-                let prefix = self.prefix_of(rt);
-                let base = Frame::instance(self, module, rt, params);
-                let top = Frame::locals(&base, &module.top);
-                let frame = top.as_ref().unwrap_or(&base);
-                self.eval_exports(&module.exports, frame, &prefix, Some(export))
-                    .into_values()
-                    .next()
-                    .unwrap_or_else(Value::dynamic_unknown)
-            }
-            Status::Off => Value::null(),
-            Status::Incomplete(_) | Status::Failed(_) => Value::dynamic_unknown(),
-        };
+        let v = self.in_instance(rt, |module, frame, prefix| {
+            self.eval_exports(&module.exports, frame, prefix, Some(export))
+                .into_values()
+                .next()
+                .unwrap_or_else(Value::dynamic_unknown)
+        });
         set(Slot::Done(v.clone()));
         v
     }
@@ -2329,18 +2341,9 @@ impl<'p> Ctx<'p> {
             }
         };
         set(Slot::Busy);
-        let v = match guard_stack(|| self.status(rt)) {
-            Status::Active(params) => {
-                let module = self.module_of(rt);
-                let prefix = self.prefix_of(rt);
-                let base = Frame::instance(self, module, rt, params);
-                let top = Frame::locals(&base, &module.top);
-                let frame = top.as_ref().unwrap_or(&base);
-                Value::object(self.eval_exports(&module.exports, frame, &prefix, None))
-            }
-            Status::Off => Value::null(),
-            Status::Incomplete(_) | Status::Failed(_) => Value::dynamic_unknown(),
-        };
+        let v = self.in_instance(rt, |module, frame, prefix| {
+            Value::object(self.eval_exports(&module.exports, frame, prefix, None))
+        });
         set(Slot::Done(v.clone()));
         v
     }

@@ -271,14 +271,14 @@ pub(crate) fn layout(
                 // alias too, unless that alias is taken.
                 m.by_path.insert(imp.path.clone(), target);
                 let alias = default_alias(&imp.path);
-                if is_alias(alias) {
+                if is_identifier(alias) {
                     m.aliases
                         .entry(alias.to_owned())
                         .or_insert((target, imp.span));
                 }
             }
             Some((alias, alias_span)) => {
-                if !is_alias(alias) {
+                if !is_identifier(alias) {
                     diags.push(
                         Diagnostic::error(
                             format!("invalid import alias \"{alias}\""),
@@ -307,7 +307,9 @@ pub(crate) fn layout(
     Layout { modules, order }
 }
 
-fn is_alias(s: &str) -> bool {
+/// An HCL identifier (letters, digits, `_` and `-`, not starting with a
+/// digit or `-`): import aliases, function and argument names.
+pub(crate) fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     match chars.next() {
         Some(c) if c.is_ascii_alphabetic() || c == '_' => {}
