@@ -1,0 +1,5 @@
+import "modules/bucket" {}
+
+module "bucket" "logs" {
+  regoin = "eu-west-1"
+}

@@ -1,0 +1,9 @@
+param "region" {}
+
+resource bucket {
+  body = {
+    apiVersion = "s3.aws.upbound.io/v1beta1"
+    kind       = "Bucket"
+    spec       = { forProvider = { region = param.region } }
+  }
+}
