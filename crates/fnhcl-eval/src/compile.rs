@@ -10,6 +10,7 @@ use fnhcl_syntax::ast::{Attribute, Block, Body, Expr, ExprKind, ObjectItem, Obje
 use fnhcl_value::Value;
 
 use crate::exprs;
+use crate::graph;
 use crate::layout::{self, Layout};
 use crate::refs::{self, literal_string};
 use crate::schema::{self, BodySchema, Content};
@@ -681,58 +682,35 @@ impl Compiler<'_> {
                 d
             })
             .collect();
-        // Iterative DFS; a back edge to a node on the stack is a cycle.
-        let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
         let mut reported = vec![false; n];
-        for start in 0..n {
-            if state[start] != 0 {
-                continue;
-            }
-            let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
-            state[start] = 1;
-            while let Some(&mut (node, ref mut next)) = stack.last_mut() {
-                if *next < deps[node].len() {
-                    let dep = deps[node][*next];
-                    *next += 1;
-                    match state[dep] {
-                        0 => {
-                            state[dep] = 1;
-                            stack.push((dep, 0));
-                        }
-                        1 => {
-                            let pos = stack.iter().position(|(x, _)| *x == dep).unwrap_or(0);
-                            let members: Vec<usize> =
-                                stack[pos..].iter().map(|(x, _)| *x).collect();
-                            if members.iter().any(|m| reported[*m]) {
-                                continue;
-                            }
-                            for m in &members {
-                                reported[*m] = true;
-                            }
-                            let mut names: Vec<&str> =
-                                members.iter().map(|m| &*scope.locals[*m].name).collect();
-                            names.push(&scope.locals[dep].name);
-                            let mut d = Diagnostic::error(
-                                format!("cycle found: {}", names.join(" → ")),
-                                "",
-                            )
-                            .with_span(scope.locals[dep].expr.span);
-                            for m in &members {
-                                d = d.with_label(
-                                    spans[*m],
-                                    format!("\"{}\" is part of the cycle", scope.locals[*m].name),
-                                );
-                            }
-                            self.err(d);
-                        }
-                        _ => {}
-                    }
-                } else {
-                    state[node] = 2;
-                    stack.pop();
+        let mut found = Vec::new();
+        graph::depth_first(
+            n,
+            |node, i| deps[node].get(i).copied(),
+            |members, _, _| {
+                if members.iter().any(|m| reported[*m]) {
+                    return;
                 }
-            }
-        }
+                for m in members {
+                    reported[*m] = true;
+                }
+                // The edge closing the cycle leads back to its first member.
+                let dep = members[0];
+                let mut names: Vec<&str> =
+                    members.iter().map(|m| &*scope.locals[*m].name).collect();
+                names.push(&scope.locals[dep].name);
+                let mut d = Diagnostic::error(format!("cycle found: {}", names.join(" → ")), "")
+                    .with_span(scope.locals[dep].expr.span);
+                for m in members {
+                    d = d.with_label(
+                        spans[*m],
+                        format!("\"{}\" is part of the cycle", scope.locals[*m].name),
+                    );
+                }
+                found.push(d);
+            },
+        );
+        self.diags.extend(found);
     }
 
     /// Checks references and `invoke` calls of one expression (D23).

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use fnhcl_base::{Diagnostic, SourceMap, Span};
 use fnhcl_syntax::ast::{Block, Body, Structure};
 
+use crate::graph;
 use crate::refs::literal_string;
 use crate::schema;
 
@@ -326,8 +327,6 @@ fn order_and_cycles(
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<usize> {
     let n = modules.len();
-    let mut state = vec![0u8; n];
-    let mut order = Vec::new();
     let name = |m: usize| {
         if m == 0 {
             "(root)".to_owned()
@@ -336,48 +335,28 @@ fn order_and_cycles(
         }
     };
     let mut reported: Vec<(usize, usize)> = Vec::new();
-    for start in 0..n {
-        if state[start] != 0 {
-            continue;
-        }
-        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
-        state[start] = 1;
-        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
-            if *next < edges[node].len() {
-                let (dep, span) = edges[node][*next];
-                *next += 1;
-                match state[dep] {
-                    0 => {
-                        state[dep] = 1;
-                        stack.push((dep, 0));
-                    }
-                    1 => {
-                        if reported.contains(&(node, dep)) {
-                            continue;
-                        }
-                        reported.push((node, dep));
-                        let pos = stack.iter().position(|(x, _)| *x == dep).unwrap_or(0);
-                        let mut chain: Vec<String> =
-                            stack[pos..].iter().map(|(x, _)| name(*x)).collect();
-                        chain.push(name(dep));
-                        diags.push(
-                            Diagnostic::error(
-                                format!("import cycle: {}", chain.join(" → ")),
-                                "modules must not import each other in a circle",
-                            )
-                            .with_span(span),
-                        );
-                    }
-                    _ => {}
-                }
-            } else {
-                state[node] = 2;
-                order.push(node);
-                stack.pop();
+    graph::depth_first(
+        n,
+        |node, i| edges[node].get(i).map(|(t, _)| *t),
+        |path, node, i| {
+            // Two imports of one directory from one module close the same
+            // cycle: report it once.
+            let (dep, span) = edges[node][i];
+            if reported.contains(&(node, dep)) {
+                return;
             }
-        }
-    }
-    order
+            reported.push((node, dep));
+            let mut chain: Vec<String> = path.iter().map(|x| name(*x)).collect();
+            chain.push(name(dep));
+            diags.push(
+                Diagnostic::error(
+                    format!("import cycle: {}", chain.join(" → ")),
+                    "modules must not import each other in a circle",
+                )
+                .with_span(span),
+            );
+        },
+    )
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ mod api;
 mod compile;
 mod eval;
 mod exprs;
+mod graph;
 mod layout;
 mod refs;
 mod render;
