@@ -2437,24 +2437,55 @@ impl Walk<'_> {
         out
     }
 
-    /// D12 for a block that is incomplete for a reason other than its
-    /// condition (a dependency cycle).
-    fn blocked_fatal(
-        &self,
-        resource: &str,
-        what: &str,
-        span: Span,
+    /// A module instance or switch that cannot be evaluated: `cond` (the
+    /// instance's condition, the switch case's) is incomplete, or, without
+    /// one, a dependency cycle. Fatal if it would drop an observed resource
+    /// (D12), otherwise discarded with a warning.
+    fn incomplete_block(
+        &mut self,
+        frame: &Frame<'_>,
+        kind: DiscardKind,
+        name: &str,
+        names: &Names,
+        cond: Option<&Cond>,
+        header: Span,
         diags: Vec<Diagnostic>,
-    ) -> Stop {
-        let mut out = vec![
-            Diagnostic::error(
-                format!("existing resource {resource} could not be evaluated, abort"),
-                format!("the {what} that declares it could not be evaluated; dropping the resource would make Crossplane delete it"),
-            )
-            .with_span(span),
-        ];
-        out.extend(diags.into_iter().filter(Diagnostic::is_error));
-        out
+    ) -> Res<()> {
+        // The block's name in the two fatal messages.
+        let (what, blocked) = match kind {
+            DiscardKind::Switch => ("switch", "switch"),
+            _ => ("module", "module instance"),
+        };
+        if let Some(first) = self.observed_in(names).first() {
+            return Err(match cond {
+                Some(c) => self.condition_fatal(frame, first, what, c, diags),
+                None => {
+                    let mut out = vec![
+                        Diagnostic::error(
+                            format!("existing resource {first} could not be evaluated, abort"),
+                            format!("the {blocked} that declares it could not be evaluated; dropping the resource would make Crossplane delete it"),
+                        )
+                        .with_span(header),
+                    ];
+                    out.extend(diags.into_iter().filter(Diagnostic::is_error));
+                    out
+                }
+            });
+        }
+        let (span, exprs): (Span, Vec<&Expr>) = match cond {
+            Some(c) => (c.span, vec![&c.expr]),
+            None => (header, Vec::new()),
+        };
+        self.discard(
+            frame,
+            kind,
+            DiscardReason::Incomplete,
+            name,
+            Some(span),
+            diags,
+            &exprs,
+        );
+        Ok(())
     }
 
     fn instance(&mut self, frame: &Frame<'_>, inst: &Instance) -> Res<()> {
@@ -2490,29 +2521,15 @@ impl Walk<'_> {
                 );
                 Ok(())
             }
-            Status::Incomplete(diags) => {
-                let observed = self.observed_in(&inst.names);
-                if let Some(first) = observed.first() {
-                    return Err(match &inst.condition {
-                        Some(c) => self.condition_fatal(frame, first, "module", c, diags),
-                        None => self.blocked_fatal(first, "module instance", inst.header, diags),
-                    });
-                }
-                let (span, exprs): (Span, Vec<&Expr>) = match &inst.condition {
-                    Some(c) => (c.span, vec![&c.expr]),
-                    None => (inst.header, Vec::new()),
-                };
-                self.discard(
-                    frame,
-                    DiscardKind::Module,
-                    DiscardReason::Incomplete,
-                    &name,
-                    Some(span),
-                    diags,
-                    &exprs,
-                );
-                Ok(())
-            }
+            Status::Incomplete(diags) => self.incomplete_block(
+                frame,
+                DiscardKind::Module,
+                &name,
+                &inst.names,
+                inst.condition.as_ref(),
+                inst.header,
+                diags,
+            ),
             Status::Failed(d) => Err(d),
         }
     }
@@ -2526,30 +2543,15 @@ impl Walk<'_> {
                 self.items(lf.as_ref().unwrap_or(frame), &case.items)
             }
             Choice::NoCase => Ok(()),
-            Choice::Incomplete(ci, diags) => {
-                let cond = sw.cases.get(ci).and_then(|c| c.condition.as_ref());
-                let observed = self.observed_in(&sw.names);
-                if let Some(first) = observed.first() {
-                    return Err(match cond {
-                        Some(c) => self.condition_fatal(frame, first, "switch", c, diags),
-                        None => self.blocked_fatal(first, "switch", sw.header, diags),
-                    });
-                }
-                let (span, exprs): (Span, Vec<&Expr>) = match cond {
-                    Some(c) => (c.span, vec![&c.expr]),
-                    None => (sw.header, Vec::new()),
-                };
-                self.discard(
-                    frame,
-                    DiscardKind::Switch,
-                    DiscardReason::Incomplete,
-                    &name,
-                    Some(span),
-                    diags,
-                    &exprs,
-                );
-                Ok(())
-            }
+            Choice::Incomplete(ci, diags) => self.incomplete_block(
+                frame,
+                DiscardKind::Switch,
+                &name,
+                &sw.names,
+                sw.cases.get(ci).and_then(|c| c.condition.as_ref()),
+                sw.header,
+                diags,
+            ),
             Choice::Failed(d) => Err(d),
         }
     }
