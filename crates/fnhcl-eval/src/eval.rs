@@ -146,7 +146,8 @@ struct InstState {
     parent: usize,
     decl: usize,
     status: Slot<Status>,
-    /// `req` as the module sees it (resource names without the prefix).
+    /// `req` as the module sees it (resource names without the prefix);
+    /// unused for the root, which sees `Ctx::req`.
     req: Option<Value>,
     /// `module.<name>` (every export).
     exports: Slot<Value>,
@@ -205,7 +206,7 @@ impl<'p> Ctx<'p> {
             parent: usize::MAX,
             decl: usize::MAX,
             status: Slot::Done(Status::Active(Value::null())),
-            req: Some(req.clone()),
+            req: None,
             exports: Slot::Done(Value::empty_object()),
             export_values: HashMap::new(),
         };
@@ -1907,6 +1908,11 @@ impl<'p> Ctx<'p> {
     /// `req` as instance `rt` sees it: observed resources, collections and
     /// extra resources under their module-local names (D28).
     fn req_of(&self, rt: usize) -> Value {
+        // The root program sees `req` itself (the common case, read for
+        // every `req` reference: no memo lookup).
+        if rt == 0 {
+            return self.req.clone();
+        }
         if let Some(v) = self.insts.borrow().get(rt).and_then(|s| s.req.clone()) {
             return v;
         }
