@@ -17,6 +17,19 @@ pub enum Source {
     FileSystem,
 }
 
+/// What to do with schema violations of emitted bodies (issue 16): the
+/// input field `schemaValidation`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SchemaValidation {
+    /// Never ask for schemas, never validate.
+    Off,
+    /// Each violation is a Warning result (the default).
+    #[default]
+    Warn,
+    /// A violation is a Fatal result: nothing is applied.
+    Fatal,
+}
+
 /// A decoded `HclInput`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HclInput {
@@ -31,10 +44,12 @@ pub struct HclInput {
     pub debug_new: bool,
     /// Overrides the response TTL (Go duration syntax, e.g. `30s`, `2m`).
     pub ttl: Option<Duration>,
+    /// Validation of emitted bodies against the schemas Crossplane supplies.
+    pub schema_validation: SchemaValidation,
 }
 
 /// Every field an `HclInput` may have.
-pub const FIELD_NAMES: [&str; 9] = [
+pub const FIELD_NAMES: [&str; 10] = [
     "apiVersion",
     "kind",
     "metadata",
@@ -44,10 +59,12 @@ pub const FIELD_NAMES: [&str; 9] = [
     "debug",
     "debugNew",
     "ttl",
+    "schemaValidation",
 ];
 
 /// The known fields, for error messages.
-const FIELDS: &str = "apiVersion, kind, metadata, source, hcl, path, debug, debugNew, ttl";
+const FIELDS: &str =
+    "apiVersion, kind, metadata, source, hcl, path, debug, debugNew, ttl, schemaValidation";
 
 fn kind_name(v: &PbValue) -> &'static str {
     match &v.kind {
@@ -93,6 +110,7 @@ impl HclInput {
             debug: false,
             debug_new: false,
             ttl: None,
+            schema_validation: SchemaValidation::default(),
         };
         let Some(input) = input else {
             return Ok(out);
@@ -136,6 +154,18 @@ impl HclInput {
                             )
                         })?;
                         out.ttl = Some(d);
+                    }
+                }
+                "schemaValidation" => {
+                    out.schema_validation = match want_string(name, v)?.as_deref() {
+                        None | Some("") | Some("Warn") => SchemaValidation::Warn,
+                        Some("Off") => SchemaValidation::Off,
+                        Some("Fatal") => SchemaValidation::Fatal,
+                        Some(other) => {
+                            return Err(format!(
+                                "field \"schemaValidation\" must be \"Off\", \"Warn\" or \"Fatal\", got {other:?}"
+                            ));
+                        }
                     }
                 }
                 other => {
@@ -324,6 +354,25 @@ mod tests {
         let input =
             decode(serde_json::json!({"source": "FileSystem", "path": "/x"})).expect("decodes");
         assert!(input.check().is_ok());
+    }
+
+    #[test]
+    fn schema_validation_policy() {
+        let input = decode(serde_json::json!({"hcl": "x"})).expect("valid");
+        assert_eq!(input.schema_validation, SchemaValidation::Warn);
+        for (text, want) in [
+            ("Off", SchemaValidation::Off),
+            ("Warn", SchemaValidation::Warn),
+            ("Fatal", SchemaValidation::Fatal),
+        ] {
+            let input =
+                decode(serde_json::json!({"hcl": "x", "schemaValidation": text})).expect("valid");
+            assert_eq!(input.schema_validation, want);
+        }
+        let err = decode(serde_json::json!({"schemaValidation": "Strict"})).expect_err("enum");
+        assert!(err.contains("\"Strict\""), "{err}");
+        let err = decode(serde_json::json!({"schemaValidaton": "Off"})).expect_err("typo");
+        assert!(err.contains("did you mean \"schemaValidation\""), "{err}");
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod debug;
 pub mod input;
 pub mod request;
 pub mod response;
+pub mod schemas;
 pub mod yaml;
 
 /// The protocol types (`RunFunctionRequest`, `RunFunctionResponse`, ...).
@@ -161,6 +162,7 @@ pub struct Outcome {
 pub struct Function {
     options: Options,
     cache: LruCache<Compiled>,
+    schemas: schemas::SchemaCache,
 }
 
 impl Default for Function {
@@ -217,6 +219,7 @@ impl Function {
     pub fn new(options: Options) -> Function {
         Function {
             cache: LruCache::new(options.cache_capacity),
+            schemas: schemas::SchemaCache::default(),
             options,
         }
     }
@@ -364,7 +367,22 @@ impl Function {
                     .map_err(|f| f.message())?;
                 // Measured exactly only when a cheap upper bound says the
                 // response might be too big.
-                let (rsp, bound) = response::success(req, ttl, &output)?;
+                let (mut rsp, mut bound) = response::success(req, ttl, &output)?;
+                let results = rsp.results.len();
+                schemas::apply(
+                    req,
+                    input.schema_validation,
+                    &output,
+                    &self.schemas,
+                    &mut rsp,
+                )?;
+                if let Some(r) = &rsp.requirements {
+                    bound += prost::Message::encoded_len(r) + 6;
+                }
+                bound += rsp.results[results..]
+                    .iter()
+                    .map(|r| prost::Message::encoded_len(r) + 6)
+                    .sum::<usize>();
                 // Every test run checks that it is a bound.
                 debug_assert!(bound >= prost::Message::encoded_len(&rsp));
                 let size = if bound <= limits.max_output_bytes {

@@ -49,6 +49,9 @@ pub struct RenderInputs {
     /// `--xrd`: the XR's CompositeResourceDefinition; its schema defaults
     /// are applied to the XR.
     pub xrd: Option<Source>,
+    /// `--required-schemas` (OpenAPI v3 documents) and `--crds` (CRDs,
+    /// XRDs): the schemas that answer the functions' schema requirements.
+    pub schemas: Vec<Source>,
 }
 
 /// How to render.
@@ -82,6 +85,7 @@ pub(crate) struct Loaded {
     pub required: Vec<Map<String, Value>>,
     pub secrets: Vec<Map<String, Value>>,
     pub context: Map<String, Value>,
+    pub schemas: fnhcl_schema::SchemaSet,
 }
 
 pub(crate) const CRN_ANNOTATION: &str = "crossplane.io/composition-resource-name";
@@ -251,6 +255,7 @@ pub(crate) fn load(inputs: &RenderInputs, opts: &RenderOptions) -> Result<Loaded
         required,
         secrets,
         context,
+        schemas: crate::schemas::load(&inputs.schemas)?,
     })
 }
 

@@ -12,6 +12,7 @@ mod frames;
 mod inputs;
 mod output;
 mod pipeline;
+mod schemas;
 mod version;
 mod xrd;
 pub mod yaml;

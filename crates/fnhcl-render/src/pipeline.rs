@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use base64::Engine as _;
 use function_sdk_rust::proto::v1::{
     Capability, CredentialData, Credentials, Ready, RequestMeta, Requirements, Resource,
-    ResourceSelector, Resources, RunFunctionRequest, RunFunctionResponse, Schema, Severity, State,
+    ResourceSelector, Resources, RunFunctionRequest, RunFunctionResponse, Severity, State,
     Status, credentials, resource_selector,
 };
 use function_sdk_rust::resource::{json_to_struct, struct_to_json};
@@ -319,16 +319,28 @@ pub(crate) fn run(
         extra_pool.sort_by(by_name);
         required_pool.sort_by(by_name);
     }
-    let meta = v.capabilities().then(|| RequestMeta {
-        tag: String::new(),
-        capabilities: vec![
-            Capability::Capabilities as i32,
-            Capability::RequiredResources as i32,
-            Capability::Credentials as i32,
-            Capability::Conditions as i32,
-            Capability::RequiredSchemas as i32,
-        ],
-    });
+    let meta = if v.capabilities() {
+        Some(RequestMeta {
+            tag: String::new(),
+            capabilities: vec![
+                Capability::Capabilities as i32,
+                Capability::RequiredResources as i32,
+                Capability::Credentials as i32,
+                Capability::Conditions as i32,
+                Capability::RequiredSchemas as i32,
+            ],
+        })
+    } else if !loaded.schemas.is_empty() {
+        // Schemas were given for a release that cannot send them: say only
+        // that, so functions ask for schemas and nothing else changes.
+        Some(RequestMeta {
+            tag: String::new(),
+            capabilities: vec![Capability::RequiredSchemas as i32],
+        })
+    } else {
+        None
+    };
+    let answers_schemas = v.capabilities() || !loaded.schemas.is_empty();
 
     let empty = Vec::new();
     let steps = match get_at(&loaded.composition, &["spec", "pipeline"]) {
@@ -439,12 +451,8 @@ pub(crate) fn run(
                 req.required_resources
                     .extend(answer_all(&reqs.resources, &extra_pool, opts));
             }
-            if v.capabilities() {
-                req.required_schemas = reqs
-                    .schemas
-                    .keys()
-                    .map(|k| (k.clone(), Schema::default()))
-                    .collect();
+            if answers_schemas {
+                req.required_schemas = crate::schemas::answer(&loaded.schemas, &reqs.schemas);
             }
             req.context = rsp.context.clone();
             previous = rsp.requirements.clone();
@@ -471,6 +479,14 @@ pub(crate) fn run(
                 err.frames = frames::for_message(&r.message, input_value);
                 return Err(err);
             }
+            // Schema violations are what the user asked for with
+            // --required-schemas/--crds: shown even without -r.
+            if !opts.include_function_results
+                && r.reason.as_deref() == Some(SCHEMA_VIOLATION_REASON)
+            {
+                out.warnings
+                    .push(format!("pipeline step {step_name:?}: {}", r.message));
+            }
             out.results.push(RecordedResult {
                 step: step_name.clone(),
                 severity: severity_text(r.severity),
@@ -480,6 +496,9 @@ pub(crate) fn run(
     }
     Ok(out)
 }
+
+/// The `reason` of function-hcl's schema violation results.
+pub const SCHEMA_VIOLATION_REASON: &str = "SchemaViolation";
 
 /// The JSON form of a Struct (numbers as doubles; integral ones as integers).
 pub(crate) fn struct_json(s: &Struct) -> Map<String, Value> {

@@ -61,6 +61,15 @@ pub struct RenderArgs {
     /// to the XR before rendering.
     #[arg(long = "xrd", value_name = "FILE")]
     pub xrd: Option<PathBuf>,
+    /// A directory (or file) of OpenAPI v3 schema documents, as
+    /// `crossplane render` 2.2 reads them: they answer the functions'
+    /// schema requirements (schema validation of what they emit).
+    #[arg(short = 's', long = "required-schemas", value_name = "DIR")]
+    pub required_schemas: Option<PathBuf>,
+    /// A CRD/XRD file or directory (YAML or JSON, read recursively) that
+    /// also answers schema requirements.
+    #[arg(long = "crds", value_name = "PATH")]
+    pub crds: Option<PathBuf>,
     /// The Crossplane release whose `render` output to reproduce (1.17 to 2.2).
     #[arg(
         long = "crossplane-version",
@@ -133,6 +142,55 @@ pub fn read_yaml_path(what: &str, path: &Path) -> Result<Vec<Source>, RenderErro
     if files.is_empty() {
         return Err(RenderError::new(format!(
             "cannot load {what}: no YAML files found in {:?} (.yaml or .yml)",
+            path.display().to_string()
+        )));
+    }
+    files.iter().map(|f| read_file(what, f)).collect()
+}
+
+/// Reads a schema file, or every `.json`/`.yaml`/`.yml` file under a
+/// directory (recursively, in path order, hidden entries skipped, at most
+/// 10,000 files and 16 levels); an empty directory is an error.
+pub fn read_schema_path(what: &str, path: &Path) -> Result<Vec<Source>, RenderError> {
+    const MAX_FILES: usize = 10_000;
+    const MAX_DEPTH: usize = 16;
+    let meta = std::fs::metadata(path).map_err(|e| io_err(what, path, e))?;
+    if !meta.is_dir() {
+        return Ok(vec![read_file(what, path)?]);
+    }
+    let mut files = Vec::new();
+    let mut dirs = vec![(path.to_path_buf(), 0usize)];
+    while let Some((dir, depth)) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).map_err(|e| io_err(what, &dir, e))? {
+            let entry = entry.map_err(|e| io_err(what, &dir, e))?;
+            let p = entry.path();
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let ft = entry.file_type().map_err(|e| io_err(what, &p, e))?;
+            if ft.is_dir() {
+                if depth < MAX_DEPTH {
+                    dirs.push((p, depth + 1));
+                }
+            } else if p
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| matches!(e, "json" | "yaml" | "yml"))
+            {
+                files.push(p);
+                if files.len() > MAX_FILES {
+                    return Err(RenderError::new(format!(
+                        "cannot load {what}: more than {MAX_FILES} files under {:?}",
+                        path.display().to_string()
+                    )));
+                }
+            }
+        }
+    }
+    files.sort();
+    if files.is_empty() {
+        return Err(RenderError::new(format!(
+            "cannot load {what}: no schema files found in {:?} (.json, .yaml or .yml)",
             path.display().to_string()
         )));
     }
@@ -229,6 +287,18 @@ impl RenderArgs {
             xrd: match &self.xrd {
                 Some(x) => Some(read_file("XRD", &p(x))?),
                 None => None,
+            },
+            schemas: {
+                let mut schemas = Vec::new();
+                for (what, path) in [
+                    ("required schemas", &self.required_schemas),
+                    ("CRDs", &self.crds),
+                ] {
+                    if let Some(path) = path {
+                        schemas.extend(read_schema_path(what, &p(path))?);
+                    }
+                }
+                schemas
             },
         })
     }

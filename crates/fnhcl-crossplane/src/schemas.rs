@@ -1,0 +1,322 @@
+//! Schema validation of what the function emits (input field
+//! `schemaValidation`; see `docs/schema-validation.md`).
+//!
+//! When Crossplane advertises `CAPABILITY_REQUIRED_SCHEMAS`, the response
+//! asks for the OpenAPI schema of every kind it emits (and of the XR), one
+//! selector per kind. Crossplane answers on the next call of the same
+//! reconcile with `required_schemas`; then every desired body and the
+//! composite status are validated against them. Asking never holds anything
+//! back: the first response emits everything as it would without schemas.
+//! Without the capability nothing is asked and nothing is validated, so
+//! there is no extra round trip.
+//!
+//! Schemas arrive with every request; each is compiled once and cached by a
+//! hash of its content.
+
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use fnhcl_eval::{FieldStep, Output};
+use fnhcl_schema::{PathSegment, Schema, Violation, ViolationKind};
+use fnhcl_value::Value;
+use function_sdk_rust::proto::v1::{
+    Capability, Requirements, Result as FnResult, RunFunctionRequest, RunFunctionResponse,
+    SchemaSelector, Severity, Target,
+};
+use pbjson_types::Struct;
+use pbjson_types::value::Kind;
+
+use crate::input::SchemaValidation;
+
+/// The `reason` of the Warning results that report violations.
+pub const REASON: &str = "SchemaViolation";
+/// Violations reported per resource; the rest are counted in one line.
+pub const MAX_PER_RESOURCE: usize = 10;
+/// Compiled schemas kept.
+const CACHE_ENTRIES: usize = 256;
+
+/// The requirement key for a kind: `Kind.version.group` (`Bucket.v1beta1.s3.aws.upbound.io`,
+/// `ConfigMap.v1` for the core group), kubectl's fully qualified form.
+pub fn requirement_key(api_version: &str, kind: &str) -> String {
+    match api_version.split_once('/') {
+        Some((group, version)) => format!("{kind}.{version}.{group}"),
+        None => format!("{kind}.{api_version}"),
+    }
+}
+
+/// Compiled schemas by content hash. A schema that does not compile is
+/// cached as its error (reported once per response as a warning).
+#[derive(Default)]
+pub struct SchemaCache {
+    map: Mutex<HashMap<u64, Arc<Result<Schema, String>>>>,
+}
+
+impl SchemaCache {
+    /// Compiled schemas held.
+    pub fn len(&self) -> usize {
+        self.map.lock().unwrap_or_else(PoisonError::into_inner).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn get(&self, schema: &Struct) -> Arc<Result<Schema, String>> {
+        let key = content_hash(schema);
+        if let Some(s) = self
+            .map
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            return s.clone();
+        }
+        let json = crate::convert::struct_to_json(schema);
+        let compiled = Arc::new(Schema::compile(&json).map_err(|e| e.message));
+        let mut map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
+        if map.len() >= CACHE_ENTRIES {
+            // Schemas change only when a CRD is upgraded: starting over is
+            // simpler than tracking use and just as good.
+            map.clear();
+        }
+        map.insert(key, compiled.clone());
+        compiled
+    }
+}
+
+/// A hash of a Struct that does not depend on map order (protobuf maps
+/// arrive in any order).
+fn content_hash(s: &Struct) -> u64 {
+    let state = foldhash::quality::FixedState::with_seed(0x5eed);
+    fn hash_struct(s: &Struct, state: &foldhash::quality::FixedState) -> u64 {
+        // Entries combine by addition, so their order does not matter.
+        let mut sum: u64 = s.fields.len() as u64;
+        for (k, v) in &s.fields {
+            let mut h = state.build_hasher();
+            k.hash(&mut h);
+            hash_value(v, state).hash(&mut h);
+            sum = sum.wrapping_add(h.finish());
+        }
+        sum
+    }
+    fn hash_value(v: &pbjson_types::Value, state: &foldhash::quality::FixedState) -> u64 {
+        let mut h = state.build_hasher();
+        match &v.kind {
+            None | Some(Kind::NullValue(_)) => 0u8.hash(&mut h),
+            Some(Kind::BoolValue(b)) => (1u8, *b).hash(&mut h),
+            Some(Kind::NumberValue(n)) => (2u8, n.to_bits()).hash(&mut h),
+            Some(Kind::StringValue(s)) => (3u8, s).hash(&mut h),
+            Some(Kind::StructValue(s)) => (4u8, hash_struct(s, state)).hash(&mut h),
+            Some(Kind::ListValue(l)) => {
+                5u8.hash(&mut h);
+                for e in &l.values {
+                    hash_value(e, state).hash(&mut h);
+                }
+            }
+        }
+        h.finish()
+    }
+    hash_struct(s, &state)
+}
+
+fn has_capability(req: &RunFunctionRequest) -> bool {
+    req.meta.as_ref().is_some_and(|m| {
+        m.capabilities
+            .contains(&(Capability::RequiredSchemas as i32))
+    })
+}
+
+fn str_field<'a>(body: &'a Value, key: &str) -> Option<&'a str> {
+    match body.unmarked() {
+        Value::Object(o) => o.get(key).and_then(Value::as_str),
+        _ => None,
+    }
+}
+
+fn xr_kind(req: &RunFunctionRequest) -> Option<(String, String)> {
+    let body = req.observed.as_ref()?.composite.as_ref()?.resource.as_ref()?;
+    let s = |k: &str| match body.fields.get(k).and_then(|v| v.kind.as_ref()) {
+        Some(Kind::StringValue(s)) if !s.is_empty() => Some(s.clone()),
+        _ => None,
+    };
+    Some((s("apiVersion")?, s("kind")?))
+}
+
+/// The schema Crossplane supplied for a kind: `None` when it was not asked
+/// for yet, or Crossplane found no schema (an empty message: skipped).
+fn supplied<'r>(req: &'r RunFunctionRequest, api_version: &str, kind: &str) -> Option<&'r Struct> {
+    req.required_schemas
+        .get(&requirement_key(api_version, kind))?
+        .openapi_v3
+        .as_ref()
+        .filter(|s| !s.fields.is_empty())
+}
+
+/// Asks for the schemas of what `output` emits and validates what was
+/// supplied. With policy `Fatal`, the first violation is returned as the
+/// fatal message (then the response must not be used).
+pub fn apply(
+    req: &RunFunctionRequest,
+    policy: SchemaValidation,
+    output: &Output,
+    cache: &SchemaCache,
+    rsp: &mut RunFunctionResponse,
+) -> Result<(), String> {
+    if policy == SchemaValidation::Off || !has_capability(req) {
+        return Ok(());
+    }
+    // One selector per distinct kind, the XR's included.
+    let mut kinds: BTreeMap<String, SchemaSelector> = BTreeMap::new();
+    let xr = xr_kind(req);
+    let emitted = output.resources.iter().filter_map(|r| {
+        Some((
+            str_field(&r.body, "apiVersion")?.to_owned(),
+            str_field(&r.body, "kind")?.to_owned(),
+        ))
+    });
+    for (api_version, kind) in xr.clone().into_iter().chain(emitted) {
+        kinds
+            .entry(requirement_key(&api_version, &kind))
+            .or_insert(SchemaSelector { api_version, kind });
+    }
+    if !kinds.is_empty() {
+        rsp.requirements
+            .get_or_insert_with(Requirements::default)
+            .schemas
+            .extend(kinds);
+    }
+
+    let mut messages: Vec<String> = Vec::new();
+    let mut broken: BTreeMap<String, String> = BTreeMap::new();
+    let sources = &output.sources;
+    for r in &output.resources {
+        let (Some(api_version), Some(kind)) =
+            (str_field(&r.body, "apiVersion"), str_field(&r.body, "kind"))
+        else {
+            continue;
+        };
+        let Some(schema) = supplied(req, api_version, kind) else {
+            continue;
+        };
+        let compiled = cache.get(schema);
+        let schema = match &*compiled {
+            Ok(s) => s,
+            Err(e) => {
+                broken.insert(format!("{api_version} {kind}"), e.clone());
+                continue;
+            }
+        };
+        let violations = schema.validate(&r.body);
+        let what = format!("resource {} ({api_version} {kind})", r.name);
+        for v in violations.iter().take(MAX_PER_RESOURCE) {
+            let steps = field_steps(&v.path);
+            let at = fnhcl_eval::locate_resource_field(sources, r.span, &steps)
+                .map(|l| pick(&l, &v.kind))
+                .unwrap_or(r.span);
+            messages.push(format!("{}: {v}; {what}", sources.range_text(at)));
+        }
+        if violations.len() > MAX_PER_RESOURCE {
+            messages.push(format!(
+                "{}: {} more schema violation(s) of {what}",
+                sources.range_text(r.span),
+                violations.len() - MAX_PER_RESOURCE
+            ));
+        }
+    }
+
+    if let (Some(status), Some((api_version, kind))) = (&output.composite_status, &xr)
+        && let Some(schema) = supplied(req, api_version, kind)
+    {
+        match &*cache.get(schema) {
+            Ok(schema) => {
+                for v in status_violations(schema, api_version, kind, status)
+                    .iter()
+                    .take(MAX_PER_RESOURCE)
+                {
+                    let steps = field_steps(&v.path[1..]);
+                    let at = fnhcl_eval::locate_composite_field(sources, "status", &steps)
+                        .map(|l| pick(&l, &v.kind));
+                    let range = at.map_or_else(|| "<nil>".to_owned(), |s| sources.range_text(s));
+                    messages.push(format!(
+                        "{range}: {v}; composite status ({api_version} {kind})"
+                    ));
+                }
+            }
+            Err(e) => {
+                broken.insert(format!("{api_version} {kind}"), e.clone());
+            }
+        }
+    }
+
+    for (what, e) in broken {
+        rsp.results.push(FnResult {
+            severity: Severity::Warning as i32,
+            message: format!("the schema Crossplane supplied for {what} cannot be used: {e}"),
+            reason: Some(REASON.to_owned()),
+            target: Some(Target::Composite as i32),
+        });
+    }
+    if messages.is_empty() {
+        return Ok(());
+    }
+    if policy == SchemaValidation::Fatal {
+        let mut m = messages[0].clone();
+        if messages.len() > 1 {
+            m.push_str(&format!(
+                ", and {} other schema violation(s)",
+                messages.len() - 1
+            ));
+        }
+        return Err(m);
+    }
+    for message in messages {
+        rsp.results.push(FnResult {
+            severity: Severity::Warning as i32,
+            message,
+            reason: Some(REASON.to_owned()),
+            target: Some(Target::Composite as i32),
+        });
+    }
+    Ok(())
+}
+
+/// Violations of the composite status this function writes. Crossplane
+/// merges it with what is there (and other steps write parts of it), so a
+/// required field we do not write is not a violation.
+fn status_violations(
+    schema: &Schema,
+    api_version: &str,
+    kind: &str,
+    status: &Value,
+) -> Vec<Violation> {
+    let mut xr: BTreeMap<Arc<str>, Value> = BTreeMap::new();
+    xr.insert("apiVersion".into(), Value::String(api_version.into()));
+    xr.insert("kind".into(), Value::String(kind.into()));
+    xr.insert("status".into(), status.clone());
+    schema
+        .validate(&Value::Object(Arc::new(xr)))
+        .into_iter()
+        .filter(|v| {
+            v.kind != ViolationKind::Required
+                && matches!(v.path.first(), Some(PathSegment::Key(k)) if k == "status")
+        })
+        .collect()
+}
+
+fn field_steps(path: &[PathSegment]) -> Vec<FieldStep<'_>> {
+    path.iter()
+        .map(|p| match p {
+            PathSegment::Key(k) => FieldStep::Key(k),
+            PathSegment::Index(i) => FieldStep::Index(*i),
+        })
+        .collect()
+}
+
+/// An unknown field is reported at its key; anything else at the value.
+fn pick(l: &fnhcl_eval::Location, kind: &ViolationKind) -> fnhcl_base::Span {
+    match kind {
+        ViolationKind::UnknownField { .. } => l.for_key(),
+        _ => l.value,
+    }
+}
