@@ -208,17 +208,17 @@ pub fn apply(
             }
         };
         let violations = schema.validate(&r.body);
-        let what = format!("resource {} ({api_version} {kind})", r.name);
+        let what = format!("resource {:?}, {api_version} {kind}", r.name);
         for v in violations.iter().take(MAX_PER_RESOURCE) {
             let steps = field_steps(&v.path);
             let at = fnhcl_eval::locate_resource_field(sources, r.span, &steps)
                 .map(|l| pick(&l, &v.kind))
                 .unwrap_or(r.span);
-            messages.push(format!("{}: {v}; {what}", sources.range_text(at)));
+            messages.push(format!("{}: {v} ({what})", sources.range_text(at)));
         }
         if violations.len() > MAX_PER_RESOURCE {
             messages.push(format!(
-                "{}: {} more schema violation(s) of {what}",
+                "{}: {} more schema violation(s) ({what})",
                 sources.range_text(r.span),
                 violations.len() - MAX_PER_RESOURCE
             ));
@@ -239,7 +239,7 @@ pub fn apply(
                         .map(|l| pick(&l, &v.kind));
                     let range = at.map_or_else(|| "<nil>".to_owned(), |s| sources.range_text(s));
                     messages.push(format!(
-                        "{range}: {v}; composite status ({api_version} {kind})"
+                        "{range}: {v} (composite status, {api_version} {kind})"
                     ));
                 }
             }

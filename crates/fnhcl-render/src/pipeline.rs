@@ -498,7 +498,7 @@ pub(crate) fn run(
 }
 
 /// The `reason` of function-hcl's schema violation results.
-pub const SCHEMA_VIOLATION_REASON: &str = "SchemaViolation";
+pub(crate) const SCHEMA_VIOLATION_REASON: &str = "SchemaViolation";
 
 /// The JSON form of a Struct (numbers as doubles; integral ones as integers).
 pub(crate) fn struct_json(s: &Struct) -> Map<String, Value> {

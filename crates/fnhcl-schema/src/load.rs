@@ -17,6 +17,11 @@ pub const MAX_TEXT_BYTES: usize = 8 << 20;
 #[derive(Clone, Default, Debug)]
 pub struct SchemaSet {
     schemas: BTreeMap<(String, String), Arc<Schema>>,
+    /// The schema documents as loaded, self-contained (an OpenAPI
+    /// document's schema carries the document's definitions that its
+    /// `$ref`s need), for tools that hand schemas on (`render` answering
+    /// `required_schemas`).
+    raw: BTreeMap<(String, String), Arc<Json>>,
     ignored: usize,
 }
 
@@ -63,7 +68,7 @@ impl SchemaSet {
                 )
             })?
         };
-        let mut staged: Vec<((String, String), Schema)> = Vec::new();
+        let mut staged: Staged = Vec::new();
         let mut ignored = 0;
         let many = docs.len() > 1;
         for (i, doc) in docs.iter().enumerate() {
@@ -90,7 +95,8 @@ impl SchemaSet {
             }
         }
         let n = staged.len();
-        for (key, schema) in staged {
+        for (key, schema, raw) in staged {
+            self.raw.insert(key.clone(), Arc::new(raw));
             self.schemas.insert(key, Arc::new(schema));
         }
         self.ignored += ignored;
@@ -107,17 +113,25 @@ impl SchemaSet {
     ) -> Result<(), SchemaError> {
         let compiled = compile_in(schema, schema)
             .map_err(|m| SchemaError::new(&format!("schema of {api_version} {kind}"), m))?;
-        self.schemas.insert(
-            (api_version.to_owned(), kind.to_owned()),
-            Arc::new(compiled),
-        );
+        let key = (api_version.to_owned(), kind.to_owned());
+        self.raw.insert(key.clone(), Arc::new(schema.clone()));
+        self.schemas.insert(key, Arc::new(compiled));
         Ok(())
     }
 
     /// Adds a compiled schema (replacing any of the same kind).
     pub fn insert(&mut self, api_version: &str, kind: &str, schema: Arc<Schema>) {
-        self.schemas
-            .insert((api_version.to_owned(), kind.to_owned()), schema);
+        let key = (api_version.to_owned(), kind.to_owned());
+        self.raw.remove(&key);
+        self.schemas.insert(key, schema);
+    }
+
+    /// The schema of a kind as loaded (JSON), self-contained; `None` for
+    /// kinds added with [`SchemaSet::insert`].
+    pub fn raw(&self, api_version: &str, kind: &str) -> Option<&Json> {
+        self.raw
+            .get(&(api_version.to_owned(), kind.to_owned()))
+            .map(|j| &**j)
     }
 
     pub fn get(&self, api_version: &str, kind: &str) -> Option<&Arc<Schema>> {
@@ -161,7 +175,7 @@ fn required_str<'a>(doc: &'a Json, pointer: &str, what: &str) -> Result<&'a str,
         })
 }
 
-type Staged = Vec<((String, String), Schema)>;
+type Staged = Vec<((String, String), Schema, Json)>;
 
 /// Compiles the schemas one document defines into `out`.
 fn document(doc: &Json, out: &mut Staged) -> Result<(), String> {
@@ -223,7 +237,11 @@ fn crd(doc: &Json, out: &mut Staged) -> Result<(), String> {
         };
         let compiled =
             compile_in(schema, schema).map_err(|m| format!("{what} version {version}: {m}"))?;
-        out.push(((format!("{group}/{version}"), kind.to_owned()), compiled));
+        out.push((
+            (format!("{group}/{version}"), kind.to_owned()),
+            compiled,
+            schema.clone(),
+        ));
     }
     Ok(())
 }
@@ -246,13 +264,13 @@ fn xrd(doc: &Json, v2: bool, out: &mut Staged) -> Result<(), String> {
             .map_err(|m| format!("{what} version {version}: {m}"))?;
         let compiled =
             compile_in(&xr, &xr).map_err(|m| format!("{what} version {version}: {m}"))?;
-        out.push(((api_version.clone(), kind.to_owned()), compiled));
+        out.push(((api_version.clone(), kind.to_owned()), compiled, xr));
         if let Some(claim) = claim {
             let c = with_crossplane_fields(schema, Role::Claim)
                 .map_err(|m| format!("{what} version {version}: {m}"))?;
             let compiled =
                 compile_in(&c, &c).map_err(|m| format!("{what} version {version}: {m}"))?;
-            out.push(((api_version, claim.to_owned()), compiled));
+            out.push(((api_version, claim.to_owned()), compiled, c));
         }
     }
     Ok(())
@@ -283,10 +301,30 @@ fn openapi_document(doc: &Json, out: &mut Staged) -> Result<(), String> {
                 format!("{group}/{version}")
             };
             let compiled = compile_in(schema, doc).map_err(|m| format!("schema {name}: {m}"))?;
-            out.push(((api_version, kind.to_owned()), compiled));
+            out.push((
+                (api_version, kind.to_owned()),
+                compiled,
+                self_contained(schema, doc),
+            ));
         }
     }
     Ok(())
+}
+
+/// `schema` with the definitions of `doc` its `$ref`s point into, so that
+/// it compiles on its own (refs resolve against the schema's own root).
+fn self_contained(schema: &Json, doc: &Json) -> Json {
+    let mut out = schema.clone();
+    if let (Json::Object(o), Json::Object(d)) = (&mut out, doc)
+        && schema.to_string().contains("\"$ref\"")
+    {
+        for key in ["components", "definitions", "$defs"] {
+            if let Some(v) = d.get(key) {
+                o.entry(key).or_insert_with(|| v.clone());
+            }
+        }
+    }
+    out
 }
 
 enum Role {

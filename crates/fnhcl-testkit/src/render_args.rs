@@ -67,9 +67,9 @@ pub struct RenderArgs {
     #[arg(short = 's', long = "required-schemas", value_name = "DIR")]
     pub required_schemas: Option<PathBuf>,
     /// A CRD/XRD file or directory (YAML or JSON, read recursively) that
-    /// also answers schema requirements.
+    /// also answers schema requirements (repeatable).
     #[arg(long = "crds", value_name = "PATH")]
-    pub crds: Option<PathBuf>,
+    pub crds: Vec<PathBuf>,
     /// The Crossplane release whose `render` output to reproduce (1.17 to 2.2).
     #[arg(
         long = "crossplane-version",
@@ -290,13 +290,9 @@ impl RenderArgs {
             },
             schemas: {
                 let mut schemas = Vec::new();
-                for (what, path) in [
-                    ("required schemas", &self.required_schemas),
-                    ("CRDs", &self.crds),
-                ] {
-                    if let Some(path) = path {
-                        schemas.extend(read_schema_path(what, &p(path))?);
-                    }
+                let given = self.required_schemas.iter().map(|x| ("required schemas", x));
+                for (what, path) in given.chain(self.crds.iter().map(|x| ("CRDs", x))) {
+                    schemas.extend(read_schema_path(what, &p(path))?);
                 }
                 schemas
             },
