@@ -55,7 +55,10 @@ pub struct SchemaCache {
 impl SchemaCache {
     /// Compiled schemas held.
     pub fn len(&self) -> usize {
-        self.map.lock().unwrap_or_else(PoisonError::into_inner).len()
+        self.map
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -135,7 +138,13 @@ fn str_field<'a>(body: &'a Value, key: &str) -> Option<&'a str> {
 }
 
 fn xr_kind(req: &RunFunctionRequest) -> Option<(String, String)> {
-    let body = req.observed.as_ref()?.composite.as_ref()?.resource.as_ref()?;
+    let body = req
+        .observed
+        .as_ref()?
+        .composite
+        .as_ref()?
+        .resource
+        .as_ref()?;
     let s = |k: &str| match body.fields.get(k).and_then(|v| v.kind.as_ref()) {
         Some(Kind::StringValue(s)) if !s.is_empty() => Some(s.clone()),
         _ => None,

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use base64::Engine as _;
 use function_sdk_rust::proto::v1::{
     Capability, CredentialData, Credentials, Ready, RequestMeta, Requirements, Resource,
-    ResourceSelector, Resources, RunFunctionRequest, RunFunctionResponse, Severity, State,
-    Status, credentials, resource_selector,
+    ResourceSelector, Resources, RunFunctionRequest, RunFunctionResponse, Severity, State, Status,
+    credentials, resource_selector,
 };
 use function_sdk_rust::resource::{json_to_struct, struct_to_json};
 use pbjson_types::Struct;

@@ -290,7 +290,10 @@ impl RenderArgs {
             },
             schemas: {
                 let mut schemas = Vec::new();
-                let given = self.required_schemas.iter().map(|x| ("required schemas", x));
+                let given = self
+                    .required_schemas
+                    .iter()
+                    .map(|x| ("required schemas", x));
                 for (what, path) in given.chain(self.crds.iter().map(|x| ("CRDs", x))) {
                     schemas.extend(read_schema_path(what, &p(path))?);
                 }

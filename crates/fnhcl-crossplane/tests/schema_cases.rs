@@ -1,0 +1,136 @@
+//! Data-driven runtime cases for schema validation: every directory under
+//! `tests/schema_cases/` is one reconcile as Crossplane runs it.
+//!
+//! - `request.yaml`: the first RunFunctionRequest (protojson, as YAML).
+//! - `schemas.yaml` (optional): a list of CRD/XRD/OpenAPI files, relative
+//!   to the case. When present, the harness answers the response's
+//!   `requirements.schemas` from them as Crossplane does (an empty schema
+//!   for a kind they do not define) and calls the function again, up to
+//!   five times, until the requirements stop changing or a result is fatal.
+//! - `expected.yaml`: the final response, with `desired` reduced to the
+//!   names of the desired resources (bodies are the evaluator's business),
+//!   and `calls`: how many calls the reconcile took.
+//!
+//! `FNHCL_BLESS=1` rewrites the expectations.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use fnhcl_crossplane::proto::{RunFunctionRequest, RunFunctionResponse, Schema};
+use fnhcl_crossplane::{Function, yaml};
+use fnhcl_schema::SchemaSet;
+use libtest_mimic::{Arguments, Failed, Trial};
+use serde_json::{Value as Json, json};
+
+fn main() {
+    let args = Arguments::from_args();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema_cases");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    dirs.retain(|d| d.is_dir());
+    dirs.sort();
+    let trials = dirs
+        .into_iter()
+        .map(|dir| {
+            let name = dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            Trial::test(name, move || run_case(&dir))
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn read(path: &Path) -> Result<String, Failed> {
+    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()).into())
+}
+
+fn load_schemas(dir: &Path) -> Result<Option<SchemaSet>, Failed> {
+    let path = dir.join("schemas.yaml");
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let list = yaml::parse_one(&read(&path)?)?;
+    let mut set = SchemaSet::new();
+    for file in list.as_array().ok_or("schemas.yaml: want a list")? {
+        let file = file.as_str().ok_or("schemas.yaml: want file names")?;
+        let p = dir.join(file);
+        set.load_text(file, &read(&p)?).map_err(|e| e.to_string())?;
+    }
+    Ok(Some(set))
+}
+
+/// The response as compared: `desired.resources` reduced to their names.
+fn summary(rsp: &RunFunctionResponse, calls: usize) -> Result<Json, Failed> {
+    let mut json = serde_json::to_value(rsp).map_err(|e| e.to_string())?;
+    if let Some(resources) = json
+        .pointer_mut("/desired/resources")
+        .and_then(Json::as_object_mut)
+    {
+        let mut names: Vec<String> = resources.keys().cloned().collect();
+        names.sort();
+        json["desired"]["resources"] = json!(names);
+    }
+    json["calls"] = json!(calls);
+    Ok(json)
+}
+
+fn run_case(dir: &Path) -> Result<(), Failed> {
+    let request: RunFunctionRequest =
+        serde_json::from_value(yaml::parse_one(&read(&dir.join("request.yaml"))?)?)
+            .map_err(|e| format!("request.yaml: {e}"))?;
+    let schemas = load_schemas(dir)?;
+    let function = Function::default();
+    let mut req = request.clone();
+    let mut rsp = function.run(&req);
+    let mut calls = 1;
+    if let Some(set) = &schemas {
+        let mut previous = None;
+        let fatal = |r: &RunFunctionResponse| {
+            r.results
+                .iter()
+                .any(|x| x.severity == fnhcl_crossplane::proto::Severity::Fatal as i32)
+        };
+        // As Crossplane: stop at a fatal result or when the requirements
+        // stop changing.
+        while !fatal(&rsp) && rsp.requirements != previous && calls < 5 {
+            previous = rsp.requirements.clone();
+            let wanted = rsp
+                .requirements
+                .as_ref()
+                .map(|r| r.schemas.clone())
+                .unwrap_or_default();
+            req.required_schemas = wanted
+                .iter()
+                .map(|(key, sel)| {
+                    let openapi_v3 = set
+                        .raw(&sel.api_version, &sel.kind)
+                        .and_then(fnhcl_crossplane::convert::json_to_struct);
+                    (key.clone(), Schema { openapi_v3 })
+                })
+                .collect::<HashMap<_, _>>();
+            rsp = function.run(&req);
+            calls += 1;
+        }
+    }
+    // The same request gives the same response.
+    assert_eq!(function.run(&req), rsp, "a second run differs");
+    let actual = summary(&rsp, calls)?;
+    let expected_path = dir.join("expected.yaml");
+    if std::env::var_os("FNHCL_BLESS").is_some() {
+        std::fs::write(&expected_path, yaml::to_yaml(&actual)).map_err(|e| e.to_string())?;
+        return Ok(());
+    }
+    let expected = yaml::parse_one(&read(&expected_path)?)?;
+    if expected != actual {
+        let diff =
+            similar::TextDiff::from_lines(&yaml::to_yaml(&expected), &yaml::to_yaml(&actual))
+                .unified_diff()
+                .header("expected", "actual")
+                .to_string();
+        return Err(format!("response differs from expected.yaml:\n{diff}").into());
+    }
+    Ok(())
+}
