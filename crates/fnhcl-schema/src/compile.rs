@@ -36,9 +36,9 @@ pub(crate) mod ty {
     pub(crate) const NAMES: [(u8, &str); 7] = [
         (OBJECT, "object"),
         (ARRAY, "array"),
-        (STRING, "string"),
         (INTEGER, "integer"),
         (NUMBER, "number"),
+        (STRING, "string"),
         (BOOLEAN, "boolean"),
         (NULL, "null"),
     ];
@@ -490,7 +490,8 @@ impl Compiler<'_> {
                     .build()
                     .map_err(|e| {
                         let first = e.to_string();
-                        let detail = first.lines().last().unwrap_or_default().trim().to_owned();
+                        let last = first.lines().last().unwrap_or_default().trim();
+                        let detail = last.strip_prefix("error: ").unwrap_or(last).to_owned();
                         format!("pattern {p:?} is not a valid regular expression: {detail}")
                     })?;
                 n.pattern = Some((re, p.as_str().into()));

@@ -27,7 +27,8 @@ impl std::fmt::Debug for Field<'_> {
 
 impl Schema {
     /// The schema at a field path (`["spec", "forProvider", "region"]`):
-    /// `None` if the path leaves the schema. A property is looked up on
+    /// `None` if the path leaves the schema (also below an object that
+    /// takes any field: ask the parent's [`Field::preserves_unknown`]). A property is looked up on
     /// the object (and its `allOf` parts), else `additionalProperties`
     /// applies; on an array, a segment (an index, or anything) steps into
     /// `items`. The empty path is the whole resource.

@@ -35,7 +35,7 @@ use std::fmt;
 
 pub use compile::{MAX_DEPTH, MAX_NODES, Schema};
 pub use field::Field;
-pub use load::{MAX_TEXT_BYTES, SchemaSet};
+pub use load::{MAX_TEXT_BYTES, SchemaSet, parse_documents};
 
 /// A schema or schema document that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -34,35 +34,7 @@ impl SchemaSet {
     /// every schema of the text loads or none does. Returns the number of
     /// kinds (per version) loaded.
     pub fn load_text(&mut self, origin: &str, text: &str) -> Result<usize, SchemaError> {
-        if text.len() > MAX_TEXT_BYTES {
-            return Err(SchemaError::new(
-                origin,
-                format!(
-                    "schema text is {} bytes, more than the limit of {} MiB",
-                    text.len(),
-                    MAX_TEXT_BYTES >> 20
-                ),
-            ));
-        }
-        let trimmed = text.trim_start();
-        let docs = if trimmed.starts_with('{') {
-            match serde_json::from_str::<Json>(trimmed) {
-                Ok(doc) => vec![doc],
-                Err(e) => {
-                    return Err(SchemaError::new(
-                        origin,
-                        format!("line {}: invalid JSON: {e}", e.line()),
-                    ));
-                }
-            }
-        } else {
-            yaml::load_stream(text).map_err(|e| {
-                SchemaError::new(
-                    origin,
-                    format!("line {}: invalid YAML: {}", e.line, e.message),
-                )
-            })?
-        };
+        let docs = parse_documents(origin, text)?;
         let mut staged: Vec<((String, String), Schema)> = Vec::new();
         let mut ignored = 0;
         let many = docs.len() > 1;
@@ -144,6 +116,39 @@ impl SchemaSet {
     pub fn ignored(&self) -> usize {
         self.ignored
     }
+}
+
+/// The documents of a YAML stream or a JSON text (one object), as JSON
+/// values; empty documents are dropped. The text is bounded by
+/// [`MAX_TEXT_BYTES`], nesting and size by the reader's limits. `origin`
+/// names the text in errors, which give the line.
+pub fn parse_documents(origin: &str, text: &str) -> Result<Vec<Json>, SchemaError> {
+    if text.len() > MAX_TEXT_BYTES {
+        return Err(SchemaError::new(
+            origin,
+            format!(
+                "text is {} bytes, more than the limit of {} MiB",
+                text.len(),
+                MAX_TEXT_BYTES >> 20
+            ),
+        ));
+    }
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{') {
+        return match serde_json::from_str::<Json>(trimmed) {
+            Ok(doc) => Ok(vec![doc]),
+            Err(e) => Err(SchemaError::new(
+                origin,
+                format!("line {}: invalid JSON: {e}", e.line()),
+            )),
+        };
+    }
+    yaml::load_stream(text).map_err(|e| {
+        SchemaError::new(
+            origin,
+            format!("line {}: invalid YAML: {}", e.line, e.message),
+        )
+    })
 }
 
 fn str_at<'a>(doc: &'a Json, pointer: &str) -> Option<&'a str> {
