@@ -38,8 +38,12 @@ impl Schema {
             id: self.root,
             required: true,
         };
-        for seg in path {
-            f = f.child(seg)?;
+        for (i, seg) in path.iter().enumerate() {
+            f = if i == 0 && *seg == "metadata" {
+                f.metadata()
+            } else {
+                f.child(seg)?
+            };
         }
         Some(f)
     }
@@ -59,6 +63,22 @@ impl<'a> Field<'a> {
             i += 1;
         }
         out
+    }
+
+    /// A resource's `metadata`: the schema's own if it lists fields, else
+    /// ObjectMeta (validation checks both).
+    fn metadata(&self) -> Field<'a> {
+        match self.child("metadata") {
+            Some(d) if !d.property_names().is_empty() => d,
+            _ => {
+                let m = crate::meta::object_meta();
+                Field {
+                    schema: m,
+                    id: m.root,
+                    required: false,
+                }
+            }
+        }
     }
 
     /// The field one step down: property `name`, a map value, or an array

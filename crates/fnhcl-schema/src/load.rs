@@ -16,7 +16,8 @@ pub const MAX_TEXT_BYTES: usize = 8 << 20;
 /// shared), `Send + Sync`.
 #[derive(Clone, Default, Debug)]
 pub struct SchemaSet {
-    schemas: BTreeMap<(String, String), Arc<Schema>>,
+    /// apiVersion -> kind -> schema (nested, so lookups borrow their keys).
+    schemas: BTreeMap<String, BTreeMap<String, Arc<Schema>>>,
     ignored: usize,
 }
 
@@ -29,7 +30,8 @@ impl SchemaSet {
     /// text (multi-document YAML, a JSON object, or a `List` with `items`).
     /// `origin` names the text in errors. A CRD contributes each served
     /// version; an XRD its composite resource per served version (with the
-    /// fields Crossplane adds) and, with `claimNames`, the claim. Other
+    /// fields Crossplane adds; a version without a schema takes any `spec`
+    /// and `status`) and, with `claimNames`, the claim. Other
     /// documents are skipped and counted ([`SchemaSet::ignored`]). Either
     /// every schema of the text loads or none does. Returns the number of
     /// kinds (per version) loaded.
@@ -62,8 +64,8 @@ impl SchemaSet {
             }
         }
         let n = staged.len();
-        for (key, schema) in staged {
-            self.schemas.insert(key, Arc::new(schema));
+        for ((api_version, kind), schema) in staged {
+            self.insert(&api_version, &kind, Arc::new(schema));
         }
         self.ignored += ignored;
         Ok(n)
@@ -79,32 +81,32 @@ impl SchemaSet {
     ) -> Result<(), SchemaError> {
         let compiled = compile_in(schema, schema)
             .map_err(|m| SchemaError::new(&format!("schema of {api_version} {kind}"), m))?;
-        self.schemas.insert(
-            (api_version.to_owned(), kind.to_owned()),
-            Arc::new(compiled),
-        );
+        self.insert(api_version, kind, Arc::new(compiled));
         Ok(())
     }
 
     /// Adds a compiled schema (replacing any of the same kind).
     pub fn insert(&mut self, api_version: &str, kind: &str, schema: Arc<Schema>) {
         self.schemas
-            .insert((api_version.to_owned(), kind.to_owned()), schema);
+            .entry(api_version.to_owned())
+            .or_default()
+            .insert(kind.to_owned(), schema);
     }
 
     pub fn get(&self, api_version: &str, kind: &str) -> Option<&Arc<Schema>> {
-        // BTreeMap<(String, String)> cannot be searched by (&str, &str)
-        // without building the key; schema sets are small, so build it.
-        self.schemas.get(&(api_version.to_owned(), kind.to_owned()))
+        self.schemas.get(api_version)?.get(kind)
     }
 
     /// `(apiVersion, kind)` of every schema, sorted.
     pub fn kinds(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.schemas.keys().map(|(a, k)| (a.as_str(), k.as_str()))
+        self.schemas
+            .iter()
+            .flat_map(|(a, kinds)| kinds.keys().map(move |k| (a.as_str(), k.as_str())))
     }
 
+    /// The number of `(apiVersion, kind)` schemas.
     pub fn len(&self) -> usize {
-        self.schemas.len()
+        self.schemas.values().map(BTreeMap::len).sum()
     }
 
     pub fn is_empty(&self) -> bool {
