@@ -30,8 +30,41 @@ enum Seg<'a> {
     Index(usize),
 }
 
+/// The current path: the first [`INLINE_PATH`] segments in place, deeper
+/// ones in a vector, so that checking a valid body allocates nothing.
+struct Path<'a> {
+    inline: [Seg<'a>; INLINE_PATH],
+    len: usize,
+    spill: Vec<Seg<'a>>,
+}
+
+const INLINE_PATH: usize = 24;
+
+impl<'a> Path<'a> {
+    fn push(&mut self, seg: Seg<'a>) {
+        match self.inline.get_mut(self.len) {
+            Some(slot) => *slot = seg,
+            None => self.spill.push(seg),
+        }
+        self.len += 1;
+    }
+
+    fn pop(&mut self) {
+        self.len = self.len.saturating_sub(1);
+        if self.len >= INLINE_PATH {
+            self.spill.pop();
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Seg<'a>> {
+        self.inline[..self.len.min(INLINE_PATH)]
+            .iter()
+            .chain(self.spill.iter())
+    }
+}
+
 pub(crate) struct Walk<'a> {
-    path: Vec<Seg<'a>>,
+    path: Path<'a>,
     out: Vec<Violation>,
 }
 
@@ -199,7 +232,11 @@ fn is_date_time(s: &str) -> bool {
 impl<'a> Walk<'a> {
     pub(crate) fn run(schema: &'a Schema, value: &'a Value) -> Vec<Violation> {
         let mut w = Walk {
-            path: Vec::new(),
+            path: Path {
+                inline: [Seg::Index(0); INLINE_PATH],
+                len: 0,
+                spill: Vec::new(),
+            },
             out: Vec::new(),
         };
         w.value(schema, schema.root, value, 0, false, true);

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use fnhcl_schema::{MAX_NODES, Schema, SchemaSet, ViolationKind};
+use fnhcl_schema::{MAX_NODES, PathSegment, Schema, SchemaSet, ViolationKind};
 use fnhcl_value::Value;
 use serde_json::{Value as Json, json};
 
@@ -59,6 +59,10 @@ fn deep_values_are_reported_once_not_overflowed() {
     assert_eq!(violations.len(), 1, "{violations:?}");
     assert_eq!(violations[0].kind, ViolationKind::Other);
     assert!(violations[0].message.contains("nested deeper"));
+    // The path is whole past the segments kept in place.
+    let path = &violations[0].path;
+    assert!(path.len() > 100, "{}", path.len());
+    assert!(path.iter().all(|s| *s == PathSegment::Key("next".into())));
 }
 
 /// A small deterministic generator of schema-like JSON (keywords with
