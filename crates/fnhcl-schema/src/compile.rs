@@ -413,91 +413,10 @@ impl Compiler<'_> {
     }
 
     fn node(&mut self, obj: &serde_json::Map<String, Json>, depth: usize) -> Result<Node, String> {
+        // The keywords without subschemas are read in a function of their
+        // own, so that its large frame is not on the stack of the recursion.
+        let mut n = scalars(obj)?;
         let get = |k: &str| obj.get(k).unwrap_or(&Json::Null);
-        let mut n = Node {
-            types: type_bits(get("type"))?,
-            nullable: flag(get("nullable"), "nullable")?,
-            int_or_string: flag(
-                get("x-kubernetes-int-or-string"),
-                "x-kubernetes-int-or-string",
-            )?,
-            preserve_unknown: flag(
-                get("x-kubernetes-preserve-unknown-fields"),
-                "x-kubernetes-preserve-unknown-fields",
-            )?,
-            embedded: flag(
-                get("x-kubernetes-embedded-resource"),
-                "x-kubernetes-embedded-resource",
-            )?,
-            description: get("description").as_str().map(Into::into),
-            min_length: count(get("minLength"), "minLength")?,
-            max_length: count(get("maxLength"), "maxLength")?,
-            min_items: count(get("minItems"), "minItems")?,
-            max_items: count(get("maxItems"), "maxItems")?,
-            min_properties: count(get("minProperties"), "minProperties")?,
-            max_properties: count(get("maxProperties"), "maxProperties")?,
-            multiple_of: number(get("multipleOf"), "multipleOf")?,
-            ..Node::default()
-        };
-        if n.types & ty::NULL != 0 {
-            n.nullable = true;
-            n.types &= !ty::NULL;
-        }
-        n.format = match get("format").as_str() {
-            Some("date-time") => Format::DateTime,
-            Some("int-or-string") => Format::IntOrString,
-            _ => Format::None,
-        };
-        if n.multiple_of.as_ref().is_some_and(|m| m.signum() <= 0) {
-            return Err("multipleOf must be greater than 0".to_owned());
-        }
-        // OpenAPI 3.0: exclusiveMinimum is a flag on minimum; JSON Schema
-        // 2019+: it is the bound itself.
-        n.minimum = bound(get("minimum"), get("exclusiveMinimum"), "minimum")?;
-        n.maximum = bound(get("maximum"), get("exclusiveMaximum"), "maximum")?;
-        match get("enum") {
-            Json::Null => {}
-            Json::Array(values) => {
-                n.enumeration = values
-                    .iter()
-                    .map(|v| (lit(v), v.to_string().into_boxed_str()))
-                    .collect();
-            }
-            other => return Err(format!("enum must be an array, got {}", kind_name(other))),
-        }
-        match get("required") {
-            Json::Null => {}
-            Json::Array(names) => {
-                for name in names {
-                    match name {
-                        Json::String(s) => n.required.push(s.as_str().into()),
-                        other => return Err(format!("required must list names, got {other}")),
-                    }
-                }
-            }
-            other => {
-                return Err(format!(
-                    "required must be an array, got {}",
-                    kind_name(other)
-                ));
-            }
-        }
-        match get("pattern") {
-            Json::Null => {}
-            Json::String(p) => {
-                let re = regex::RegexBuilder::new(p)
-                    .size_limit(MAX_REGEX_BYTES)
-                    .build()
-                    .map_err(|e| {
-                        let first = e.to_string();
-                        let last = first.lines().last().unwrap_or_default().trim();
-                        let detail = last.strip_prefix("error: ").unwrap_or(last).to_owned();
-                        format!("pattern {p:?} is not a valid regular expression: {detail}")
-                    })?;
-                n.pattern = Some((re, p.as_str().into()));
-            }
-            other => return Err(format!("pattern must be a string, got {other}")),
-        }
         match get("properties") {
             Json::Null => {}
             Json::Object(props) => {
@@ -552,6 +471,96 @@ impl Compiler<'_> {
         }
         Ok(n)
     }
+}
+
+/// The keywords of a schema object that hold no subschema.
+fn scalars(obj: &serde_json::Map<String, Json>) -> Result<Node, String> {
+    let get = |k: &str| obj.get(k).unwrap_or(&Json::Null);
+    let mut n = Node {
+        types: type_bits(get("type"))?,
+        nullable: flag(get("nullable"), "nullable")?,
+        int_or_string: flag(
+            get("x-kubernetes-int-or-string"),
+            "x-kubernetes-int-or-string",
+        )?,
+        preserve_unknown: flag(
+            get("x-kubernetes-preserve-unknown-fields"),
+            "x-kubernetes-preserve-unknown-fields",
+        )?,
+        embedded: flag(
+            get("x-kubernetes-embedded-resource"),
+            "x-kubernetes-embedded-resource",
+        )?,
+        description: get("description").as_str().map(Into::into),
+        min_length: count(get("minLength"), "minLength")?,
+        max_length: count(get("maxLength"), "maxLength")?,
+        min_items: count(get("minItems"), "minItems")?,
+        max_items: count(get("maxItems"), "maxItems")?,
+        min_properties: count(get("minProperties"), "minProperties")?,
+        max_properties: count(get("maxProperties"), "maxProperties")?,
+        multiple_of: number(get("multipleOf"), "multipleOf")?,
+        ..Node::default()
+    };
+    if n.types & ty::NULL != 0 {
+        n.nullable = true;
+        n.types &= !ty::NULL;
+    }
+    n.format = match get("format").as_str() {
+        Some("date-time") => Format::DateTime,
+        Some("int-or-string") => Format::IntOrString,
+        _ => Format::None,
+    };
+    if n.multiple_of.as_ref().is_some_and(|m| m.signum() <= 0) {
+        return Err("multipleOf must be greater than 0".to_owned());
+    }
+    // OpenAPI 3.0: exclusiveMinimum is a flag on minimum; JSON Schema
+    // 2019+: it is the bound itself.
+    n.minimum = bound(get("minimum"), get("exclusiveMinimum"), "minimum")?;
+    n.maximum = bound(get("maximum"), get("exclusiveMaximum"), "maximum")?;
+    match get("enum") {
+        Json::Null => {}
+        Json::Array(values) => {
+            n.enumeration = values
+                .iter()
+                .map(|v| (lit(v), v.to_string().into_boxed_str()))
+                .collect();
+        }
+        other => return Err(format!("enum must be an array, got {}", kind_name(other))),
+    }
+    match get("required") {
+        Json::Null => {}
+        Json::Array(names) => {
+            for name in names {
+                match name {
+                    Json::String(s) => n.required.push(s.as_str().into()),
+                    other => return Err(format!("required must list names, got {other}")),
+                }
+            }
+        }
+        other => {
+            return Err(format!(
+                "required must be an array, got {}",
+                kind_name(other)
+            ));
+        }
+    }
+    match get("pattern") {
+        Json::Null => {}
+        Json::String(p) => {
+            let re = regex::RegexBuilder::new(p)
+                .size_limit(MAX_REGEX_BYTES)
+                .build()
+                .map_err(|e| {
+                    let first = e.to_string();
+                    let last = first.lines().last().unwrap_or_default().trim();
+                    let detail = last.strip_prefix("error: ").unwrap_or(last).to_owned();
+                    format!("pattern {p:?} is not a valid regular expression: {detail}")
+                })?;
+            n.pattern = Some((re, p.as_str().into()));
+        }
+        other => return Err(format!("pattern must be a string, got {other}")),
+    }
+    Ok(n)
 }
 
 fn bound(value: &Json, exclusive: &Json, what: &str) -> Result<Option<Bound>, String> {
@@ -661,6 +670,16 @@ mod tests {
         for _ in 0..MAX_DEPTH + 2 {
             s = json!({"type": "array", "items": s});
         }
+        // Within the bound, on a small stack; one level more is an error.
+        let inner = s["items"]["items"].clone();
+        std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .stack_size(1 << 20)
+                .spawn_scoped(scope, || assert!(Schema::compile(&inner).is_ok()))
+                .unwrap()
+                .join()
+                .unwrap();
+        });
         let e = Schema::compile(&s).unwrap_err();
         assert!(e.message.contains("nested deeper"), "{e}");
     }

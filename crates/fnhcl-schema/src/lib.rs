@@ -21,6 +21,17 @@
 //!   `x-kubernetes-embedded-resource`) are the envelope: always allowed;
 //!   `metadata` is checked against ObjectMeta's field names and types.
 //!
+//! - Not checked: `x-kubernetes-validations` (CEL rules), the uniqueness
+//!   of `x-kubernetes-list-type: set/map` lists and `uniqueItems`, `not`,
+//!   formats other than `date-time` and `int-or-string`, non-local `$ref`s
+//!   (a compile error). `anyOf`/`oneOf` report one violation at the value,
+//!   not the alternatives' details.
+//!
+//! Limits: texts over [`MAX_TEXT_BYTES`], YAML nested deeper than 200
+//! levels, schemas nested deeper than [`MAX_DEPTH`] or with more than
+//! [`MAX_NODES`] nodes are errors; values nested deeper than 200 levels
+//! get one violation there. Nothing recurses without a bound.
+//!
 //! No IO, no printing: callers hand in text.
 
 mod compile;

@@ -55,7 +55,15 @@ fn deep_values_are_reported_once_not_overflowed() {
         m.insert(Arc::from("next"), v);
         v = Value::object(m);
     }
-    let violations = schema.validate(&v);
+    // On a small stack (the server's blocking threads have 2 MiB).
+    let violations = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn_scoped(s, || schema.validate(&v))
+            .unwrap()
+            .join()
+            .unwrap()
+    });
     assert_eq!(violations.len(), 1, "{violations:?}");
     assert_eq!(violations[0].kind, ViolationKind::Other);
     assert!(violations[0].message.contains("nested deeper"));
