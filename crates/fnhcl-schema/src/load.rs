@@ -97,6 +97,16 @@ impl SchemaSet {
         self.schemas.get(api_version)?.get(kind)
     }
 
+    /// Validates a resource body against the schema of its own
+    /// `apiVersion` and `kind`: `None` if the body names no kind (or an
+    /// unknown value) or the set has no schema for it.
+    pub fn validate(&self, body: &fnhcl_value::Value) -> Option<Vec<crate::Violation>> {
+        let entries = body.as_entries()?;
+        let api_version = entries.get("apiVersion")?.as_str()?;
+        let kind = entries.get("kind")?.as_str()?;
+        Some(self.get(api_version, kind)?.validate(body))
+    }
+
     /// `(apiVersion, kind)` of every schema, sorted.
     pub fn kinds(&self) -> impl Iterator<Item = (&str, &str)> {
         self.schemas

@@ -672,6 +672,11 @@ impl Schema {
     pub fn validate(&self, value: &Value) -> Vec<Violation> {
         Walk::run(self, value)
     }
+
+    /// [`Schema::validate`] for a JSON body (numbers are taken exactly).
+    pub fn validate_json(&self, value: &serde_json::Value) -> Vec<Violation> {
+        Walk::run(self, &fnhcl_value::from_serde_json(value))
+    }
 }
 
 #[cfg(test)]

@@ -215,3 +215,29 @@ fn a_failed_load_changes_nothing() {
     assert!(set.load_text("two.yaml", text).is_err());
     assert!(set.is_empty());
 }
+
+#[test]
+fn a_set_validates_a_body_by_its_own_kind() {
+    let text = include_str!("data/crds/iam.aws.upbound.io_roles.yaml");
+    let mut set = SchemaSet::default();
+    set.load_text("roles.yaml", text).unwrap();
+    let body = json!({
+        "apiVersion": "iam.aws.upbound.io/v1beta1",
+        "kind": "Role",
+        "spec": {"forProvider": {"path": 1}}
+    });
+    let value = fnhcl_value::from_serde_json(&body);
+    let violations = set.validate(&value).unwrap();
+    assert_eq!(
+        violations
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        ["spec.forProvider.path: expected string, got integer"]
+    );
+    let schema = set.get("iam.aws.upbound.io/v1beta1", "Role").unwrap();
+    assert_eq!(schema.validate_json(&body), violations);
+    let other = fnhcl_value::from_serde_json(&json!({"apiVersion": "v1", "kind": "Role"}));
+    assert!(set.validate(&other).is_none());
+    assert!(set.validate(&Value::dynamic_unknown()).is_none());
+}
