@@ -58,6 +58,8 @@ pub(crate) enum Format {
     None,
     DateTime,
     IntOrString,
+    /// A Kubernetes quantity: a string or a number.
+    Quantity,
 }
 
 /// A bound: the number and whether it is exclusive.
@@ -399,8 +401,14 @@ impl Compiler<'_> {
         }
         let saved = std::mem::take(&mut self.path);
         self.path.push(chain.last().cloned().unwrap_or_default());
-        let node = self.node(obj, depth + 1)?;
+        let mut node = self.node(obj, depth + 1)?;
         self.path = saved;
+        // Kubernetes' OpenAPI documents declare resource.Quantity a string,
+        // but the API server (and every tool) takes a number too: `cpu: 1`.
+        let target_name = chain.last().map(String::as_str).unwrap_or_default();
+        if target_name.ends_with("io.k8s.apimachinery.pkg.api.resource.Quantity") {
+            node.format = Format::Quantity;
+        }
         self.nodes[id as usize] = node;
         Ok(id)
     }
@@ -508,6 +516,7 @@ fn scalars(obj: &serde_json::Map<String, Json>) -> Result<Node, String> {
     n.format = match get("format").as_str() {
         Some("date-time") => Format::DateTime,
         Some("int-or-string") => Format::IntOrString,
+        Some("quantity") => Format::Quantity,
         _ => Format::None,
     };
     if n.multiple_of.as_ref().is_some_and(|m| m.signum() <= 0) {

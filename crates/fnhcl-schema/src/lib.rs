@@ -21,6 +21,8 @@
 //!   `x-kubernetes-embedded-resource`) are the envelope: always allowed;
 //!   `metadata` is checked against ObjectMeta's field names and types.
 //!
+//! - `resource.Quantity` (a string in Kubernetes' OpenAPI documents) and
+//!   `format: quantity` take numbers too, as the API server does.
 //! - Not checked: `x-kubernetes-validations` (CEL rules), the uniqueness
 //!   of `x-kubernetes-list-type: set/map` lists and `uniqueItems`, `not`,
 //!   formats other than `date-time` and `int-or-string`, non-local `$ref`s

@@ -123,6 +123,8 @@ pub(crate) fn type_names(bits: u8) -> String {
 pub(crate) fn allowed_types(n: &Node) -> u8 {
     if n.int_or_string || n.format == Format::IntOrString {
         ty::INTEGER | ty::STRING
+    } else if n.format == Format::Quantity {
+        ty::NUMBER | ty::STRING
     } else {
         n.types
     }
