@@ -329,20 +329,28 @@ fn with_crossplane_fields(schema: &Json, role: Role) -> Result<Json, String> {
     let Json::Object(props) = props else {
         return Err("properties must be an object".to_owned());
     };
-    let name_ref = json!({"type": "object", "properties": {"name": {"type": "string"}}});
-    let selector = json!({"type": "object", "properties": {
-        "matchLabels": {"type": "object", "additionalProperties": {"type": "string"}}}});
-    let object_ref = json!({"type": "object", "properties": {
-        "apiVersion": {"type": "string"}, "kind": {"type": "string"},
-        "name": {"type": "string"}, "namespace": {"type": "string"}}});
+    // Types and required fields as Crossplane's generated CRDs have them.
+    let string = json!({"type": "string"});
+    let object_ref = |required: &[&str], with_namespace: bool| {
+        let mut props = json!({"apiVersion": string, "kind": string, "name": string});
+        if with_namespace {
+            props["namespace"] = string.clone();
+        }
+        json!({"type": "object", "required": required, "properties": props})
+    };
+    let name_ref = json!({"type": "object", "required": ["name"], "properties": {"name": string}});
+    let selector = json!({"type": "object", "required": ["matchLabels"], "properties": {
+        "matchLabels": {"type": "object", "additionalProperties": string}}});
     let update_policy = json!({"type": "string", "enum": ["Automatic", "Manual"]});
     let open = json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true});
+    let resource_refs =
+        json!({"type": "array", "items": object_ref(&["apiVersion", "kind"], false)});
     let composition_fields = [
         ("compositionRef", name_ref.clone()),
         ("compositionSelector", selector.clone()),
         ("compositionRevisionRef", name_ref.clone()),
-        ("compositionRevisionSelector", selector.clone()),
-        ("compositionUpdatePolicy", update_policy.clone()),
+        ("compositionRevisionSelector", selector),
+        ("compositionUpdatePolicy", update_policy),
     ];
     let mut spec_fields: Vec<(&str, Json)> = Vec::new();
     match role {
@@ -350,20 +358,20 @@ fn with_crossplane_fields(schema: &Json, role: Role) -> Result<Json, String> {
             if legacy_fields {
                 spec_fields.extend(composition_fields.iter().cloned());
                 spec_fields.extend([
-                    ("claimRef", object_ref.clone()),
+                    (
+                        "claimRef",
+                        object_ref(&["apiVersion", "kind", "namespace", "name"], true),
+                    ),
                     (
                         "environmentConfigRefs",
-                        json!({"type": "array", "items": object_ref}),
+                        json!({"type": "array", "items": object_ref(&[], false)}),
                     ),
-                    (
-                        "resourceRefs",
-                        json!({"type": "array", "items": object_ref}),
-                    ),
+                    ("resourceRefs", resource_refs.clone()),
                     ("publishConnectionDetailsTo", open.clone()),
                     (
                         "writeConnectionSecretToRef",
-                        json!({"type": "object", "properties": {
-                        "name": {"type": "string"}, "namespace": {"type": "string"}}}),
+                        json!({"type": "object", "required": ["name", "namespace"],
+                            "properties": {"name": string, "namespace": string}}),
                     ),
                 ]);
             }
@@ -372,10 +380,7 @@ fn with_crossplane_fields(schema: &Json, role: Role) -> Result<Json, String> {
                     .iter()
                     .map(|(k, v)| ((*k).to_owned(), v.clone()))
                     .collect();
-                cp.insert(
-                    "resourceRefs".to_owned(),
-                    json!({"type": "array", "items": object_ref}),
-                );
+                cp.insert("resourceRefs".to_owned(), resource_refs);
                 spec_fields.push((
                     "crossplane",
                     json!({"type": "object", "properties": Json::Object(cp)}),
@@ -389,26 +394,33 @@ fn with_crossplane_fields(schema: &Json, role: Role) -> Result<Json, String> {
                     "compositeDeletePolicy",
                     json!({"type": "string", "enum": ["Background", "Foreground"]}),
                 ),
-                ("resourceRef", object_ref.clone()),
+                (
+                    "resourceRef",
+                    object_ref(&["apiVersion", "kind", "name"], false),
+                ),
                 ("publishConnectionDetailsTo", open.clone()),
-                ("writeConnectionSecretToRef", name_ref.clone()),
+                ("writeConnectionSecretToRef", name_ref),
             ]);
         }
     }
+    let time = json!({"type": "string", "format": "date-time"});
     let status_fields = [
         (
             "conditions",
-            json!({"type": "array", "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}),
+            json!({"type": "array", "items": {"type": "object",
+                "required": ["lastTransitionTime", "reason", "status", "type"],
+                "properties": {"lastTransitionTime": time, "message": string, "reason": string,
+                    "status": string, "type": string, "observedGeneration": {"type": "integer"}}}}),
         ),
         (
             "connectionDetails",
-            json!({"type": "object", "properties": {"lastPublishedTime": {"type": "string", "format": "date-time"}}}),
+            json!({"type": "object", "properties": {"lastPublishedTime": time}}),
         ),
         (
             "claimConditionTypes",
-            json!({"type": "array", "items": {"type": "string"}}),
+            json!({"type": "array", "items": string}),
         ),
-        ("crossplane", open.clone()),
+        ("crossplane", open),
     ];
     for (section, fields) in [("spec", spec_fields), ("status", status_fields.to_vec())] {
         let entry = props
