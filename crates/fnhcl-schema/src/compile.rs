@@ -106,6 +106,8 @@ pub(crate) struct Node {
     pub(crate) max_items: Option<u64>,
     pub(crate) min_properties: Option<u64>,
     pub(crate) max_properties: Option<u64>,
+    /// Every `allOf` part, transitively (the parts' own parts too),
+    /// without repeats: nothing walks `allOf` recursively.
     pub(crate) all_of: Vec<NodeId>,
     pub(crate) any_of: Vec<NodeId>,
     pub(crate) one_of: Vec<NodeId>,
@@ -200,10 +202,43 @@ pub(crate) fn compile_in(schema: &Json, document: &Json) -> Result<Schema, Strin
         }
     })?;
     combinator_cycles(&c.nodes)?;
+    flatten_all_of(&mut c.nodes)?;
     Ok(Schema {
         nodes: c.nodes,
         root,
     })
+}
+
+/// Most `allOf` parts one schema may have, transitively.
+const MAX_ALL_OF: usize = 1_000;
+
+/// Replaces each node's `allOf` by its transitive closure, so that a
+/// diamond of `allOf`s is visited once per part, not once per path.
+/// Runs after [`combinator_cycles`]: the `allOf` graph has no cycle.
+fn flatten_all_of(nodes: &mut [Node]) -> Result<(), String> {
+    for id in 0..nodes.len() {
+        if nodes[id]
+            .all_of
+            .iter()
+            .all(|&p| nodes[p as usize].all_of.is_empty())
+        {
+            continue;
+        }
+        let mut closure: Vec<NodeId> = Vec::new();
+        let mut todo: Vec<NodeId> = nodes[id].all_of.iter().rev().copied().collect();
+        while let Some(p) = todo.pop() {
+            if closure.contains(&p) {
+                continue;
+            }
+            closure.push(p);
+            if closure.len() > MAX_ALL_OF {
+                return Err(format!("more than {MAX_ALL_OF} allOf parts in one schema"));
+            }
+            todo.extend(nodes[p as usize].all_of.iter().rev().copied());
+        }
+        nodes[id].all_of = closure;
+    }
+    Ok(())
 }
 
 /// A schema that is its own `allOf`/`anyOf`/`oneOf` part (through

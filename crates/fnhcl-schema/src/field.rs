@@ -4,9 +4,6 @@
 use crate::compile::{Extra, NodeId, Schema, ty};
 use crate::validate::{allowed_types, lookup, property_names, type_names};
 
-/// Limit on `allOf` hops and on nesting spelled out in type names.
-const MAX_HOPS: usize = 16;
-
 /// The schema of one field. Facts that an `allOf` part states (the way
 /// Kubernetes' OpenAPI documents wrap every `$ref`) count as the field's.
 #[derive(Clone, Copy)]
@@ -53,15 +50,7 @@ impl<'a> Field<'a> {
     /// The nodes that describe this field: itself and its `allOf` parts.
     fn parts(&self) -> Vec<NodeId> {
         let mut out = vec![self.id];
-        let mut i = 0;
-        while i < out.len() && out.len() < MAX_HOPS {
-            for &p in &self.schema.node(out[i]).all_of {
-                if !out.contains(&p) {
-                    out.push(p);
-                }
-            }
-            i += 1;
-        }
+        out.extend_from_slice(&self.schema.node(self.id).all_of);
         out
     }
 
@@ -85,7 +74,7 @@ impl<'a> Field<'a> {
     /// element.
     pub fn child(&self, name: &str) -> Option<Field<'a>> {
         let s = self.schema;
-        if let Some(p) = lookup(s, self.id, name, 0) {
+        if let Some(p) = lookup(s, self.id, name) {
             let required = self
                 .parts()
                 .iter()
@@ -187,7 +176,7 @@ impl<'a> Field<'a> {
     /// The declared property names, sorted.
     pub fn property_names(&self) -> Vec<&'a str> {
         let mut names = Vec::new();
-        property_names(self.schema, self.id, 0, &mut names);
+        property_names(self.schema, self.id, &mut names);
         names.sort_unstable();
         names.dedup();
         names

@@ -241,3 +241,53 @@ fn a_set_validates_a_body_by_its_own_kind() {
     assert!(set.validate(&other).is_none());
     assert!(set.validate(&Value::dynamic_unknown()).is_none());
 }
+
+#[test]
+fn diamonds_of_all_of_are_visited_once_per_part() {
+    let mut defs = serde_json::Map::new();
+    for i in 0..60 {
+        let next = format!("#/$defs/L{}", i + 1);
+        defs.insert(
+            format!("L{i}"),
+            json!({"allOf": [{"$ref": next}, {"$ref": next}], "properties": {format!("p{i}"): {"type": "integer"}}}),
+        );
+    }
+    defs.insert("L60".into(), json!({"type": "object"}));
+    let schema = Schema::compile(&json!({"$ref": "#/$defs/L0", "$defs": defs})).unwrap();
+    let v = fnhcl_value::from_serde_json(&json!({"p0": 1, "p59": "x", "q": 1}));
+    let out: Vec<String> = schema
+        .validate(&v)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        out,
+        ["p59: expected integer, got string", "q: unknown field"]
+    );
+    assert_eq!(schema.field(&["p59"]).unwrap().type_name(), "integer");
+}
+
+#[test]
+fn alternatives_that_multiply_the_work_stop_at_the_budget() {
+    let branch = json!({"properties": {"next": {"$ref": "#/$defs/N"}}, "required": ["zzz"]});
+    let schema = Schema::compile(&json!({"$ref": "#/$defs/N", "$defs": {"N": {
+        "type": "object",
+        "properties": {"next": {"$ref": "#/$defs/N"}, "zzz": {}},
+        "anyOf": [branch, branch]
+    }}}))
+    .unwrap();
+    let mut v = Value::empty_object();
+    for _ in 0..30 {
+        let mut m = BTreeMap::new();
+        m.insert(Arc::from("next"), v);
+        v = Value::object(m);
+    }
+    let start = std::time::Instant::now();
+    let out = schema.validate(&v);
+    assert!(start.elapsed().as_secs() < 30);
+    assert!(
+        out.iter()
+            .any(|v| v.path.is_empty() && v.message.contains("too complex")),
+        "{out:?}"
+    );
+}
