@@ -36,9 +36,9 @@ pub(crate) mod ty {
     pub(crate) const NAMES: [(u8, &str); 7] = [
         (OBJECT, "object"),
         (ARRAY, "array"),
-        (STRING, "string"),
         (INTEGER, "integer"),
         (NUMBER, "number"),
+        (STRING, "string"),
         (BOOLEAN, "boolean"),
         (NULL, "null"),
     ];
@@ -58,6 +58,8 @@ pub(crate) enum Format {
     None,
     DateTime,
     IntOrString,
+    /// A Kubernetes quantity: a string or a number.
+    Quantity,
 }
 
 /// A bound: the number and whether it is exclusive.
@@ -104,6 +106,8 @@ pub(crate) struct Node {
     pub(crate) max_items: Option<u64>,
     pub(crate) min_properties: Option<u64>,
     pub(crate) max_properties: Option<u64>,
+    /// Every `allOf` part, transitively (the parts' own parts too),
+    /// without repeats: nothing walks `allOf` recursively.
     pub(crate) all_of: Vec<NodeId>,
     pub(crate) any_of: Vec<NodeId>,
     pub(crate) one_of: Vec<NodeId>,
@@ -198,10 +202,43 @@ pub(crate) fn compile_in(schema: &Json, document: &Json) -> Result<Schema, Strin
         }
     })?;
     combinator_cycles(&c.nodes)?;
+    flatten_all_of(&mut c.nodes)?;
     Ok(Schema {
         nodes: c.nodes,
         root,
     })
+}
+
+/// Most `allOf` parts one schema may have, transitively.
+const MAX_ALL_OF: usize = 1_000;
+
+/// Replaces each node's `allOf` by its transitive closure, so that a
+/// diamond of `allOf`s is visited once per part, not once per path.
+/// Runs after [`combinator_cycles`]: the `allOf` graph has no cycle.
+fn flatten_all_of(nodes: &mut [Node]) -> Result<(), String> {
+    for id in 0..nodes.len() {
+        if nodes[id]
+            .all_of
+            .iter()
+            .all(|&p| nodes[p as usize].all_of.is_empty())
+        {
+            continue;
+        }
+        let mut closure: Vec<NodeId> = Vec::new();
+        let mut todo: Vec<NodeId> = nodes[id].all_of.iter().rev().copied().collect();
+        while let Some(p) = todo.pop() {
+            if closure.contains(&p) {
+                continue;
+            }
+            closure.push(p);
+            if closure.len() > MAX_ALL_OF {
+                return Err(format!("more than {MAX_ALL_OF} allOf parts in one schema"));
+            }
+            todo.extend(nodes[p as usize].all_of.iter().rev().copied());
+        }
+        nodes[id].all_of = closure;
+    }
+    Ok(())
 }
 
 /// A schema that is its own `allOf`/`anyOf`/`oneOf` part (through
@@ -399,8 +436,14 @@ impl Compiler<'_> {
         }
         let saved = std::mem::take(&mut self.path);
         self.path.push(chain.last().cloned().unwrap_or_default());
-        let node = self.node(obj, depth + 1)?;
+        let mut node = self.node(obj, depth + 1)?;
         self.path = saved;
+        // Kubernetes' OpenAPI documents declare resource.Quantity a string,
+        // but the API server (and every tool) takes a number too: `cpu: 1`.
+        let target_name = chain.last().map(String::as_str).unwrap_or_default();
+        if target_name.ends_with("io.k8s.apimachinery.pkg.api.resource.Quantity") {
+            node.format = Format::Quantity;
+        }
         self.nodes[id as usize] = node;
         Ok(id)
     }
@@ -413,90 +456,10 @@ impl Compiler<'_> {
     }
 
     fn node(&mut self, obj: &serde_json::Map<String, Json>, depth: usize) -> Result<Node, String> {
+        // The keywords without subschemas are read in a function of their
+        // own, so that its large frame is not on the stack of the recursion.
+        let mut n = scalars(obj)?;
         let get = |k: &str| obj.get(k).unwrap_or(&Json::Null);
-        let mut n = Node {
-            types: type_bits(get("type"))?,
-            nullable: flag(get("nullable"), "nullable")?,
-            int_or_string: flag(
-                get("x-kubernetes-int-or-string"),
-                "x-kubernetes-int-or-string",
-            )?,
-            preserve_unknown: flag(
-                get("x-kubernetes-preserve-unknown-fields"),
-                "x-kubernetes-preserve-unknown-fields",
-            )?,
-            embedded: flag(
-                get("x-kubernetes-embedded-resource"),
-                "x-kubernetes-embedded-resource",
-            )?,
-            description: get("description").as_str().map(Into::into),
-            min_length: count(get("minLength"), "minLength")?,
-            max_length: count(get("maxLength"), "maxLength")?,
-            min_items: count(get("minItems"), "minItems")?,
-            max_items: count(get("maxItems"), "maxItems")?,
-            min_properties: count(get("minProperties"), "minProperties")?,
-            max_properties: count(get("maxProperties"), "maxProperties")?,
-            multiple_of: number(get("multipleOf"), "multipleOf")?,
-            ..Node::default()
-        };
-        if n.types & ty::NULL != 0 {
-            n.nullable = true;
-            n.types &= !ty::NULL;
-        }
-        n.format = match get("format").as_str() {
-            Some("date-time") => Format::DateTime,
-            Some("int-or-string") => Format::IntOrString,
-            _ => Format::None,
-        };
-        if n.multiple_of.as_ref().is_some_and(|m| m.signum() <= 0) {
-            return Err("multipleOf must be greater than 0".to_owned());
-        }
-        // OpenAPI 3.0: exclusiveMinimum is a flag on minimum; JSON Schema
-        // 2019+: it is the bound itself.
-        n.minimum = bound(get("minimum"), get("exclusiveMinimum"), "minimum")?;
-        n.maximum = bound(get("maximum"), get("exclusiveMaximum"), "maximum")?;
-        match get("enum") {
-            Json::Null => {}
-            Json::Array(values) => {
-                n.enumeration = values
-                    .iter()
-                    .map(|v| (lit(v), v.to_string().into_boxed_str()))
-                    .collect();
-            }
-            other => return Err(format!("enum must be an array, got {}", kind_name(other))),
-        }
-        match get("required") {
-            Json::Null => {}
-            Json::Array(names) => {
-                for name in names {
-                    match name {
-                        Json::String(s) => n.required.push(s.as_str().into()),
-                        other => return Err(format!("required must list names, got {other}")),
-                    }
-                }
-            }
-            other => {
-                return Err(format!(
-                    "required must be an array, got {}",
-                    kind_name(other)
-                ));
-            }
-        }
-        match get("pattern") {
-            Json::Null => {}
-            Json::String(p) => {
-                let re = regex::RegexBuilder::new(p)
-                    .size_limit(MAX_REGEX_BYTES)
-                    .build()
-                    .map_err(|e| {
-                        let first = e.to_string();
-                        let detail = first.lines().last().unwrap_or_default().trim().to_owned();
-                        format!("pattern {p:?} is not a valid regular expression: {detail}")
-                    })?;
-                n.pattern = Some((re, p.as_str().into()));
-            }
-            other => return Err(format!("pattern must be a string, got {other}")),
-        }
         match get("properties") {
             Json::Null => {}
             Json::Object(props) => {
@@ -551,6 +514,97 @@ impl Compiler<'_> {
         }
         Ok(n)
     }
+}
+
+/// The keywords of a schema object that hold no subschema.
+fn scalars(obj: &serde_json::Map<String, Json>) -> Result<Node, String> {
+    let get = |k: &str| obj.get(k).unwrap_or(&Json::Null);
+    let mut n = Node {
+        types: type_bits(get("type"))?,
+        nullable: flag(get("nullable"), "nullable")?,
+        int_or_string: flag(
+            get("x-kubernetes-int-or-string"),
+            "x-kubernetes-int-or-string",
+        )?,
+        preserve_unknown: flag(
+            get("x-kubernetes-preserve-unknown-fields"),
+            "x-kubernetes-preserve-unknown-fields",
+        )?,
+        embedded: flag(
+            get("x-kubernetes-embedded-resource"),
+            "x-kubernetes-embedded-resource",
+        )?,
+        description: get("description").as_str().map(Into::into),
+        min_length: count(get("minLength"), "minLength")?,
+        max_length: count(get("maxLength"), "maxLength")?,
+        min_items: count(get("minItems"), "minItems")?,
+        max_items: count(get("maxItems"), "maxItems")?,
+        min_properties: count(get("minProperties"), "minProperties")?,
+        max_properties: count(get("maxProperties"), "maxProperties")?,
+        multiple_of: number(get("multipleOf"), "multipleOf")?,
+        ..Node::default()
+    };
+    if n.types & ty::NULL != 0 {
+        n.nullable = true;
+        n.types &= !ty::NULL;
+    }
+    n.format = match get("format").as_str() {
+        Some("date-time") => Format::DateTime,
+        Some("int-or-string") => Format::IntOrString,
+        Some("quantity") => Format::Quantity,
+        _ => Format::None,
+    };
+    if n.multiple_of.as_ref().is_some_and(|m| m.signum() <= 0) {
+        return Err("multipleOf must be greater than 0".to_owned());
+    }
+    // OpenAPI 3.0: exclusiveMinimum is a flag on minimum; JSON Schema
+    // 2019+: it is the bound itself.
+    n.minimum = bound(get("minimum"), get("exclusiveMinimum"), "minimum")?;
+    n.maximum = bound(get("maximum"), get("exclusiveMaximum"), "maximum")?;
+    match get("enum") {
+        Json::Null => {}
+        Json::Array(values) => {
+            n.enumeration = values
+                .iter()
+                .map(|v| (lit(v), v.to_string().into_boxed_str()))
+                .collect();
+        }
+        other => return Err(format!("enum must be an array, got {}", kind_name(other))),
+    }
+    match get("required") {
+        Json::Null => {}
+        Json::Array(names) => {
+            for name in names {
+                match name {
+                    Json::String(s) => n.required.push(s.as_str().into()),
+                    other => return Err(format!("required must list names, got {other}")),
+                }
+            }
+        }
+        other => {
+            return Err(format!(
+                "required must be an array, got {}",
+                kind_name(other)
+            ));
+        }
+    }
+    match get("pattern") {
+        Json::Null => {}
+        Json::String(p) => {
+            let re = regex::RegexBuilder::new(p)
+                .size_limit(MAX_REGEX_BYTES)
+                .build()
+                .map_err(|e| {
+                    let first = e.to_string();
+                    let last = first.lines().last().unwrap_or_default().trim();
+                    let detail = last.strip_prefix("error: ").unwrap_or(last).to_owned();
+                    format!("pattern {p:?} is not a valid regular expression: {detail}")
+                })?;
+            n.pattern = Some((re, p.as_str().into()));
+        }
+        other => return Err(format!("pattern must be a string, got {other}")),
+    }
+    Ok(n)
 }
 
 fn bound(value: &Json, exclusive: &Json, what: &str) -> Result<Option<Bound>, String> {
@@ -660,6 +714,16 @@ mod tests {
         for _ in 0..MAX_DEPTH + 2 {
             s = json!({"type": "array", "items": s});
         }
+        // Within the bound, on a small stack; one level more is an error.
+        let inner = s["items"]["items"].clone();
+        std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .stack_size(1 << 20)
+                .spawn_scoped(scope, || assert!(Schema::compile(&inner).is_ok()))
+                .unwrap()
+                .join()
+                .unwrap();
+        });
         let e = Schema::compile(&s).unwrap_err();
         assert!(e.message.contains("nested deeper"), "{e}");
     }

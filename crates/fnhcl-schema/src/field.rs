@@ -4,9 +4,6 @@
 use crate::compile::{Extra, NodeId, Schema, ty};
 use crate::validate::{allowed_types, lookup, property_names, type_names};
 
-/// Limit on `allOf` hops and on nesting spelled out in type names.
-const MAX_HOPS: usize = 16;
-
 /// The schema of one field. Facts that an `allOf` part states (the way
 /// Kubernetes' OpenAPI documents wrap every `$ref`) count as the field's.
 #[derive(Clone, Copy)]
@@ -27,7 +24,8 @@ impl std::fmt::Debug for Field<'_> {
 
 impl Schema {
     /// The schema at a field path (`["spec", "forProvider", "region"]`):
-    /// `None` if the path leaves the schema. A property is looked up on
+    /// `None` if the path leaves the schema (also below an object that
+    /// takes any field: ask the parent's [`Field::preserves_unknown`]). A property is looked up on
     /// the object (and its `allOf` parts), else `additionalProperties`
     /// applies; on an array, a segment (an index, or anything) steps into
     /// `items`. The empty path is the whole resource.
@@ -37,8 +35,12 @@ impl Schema {
             id: self.root,
             required: true,
         };
-        for seg in path {
-            f = f.child(seg)?;
+        for (i, seg) in path.iter().enumerate() {
+            f = if i == 0 && *seg == "metadata" {
+                f.metadata()
+            } else {
+                f.child(seg)?
+            };
         }
         Some(f)
     }
@@ -48,23 +50,31 @@ impl<'a> Field<'a> {
     /// The nodes that describe this field: itself and its `allOf` parts.
     fn parts(&self) -> Vec<NodeId> {
         let mut out = vec![self.id];
-        let mut i = 0;
-        while i < out.len() && out.len() < MAX_HOPS {
-            for &p in &self.schema.node(out[i]).all_of {
-                if !out.contains(&p) {
-                    out.push(p);
+        out.extend_from_slice(&self.schema.node(self.id).all_of);
+        out
+    }
+
+    /// A resource's `metadata`: the schema's own if it lists fields, else
+    /// ObjectMeta (validation checks both).
+    fn metadata(&self) -> Field<'a> {
+        match self.child("metadata") {
+            Some(d) if !d.property_names().is_empty() => d,
+            _ => {
+                let m = crate::meta::object_meta();
+                Field {
+                    schema: m,
+                    id: m.root,
+                    required: false,
                 }
             }
-            i += 1;
         }
-        out
     }
 
     /// The field one step down: property `name`, a map value, or an array
     /// element.
     pub fn child(&self, name: &str) -> Option<Field<'a>> {
         let s = self.schema;
-        if let Some(p) = lookup(s, self.id, name, 0) {
+        if let Some(p) = lookup(s, self.id, name) {
             let required = self
                 .parts()
                 .iter()
@@ -166,7 +176,7 @@ impl<'a> Field<'a> {
     /// The declared property names, sorted.
     pub fn property_names(&self) -> Vec<&'a str> {
         let mut names = Vec::new();
-        property_names(self.schema, self.id, 0, &mut names);
+        property_names(self.schema, self.id, &mut names);
         names.sort_unstable();
         names.dedup();
         names

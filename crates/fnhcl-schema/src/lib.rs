@@ -21,6 +21,23 @@
 //!   `x-kubernetes-embedded-resource`) are the envelope: always allowed;
 //!   `metadata` is checked against ObjectMeta's field names and types.
 //!
+//! - `resource.Quantity` (a string in Kubernetes' OpenAPI documents) and
+//!   `format: quantity` take numbers too, as the API server does.
+//! - Not checked: `x-kubernetes-validations` (CEL rules), the uniqueness
+//!   of `x-kubernetes-list-type: set/map` lists and `uniqueItems`, `not`,
+//!   formats other than `date-time` and `int-or-string`, non-local `$ref`s
+//!   (a compile error). `anyOf`/`oneOf` report one violation at the value,
+//!   not the alternatives' details.
+//!
+//! Limits: texts over [`MAX_TEXT_BYTES`], YAML nested deeper than 200
+//! levels, schemas nested deeper than [`MAX_DEPTH`] or with more than
+//! [`MAX_NODES`] nodes are errors; values nested deeper than 200 levels
+//! get one violation there; one validation visits at most 250,000
+//! (value, schema) pairs (nested `anyOf`/`oneOf` multiply the work), then
+//! stops with a violation at the root. `allOf` parts are flattened at
+//! compile time, so diamonds of `allOf` cost one visit per part. Nothing
+//! recurses without a bound.
+//!
 //! No IO, no printing: callers hand in text.
 
 mod compile;
@@ -35,7 +52,7 @@ use std::fmt;
 
 pub use compile::{MAX_DEPTH, MAX_NODES, Schema};
 pub use field::Field;
-pub use load::{MAX_TEXT_BYTES, SchemaSet};
+pub use load::{MAX_TEXT_BYTES, SchemaSet, parse_documents};
 
 /// A schema or schema document that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,12 +16,13 @@ pub const MAX_TEXT_BYTES: usize = 8 << 20;
 /// shared), `Send + Sync`.
 #[derive(Clone, Default, Debug)]
 pub struct SchemaSet {
-    schemas: BTreeMap<(String, String), Arc<Schema>>,
-    /// The schema documents as loaded, self-contained (an OpenAPI
-    /// document's schema carries the document's definitions that its
-    /// `$ref`s need), for tools that hand schemas on (`render` answering
-    /// `required_schemas`).
-    raw: BTreeMap<(String, String), Arc<Json>>,
+    /// apiVersion -> kind -> schema (nested, so lookups borrow their keys).
+    schemas: BTreeMap<String, BTreeMap<String, Arc<Schema>>>,
+    /// The schema documents as loaded (apiVersion -> kind), self-contained
+    /// (an OpenAPI document's schema carries the document's definitions
+    /// that its `$ref`s need), for tools that hand schemas on (`render`
+    /// answering `required_schemas`).
+    raw: BTreeMap<String, BTreeMap<String, Arc<Json>>>,
     ignored: usize,
 }
 
@@ -34,40 +35,13 @@ impl SchemaSet {
     /// text (multi-document YAML, a JSON object, or a `List` with `items`).
     /// `origin` names the text in errors. A CRD contributes each served
     /// version; an XRD its composite resource per served version (with the
-    /// fields Crossplane adds) and, with `claimNames`, the claim. Other
+    /// fields Crossplane adds; a version without a schema takes any `spec`
+    /// and `status`) and, with `claimNames`, the claim. Other
     /// documents are skipped and counted ([`SchemaSet::ignored`]). Either
     /// every schema of the text loads or none does. Returns the number of
     /// kinds (per version) loaded.
     pub fn load_text(&mut self, origin: &str, text: &str) -> Result<usize, SchemaError> {
-        if text.len() > MAX_TEXT_BYTES {
-            return Err(SchemaError::new(
-                origin,
-                format!(
-                    "schema text is {} bytes, more than the limit of {} MiB",
-                    text.len(),
-                    MAX_TEXT_BYTES >> 20
-                ),
-            ));
-        }
-        let trimmed = text.trim_start();
-        let docs = if trimmed.starts_with('{') {
-            match serde_json::from_str::<Json>(trimmed) {
-                Ok(doc) => vec![doc],
-                Err(e) => {
-                    return Err(SchemaError::new(
-                        origin,
-                        format!("line {}: invalid JSON: {e}", e.line()),
-                    ));
-                }
-            }
-        } else {
-            yaml::load_stream(text).map_err(|e| {
-                SchemaError::new(
-                    origin,
-                    format!("line {}: invalid YAML: {}", e.line, e.message),
-                )
-            })?
-        };
+        let docs = parse_documents(origin, text)?;
         let mut staged: Staged = Vec::new();
         let mut ignored = 0;
         let many = docs.len() > 1;
@@ -95,9 +69,12 @@ impl SchemaSet {
             }
         }
         let n = staged.len();
-        for (key, schema, raw) in staged {
-            self.raw.insert(key.clone(), Arc::new(raw));
-            self.schemas.insert(key, Arc::new(schema));
+        for ((api_version, kind), schema, raw) in staged {
+            self.insert(&api_version, &kind, Arc::new(schema));
+            self.raw
+                .entry(api_version)
+                .or_default()
+                .insert(kind, Arc::new(raw));
         }
         self.ignored += ignored;
         Ok(n)
@@ -113,40 +90,55 @@ impl SchemaSet {
     ) -> Result<(), SchemaError> {
         let compiled = compile_in(schema, schema)
             .map_err(|m| SchemaError::new(&format!("schema of {api_version} {kind}"), m))?;
-        let key = (api_version.to_owned(), kind.to_owned());
-        self.raw.insert(key.clone(), Arc::new(schema.clone()));
-        self.schemas.insert(key, Arc::new(compiled));
+        self.insert(api_version, kind, Arc::new(compiled));
+        self.raw
+            .entry(api_version.to_owned())
+            .or_default()
+            .insert(kind.to_owned(), Arc::new(schema.clone()));
         Ok(())
     }
 
     /// Adds a compiled schema (replacing any of the same kind).
     pub fn insert(&mut self, api_version: &str, kind: &str, schema: Arc<Schema>) {
-        let key = (api_version.to_owned(), kind.to_owned());
-        self.raw.remove(&key);
-        self.schemas.insert(key, schema);
+        if let Some(kinds) = self.raw.get_mut(api_version) {
+            kinds.remove(kind);
+        }
+        self.schemas
+            .entry(api_version.to_owned())
+            .or_default()
+            .insert(kind.to_owned(), schema);
     }
 
     /// The schema of a kind as loaded (JSON), self-contained; `None` for
     /// kinds added with [`SchemaSet::insert`].
     pub fn raw(&self, api_version: &str, kind: &str) -> Option<&Json> {
-        self.raw
-            .get(&(api_version.to_owned(), kind.to_owned()))
-            .map(|j| &**j)
+        self.raw.get(api_version)?.get(kind).map(|j| &**j)
     }
 
     pub fn get(&self, api_version: &str, kind: &str) -> Option<&Arc<Schema>> {
-        // BTreeMap<(String, String)> cannot be searched by (&str, &str)
-        // without building the key; schema sets are small, so build it.
-        self.schemas.get(&(api_version.to_owned(), kind.to_owned()))
+        self.schemas.get(api_version)?.get(kind)
+    }
+
+    /// Validates a resource body against the schema of its own
+    /// `apiVersion` and `kind`: `None` if the body names no kind (or an
+    /// unknown value) or the set has no schema for it.
+    pub fn validate(&self, body: &fnhcl_value::Value) -> Option<Vec<crate::Violation>> {
+        let entries = body.as_entries()?;
+        let api_version = entries.get("apiVersion")?.as_str()?;
+        let kind = entries.get("kind")?.as_str()?;
+        Some(self.get(api_version, kind)?.validate(body))
     }
 
     /// `(apiVersion, kind)` of every schema, sorted.
     pub fn kinds(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.schemas.keys().map(|(a, k)| (a.as_str(), k.as_str()))
+        self.schemas
+            .iter()
+            .flat_map(|(a, kinds)| kinds.keys().map(move |k| (a.as_str(), k.as_str())))
     }
 
+    /// The number of `(apiVersion, kind)` schemas.
     pub fn len(&self) -> usize {
-        self.schemas.len()
+        self.schemas.values().map(BTreeMap::len).sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -158,6 +150,39 @@ impl SchemaSet {
     pub fn ignored(&self) -> usize {
         self.ignored
     }
+}
+
+/// The documents of a YAML stream or a JSON text (one object), as JSON
+/// values; empty documents are dropped. The text is bounded by
+/// [`MAX_TEXT_BYTES`], nesting and size by the reader's limits. `origin`
+/// names the text in errors, which give the line.
+pub fn parse_documents(origin: &str, text: &str) -> Result<Vec<Json>, SchemaError> {
+    if text.len() > MAX_TEXT_BYTES {
+        return Err(SchemaError::new(
+            origin,
+            format!(
+                "text is {} bytes, more than the limit of {} MiB",
+                text.len(),
+                MAX_TEXT_BYTES >> 20
+            ),
+        ));
+    }
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{') {
+        return match serde_json::from_str::<Json>(trimmed) {
+            Ok(doc) => Ok(vec![doc]),
+            Err(e) => Err(SchemaError::new(
+                origin,
+                format!("line {}: invalid JSON: {e}", e.line()),
+            )),
+        };
+    }
+    yaml::load_stream(text).map_err(|e| {
+        SchemaError::new(
+            origin,
+            format!("line {}: invalid YAML: {}", e.line, e.message),
+        )
+    })
 }
 
 fn str_at<'a>(doc: &'a Json, pointer: &str) -> Option<&'a str> {
@@ -350,20 +375,28 @@ fn with_crossplane_fields(schema: &Json, role: Role) -> Result<Json, String> {
     let Json::Object(props) = props else {
         return Err("properties must be an object".to_owned());
     };
-    let name_ref = json!({"type": "object", "properties": {"name": {"type": "string"}}});
-    let selector = json!({"type": "object", "properties": {
-        "matchLabels": {"type": "object", "additionalProperties": {"type": "string"}}}});
-    let object_ref = json!({"type": "object", "properties": {
-        "apiVersion": {"type": "string"}, "kind": {"type": "string"},
-        "name": {"type": "string"}, "namespace": {"type": "string"}}});
+    // Types and required fields as Crossplane's generated CRDs have them.
+    let string = json!({"type": "string"});
+    let object_ref = |required: &[&str], with_namespace: bool| {
+        let mut props = json!({"apiVersion": string, "kind": string, "name": string});
+        if with_namespace {
+            props["namespace"] = string.clone();
+        }
+        json!({"type": "object", "required": required, "properties": props})
+    };
+    let name_ref = json!({"type": "object", "required": ["name"], "properties": {"name": string}});
+    let selector = json!({"type": "object", "required": ["matchLabels"], "properties": {
+        "matchLabels": {"type": "object", "additionalProperties": string}}});
     let update_policy = json!({"type": "string", "enum": ["Automatic", "Manual"]});
     let open = json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true});
+    let resource_refs =
+        json!({"type": "array", "items": object_ref(&["apiVersion", "kind"], false)});
     let composition_fields = [
         ("compositionRef", name_ref.clone()),
         ("compositionSelector", selector.clone()),
         ("compositionRevisionRef", name_ref.clone()),
-        ("compositionRevisionSelector", selector.clone()),
-        ("compositionUpdatePolicy", update_policy.clone()),
+        ("compositionRevisionSelector", selector),
+        ("compositionUpdatePolicy", update_policy),
     ];
     let mut spec_fields: Vec<(&str, Json)> = Vec::new();
     match role {
@@ -371,20 +404,20 @@ fn with_crossplane_fields(schema: &Json, role: Role) -> Result<Json, String> {
             if legacy_fields {
                 spec_fields.extend(composition_fields.iter().cloned());
                 spec_fields.extend([
-                    ("claimRef", object_ref.clone()),
+                    (
+                        "claimRef",
+                        object_ref(&["apiVersion", "kind", "namespace", "name"], true),
+                    ),
                     (
                         "environmentConfigRefs",
-                        json!({"type": "array", "items": object_ref}),
+                        json!({"type": "array", "items": object_ref(&[], false)}),
                     ),
-                    (
-                        "resourceRefs",
-                        json!({"type": "array", "items": object_ref}),
-                    ),
+                    ("resourceRefs", resource_refs.clone()),
                     ("publishConnectionDetailsTo", open.clone()),
                     (
                         "writeConnectionSecretToRef",
-                        json!({"type": "object", "properties": {
-                        "name": {"type": "string"}, "namespace": {"type": "string"}}}),
+                        json!({"type": "object", "required": ["name", "namespace"],
+                            "properties": {"name": string, "namespace": string}}),
                     ),
                 ]);
             }
@@ -393,10 +426,7 @@ fn with_crossplane_fields(schema: &Json, role: Role) -> Result<Json, String> {
                     .iter()
                     .map(|(k, v)| ((*k).to_owned(), v.clone()))
                     .collect();
-                cp.insert(
-                    "resourceRefs".to_owned(),
-                    json!({"type": "array", "items": object_ref}),
-                );
+                cp.insert("resourceRefs".to_owned(), resource_refs);
                 spec_fields.push((
                     "crossplane",
                     json!({"type": "object", "properties": Json::Object(cp)}),
@@ -410,26 +440,33 @@ fn with_crossplane_fields(schema: &Json, role: Role) -> Result<Json, String> {
                     "compositeDeletePolicy",
                     json!({"type": "string", "enum": ["Background", "Foreground"]}),
                 ),
-                ("resourceRef", object_ref.clone()),
+                (
+                    "resourceRef",
+                    object_ref(&["apiVersion", "kind", "name"], false),
+                ),
                 ("publishConnectionDetailsTo", open.clone()),
-                ("writeConnectionSecretToRef", name_ref.clone()),
+                ("writeConnectionSecretToRef", name_ref),
             ]);
         }
     }
+    let time = json!({"type": "string", "format": "date-time"});
     let status_fields = [
         (
             "conditions",
-            json!({"type": "array", "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}),
+            json!({"type": "array", "items": {"type": "object",
+                "required": ["lastTransitionTime", "reason", "status", "type"],
+                "properties": {"lastTransitionTime": time, "message": string, "reason": string,
+                    "status": string, "type": string, "observedGeneration": {"type": "integer"}}}}),
         ),
         (
             "connectionDetails",
-            json!({"type": "object", "properties": {"lastPublishedTime": {"type": "string", "format": "date-time"}}}),
+            json!({"type": "object", "properties": {"lastPublishedTime": time}}),
         ),
         (
             "claimConditionTypes",
-            json!({"type": "array", "items": {"type": "string"}}),
+            json!({"type": "array", "items": string}),
         ),
-        ("crossplane", open.clone()),
+        ("crossplane", open),
     ];
     for (section, fields) in [("spec", spec_fields), ("status", status_fields.to_vec())] {
         let entry = props

@@ -21,6 +21,8 @@ use crate::{PathSegment, Violation, ViolationKind, meta, suggest};
 
 /// Deepest value nesting checked; deeper parts are reported once.
 const MAX_VALUE_DEPTH: usize = 200;
+/// Most (value, schema node) visits in one validation.
+const MAX_STEPS: usize = 250_000;
 /// Longest `enum` list spelled out in a message.
 const MAX_ENUM_SHOWN: usize = 20;
 
@@ -30,8 +32,45 @@ enum Seg<'a> {
     Index(usize),
 }
 
+/// The current path: the first [`INLINE_PATH`] segments in place, deeper
+/// ones in a vector, so that checking a valid body allocates nothing.
+struct Path<'a> {
+    inline: [Seg<'a>; INLINE_PATH],
+    len: usize,
+    spill: Vec<Seg<'a>>,
+}
+
+const INLINE_PATH: usize = 24;
+
+impl<'a> Path<'a> {
+    fn push(&mut self, seg: Seg<'a>) {
+        match self.inline.get_mut(self.len) {
+            Some(slot) => *slot = seg,
+            None => self.spill.push(seg),
+        }
+        self.len += 1;
+    }
+
+    fn pop(&mut self) {
+        self.len = self.len.saturating_sub(1);
+        if self.len >= INLINE_PATH {
+            self.spill.pop();
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Seg<'a>> {
+        self.inline[..self.len.min(INLINE_PATH)]
+            .iter()
+            .chain(self.spill.iter())
+    }
+}
+
 pub(crate) struct Walk<'a> {
-    path: Vec<Seg<'a>>,
+    /// Values checked against a schema node so far, and whether the
+    /// budget ran out (nested `anyOf`/`oneOf` can multiply the work).
+    steps: usize,
+    exhausted: bool,
+    path: Path<'a>,
     out: Vec<Violation>,
 }
 
@@ -90,6 +129,8 @@ pub(crate) fn type_names(bits: u8) -> String {
 pub(crate) fn allowed_types(n: &Node) -> u8 {
     if n.int_or_string || n.format == Format::IntOrString {
         ty::INTEGER | ty::STRING
+    } else if n.format == Format::Quantity {
+        ty::NUMBER | ty::STRING
     } else {
         n.types
     }
@@ -199,11 +240,26 @@ fn is_date_time(s: &str) -> bool {
 impl<'a> Walk<'a> {
     pub(crate) fn run(schema: &'a Schema, value: &'a Value) -> Vec<Violation> {
         let mut w = Walk {
-            path: Vec::new(),
+            steps: 0,
+            exhausted: false,
+            path: Path {
+                inline: [Seg::Index(0); INLINE_PATH],
+                len: 0,
+                spill: Vec::new(),
+            },
             out: Vec::new(),
         };
-        w.value(schema, schema.root, value, 0, false, true);
+        w.value(schema, schema.root, value, 0, false, true, false);
         let mut out = w.out;
+        if w.exhausted {
+            out.push(Violation {
+                path: Vec::new(),
+                kind: ViolationKind::Other,
+                message: format!(
+                    "the schema is too complex: checking stopped after {MAX_STEPS} steps"
+                ),
+            });
+        }
         out.sort_by(|a, b| a.path.cmp(&b.path));
         out.dedup_by(|a, b| a.path == b.path && a.message == b.message);
         out
@@ -243,9 +299,15 @@ impl<'a> Walk<'a> {
         depth: usize,
         part: bool,
         envelope: bool,
+        flat: bool,
     ) {
         let n = s.node(id);
         let v = v.unmarked();
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            self.exhausted = true;
+            return;
+        }
         let Some(kind) = kind_of(v) else {
             return;
         };
@@ -310,8 +372,11 @@ impl<'a> Walk<'a> {
         } else if let Some(entries) = v.as_entries() {
             self.object(s, id, entries, depth, part, envelope || n.embedded);
         }
-        for &p in &n.all_of {
-            self.value(s, p, v, depth + 1, true, false);
+        if !flat {
+            // The closure of the parts: each is checked flat.
+            for &p in &n.all_of {
+                self.value(s, p, v, depth + 1, true, false, true);
+            }
         }
         if !n.any_of.is_empty() {
             let matched = self.alternatives(s, &n.any_of, v, depth, true);
@@ -350,7 +415,7 @@ impl<'a> Walk<'a> {
         let saved = std::mem::take(&mut self.out);
         let mut matched = 0;
         for &a in alts {
-            self.value(s, a, v, depth + 1, true, false);
+            self.value(s, a, v, depth + 1, true, false, false);
             if self.out.is_empty() {
                 matched += 1;
                 if first_is_enough {
@@ -460,7 +525,7 @@ impl<'a> Walk<'a> {
         if let Some(item) = n.items {
             for (i, v) in items.iter().enumerate() {
                 self.at(Seg::Index(i), |w| {
-                    w.value(s, item, v, depth + 1, false, false)
+                    w.value(s, item, v, depth + 1, false, false, false)
                 });
             }
         }
@@ -508,11 +573,7 @@ impl<'a> Walk<'a> {
                 });
             }
         }
-        let shape = if part {
-            Shape::default()
-        } else {
-            shape(s, id, 0)
-        };
+        let shape = if part { Shape::default() } else { shape(s, id) };
         let envelope = envelope && !part;
         for (k, child) in entries {
             let k: &'a str = k;
@@ -525,10 +586,10 @@ impl<'a> Walk<'a> {
                 if envelope && matches!(k, "apiVersion" | "kind" | "metadata") {
                     w.envelope(s, id, k, child, depth);
                 } else if let Some(p) = n.property(k) {
-                    w.value(s, p, child, depth + 1, false, false);
+                    w.value(s, p, child, depth + 1, false, false, false);
                 } else if let Extra::Schema(extra) = n.additional {
-                    w.value(s, extra, child, depth + 1, false, false);
-                } else if !part && shape.closed && !shape.open && !known(s, id, k, 0) {
+                    w.value(s, extra, child, depth + 1, false, false, false);
+                } else if !part && shape.closed && !shape.open && lookup(s, id, k).is_none() {
                     w.unknown(s, id, k, envelope);
                 }
             });
@@ -536,17 +597,17 @@ impl<'a> Walk<'a> {
     }
 
     fn envelope(&mut self, s: &'a Schema, id: NodeId, k: &'a str, v: &'a Value, depth: usize) {
-        let declared = lookup(s, id, k, 0);
+        let declared = lookup(s, id, k);
         if k == "metadata" {
             let m = meta::object_meta();
-            self.value(m, m.root, v, depth + 1, false, false);
+            self.value(m, m.root, v, depth + 1, false, false, false);
             if let Some(p) = declared {
                 // Constraints the schema adds (a name pattern, say); the
                 // field names were judged as ObjectMeta's.
-                self.value(s, p, v, depth + 1, true, false);
+                self.value(s, p, v, depth + 1, true, false, false);
             }
         } else if let Some(p) = declared {
-            self.value(s, p, v, depth + 1, false, false);
+            self.value(s, p, v, depth + 1, false, false, false);
         } else if let Some(kind) = kind_of(v).filter(|k| *k != Kind::String) {
             self.report(
                 ViolationKind::Type,
@@ -557,7 +618,7 @@ impl<'a> Walk<'a> {
 
     fn unknown(&mut self, s: &Schema, id: NodeId, k: &str, envelope: bool) {
         let mut names: Vec<&str> = Vec::new();
-        property_names(s, id, 0, &mut names);
+        property_names(s, id, &mut names);
         if envelope {
             names.extend(["apiVersion", "kind", "metadata"]);
         }
@@ -583,47 +644,30 @@ struct Shape {
     open: bool,
 }
 
-fn shape(s: &Schema, id: NodeId, depth: usize) -> Shape {
-    let n = s.node(id);
-    let mut sh = Shape {
-        closed: n.has_properties || n.additional == Extra::Deny,
-        open: n.preserve_unknown || matches!(n.additional, Extra::Any | Extra::Schema(_)),
-    };
-    if depth < MAX_VALUE_DEPTH {
-        for &p in &n.all_of {
-            let inner = shape(s, p, depth + 1);
-            sh.closed |= inner.closed;
-            sh.open |= inner.open;
-        }
+fn shape(s: &Schema, id: NodeId) -> Shape {
+    let mut sh = Shape::default();
+    for n in parts(s, id) {
+        sh.closed |= n.has_properties || n.additional == Extra::Deny;
+        sh.open |= n.preserve_unknown || matches!(n.additional, Extra::Any | Extra::Schema(_));
     }
     sh
 }
 
-/// Whether `k` is a property of the node or of one of its `allOf` parts.
-fn known(s: &Schema, id: NodeId, k: &str, depth: usize) -> bool {
-    lookup(s, id, k, depth).is_some()
+/// The node and its `allOf` parts (already the transitive closure).
+fn parts(s: &Schema, id: NodeId) -> impl Iterator<Item = &Node> {
+    let n = s.node(id);
+    std::iter::once(n).chain(n.all_of.iter().map(|&p| s.node(p)))
 }
 
 /// The schema of property `k`, on the node or its `allOf` parts.
-pub(crate) fn lookup(s: &Schema, id: NodeId, k: &str, depth: usize) -> Option<NodeId> {
-    let n = s.node(id);
-    if let Some(p) = n.property(k) {
-        return Some(p);
-    }
-    if depth >= MAX_VALUE_DEPTH {
-        return None;
-    }
-    n.all_of.iter().find_map(|&p| lookup(s, p, k, depth + 1))
+pub(crate) fn lookup(s: &Schema, id: NodeId, k: &str) -> Option<NodeId> {
+    parts(s, id).find_map(|n| n.property(k))
 }
 
 /// Every property name of the node and its `allOf` parts (unsorted).
-pub(crate) fn property_names<'s>(s: &'s Schema, id: NodeId, depth: usize, out: &mut Vec<&'s str>) {
-    let n = s.node(id);
-    out.extend(n.properties.iter().map(|(k, _)| &**k));
-    if depth < MAX_VALUE_DEPTH {
-        for &p in &n.all_of {
-            property_names(s, p, depth + 1, out);
-        }
+pub(crate) fn property_names<'s>(s: &'s Schema, id: NodeId, out: &mut Vec<&'s str>) {
+    for n in parts(s, id) {
+        out.extend(n.properties.iter().map(|(k, _)| &**k));
     }
 }
 
@@ -634,6 +678,11 @@ impl Schema {
     /// documentation). Unknown values are not checked.
     pub fn validate(&self, value: &Value) -> Vec<Violation> {
         Walk::run(self, value)
+    }
+
+    /// [`Schema::validate`] for a JSON body (numbers are taken exactly).
+    pub fn validate_json(&self, value: &serde_json::Value) -> Vec<Violation> {
+        Walk::run(self, &fnhcl_value::from_serde_json(value))
     }
 }
 

@@ -30,14 +30,20 @@ pub(crate) struct YamlError {
 pub(crate) fn load_stream(text: &str) -> Result<Vec<Json>, YamlError> {
     let mut b = Builder::default();
     let mut parser = Parser::new_from_str(text);
-    if let Err(e) = parser.load(&mut b, true) {
-        return Err(YamlError {
+    // Event by event: the parser's own `load` recurses once per nesting
+    // level, which a deep enough document turns into a stack overflow.
+    loop {
+        let (ev, mark) = parser.next_token().map_err(|e| YamlError {
             message: e.info().to_owned(),
             line: e.marker().line(),
-        });
-    }
-    if let Some(e) = b.error {
-        return Err(e);
+        })?;
+        if ev == Event::StreamEnd {
+            break;
+        }
+        b.on_event(ev, mark);
+        if let Some(e) = b.error.take() {
+            return Err(e);
+        }
     }
     Ok(b.docs.into_iter().filter(|d| !d.is_null()).collect())
 }
