@@ -85,6 +85,13 @@ pub const SWITCH: &str = "E0704";
 pub const UNUSED_PARAMETER: &str = "W0608";
 /// A module export no instance of the module is read for.
 pub const UNUSED_EXPORT: &str = "W0609";
+/// A literal part of a resource body that the schema of its kind does not
+/// allow (unknown field, wrong type, value not in the enum, ...), checked
+/// against the CRDs given to `analyze`.
+pub const BODY_SCHEMA: &str = "W0610";
+/// A body's `apiVersion`/`kind` that the loaded CRDs of its API group do
+/// not define.
+pub const UNKNOWN_KIND: &str = "W0611";
 
 /// Every code with its kebab-case name, for documentation and `--format json`.
 pub const ALL: &[(&str, &str)] = &[
@@ -120,6 +127,8 @@ pub const ALL: &[(&str, &str)] = &[
     (SWITCH, "switch"),
     (UNUSED_PARAMETER, "unused-parameter"),
     (UNUSED_EXPORT, "unused-export"),
+    (BODY_SCHEMA, "body-schema"),
+    (UNKNOWN_KIND, "unknown-kind"),
 ];
 
 /// The kebab-case name of a code.

@@ -18,6 +18,7 @@
 //! Findings are [`Diagnostic`]s with [`Diagnostic::code`] set, sorted
 //! errors first, then by file and position. No IO.
 
+mod bodies;
 pub mod codes;
 mod schema;
 mod walk;
@@ -34,6 +35,9 @@ pub struct Options {
     /// The composite resource's schema (from its XRD): paths under
     /// `req.composite` are checked against it.
     pub composite_schema: Option<Schema>,
+    /// Schemas of the kinds the program composes (CRDs): the literal parts
+    /// of resource bodies are checked against them.
+    pub schemas: Option<Arc<fnhcl_schema::SchemaSet>>,
 }
 
 /// Analyses the program made of every file of `sources`.
@@ -72,6 +76,9 @@ pub fn analyze_with(sources: &Arc<SourceMap>, options: &Options) -> Vec<Diagnost
                 out.push(d.clone().with_code(code));
             }
         }
+    }
+    if let Some(schemas) = &options.schemas {
+        out.extend(bodies::check(&bodies, sources, schemas));
     }
     for d in walk::check(&bodies, options) {
         // The evaluator and the walk may see the same problem (an unknown

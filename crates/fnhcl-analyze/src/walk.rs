@@ -846,7 +846,7 @@ fn collect_template_calls<'a>(t: &'a Template, out: &mut Vec<Call<'a>>, depth: u
 }
 
 /// Appends ` (did you mean "x"?)` when a candidate is close to `name`.
-fn with_suggestion<'c>(
+pub(crate) fn with_suggestion<'c>(
     mut detail: String,
     name: &str,
     candidates: impl Iterator<Item = &'c str>,

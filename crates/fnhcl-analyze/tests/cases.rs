@@ -6,7 +6,9 @@
 //! programs have an empty expectation. `FNHCL_BLESS=1` rewrites them. A
 //! directory case may hold an `xrd.json` (the composite's XRD), and an
 //! `input.txtar` bundle instead of `*.hcl` files (programs with module
-//! directories, `modules/x/main.hcl`).
+//! directories, `modules/x/main.hcl`), and a `crds` file listing CRD files
+//! (one path per line, relative to the case) that resource bodies are
+//! checked against.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -67,6 +69,15 @@ fn run_case(path: &Path) -> Result<(), Failed> {
             if options.composite_schema.is_none() {
                 return Err("xrd.json is not a CompositeResourceDefinition".into());
             }
+        }
+        if let Ok(list) = std::fs::read_to_string(path.join("crds")) {
+            let mut set = fnhcl_schema::SchemaSet::new();
+            for file in list.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                let text = std::fs::read_to_string(path.join(file))
+                    .map_err(|e| format!("{file}: {e}"))?;
+                set.load_text(file, &text).map_err(|e| e.to_string())?;
+            }
+            options.schemas = Some(Arc::new(set));
         }
         path.join("expected")
     } else {
