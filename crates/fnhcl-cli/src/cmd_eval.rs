@@ -44,18 +44,18 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.vars {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let json = jsonl::parse_json(&text)
+        let json = fnhcl_value::json::from_json_text(&text)
             .map_err(|e| anyhow::anyhow!("{}: invalid JSON: {e}", path.display()))?;
-        let jsonl::Json::Object(members) = json else {
+        let Value::Object(members) = json else {
             anyhow::bail!(
                 "{}: the variables file must hold a JSON object",
                 path.display()
             );
         };
-        for (k, v) in &members {
-            let val = jsonl::json_to_value(v, 0)
+        for (k, v) in members.iter() {
+            let val = jsonl::var_value(v, 0)
                 .map_err(|e| anyhow::anyhow!("{}: variable {k:?}: {e}", path.display()))?;
-            vars.insert(k.clone(), val);
+            vars.insert(k.to_string(), val);
         }
     }
     let expr = args.expr.unwrap_or_default();

@@ -1,12 +1,16 @@
 //! `fn-hcl`: the function server and the authoring tool in one binary.
 //!
 //! Each subcommand lives in its own module with an `Args` struct and a
-//! `run(args) -> anyhow::Result<ExitCode>` entry point.
+//! `run(args) -> anyhow::Result<ExitCode>` entry point. What several
+//! subcommands share has a module of its own (`bundle`: a composition
+//! directory's files and analysis options; `findings`: analysis output), so
+//! no subcommand module uses another.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod bundle;
 mod cmd_analyze;
 mod cmd_eval;
 mod cmd_fmt;
@@ -17,6 +21,7 @@ mod cmd_run;
 mod cmd_serve;
 mod cmd_test;
 mod cmd_version;
+mod findings;
 
 // mimalloc: faster than glibc malloc for the many small, short-lived
 // allocations of a run, and less fragmentation across the server's threads

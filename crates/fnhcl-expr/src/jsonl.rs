@@ -3,8 +3,9 @@
 //! `{"id", "type", "value"}`, `{"id", "type", "unknown": true}` or
 //! `{"id", "error", "phase": "parse"|"eval"}`.
 //!
-//! Variables are converted as cty's implied JSON types do (objects become
-//! objects, arrays tuples, numbers exact). Two test conventions: the exact
+//! Lines are read by `fnhcl_value::json::from_json_text`; variables are
+//! converted as cty's implied JSON types do (objects become objects, arrays
+//! tuples, numbers exact). Two test conventions: the exact
 //! object `{"$unknown": "<type>"}` is an unknown value of that type, and
 //! `{"$sensitive": <json>}` is the value carrying the sensitive mark.
 
@@ -13,44 +14,34 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use fnhcl_base::SourceMap;
-use fnhcl_value::{Key, Number, Type, Value};
+use fnhcl_value::json::from_json_text;
+use fnhcl_value::{Key, Type, Value};
 
 use crate::{EvalContext, Limits};
 
 /// Answers one protocol line.
 pub fn process_line(line: &str) -> String {
-    let parsed = match parse_json(line) {
-        Ok(Json::Object(m)) => m,
+    let parsed = match from_json_text(line) {
+        Ok(Value::Object(m)) => m,
         Ok(_) => return error_line(None, "bad input line: not a JSON object", None),
         Err(e) => return error_line(None, &format!("bad input line: {e}"), None),
     };
-    let id = match parsed.iter().find(|(k, _)| k == "id") {
-        Some((_, Json::String(s))) => Some(s.clone()),
+    let id = match parsed.get("id") {
+        Some(Value::String(s)) => Some(s.to_string()),
         _ => None,
     };
-    let expr = match parsed.iter().find(|(k, _)| k == "expr") {
-        Some((_, Json::String(s))) => s.clone(),
+    let expr = match parsed.get("expr") {
+        Some(Value::String(s)) => s.to_string(),
         _ => return error_line(id.as_deref(), "bad input line: missing \"expr\"", None),
     };
-    let mut vars: BTreeMap<String, Value> = BTreeMap::new();
-    if let Some((_, v)) = parsed.iter().find(|(k, _)| k == "vars") {
-        match v {
-            Json::Object(m) => {
-                for (k, v) in m {
-                    match json_to_value(v, 0) {
-                        Ok(val) => {
-                            vars.insert(k.clone(), val);
-                        }
-                        Err(e) => {
-                            return error_line(id.as_deref(), &format!("bad vars: {e}"), None);
-                        }
-                    }
-                }
-            }
-            Json::Null => {}
-            _ => return error_line(id.as_deref(), "bad vars: not an object", None),
-        }
-    }
+    let vars = match parsed.get("vars") {
+        None | Some(Value::Null(_)) => BTreeMap::new(),
+        Some(Value::Object(m)) => match vars_of(m) {
+            Ok(vars) => vars,
+            Err(e) => return error_line(id.as_deref(), &format!("bad vars: {e}"), None),
+        },
+        Some(_) => return error_line(id.as_deref(), "bad vars: not an object", None),
+    };
     evaluate_line(id.as_deref(), &expr, &vars)
 }
 
@@ -138,54 +129,54 @@ fn json_string(s: &str) -> String {
     out
 }
 
-/// Parsed JSON with numbers kept as text (exact).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Json {
-    Null,
-    Bool(bool),
-    Number(String),
-    String(String),
-    Array(Vec<Json>),
-    /// Members in input order.
-    Object(Vec<(String, Json)>),
+/// The variables of a JSON object text (`{"name": value, ...}`), each
+/// converted by [`var_value`].
+pub fn parse_vars(text: &str) -> Result<BTreeMap<String, Value>, String> {
+    match from_json_text(text)? {
+        Value::Object(m) => vars_of(&m),
+        _ => Err("not an object".into()),
+    }
 }
 
-/// JSON → value with cty's implied types, plus the `$unknown` and
-/// `$sensitive` test conventions.
-pub fn json_to_value(j: &Json, depth: usize) -> Result<Value, String> {
+fn vars_of(m: &BTreeMap<Key, Value>) -> Result<BTreeMap<String, Value>, String> {
+    m.iter()
+        .map(|(k, v)| Ok((k.to_string(), var_value(v, 0)?)))
+        .collect()
+}
+
+/// A value read by [`from_json_text`] (cty's implied types, exact
+/// numbers) made a variable: strings NFC-normalized, plus the `$unknown`
+/// and `$sensitive` test conventions.
+pub fn var_value(v: &Value, depth: usize) -> Result<Value, String> {
     if depth > 1000 {
         return Err("value too deeply nested".into());
     }
-    Ok(match j {
-        Json::Null => Value::null(),
-        Json::Bool(b) => Value::Bool(*b),
-        Json::Number(t) => {
-            Value::Number(Number::parse(t).ok_or_else(|| format!("bad number {t}"))?)
-        }
-        Json::String(s) => Value::string(crate::eval::nfc(s.clone())),
-        Json::Array(items) => Value::tuple(
+    Ok(match v {
+        Value::String(s) => Value::string(crate::eval::nfc(s.to_string())),
+        Value::Tuple(items) => Value::tuple(
             items
                 .iter()
-                .map(|x| json_to_value(x, depth + 1))
+                .map(|x| var_value(x, depth + 1))
                 .collect::<Result<Vec<_>, _>>()?,
         ),
-        Json::Object(m) => {
-            if let [(k, Json::String(t))] = m.as_slice()
-                && k == "$unknown"
+        Value::Object(m) => {
+            if m.len() == 1
+                && let Some(Value::String(t)) = m.get("$unknown")
             {
                 return Ok(Value::Unknown(parse_type(t)?));
             }
-            if let [(k, inner)] = m.as_slice()
-                && k == "$sensitive"
+            if m.len() == 1
+                && let Some(inner) = m.get("$sensitive")
             {
-                return Ok(json_to_value(inner, depth + 1)?.mark());
+                return Ok(var_value(inner, depth + 1)?.mark());
             }
             let mut attrs: BTreeMap<Key, Value> = BTreeMap::new();
-            for (k, v) in m {
-                attrs.insert(Arc::from(k.as_str()), json_to_value(v, depth + 1)?);
+            for (k, v) in m.iter() {
+                attrs.insert(k.clone(), var_value(v, depth + 1)?);
             }
             Value::object(attrs)
         }
+        other => other.clone(),
     })
 }
 
@@ -306,205 +297,5 @@ impl TypeParser<'_> {
         };
         self.depth -= 1;
         Ok(t)
-    }
-}
-
-/// A small exact JSON parser (numbers kept as text).
-pub fn parse_json(s: &str) -> Result<Json, String> {
-    let mut p = JsonParser {
-        s: s.as_bytes(),
-        i: 0,
-    };
-    let v = p.value(0)?;
-    p.ws();
-    if p.i != p.s.len() {
-        return Err(format!("trailing data at offset {}", p.i));
-    }
-    Ok(v)
-}
-
-struct JsonParser<'a> {
-    s: &'a [u8],
-    i: usize,
-}
-
-impl JsonParser<'_> {
-    fn ws(&mut self) {
-        while self.i < self.s.len() && matches!(self.s[self.i], b' ' | b'\t' | b'\n' | b'\r') {
-            self.i += 1;
-        }
-    }
-    fn err<T>(&self, what: &str) -> Result<T, String> {
-        Err(format!("{what} at offset {}", self.i))
-    }
-    fn lit(&mut self, word: &str, v: Json) -> Result<Json, String> {
-        if self.s[self.i..].starts_with(word.as_bytes()) {
-            self.i += word.len();
-            Ok(v)
-        } else {
-            self.err("invalid literal")
-        }
-    }
-    fn value(&mut self, depth: usize) -> Result<Json, String> {
-        if depth > 1000 {
-            return self.err("nesting too deep");
-        }
-        self.ws();
-        match self.s.get(self.i) {
-            None => self.err("unexpected end of input"),
-            Some(b'n') => self.lit("null", Json::Null),
-            Some(b't') => self.lit("true", Json::Bool(true)),
-            Some(b'f') => self.lit("false", Json::Bool(false)),
-            Some(b'"') => Ok(Json::String(self.string()?)),
-            Some(b'[') => {
-                self.i += 1;
-                let mut items = Vec::new();
-                self.ws();
-                if self.s.get(self.i) == Some(&b']') {
-                    self.i += 1;
-                    return Ok(Json::Array(items));
-                }
-                loop {
-                    items.push(self.value(depth + 1)?);
-                    self.ws();
-                    match self.s.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(b']') => {
-                            self.i += 1;
-                            return Ok(Json::Array(items));
-                        }
-                        _ => return self.err("expected , or ]"),
-                    }
-                }
-            }
-            Some(b'{') => {
-                self.i += 1;
-                let mut items = Vec::new();
-                self.ws();
-                if self.s.get(self.i) == Some(&b'}') {
-                    self.i += 1;
-                    return Ok(Json::Object(items));
-                }
-                loop {
-                    self.ws();
-                    if self.s.get(self.i) != Some(&b'"') {
-                        return self.err("expected string key");
-                    }
-                    let k = self.string()?;
-                    self.ws();
-                    if self.s.get(self.i) != Some(&b':') {
-                        return self.err("expected :");
-                    }
-                    self.i += 1;
-                    let v = self.value(depth + 1)?;
-                    items.retain(|(ek, _): &(String, Json)| *ek != k);
-                    items.push((k, v));
-                    self.ws();
-                    match self.s.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(b'}') => {
-                            self.i += 1;
-                            return Ok(Json::Object(items));
-                        }
-                        _ => return self.err("expected , or }"),
-                    }
-                }
-            }
-            Some(c) if *c == b'-' || c.is_ascii_digit() => {
-                let st = self.i;
-                if self.s[self.i] == b'-' {
-                    self.i += 1;
-                }
-                let digits = |p: &mut Self| {
-                    let s = p.i;
-                    while p.i < p.s.len() && p.s[p.i].is_ascii_digit() {
-                        p.i += 1;
-                    }
-                    p.i > s
-                };
-                if !digits(self) {
-                    return self.err("invalid number");
-                }
-                if self.s.get(self.i) == Some(&b'.') {
-                    self.i += 1;
-                    if !digits(self) {
-                        return self.err("invalid number");
-                    }
-                }
-                if matches!(self.s.get(self.i), Some(b'e' | b'E')) {
-                    self.i += 1;
-                    if matches!(self.s.get(self.i), Some(b'+' | b'-')) {
-                        self.i += 1;
-                    }
-                    if !digits(self) {
-                        return self.err("invalid number");
-                    }
-                }
-                Ok(Json::Number(
-                    String::from_utf8_lossy(&self.s[st..self.i]).into_owned(),
-                ))
-            }
-            Some(_) => self.err("unexpected character"),
-        }
-    }
-    fn hex4(&mut self) -> Result<u32, String> {
-        let Some(h) = self.s.get(self.i..self.i + 4) else {
-            return self.err("bad escape");
-        };
-        let h = std::str::from_utf8(h).map_err(|_| "bad escape".to_owned())?;
-        let v = u32::from_str_radix(h, 16).map_err(|_| "bad escape".to_owned())?;
-        self.i += 4;
-        Ok(v)
-    }
-    fn string(&mut self) -> Result<String, String> {
-        self.i += 1;
-        let mut out = Vec::new();
-        loop {
-            let Some(&c) = self.s.get(self.i) else {
-                return self.err("unterminated string");
-            };
-            self.i += 1;
-            match c {
-                b'"' => break,
-                b'\\' => {
-                    let Some(&e) = self.s.get(self.i) else {
-                        return self.err("unterminated string");
-                    };
-                    self.i += 1;
-                    let ch = match e {
-                        b'"' => '"',
-                        b'\\' => '\\',
-                        b'/' => '/',
-                        b'b' => '\u{8}',
-                        b'f' => '\u{c}',
-                        b'n' => '\n',
-                        b'r' => '\r',
-                        b't' => '\t',
-                        b'u' => {
-                            let hi = self.hex4()?;
-                            let cp = if (0xD800..0xDC00).contains(&hi)
-                                && self.s.get(self.i..self.i + 2) == Some(b"\\u")
-                            {
-                                self.i += 2;
-                                let lo = self.hex4()?;
-                                if (0xDC00..0xE000).contains(&lo) {
-                                    0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
-                                } else {
-                                    0xFFFD
-                                }
-                            } else {
-                                hi
-                            };
-                            char::from_u32(cp).unwrap_or('\u{FFFD}')
-                        }
-                        _ => return self.err("bad escape"),
-                    };
-                    let mut b = [0u8; 4];
-                    out.extend_from_slice(ch.encode_utf8(&mut b).as_bytes());
-                }
-                c => out.push(c),
-            }
-        }
-        String::from_utf8(out).map_err(|_| "invalid UTF-8 in string".to_owned())
     }
 }

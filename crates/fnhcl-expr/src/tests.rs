@@ -6,16 +6,11 @@ use std::collections::BTreeMap;
 use fnhcl_base::SourceMap;
 use fnhcl_value::{Type, Value};
 
-use crate::jsonl::{json_to_value, parse_json};
+use crate::jsonl::parse_vars;
 use crate::{EvalContext, Evaluated, Invoker, Limits};
 
 fn vars(json: &str) -> BTreeMap<String, Value> {
-    let Ok(crate::jsonl::Json::Object(m)) = parse_json(json) else {
-        panic!("bad vars")
-    };
-    m.iter()
-        .map(|(k, v)| (k.clone(), json_to_value(v, 0).unwrap()))
-        .collect()
+    parse_vars(json).expect("vars")
 }
 
 fn run(

@@ -20,9 +20,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use fnhcl_base::SourceMap;
-use fnhcl_expr::jsonl::{Json, parse_json};
 use fnhcl_expr::{EvalContext, Limits, NoVariables};
-use fnhcl_value::{Number, Value};
+use fnhcl_value::json::from_json_text;
+use fnhcl_value::{Key, Number, Value};
 
 const EXPRESSION_PREFIXES: &[&str] = &[
     "op-",
@@ -39,19 +39,19 @@ fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data")
 }
 
-fn field<'a>(obj: &'a [(String, Json)], name: &str) -> Option<&'a Json> {
-    obj.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+/// A vector: a JSON object read with exact numbers.
+type Object = BTreeMap<Key, Value>;
+
+fn field<'a>(obj: &'a Object, name: &str) -> Option<&'a Value> {
+    obj.get(name)
 }
 
 fn tolerant(id: &str) -> bool {
     ["log-", "pow-", "range-"].iter().any(|p| id.starts_with(p))
 }
 
-fn numbers_equal(got: &Number, want: &str, tol: bool) -> bool {
-    let Some(w) = Number::parse(want) else {
-        return false;
-    };
-    if *got == w {
+fn numbers_equal(got: &Number, w: &Number, tol: bool) -> bool {
+    if got == w {
         return true;
     }
     if tol {
@@ -63,23 +63,27 @@ fn numbers_equal(got: &Number, want: &str, tol: bool) -> bool {
 }
 
 /// Compares a value with its expected cty-JSON form.
-fn matches(v: &Value, want: &Json, tol: bool) -> bool {
+fn matches(v: &Value, want: &Value, tol: bool) -> bool {
     let v = v.unmarked();
     match (v, want) {
-        (Value::Null(_), Json::Null) => true,
-        (Value::Bool(a), Json::Bool(b)) => a == b,
-        (Value::String(a), Json::String(b)) => **a == *b,
-        (Value::Number(n), Json::Number(t)) => numbers_equal(n, t, tol),
-        (Value::List(_) | Value::Set(_) | Value::Tuple(_), Json::Array(items)) => {
+        (Value::Null(_), Value::Null(_)) => true,
+        (Value::Bool(a), Value::Bool(b)) => a == b,
+        (Value::String(a), Value::String(b)) => a == b,
+        (Value::Number(n), Value::Number(t)) => numbers_equal(n, t, tol),
+        (Value::List(_) | Value::Set(_) | Value::Tuple(_), Value::Tuple(items)) => {
             let seq = v.as_seq().unwrap_or(&[]);
-            seq.len() == items.len() && seq.iter().zip(items).all(|(a, b)| matches(a, b, tol))
+            seq.len() == items.len()
+                && seq
+                    .iter()
+                    .zip(items.iter())
+                    .all(|(a, b)| matches(a, b, tol))
         }
-        (Value::Map(_) | Value::Object(_), Json::Object(members)) => {
+        (Value::Map(_) | Value::Object(_), Value::Object(members)) => {
             let m = v.as_entries().cloned().unwrap_or_default();
             m.len() == members.len()
                 && members
                     .iter()
-                    .all(|(k, w)| m.get(k.as_str()).is_some_and(|x| matches(x, w, tol)))
+                    .all(|(k, w)| m.get(k).is_some_and(|x| matches(x, w, tol)))
         }
         _ => false,
     }
@@ -90,13 +94,13 @@ enum Outcome {
     Fail(String),
 }
 
-fn run_vector(obj: &[(String, Json)]) -> (String, Outcome, Option<String>) {
+fn run_vector(obj: &Object) -> (String, Outcome, Option<String>) {
     let id = match field(obj, "id") {
-        Some(Json::String(s)) => s.clone(),
+        Some(Value::String(s)) => s.to_string(),
         _ => "?".into(),
     };
     let expr = match field(obj, "expr") {
-        Some(Json::String(s)) => format!("{s}\n"),
+        Some(Value::String(s)) => format!("{s}\n"),
         _ => return (id, Outcome::Fail("no expr".into()), None),
     };
     let limits = Limits::default();
@@ -111,12 +115,12 @@ fn run_vector(obj: &[(String, Json)]) -> (String, Outcome, Option<String>) {
     let err_text = ev
         .has_errors()
         .then(|| fnhcl_expr::jsonl::diagnostics_error(&ev.diagnostics, &sources));
-    let want_error = matches!(field(obj, "error"), Some(Json::Bool(true)));
+    let want_error = matches!(field(obj, "error"), Some(Value::Bool(true)));
     if want_error {
         return match err_text {
             Some(t) => {
                 let warn = match field(obj, "error_contains") {
-                    Some(Json::String(c)) if !c.is_empty() && !t.contains(c.as_str()) => {
+                    Some(Value::String(c)) if !c.is_empty() && !t.contains(&**c) => {
                         Some(format!("{id}: error text {t:?} lacks {c:?}"))
                     }
                     _ => None,
@@ -138,11 +142,11 @@ fn run_vector(obj: &[(String, Json)]) -> (String, Outcome, Option<String>) {
         return (id, Outcome::Fail(format!("unexpected error: {t}")), None);
     }
     let v = &ev.value;
-    if matches!(field(obj, "console_only"), Some(Json::Bool(true))) {
+    if matches!(field(obj, "console_only"), Some(Value::Bool(true))) {
         // `type()` returns a type; an implementation may render it as the
         // type string.
         return match (v.as_str(), field(obj, "expect")) {
-            (Some(got), Some(Json::String(want))) if got == want => (id, Outcome::Pass, None),
+            (Some(got), Some(Value::String(want))) if got == &**want => (id, Outcome::Pass, None),
             _ => (
                 id,
                 Outcome::Fail(format!("console-only vector: got {v:?}")),
@@ -157,9 +161,9 @@ fn run_vector(obj: &[(String, Json)]) -> (String, Outcome, Option<String>) {
             None,
         );
     }
-    if let Some(Json::String(t)) = field(obj, "type") {
+    if let Some(Value::String(t)) = field(obj, "type") {
         let got = v.type_of().to_string();
-        if got != *t {
+        if *got != **t {
             return (id, Outcome::Fail(format!("type {got}, want {t}")), None);
         }
     }
@@ -169,7 +173,7 @@ fn run_vector(obj: &[(String, Json)]) -> (String, Outcome, Option<String>) {
         let s = fnhcl_value::json::to_json_text_plain(v).unwrap_or_else(|e| e);
         return (id, Outcome::Fail(format!("value {s}, want {want:?}")), None);
     }
-    if matches!(field(obj, "sensitive"), Some(Json::Bool(true))) && !v.is_marked_deep() {
+    if matches!(field(obj, "sensitive"), Some(Value::Bool(true))) && !v.is_marked_deep() {
         return (
             id,
             Outcome::Fail("result must be marked sensitive".into()),
@@ -205,7 +209,7 @@ fn terraform_conformance_vectors() {
     let mut warnings = Vec::new();
     let mut failing: BTreeMap<String, String> = BTreeMap::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(Json::Object(obj)) = parse_json(line) else {
+        let Ok(Value::Object(obj)) = from_json_text(line) else {
             problems.push(format!("unparsable vector line: {line}"));
             continue;
         };

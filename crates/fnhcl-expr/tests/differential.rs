@@ -15,8 +15,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use fnhcl_expr::jsonl::{Json, evaluate_line, json_to_value, parse_json};
-use fnhcl_value::{Number, Value};
+use fnhcl_expr::jsonl::{evaluate_line, parse_vars};
+use fnhcl_value::json::from_json_text;
+use fnhcl_value::{Key, Value};
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -24,27 +25,19 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn get<'a>(o: &'a [(String, Json)], k: &str) -> Option<&'a Json> {
-    o.iter().find(|(n, _)| n == k).map(|(_, v)| v)
+/// A JSON object line, read with exact numbers: values then compare
+/// numbers by value.
+type Object = BTreeMap<Key, Value>;
+
+fn object(text: &str) -> Option<Object> {
+    match from_json_text(text) {
+        Ok(Value::Object(m)) => Some((*m).clone()),
+        _ => None,
+    }
 }
 
-/// JSON equality with numbers compared by value.
-fn json_eq(a: &Json, b: &Json) -> bool {
-    match (a, b) {
-        (Json::Number(x), Json::Number(y)) => match (Number::parse(x), Number::parse(y)) {
-            (Some(p), Some(q)) => p == q,
-            _ => x == y,
-        },
-        (Json::Array(x), Json::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q))
-        }
-        (Json::Object(x), Json::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.iter().any(|(k2, v2)| k == k2 && json_eq(v, v2)))
-        }
-        _ => a == b,
-    }
+fn get<'a>(o: &'a Object, k: &str) -> Option<&'a Value> {
+    o.get(k)
 }
 
 #[derive(PartialEq)]
@@ -55,13 +48,13 @@ enum Verdict {
     Differ(String),
 }
 
-fn compare(oracle: &[(String, Json)], mine: &[(String, Json)]) -> Verdict {
-    let err = |o: &[(String, Json)]| match get(o, "error") {
-        Some(Json::String(s)) => Some(s.clone()),
+fn compare(oracle: &Object, mine: &Object) -> Verdict {
+    let err = |o: &Object| match get(o, "error") {
+        Some(Value::String(s)) => Some(s.to_string()),
         _ => None,
     };
-    let phase = |o: &[(String, Json)]| match get(o, "phase") {
-        Some(Json::String(s)) => Some(s.clone()),
+    let phase = |o: &Object| match get(o, "phase") {
+        Some(Value::String(s)) => Some(s.to_string()),
         _ => None,
     };
     match (err(oracle), err(mine)) {
@@ -89,7 +82,7 @@ fn compare(oracle: &[(String, Json)], mine: &[(String, Json)]) -> Verdict {
                 }
             }
             match (get(oracle, "value"), get(mine, "value")) {
-                (Some(a), Some(b)) if json_eq(a, b) => Verdict::Agree,
+                (Some(a), Some(b)) if a == b => Verdict::Agree,
                 (None, None) => Verdict::Agree,
                 (a, b) => Verdict::Differ(format!("value: oracle {a:?}, ours {b:?}")),
             }
@@ -112,13 +105,7 @@ fn read_known(path: &PathBuf) -> BTreeMap<String, String> {
 #[test]
 fn agrees_with_hcl_oracle() {
     let vars_text = std::fs::read_to_string(data("differential_vars.json")).expect("vars");
-    let Ok(Json::Object(members)) = parse_json(&vars_text) else {
-        panic!("differential_vars.json is not an object");
-    };
-    let mut vars: BTreeMap<String, Value> = BTreeMap::new();
-    for (k, v) in &members {
-        vars.insert(k.clone(), json_to_value(v, 0).expect("var"));
-    }
+    let vars = parse_vars(&vars_text).expect("differential_vars.json holds the variables");
     let known_path = data("differential_known.txt");
     let known = read_known(&known_path);
     let text = std::fs::read_to_string(data("differential.jsonl")).expect("corpus");
@@ -126,19 +113,20 @@ fn agrees_with_hcl_oracle() {
     let mut problems = Vec::new();
     let mut differing: BTreeMap<String, String> = BTreeMap::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(Json::Object(rec)) = parse_json(line) else {
+        let Some(rec) = object(line) else {
             problems.push(format!("bad corpus line {line}"));
             continue;
         };
-        let (Some(Json::String(id)), Some(Json::String(expr)), Some(Json::Object(oracle))) =
+        let (Some(Value::String(id)), Some(Value::String(expr)), Some(Value::Object(oracle))) =
             (get(&rec, "id"), get(&rec, "expr"), get(&rec, "oracle"))
         else {
             problems.push(format!("bad corpus record {line}"));
             continue;
         };
+        let (id, expr): (&str, &str) = (id, expr);
         total += 1;
         let out = evaluate_line(None, expr, &vars);
-        let Ok(Json::Object(mine)) = parse_json(&out) else {
+        let Some(mine) = object(&out) else {
             problems.push(format!("{id}: our output is not JSON: {out}"));
             continue;
         };
@@ -163,7 +151,7 @@ fn agrees_with_hcl_oracle() {
                 if !known.contains_key(id) {
                     problems.push(format!("{id} {expr:?}: {why}"));
                 }
-                differing.insert(id.clone(), format!("{expr:?}: {why}"));
+                differing.insert(id.to_owned(), format!("{expr:?}: {why}"));
             }
         }
     }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use fnhcl_base::{SourceMap, render_frames};
-use fnhcl_expr::jsonl::{json_to_value, parse_json};
+use fnhcl_expr::jsonl::parse_vars;
 use fnhcl_expr::{EvalContext, Limits};
 use fnhcl_value::Value;
 
@@ -12,12 +12,7 @@ fn vars() -> BTreeMap<String, Value> {
     let text = r#"{"req": {"composite": {"spec": {"size": 3, "name": "db"}, "status": null},
                             "resource": {}},
                    "xs": [1, 2, 3], "u": {"$unknown": "string"}}"#;
-    let Ok(fnhcl_expr::jsonl::Json::Object(m)) = parse_json(text) else {
-        panic!("vars")
-    };
-    m.iter()
-        .map(|(k, v)| (k.clone(), json_to_value(v, 0).expect("var")))
-        .collect()
+    parse_vars(text).expect("vars")
 }
 
 /// Evaluates an expression from a file `main.hcl` and renders every

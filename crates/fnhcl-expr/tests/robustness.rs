@@ -182,11 +182,11 @@ fn mutated_corpus_never_panics() {
     .expect("corpus");
     let exprs: Vec<String> = corpus
         .lines()
-        .filter_map(|l| match fnhcl_expr::jsonl::parse_json(l) {
-            Ok(fnhcl_expr::jsonl::Json::Object(m)) => m.into_iter().find_map(|(k, v)| match v {
-                fnhcl_expr::jsonl::Json::String(s) if k == "expr" => Some(s),
+        .filter_map(|l| match fnhcl_value::json::from_json_text(l) {
+            Ok(fnhcl_value::Value::Object(m)) => match m.get("expr") {
+                Some(fnhcl_value::Value::String(s)) => Some(s.to_string()),
                 _ => None,
-            }),
+            },
             _ => None,
         })
         .collect();

@@ -11,9 +11,9 @@ use fnhcl_value::{Type, Value};
 use num_bigint::{BigInt, Sign};
 use num_traits::{One, Signed};
 
-use crate::CallError;
+use crate::args::{int_arg, str_arg};
+use crate::error::CallError;
 use crate::registry::{FuncDef, Param, Registry};
-use crate::strings::{int_arg, str_arg};
 
 pub(crate) fn register(r: &mut Registry) {
     r.add(

@@ -7,10 +7,11 @@ use std::fmt::Write as _;
 use fnhcl_value::{Key, Number, Type, Value};
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::CallError;
+use crate::args::{num, to_int};
 use crate::convert::{convert, equals, make_set, unify};
+use crate::error::CallError;
 use crate::limits_coll::{MAX_NESTING, check_size};
-use crate::numeric::{num, to_int};
+use crate::quote::go_quote_basic;
 use crate::registry::{FuncDef, Param, Registry};
 
 pub(crate) fn register(r: &mut Registry) {
@@ -486,28 +487,6 @@ fn unmark_top(v: &Value) -> (Value, bool) {
     }
 }
 
-/// Go's `%q` for a string (close enough for error messages: quotes,
-/// backslashes and control characters escaped, other text kept).
-pub(crate) fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// A canonical text for a wholly known, unmarked value such that two
 /// values of the same type have the same key exactly when cty's `Equals`
 /// says they are equal (numbers by value, `-0` = `0`). Lets `distinct`
@@ -964,7 +943,7 @@ fn lookup_type(args: &[Value]) -> Result<Type, CallError> {
             } else {
                 Err(CallError::arg(
                     0,
-                    format!("the given object has no attribute {}", go_quote(key)),
+                    format!("the given object has no attribute {}", go_quote_basic(key)),
                 ))
             }
         }
@@ -1003,7 +982,7 @@ fn lookup(args: &[Value]) -> Result<Value, CallError> {
     let shown = if m2 {
         "(sensitive value)".to_owned()
     } else {
-        go_quote(key)
+        go_quote_basic(key)
     };
     Err(CallError::new(format!("lookup failed to find key {shown}")))
 }
@@ -1094,7 +1073,7 @@ fn merge_type(args: &[Value]) -> Result<Type, CallError> {
             t => {
                 return Err(CallError::new(format!(
                     "arguments must be maps or objects, got {}",
-                    go_quote(&t.friendly_name())
+                    go_quote_basic(&t.friendly_name())
                 )));
             }
         }

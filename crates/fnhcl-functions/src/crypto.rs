@@ -6,10 +6,10 @@ use md5::Md5;
 use sha1::{Digest, Sha1};
 use sha2::{Sha256, Sha512};
 
-use crate::CallError;
-use crate::encoding::{base64_decode, base64_encode};
+use crate::args::str_arg;
+use crate::base64::{base64_decode, base64_encode};
+use crate::error::CallError;
 use crate::registry::{FuncDef, Param, Registry};
-use crate::strings::str_arg;
 
 pub(crate) fn register(r: &mut Registry) {
     fn hash_fn(name: &'static str, description: &'static str) -> FuncDef {
@@ -210,7 +210,7 @@ fn rsa_decrypt(ciphertext: &str, key: &str) -> Result<String, CallError> {
             0,
             format!(
                 "failed to decode input {}: cipher text must be base64-encoded",
-                crate::format::go_quote(ciphertext)
+                crate::quote::go_quote(ciphertext)
             ),
         ));
     };

@@ -7,9 +7,9 @@
 
 use fnhcl_value::{Type, Value};
 
-use crate::CallError;
+use crate::args::str_arg;
+use crate::error::CallError;
 use crate::registry::{FuncDef, Param, Registry};
-use crate::strings::str_arg;
 
 pub(crate) fn register(r: &mut Registry) {
     r.add(
@@ -221,7 +221,7 @@ fn invalid(what: &str, rest: &str) -> String {
     } else {
         format!(
             "not a valid RFC3339 timestamp: cannot use {} as {what}",
-            crate::format::go_quote(rest)
+            crate::quote::go_quote(rest)
         )
     }
 }
@@ -241,7 +241,7 @@ fn expect_sep(rest: &mut &str, sep: char) -> Result<(), String> {
     } else {
         Err(format!(
             "not a valid RFC3339 timestamp: found {} where \"{sep}\" is expected",
-            crate::format::go_quote(rest)
+            crate::quote::go_quote(rest)
         ))
     }
 }
@@ -345,7 +345,7 @@ pub(crate) fn parse_timestamp(s: &str) -> Result<Time, String> {
 
 /// Go's `time.ParseDuration`, in nanoseconds.
 pub(crate) fn parse_duration(text: &str) -> Result<i128, String> {
-    let q = crate::format::go_quote(text);
+    let q = crate::quote::go_quote(text);
     let invalid = || format!("time: invalid duration {q}");
     let mut s = text;
     let mut neg = false;
@@ -395,7 +395,7 @@ pub(crate) fn parse_duration(text: &str) -> Result<i128, String> {
             _ => {
                 return Err(format!(
                     "time: unknown unit {} in duration {q}",
-                    crate::format::go_quote(unit)
+                    crate::quote::go_quote(unit)
                 ));
             }
         };
@@ -486,7 +486,7 @@ pub(crate) fn format_date(fmt: &str, t: &Time) -> Result<String, CallError> {
             let tok = &fmt[start..i];
             let n = tok.len();
             let bad = |rule: &str| {
-                let q = crate::format::go_quote(tok);
+                let q = crate::quote::go_quote(tok);
                 let msg = if rule.is_empty() {
                     format!("invalid date format verb {q}")
                 } else {

@@ -3,7 +3,8 @@
 
 use std::fmt::Write as _;
 
-use crate::registry::{FuncDef, registry};
+use crate::catalog::registry;
+use crate::registry::FuncDef;
 
 /// Categories in listing order; functions of any other category follow.
 const ORDER: &[&str] = &[

@@ -8,12 +8,13 @@
 use fnhcl_value::{Type, Value};
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::CallError;
-use crate::json::encode as json_encode;
+use crate::args::str_arg;
+use crate::error::CallError;
+use crate::jsonenc::encode as json_encode;
 use crate::limits::{MAX_STRING_BYTES, check_len};
 use crate::numfmt::{self, Spec};
+use crate::quote::{go_quote, go_quote_rune};
 use crate::registry::{FuncDef, Param, Registry};
-use crate::strings::str_arg;
 
 /// Go's `fmt` refuses widths and precisions above this for numbers.
 const MAX_NUMERIC_WIDTH: usize = 1_000_000;
@@ -288,7 +289,7 @@ fn append(
             if mode == 's' {
                 pad_width(out, spec, s);
             } else {
-                pad_width(out, spec, &crate::json::quote(s));
+                pad_width(out, spec, &crate::jsonenc::quote(s));
             }
             Ok(())
         }
@@ -406,51 +407,6 @@ fn formatlist(args: &[Value]) -> Result<Value, CallError> {
         out.push(crate::limits::cty_string(s));
     }
     Ok(Value::list(Type::String, out))
-}
-
-/// Go's `strconv.Quote`.
-pub(crate) fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        push_escaped(&mut out, c, '"');
-    }
-    out.push('"');
-    out
-}
-
-/// Go's `strconv.QuoteRune`.
-pub(crate) fn go_quote_rune(c: char) -> String {
-    let mut out = String::from("'");
-    push_escaped(&mut out, c, '\'');
-    out.push('\'');
-    out
-}
-
-fn push_escaped(out: &mut String, c: char, quote: char) {
-    match c {
-        '\x07' => out.push_str("\\a"),
-        '\x08' => out.push_str("\\b"),
-        '\x0C' => out.push_str("\\f"),
-        '\n' => out.push_str("\\n"),
-        '\r' => out.push_str("\\r"),
-        '\t' => out.push_str("\\t"),
-        '\x0B' => out.push_str("\\v"),
-        '\\' => out.push_str("\\\\"),
-        c if c == quote => {
-            out.push('\\');
-            out.push(c);
-        }
-        c if (c as u32) < 0x20 || c == '\x7F' => out.push_str(&format!("\\x{:02x}", c as u32)),
-        c if c.is_control() => {
-            if (c as u32) < 0x10000 {
-                out.push_str(&format!("\\u{:04x}", c as u32));
-            } else {
-                out.push_str(&format!("\\U{:08x}", c as u32));
-            }
-        }
-        c => out.push(c),
-    }
 }
 
 #[cfg(test)]

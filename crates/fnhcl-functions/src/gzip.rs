@@ -734,7 +734,7 @@ pub(crate) fn gzip(data: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encoding::base64_encode;
+    use crate::base64::base64_encode;
 
     #[test]
     fn matches_go_for_known_inputs() {

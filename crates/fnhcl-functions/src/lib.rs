@@ -8,6 +8,9 @@
 //!
 //! See [`registry`] for how functions are declared and called.
 
+mod args;
+mod base64;
+mod catalog;
 mod charsets;
 mod cidr;
 mod collection;
@@ -16,14 +19,18 @@ mod crypto;
 mod datetime;
 pub mod docs;
 mod encoding;
+mod error;
 mod evaluator_funcs;
 mod format;
+mod go_regex;
 mod gzip;
 mod json;
+mod jsonenc;
 mod limits;
 mod limits_coll;
 mod numeric;
 mod numfmt;
+mod quote;
 mod regex_fns;
 pub mod registry;
 mod strings;
@@ -32,33 +39,10 @@ mod yaml;
 
 use fnhcl_value::Value;
 
+pub use catalog::registry;
+pub use error::CallError;
 pub use limits_coll::{DEFAULT_MAX_ELEMENTS, Limits, limits, set_limits};
-pub use registry::{FuncDef, Param, Registry, registry};
-
-/// Why a call failed. `arg` is the zero-based index of the offending
-/// argument, when one is to blame.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CallError {
-    pub arg: Option<usize>,
-    pub message: String,
-}
-
-impl CallError {
-    /// An error not attributed to one argument ("Call to function ... failed").
-    pub fn new(message: impl Into<String>) -> CallError {
-        CallError {
-            arg: None,
-            message: message.into(),
-        }
-    }
-    /// An error blaming argument `i` ("Invalid value for ... parameter").
-    pub fn arg(i: usize, message: impl Into<String>) -> CallError {
-        CallError {
-            arg: Some(i),
-            message: message.into(),
-        }
-    }
-}
+pub use registry::{FuncDef, Param, Registry};
 
 /// Calls the built-in `name`. `None` if no such function exists.
 pub fn call(name: &str, args: &[Value]) -> Option<Result<Value, CallError>> {

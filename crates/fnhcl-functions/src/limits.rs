@@ -1,7 +1,7 @@
 //! Size limits that keep built-ins from exhausting memory on hostile
 //! input (huge `format` widths, `indent` counts, replacements).
 
-use crate::CallError;
+use crate::error::CallError;
 
 /// The largest string a built-in may produce (16 MiB).
 pub(crate) const MAX_STRING_BYTES: usize = 16 << 20;

@@ -5,7 +5,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::CallError;
+use crate::error::CallError;
 
 /// Default largest number of elements a built-in may produce.
 pub const DEFAULT_MAX_ELEMENTS: usize = 1_000_000;

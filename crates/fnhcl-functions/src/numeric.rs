@@ -4,7 +4,8 @@
 use fnhcl_value::{Number, Type, Value};
 use num_bigint::BigInt;
 
-use crate::CallError;
+use crate::args::{num, to_int};
+use crate::error::CallError;
 use crate::registry::{FuncDef, Param, Registry};
 
 pub(crate) fn register(r: &mut Registry) {
@@ -154,26 +155,6 @@ fn float_result(f: f64) -> Result<Value, CallError> {
         .ok_or_else(|| CallError::new("panic in function implementation: Float.SetFloat64(NaN)"))
 }
 
-/// gocty conversion to a Go `int` (64-bit).
-pub(crate) fn to_int(n: &Number) -> Result<i64, String> {
-    match n.to_i64() {
-        Some(i) if n.is_integer() => Ok(i),
-        _ => Err(format!(
-            "value must be a whole number, between {} and {}",
-            i64::MIN,
-            i64::MAX
-        )),
-    }
-}
-
-/// Argument `i` as a number. The dispatcher guarantees the type, so a
-/// mismatch is reported rather than panicking.
-pub(crate) fn num(args: &[Value], i: usize) -> Result<&Number, CallError> {
-    args.get(i)
-        .and_then(Value::as_number)
-        .ok_or_else(|| CallError::arg(i, "a number is required"))
-}
-
 /// Longest digit string `parseint` accepts (the conversion is quadratic).
 const MAX_PARSEINT_DIGITS: usize = 100_000;
 
@@ -193,7 +174,7 @@ fn parseint(args: &[Value]) -> Result<Value, CallError> {
             0,
             format!(
                 "cannot parse {} as a base {base} integer",
-                crate::collection::go_quote(s)
+                crate::quote::go_quote_basic(s)
             ),
         )
     };

@@ -27,7 +27,7 @@
 //! # Adding a function
 //!
 //! Write a `register(r: &mut Registry)` function in your module and call it
-//! from [`build`] below. Example (see `numeric.rs` for real ones):
+//! from `build` in `catalog.rs`. Example (see `numeric.rs` for real ones):
 //!
 //! ```text
 //! r.add(
@@ -52,11 +52,10 @@
 //! wording: no capital, no trailing period.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
 
 use fnhcl_value::{Type, Value};
 
-use crate::CallError;
+use crate::error::CallError;
 
 /// Computes the return type from the (converted, unmarked) arguments, as
 /// cty's `function.Spec.Type`. Arguments may be unknown or null (when the
@@ -401,7 +400,8 @@ pub struct Registry {
 }
 
 impl Registry {
-    fn empty() -> Registry {
+    /// A registry with no functions (see [`crate::catalog`]).
+    pub(crate) fn empty() -> Registry {
         Registry {
             funcs: HashMap::default(),
             category: "",
@@ -447,37 +447,12 @@ impl Registry {
     }
 }
 
-/// Registers every module's functions. Add your module's `register` here.
-fn build() -> Registry {
-    let mut r = Registry::empty();
-    r.in_category("Evaluation", crate::evaluator_funcs::register);
-    r.in_category("Numeric", crate::numeric::register);
-    r.in_category("Collection", crate::collection::register);
-    r.in_category("Type conversion", crate::typeconv::register);
-    r.in_category("String", crate::strings::register);
-    r.in_category("String", crate::regex_fns::register);
-    r.in_category("String", crate::format::register);
-    r.in_category("Encoding", crate::json::register);
-    r.in_category("Encoding", crate::encoding::register);
-    r.in_category("Hash and crypto", crate::crypto::register);
-    r.in_category("IP network", crate::cidr::register);
-    r.in_category("Date and time", crate::datetime::register);
-    r.in_category("Encoding", crate::yaml::register);
-    r
-}
-
-/// The global registry (built once).
-pub fn registry() -> &'static Registry {
-    static REG: OnceLock<Registry> = OnceLock::new();
-    REG.get_or_init(build)
-}
-
 #[cfg(test)]
 mod tests {
     use fnhcl_value::{Type, Value};
 
-    use super::{FuncDef, Param, conforms, registry};
-    use crate::CallError;
+    use super::{FuncDef, Param, conforms};
+    use crate::error::CallError;
 
     fn f() -> FuncDef {
         FuncDef::new("t", "Test function.")
@@ -540,25 +515,6 @@ mod tests {
             f.call(&[Value::int(1), Value::string("x").mark()]),
             Ok(Value::int(1).mark())
         );
-    }
-
-    #[test]
-    fn evaluator_functions_are_listed_but_not_callable() {
-        for name in ["try", "can", "invoke"] {
-            assert!(crate::exists(name));
-            let e = crate::call(name, &[Value::int(1)]).and_then(Result::err);
-            assert!(e.is_some_and(|e| e.message.contains("expression evaluator")));
-        }
-        assert_eq!(crate::param_name("lookup", 5), Some("default"));
-        assert_eq!(crate::param_name("abs", 0), Some("num"));
-        assert_eq!(crate::param_name("abs", 1), None);
-        assert!(crate::call("no_such_function", &[]).is_none());
-    }
-
-    #[test]
-    fn every_function_has_a_category_and_unique_name() {
-        assert!(registry().len() >= 97);
-        assert!(registry().iter().all(|f| !f.category.is_empty()));
     }
 
     #[test]

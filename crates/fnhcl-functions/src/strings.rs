@@ -9,7 +9,8 @@
 use fnhcl_value::{Type, Value};
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::CallError;
+use crate::args::{int_arg, str_arg};
+use crate::error::CallError;
 use crate::limits::MAX_STRING_BYTES;
 use crate::registry::{FuncDef, Param, Registry};
 
@@ -211,31 +212,6 @@ pub(crate) fn register(r: &mut Registry) {
             replace(s, sub, rep).map(crate::limits::cty_string)
         }),
     );
-}
-
-/// Argument `i` as a string (the dispatcher guarantees the type).
-pub(crate) fn str_arg(args: &[Value], i: usize) -> Result<&str, CallError> {
-    args.get(i)
-        .and_then(Value::as_str)
-        .ok_or_else(|| CallError::arg(i, "string required"))
-}
-
-/// Argument `i` as a whole number that fits a Go `int` (cty's gocty).
-pub(crate) fn int_arg(args: &[Value], i: usize) -> Result<i64, CallError> {
-    let n = args
-        .get(i)
-        .and_then(Value::as_number)
-        .ok_or_else(|| CallError::arg(i, "a number is required"))?;
-    n.to_i64().ok_or_else(|| {
-        CallError::arg(
-            i,
-            format!(
-                "value must be a whole number, between {} and {}",
-                i64::MIN,
-                i64::MAX
-            ),
-        )
-    })
 }
 
 /// Go's `unicode.ToUpper` applied to each rune (simple case mapping: a
@@ -442,9 +418,9 @@ fn title_char(c: char) -> char {
 /// occurrence (an empty search string inserts around every character).
 pub(crate) fn replace(s: &str, sub: &str, rep: &str) -> Result<String, CallError> {
     if sub.len() > 1 && sub.starts_with('/') && sub.ends_with('/') {
-        let re = crate::regex_fns::compile(&sub[1..sub.len() - 1])
+        let re = crate::go_regex::compile(&sub[1..sub.len() - 1])
             .map_err(|e| CallError::new(e.go_message()))?;
-        let out = crate::regex_fns::replace_all(&re, s, rep)?;
+        let out = crate::go_regex::replace_all(&re, s, rep)?;
         return Ok(out);
     }
     let count = if sub.is_empty() {

@@ -4,9 +4,9 @@
 
 use fnhcl_value::{Type, Value};
 
-use crate::CallError;
-use crate::collection::go_quote;
 use crate::convert::{conversion_exists, convert, friendly_for_constraint};
+use crate::error::CallError;
+use crate::quote::go_quote_basic;
 use crate::registry::{FuncDef, Param, Registry};
 
 pub(crate) fn register(r: &mut Registry) {
@@ -139,7 +139,7 @@ fn to_impl(args: &[Value], want: &Type) -> Result<Value, CallError> {
         let (val, _) = v.unmark_deep();
         let got = val.type_of();
         let what = || match val.as_str() {
-            Some(s) => go_quote(s),
+            Some(s) => go_quote_basic(s),
             None => "string".to_owned(),
         };
         let msg = if v.is_marked_deep() {

@@ -20,10 +20,10 @@ use fnhcl_value::{Key, Number, Type, Value};
 use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
-use crate::CallError;
+use crate::args::str_arg;
+use crate::error::CallError;
 use crate::limits::check_len;
 use crate::registry::{FuncDef, Param, Registry};
-use crate::strings::str_arg;
 
 /// Nesting limit for decoded documents.
 const MAX_DEPTH: usize = 512;
@@ -561,14 +561,14 @@ impl<'a> Decoder<'a> {
                     &mark,
                     format!(
                         "cannot refer to anchor {} from inside its own definition",
-                        crate::format::go_quote(&self.alias_name(&mark))
+                        crate::quote::go_quote(&self.alias_name(&mark))
                     ),
                 )),
                 None => Err(at(
                     &mark,
                     format!(
                         "reference to undefined anchor {}",
-                        crate::format::go_quote(&self.alias_name(&mark))
+                        crate::quote::go_quote(&self.alias_name(&mark))
                     ),
                 )),
             },
@@ -693,7 +693,7 @@ fn resolve(src: &str, style: TScalarStyle, tag: Option<&Tag>) -> Result<Scalar, 
         ),
     };
     if !known {
-        return Err(format!("unsupported tag {}", crate::format::go_quote(&tag)));
+        return Err(format!("unsupported tag {}", crate::quote::go_quote(&tag)));
     }
     let mut tag_kind = short.unwrap_or("");
     let quoted = matches!(
@@ -743,11 +743,11 @@ fn resolve(src: &str, style: TScalarStyle, tag: Option<&Tag>) -> Result<Scalar, 
         return Ok(Scalar::Merge);
     }
     let full = format!("{TAG_PREFIX}{tag_kind}");
-    let cannot = || format!("cannot parse {} as {full}", crate::format::go_quote(src));
+    let cannot = || format!("cannot parse {} as {full}", crate::quote::go_quote(src));
     match tag_kind {
         "str" => Ok(Scalar::Val(crate::limits::cty_string(src))),
         "binary" => {
-            if crate::encoding::base64_decode(src).is_err() {
+            if crate::base64::base64_decode(src).is_err() {
                 return Err(format!("{}: not valid base64", cannot()));
             }
             Ok(Scalar::Val(crate::limits::cty_string(src)))
@@ -771,7 +771,7 @@ fn resolve(src: &str, style: TScalarStyle, tag: Option<&Tag>) -> Result<Scalar, 
             .ok_or_else(cannot),
         "null" => Ok(Scalar::Val(Value::null())),
         "" => Ok(Scalar::Val(crate::limits::cty_string(src))),
-        _ => Err(format!("unsupported tag {}", crate::format::go_quote(&tag))),
+        _ => Err(format!("unsupported tag {}", crate::quote::go_quote(&tag))),
     }
 }
 
@@ -1002,7 +1002,7 @@ fn collect_events(src: &str) -> std::collections::VecDeque<Result<(Event, Marker
                         .collect();
                     format!(
                         "reference to undefined anchor {}",
-                        crate::format::go_quote(&name)
+                        crate::quote::go_quote(&name)
                     )
                 } else if let Some(rest) = info.strip_prefix("while parsing ") {
                     let m = rest.split_once(", ").map_or(rest, |(_, m)| m);

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::error::RenderError;
+use crate::fields::{get_at, str_at};
 use crate::version::CrossplaneVersion;
 use crate::yaml;
 
@@ -131,22 +132,6 @@ fn first(src: &Source, what: &str) -> Result<Map<String, Value>, RenderError> {
             src.name
         ))
     })
-}
-
-pub(crate) fn str_at<'a>(m: &'a Map<String, Value>, path: &[&str]) -> Option<&'a str> {
-    match get_at(m, path)? {
-        Value::String(s) => Some(s),
-        _ => None,
-    }
-}
-
-pub(crate) fn get_at<'a>(m: &'a Map<String, Value>, path: &[&str]) -> Option<&'a Value> {
-    let (last, init) = path.split_last()?;
-    let mut cur = m;
-    for p in init {
-        cur = cur.get(*p)?.as_object()?;
-    }
-    cur.get(*last)
 }
 
 fn parse_context_value(

@@ -8,6 +8,7 @@
 //! other releases' differences behind [`RenderOptions::version`].
 
 mod error;
+mod fields;
 mod frames;
 mod inputs;
 mod output;

@@ -5,7 +5,8 @@ use function_sdk_rust::proto::v1::Ready;
 use serde_json::{Map, Value, json};
 
 use crate::error::RenderError;
-use crate::inputs::{CRN_ANNOTATION, Loaded, RenderOptions, get_at, str_at};
+use crate::fields::{get_at, str_at};
+use crate::inputs::{CRN_ANNOTATION, Loaded, RenderOptions};
 use crate::pipeline::{PipelineOutcome, RecordedCondition, struct_json};
 
 /// The time render gives every condition it writes.

@@ -15,8 +15,9 @@ use pbjson_types::Struct;
 use serde_json::{Map, Value};
 
 use crate::error::RenderError;
+use crate::fields::{get_at, str_at};
 use crate::frames;
-use crate::inputs::{Loaded, RenderOptions, get_at, str_at};
+use crate::inputs::{Loaded, RenderOptions};
 
 /// Requirements are re-answered at most this many times per step.
 pub const MAX_REQUIREMENTS_ITERATIONS: usize = 5;

@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::RenderError;
-use crate::inputs::{get_at, str_at};
+use crate::fields::{get_at, str_at};
 
 /// Deepest schema nesting followed.
 const MAX_SCHEMA_DEPTH: usize = 128;

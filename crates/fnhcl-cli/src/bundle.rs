@@ -1,0 +1,289 @@
+//! A composition directory as `fn-hcl package` bundles it and `fn-hcl
+//! analyze` checks it (upstream §1.4): its files and its analysis options.
+//!
+//! Files: every `*.hcl` regular file directly in DIR (sorted by name), then
+//! each `libraryFiles` entry of an optional `DIR/composition.yaml`
+//! (`{ xrd: ..., libraryFiles: [paths] }`), relative to DIR; duplicates are
+//! dropped (first wins). Then the module directories those files import
+//! (`import "modules/x" {}`, `module "modules/x" "name" {}`), and the ones
+//! the modules import, with all their `*.hcl` files, named by their path
+//! relative to DIR (`modules/x/main.hcl`).
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context as _, anyhow, bail};
+use fnhcl_base::SourceMap;
+use yaml_rust2::{Yaml, YamlLoader};
+
+/// One file of a package: its archive name (relative path) and text.
+pub(crate) struct PackageFile {
+    pub(crate) name: String,
+    pub(crate) text: String,
+}
+
+pub(crate) fn source_map(files: &[PackageFile]) -> Arc<SourceMap> {
+    let mut sources = SourceMap::new();
+    for f in files {
+        sources.add(f.name.clone(), f.text.clone());
+    }
+    Arc::new(sources)
+}
+
+/// Loads the files of a composition directory (upstream §1.4).
+pub(crate) fn load_dir(dir: &Path) -> anyhow::Result<Vec<PackageFile>> {
+    let meta = std::fs::metadata(dir).with_context(|| format!("stat {}", dir.display()))?;
+    if !meta.is_dir() {
+        bail!("{} is not a directory", dir.display());
+    }
+    let mut names: Vec<String> = Vec::new();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .with_context(|| format!("read {}", dir.display()))?
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("read {}", dir.display()))?;
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".hcl") && std::fs::metadata(e.path()).is_ok_and(|m| m.is_file()) {
+            names.push(name);
+        }
+    }
+
+    let comp = dir.join("composition.yaml");
+    if let Ok(m) = std::fs::metadata(&comp) {
+        if m.is_dir() {
+            bail!("{} is a directory", comp.display());
+        }
+        let text =
+            std::fs::read_to_string(&comp).with_context(|| format!("read {}", comp.display()))?;
+        for lib in library_files(&text)
+            .with_context(|| format!("unmarshal contents of {}", comp.display()))?
+        {
+            if Path::new(&lib).is_absolute() {
+                bail!("library file {lib:?} is an absolute path, not allowed");
+            }
+            let path = dir.join(&lib);
+            let m = std::fs::metadata(&path).with_context(|| format!("stat {}", path.display()))?;
+            if m.is_dir() {
+                bail!("library file {} cannot be a directory", path.display());
+            }
+            let clean = clean_relative(&lib);
+            if !names.iter().any(|n| clean_relative(n) == clean) {
+                names.push(lib);
+            }
+        }
+    }
+
+    let mut files: Vec<PackageFile> = names
+        .into_iter()
+        .map(|name| {
+            let path = dir.join(&name);
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("read {}", path.display()))?;
+            Ok(PackageFile { name, text })
+        })
+        .collect::<anyhow::Result<_>>()?;
+    follow_imports(dir, &mut files)?;
+    Ok(files)
+}
+
+/// Most files a package may hold once module directories are added.
+const MAX_PACKAGE_FILES: usize = 4096;
+
+/// Adds the module directories the files import (D24, D25), and the ones
+/// those import, with their `*.hcl` files (any depth, hidden entries
+/// skipped) named by their path relative to `dir`.
+fn follow_imports(dir: &Path, files: &mut Vec<PackageFile>) -> anyhow::Result<()> {
+    let mut done: Vec<String> = Vec::new();
+    let mut next = 0;
+    while next < files.len() {
+        let mut sources = SourceMap::new();
+        let id = sources.add(files[next].name.clone(), files[next].text.as_str());
+        let (body, _) = fnhcl_syntax::parse_file(&sources, id);
+        for imp in fnhcl_eval::imported_dirs(&body) {
+            if done.contains(&imp.path) {
+                continue;
+            }
+            done.push(imp.path.clone());
+            let at = sources.range_text(imp.span);
+            let root = dir.join(&imp.path);
+            if !root.is_dir() {
+                bail!(
+                    "{at}: imported module directory {:?} not found under {}",
+                    imp.path,
+                    dir.display()
+                );
+            }
+            let mut found = Vec::new();
+            collect_hcl(&root, &imp.path, 0, &mut found)?;
+            if found.is_empty() {
+                bail!(
+                    "{at}: imported module directory {:?} has no .hcl files",
+                    imp.path
+                );
+            }
+            for name in found {
+                if files.iter().any(|f| f.name == name) {
+                    continue;
+                }
+                let path = dir.join(&name);
+                let text = std::fs::read_to_string(&path)
+                    .with_context(|| format!("read {}", path.display()))?;
+                files.push(PackageFile { name, text });
+                if files.len() > MAX_PACKAGE_FILES {
+                    bail!("more than {MAX_PACKAGE_FILES} files to package");
+                }
+            }
+        }
+        next += 1;
+    }
+    Ok(())
+}
+
+/// `*.hcl` regular files under `path` (named `prefix/...`), sorted,
+/// hidden entries skipped; symlinked directories are not followed.
+fn collect_hcl(
+    path: &Path,
+    prefix: &str,
+    depth: usize,
+    out: &mut Vec<String>,
+) -> anyhow::Result<()> {
+    if depth > 16 {
+        bail!("{}: directories nested too deeply", path.display());
+    }
+    let mut entries: Vec<_> = std::fs::read_dir(path)
+        .with_context(|| format!("read {}", path.display()))?
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("read {}", path.display()))?;
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let rel = format!("{prefix}/{name}");
+        let ft = e
+            .file_type()
+            .with_context(|| format!("stat {}", e.path().display()))?;
+        if ft.is_dir() {
+            collect_hcl(&e.path(), &rel, depth + 1, out)?;
+        } else if name.ends_with(".hcl") && std::fs::metadata(e.path()).is_ok_and(|m| m.is_file()) {
+            out.push(rel);
+        }
+    }
+    Ok(())
+}
+
+/// Analysis options for a directory: the composite's schema from `xrd`
+/// (a file holding a CompositeResourceDefinition), or else from the XRD
+/// among DIR's `*.yaml` files that `composition.yaml`'s `xrd` names (or
+/// the only XRD there, when it names none).
+pub(crate) fn analysis_options(
+    dir: &Path,
+    xrd: Option<&Path>,
+) -> anyhow::Result<fnhcl_analyze::Options> {
+    let (want_api, want_kind) = match std::fs::read_to_string(dir.join("composition.yaml")) {
+        Ok(text) => {
+            let docs = YamlLoader::load_from_str(&text).unwrap_or_default();
+            let x = docs
+                .first()
+                .map(|d| d["xrd"].clone())
+                .unwrap_or(Yaml::BadValue);
+            (
+                x["apiVersion"].as_str().map(str::to_owned),
+                x["kind"].as_str().map(str::to_owned),
+            )
+        }
+        Err(_) => (None, None),
+    };
+    let schema = match xrd {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("read {}", path.display()))?;
+            let docs = fnhcl_render::yaml::load_stream(&text)
+                .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+            let schema = docs
+                .iter()
+                .find_map(|d| fnhcl_analyze::Schema::from_xrd(d, want_api.as_deref()));
+            if schema.is_none() {
+                bail!(
+                    "{}: no CompositeResourceDefinition with a schema",
+                    path.display()
+                );
+            }
+            schema
+        }
+        None => find_xrd(dir, want_api.as_deref(), want_kind.as_deref()),
+    };
+    Ok(fnhcl_analyze::Options {
+        composite_schema: schema,
+    })
+}
+
+fn find_xrd(
+    dir: &Path,
+    api_version: Option<&str>,
+    kind: Option<&str>,
+) -> Option<fnhcl_analyze::Schema> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .collect();
+    entries.sort();
+    let mut found = Vec::new();
+    for path in entries {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let Ok(docs) = fnhcl_render::yaml::load_stream(&text) else {
+            continue;
+        };
+        for d in docs {
+            let names_kind = d.pointer("/spec/names/kind").and_then(|k| k.as_str());
+            if kind.is_some() && names_kind != kind {
+                continue;
+            }
+            if let Some(s) = fnhcl_analyze::Schema::from_xrd(&d, api_version) {
+                found.push(s);
+            }
+        }
+    }
+    if found.len() == 1 { found.pop() } else { None }
+}
+
+/// `libraryFiles` of a `composition.yaml` (other keys are ignored).
+fn library_files(text: &str) -> anyhow::Result<Vec<String>> {
+    let docs = YamlLoader::load_from_str(text).map_err(|e| anyhow!("{e}"))?;
+    let Some(doc) = docs.into_iter().next() else {
+        return Ok(Vec::new());
+    };
+    match &doc {
+        Yaml::Hash(_) => {}
+        Yaml::Null => return Ok(Vec::new()),
+        _ => bail!("expected a mapping at the top level"),
+    }
+    match &doc["libraryFiles"] {
+        Yaml::BadValue | Yaml::Null => Ok(Vec::new()),
+        Yaml::Array(items) => items
+            .iter()
+            .map(|i| match i {
+                Yaml::String(s) => Ok(s.clone()),
+                other => bail!("libraryFiles: expected a string, found {other:?}"),
+            })
+            .collect(),
+        other => bail!("libraryFiles: expected a list of paths, found {other:?}"),
+    }
+}
+
+/// A relative path without `.` components and with `/` separators, for
+/// duplicate detection.
+fn clean_relative(p: &str) -> String {
+    Path::new(p)
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
