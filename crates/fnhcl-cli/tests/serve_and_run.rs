@@ -234,3 +234,63 @@ fn run_debug_prints_the_dumps_to_stderr() {
         "dumps stay off stdout"
     );
 }
+
+/// `GET /metrics` on `address`, once it answers with the function's series.
+fn scrape_metrics(address: &str, server: &mut Server) -> String {
+    use std::io::Read as _;
+    for _ in 0..200 {
+        assert!(
+            server.0.try_wait().expect("server status").is_none(),
+            "fn-hcl serve exited early"
+        );
+        if let Ok(mut conn) = std::net::TcpStream::connect(address) {
+            let request =
+                format!("GET /metrics HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
+            let mut text = String::new();
+            if conn.write_all(request.as_bytes()).is_ok()
+                && conn.read_to_string(&mut text).is_ok()
+                && text.contains("function_hcl_cache_entries")
+            {
+                return text;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("no metrics at {address}");
+}
+
+#[test]
+fn serve_takes_cache_bounds_from_flags_and_environment() {
+    let metrics = format!("127.0.0.1:{}", free_port());
+    let mut server = Server(
+        Command::new(BIN)
+            .args([
+                "serve",
+                "--insecure",
+                "--address",
+                &format!("127.0.0.1:{}", free_port()),
+                "--metrics-address",
+                &metrics,
+                "--program-cache-entries",
+                "3",
+                "--files-cache-bytes",
+                "100000",
+            ])
+            .env("FNHCL_PROGRAM_CACHE_BYTES", "5000000")
+            .env("FNHCL_FILES_CACHE_ENTRIES", "7")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn fn-hcl serve"),
+    );
+    let text = scrape_metrics(&metrics, &mut server);
+    for line in [
+        "function_hcl_cache_max_entries{cache=\"program\"} 3",
+        "function_hcl_cache_max_bytes{cache=\"program\"} 5000000",
+        "function_hcl_cache_max_entries{cache=\"filesystem\"} 7",
+        "function_hcl_cache_max_bytes{cache=\"filesystem\"} 100000",
+        "function_hcl_cache_entries{cache=\"program\"} 0",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
+}

@@ -27,6 +27,7 @@ use fnhcl_base::{Diagnostic, SourceMap};
 use fnhcl_eval::Program;
 use function_sdk_rust::proto::v1::{RunFunctionRequest, RunFunctionResponse};
 
+pub use crate::cache::CacheStats;
 use crate::cache::LruCache;
 use crate::input::{HclInput, Source};
 
@@ -39,7 +40,21 @@ pub const RUN_STACK_BYTES: usize = 64 << 20;
 /// pool): enough that runs need no stack of their own.
 pub const THREAD_STACK_BYTES: usize = RUN_STACK_BYTES + (2 << 20);
 /// Compiled programs kept by default.
-pub const DEFAULT_CACHE_CAPACITY: usize = 64;
+pub const DEFAULT_CACHE_MAX_ENTRIES: usize = 64;
+/// Default budget of the compiled-program cache: 128 MiB of estimated
+/// memory (see [`PROGRAM_BYTES_PER_SOURCE_BYTE`]), enough for a program
+/// of the largest allowed size (4 MiB of sources, ~84 MiB compiled) or
+/// for 64 programs of ~100 KiB.
+pub const DEFAULT_CACHE_MAX_BYTES: usize = 128 << 20;
+/// What a compiled program is estimated to occupy per byte of its
+/// sources (the sources themselves included). Measured by the resident
+/// memory of compiled programs (`fnhcl_bench` compositions of 10, 50 and
+/// 500 resources, 50 files, modules): 16–25 bytes per source byte, the
+/// higher ratios for the smallest programs, whose fixed costs the
+/// per-entry [`PROGRAM_BYTES_FIXED`] covers.
+pub const PROGRAM_BYTES_PER_SOURCE_BYTE: usize = 20;
+/// The fixed part of a compiled program's estimated size.
+pub const PROGRAM_BYTES_FIXED: usize = 16 << 10;
 
 /// Reads the program of a `source: FileSystem` input (D3).
 pub trait DirectoryReader: Send + Sync {
@@ -96,8 +111,12 @@ impl Default for Limits {
 /// How a [`Function`] behaves.
 #[derive(Clone)]
 pub struct Options {
-    /// Compiled programs to keep (least recently used are dropped).
-    pub cache_capacity: usize,
+    /// Most compiled programs kept (least recently used are dropped).
+    pub cache_max_entries: usize,
+    /// Most estimated memory the compiled programs kept may take, their
+    /// sources included (least recently used are dropped; a program
+    /// estimated above the whole budget is compiled for each request).
+    pub cache_max_bytes: usize,
     /// Reader for `source: FileSystem`; without one that source is an error.
     pub directory_reader: Option<Arc<dyn DirectoryReader>>,
     /// TTL when the input sets none.
@@ -112,7 +131,8 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Options {
         Options {
-            cache_capacity: DEFAULT_CACHE_CAPACITY,
+            cache_max_entries: DEFAULT_CACHE_MAX_ENTRIES,
+            cache_max_bytes: DEFAULT_CACHE_MAX_BYTES,
             directory_reader: None,
             default_ttl: DEFAULT_TTL,
             always_debug: false,
@@ -124,6 +144,21 @@ impl Default for Options {
 /// A compiled program with its sources, or why it could not be compiled.
 struct Compiled {
     result: Result<Program, String>,
+    /// Estimated memory of `result`.
+    bytes: usize,
+}
+
+impl Compiled {
+    fn failed(message: String) -> Compiled {
+        Compiled {
+            bytes: message.len(),
+            result: Err(message),
+        }
+    }
+
+    fn weigh(&self) -> usize {
+        self.bytes
+    }
 }
 
 /// The composite resource a request is about (for logs).
@@ -201,31 +236,44 @@ fn inline_files(hcl: &str) -> Result<Vec<TxtarFile>, String> {
 
 fn compile_files(files: &[TxtarFile]) -> Compiled {
     if files.is_empty() {
-        return Compiled {
-            result: Err("no HCL input files found, are you using the txtar format?".to_owned()),
-        };
+        return Compiled::failed(
+            "no HCL input files found, are you using the txtar format?".to_owned(),
+        );
     }
     let mut sources = SourceMap::new();
     for f in files {
         sources.add(f.name.clone(), f.data.as_str());
     }
     let sources = Arc::new(sources);
-    let result =
-        fnhcl_eval::compile(sources.clone()).map_err(|diags| diagnostics_message(&diags, &sources));
-    Compiled { result }
+    match fnhcl_eval::compile(sources.clone()) {
+        Ok(program) => {
+            let source_bytes: usize = files.iter().map(|f| f.name.len() + f.data.len()).sum();
+            Compiled {
+                result: Ok(program),
+                bytes: source_bytes
+                    .saturating_mul(PROGRAM_BYTES_PER_SOURCE_BYTE)
+                    .saturating_add(PROGRAM_BYTES_FIXED),
+            }
+        }
+        Err(diags) => Compiled::failed(diagnostics_message(&diags, &sources)),
+    }
 }
 
 impl Function {
     pub fn new(options: Options) -> Function {
         Function {
-            cache: LruCache::new(options.cache_capacity),
+            cache: LruCache::new(
+                options.cache_max_entries,
+                options.cache_max_bytes,
+                Compiled::weigh,
+            ),
             schemas: schemas::SchemaCache::default(),
             options,
         }
     }
 
-    /// (hits, misses) of the program cache.
-    pub fn cache_stats(&self) -> (u64, u64) {
+    /// Size, bounds and counters of the compiled-program cache.
+    pub fn cache_stats(&self) -> CacheStats {
         self.cache.stats()
     }
 
@@ -249,7 +297,7 @@ impl Function {
                     .cache
                     .get_or_insert_with(&key, || match inline_files(&input.hcl) {
                         Ok(files) => compile_files(&files),
-                        Err(e) => Compiled { result: Err(e) },
+                        Err(e) => Compiled::failed(e),
                     }))
             }
             Source::FileSystem => {

@@ -161,20 +161,98 @@ fn the_same_program_is_compiled_once() {
     for _ in 0..3 {
         f.run(&inline("-- main.hcl --\nresource {\n"));
     }
-    assert_eq!(f.cache_stats(), (6, 2));
+    assert_eq!(hits_misses(&f), (6, 2));
+}
+
+fn hits_misses(f: &Function) -> (u64, u64) {
+    let s = f.cache_stats();
+    (s.hits, s.misses)
 }
 
 #[test]
 fn cache_is_bounded() {
     let f = Function::new(Options {
-        cache_capacity: 2,
+        cache_max_entries: 2,
         ..Options::default()
     });
     for i in 0..4 {
         f.run(&inline(&format!("locals {{ a = {i} }}\n")));
     }
     f.run(&inline("locals { a = 0 }\n"));
-    assert_eq!(f.cache_stats(), (0, 5), "the oldest entry was evicted");
+    assert_eq!(hits_misses(&f), (0, 5), "the oldest entry was evicted");
+    let s = f.cache_stats();
+    assert_eq!((s.entries, s.evictions), (2, 3));
+}
+
+#[test]
+fn cache_is_bounded_by_bytes() {
+    // A program's estimated size is 20 bytes per source byte plus 16 KiB;
+    // this budget holds two small programs but not three.
+    let small = |i: usize| format!("locals {{ a = {i} }}\n");
+    let one = 20 * (small(0).len() + "main.hcl".len()) + (16 << 10);
+    let f = Function::new(Options {
+        cache_max_bytes: 2 * one + 2 * 1024,
+        ..Options::default()
+    });
+    f.run(&inline(&small(0)));
+    f.run(&inline(&small(1)));
+    f.run(&inline(&small(0))); // 0 is now the most recently used
+    let s = f.cache_stats();
+    assert_eq!((s.entries, s.evictions), (2, 0));
+    assert!(s.bytes > 2 * one && s.bytes <= s.max_bytes, "{s:?}");
+    f.run(&inline(&small(2))); // evicts 1
+    let s = f.cache_stats();
+    assert_eq!((s.entries, s.evictions), (2, 1));
+    assert_eq!(hits_misses(&f), (1, 3));
+    f.run(&inline(&small(0)));
+    assert_eq!(
+        hits_misses(&f),
+        (2, 3),
+        "the recently used program survived"
+    );
+    f.run(&inline(&small(1)));
+    assert_eq!(
+        hits_misses(&f),
+        (2, 4),
+        "the least recently used one was evicted"
+    );
+
+    // A program bigger than the whole budget runs, but is not kept.
+    let big = format!("locals {{ a = \"{}\" }}\n", "x".repeat(8 << 10));
+    for _ in 0..2 {
+        let rsp = f.run(&inline(&big));
+        assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+    }
+    assert_eq!(hits_misses(&f), (2, 6));
+    assert!(f.cache_stats().bytes <= f.cache_stats().max_bytes);
+}
+
+/// A directory whose content changes on every request: each version is a
+/// new program, and the cache stays within its bounds.
+#[test]
+fn a_changing_directory_does_not_grow_the_cache() {
+    struct Changing(AtomicUsize);
+    impl DirectoryReader for Changing {
+        fn read_hcl_files(&self, _: &str) -> Result<Arc<Vec<TxtarFile>>, String> {
+            let n = self.0.fetch_add(1, Ordering::SeqCst);
+            Ok(Arc::new(vec![TxtarFile {
+                name: "main.hcl".into(),
+                data: format!("resource r {{\n  body = {{ kind = \"K\", n = {n} }}\n}}\n"),
+            }]))
+        }
+    }
+    let f = Function::new(Options {
+        directory_reader: Some(Arc::new(Changing(AtomicUsize::new(0)))),
+        cache_max_entries: 4,
+        ..Options::default()
+    });
+    let req = request(json!({"source": "FileSystem", "path": "/hcl"}));
+    for _ in 0..50 {
+        let rsp = f.run(&req);
+        assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+    }
+    let s = f.cache_stats();
+    assert_eq!((s.entries, s.misses, s.evictions), (4, 50, 46));
 }
 
 struct MemReader {
@@ -224,7 +302,7 @@ fn filesystem_source_reads_through_the_directory_reader() {
     assert_eq!(body, json!({"kind": "K", "zones": ["a", "b"]}));
     f.run(&req);
     assert_eq!(reader.reads.load(Ordering::SeqCst), 2, "read on every run");
-    assert_eq!(f.cache_stats(), (1, 1), "compiled once");
+    assert_eq!(hits_misses(&f), (1, 1), "compiled once");
 
     let rsp = f.run(&request(json!({"source": "FileSystem", "path": "/nope"})));
     assert!(fatal_message(&rsp).contains("no such directory"));

@@ -1,14 +1,18 @@
 //! The `FileSystem` source (D3): every `*.hcl` file under a directory
 //! mounted into the function, subdirectories included (they hold modules,
 //! D24), sorted by relative name, cached until a file changes.
+//!
+//! The cache holds the files of the directories read last, bounded by a
+//! number of directories and by bytes (least recently used go first); a
+//! directory that changes replaces its own entry.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
 use fnhcl_base::txtar::TxtarFile;
 use fnhcl_crossplane::DirectoryReader;
+use fnhcl_crossplane::cache::{CacheStats, Lru};
 
 /// Deepest subdirectory read, counted from the program directory (whose
 /// own files are at depth 0).
@@ -37,17 +41,94 @@ struct FileStamp {
 /// volumes use them), sorted by name.
 type Signature = Vec<FileStamp>;
 
+/// Directories whose files are kept by default.
+pub const DEFAULT_FILES_CACHE_MAX_ENTRIES: usize = 64;
+/// Default byte budget of the files kept: 64 MiB (four directories of the
+/// largest size read, [`MAX_TOTAL_BYTES`]; a typical program is a few
+/// tens of KiB).
+pub const DEFAULT_FILES_CACHE_MAX_BYTES: usize = 64 << 20;
+
+/// What a cached directory costs beyond its files' names and contents
+/// (the entry, the vectors, allocator rounding; an estimate).
+const DIR_OVERHEAD: usize = 256;
+/// The same per file (a name and a stamp in the signature, the
+/// `TxtarFile`).
+const FILE_OVERHEAD: usize = 96;
+
+/// One cached directory: the state it was read in and its files.
+struct Cached {
+    signature: Signature,
+    files: Arc<Vec<TxtarFile>>,
+}
+
+struct Cache {
+    lru: Lru<PathBuf, Cached>,
+    hits: u64,
+    misses: u64,
+}
+
 /// Reads `*.hcl` files from the local file system, re-reading only when the
 /// tree's file list, sizes or modification times changed.
-#[derive(Default)]
 pub struct FsDirectoryReader {
-    cache: Mutex<HashMap<PathBuf, (Signature, Arc<Vec<TxtarFile>>)>>,
+    cache: Mutex<Cache>,
+}
+
+impl Default for FsDirectoryReader {
+    fn default() -> FsDirectoryReader {
+        FsDirectoryReader::with_limits(
+            DEFAULT_FILES_CACHE_MAX_ENTRIES,
+            DEFAULT_FILES_CACHE_MAX_BYTES,
+        )
+    }
 }
 
 impl FsDirectoryReader {
+    /// A reader keeping the files of at most 64 directories and 64 MiB.
     pub fn new() -> FsDirectoryReader {
         FsDirectoryReader::default()
     }
+
+    /// A reader keeping the files of at most `max_entries` directories
+    /// (at least one), whose estimated memory adds up to at most
+    /// `max_bytes`. A directory bigger than that is read on every request.
+    pub fn with_limits(max_entries: usize, max_bytes: usize) -> FsDirectoryReader {
+        FsDirectoryReader {
+            cache: Mutex::new(Cache {
+                lru: Lru::new(max_entries, max_bytes),
+                hits: 0,
+                misses: 0,
+            }),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Cache> {
+        self.cache.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Size, bounds and counters of the cache (a hit is a request whose
+    /// directory had not changed).
+    pub fn stats(&self) -> CacheStats {
+        let cache = self.lock();
+        CacheStats {
+            entries: cache.lru.len(),
+            bytes: cache.lru.bytes(),
+            max_entries: cache.lru.max_entries(),
+            max_bytes: cache.lru.max_bytes(),
+            hits: cache.hits,
+            misses: cache.misses,
+            evictions: cache.lru.evictions(),
+        }
+    }
+}
+
+/// The estimated memory of a cached directory.
+fn weigh(dir: &Path, files: &[TxtarFile]) -> usize {
+    files
+        .iter()
+        .fold(DIR_OVERHEAD + dir.as_os_str().len(), |n, f| {
+            // The name twice: in the signature and in the file.
+            n.saturating_add(2 * f.name.len() + f.data.len() + FILE_OVERHEAD)
+        })
 }
 
 /// The state of one walk: what was found and how much was looked at.
@@ -169,12 +250,17 @@ impl DirectoryReader for FsDirectoryReader {
         let dir = PathBuf::from(path);
         let sig = signature(&dir)?;
         {
-            let cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Some((cached_sig, files)) = cache.get(&dir)
-                && *cached_sig == sig
-            {
-                return Ok(files.clone());
+            let mut cache = self.lock();
+            let found = cache
+                .lru
+                .get(&dir)
+                .filter(|c| c.signature == sig)
+                .map(|c| c.files.clone());
+            if let Some(files) = found {
+                cache.hits += 1;
+                return Ok(files);
             }
+            cache.misses += 1;
         }
         let mut files = Vec::with_capacity(sig.len());
         let mut total: u64 = 0;
@@ -194,8 +280,12 @@ impl DirectoryReader for FsDirectoryReader {
             });
         }
         let files = Arc::new(files);
-        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
-        cache.insert(dir, (sig, files.clone()));
+        let weight = weigh(&dir, &files);
+        let entry = Cached {
+            signature: sig,
+            files: files.clone(),
+        };
+        self.lock().lru.insert(dir, entry, weight);
         Ok(files)
     }
 }
@@ -410,6 +500,88 @@ mod tests {
             .read_hcl_files(path_str(d))
             .expect_err("too big");
         assert!(err.contains("larger than 16777216 bytes together"), "{err}");
+    }
+
+    /// Three program directories, each with one `main.hcl` of `size` bytes.
+    fn three_dirs(size: usize) -> (tempfile::TempDir, Vec<String>) {
+        let root = tempfile::tempdir().expect("tempdir");
+        let mut dirs = Vec::new();
+        for name in ["a", "b", "c"] {
+            write(&root.path().join(name), "main.hcl", &"x".repeat(size));
+            dirs.push(path_str(&root.path().join(name)).to_owned());
+        }
+        (root, dirs)
+    }
+
+    #[test]
+    fn cache_is_bounded_by_entries_least_recently_used_first() {
+        let (_root, dirs) = three_dirs(10);
+        let reader = FsDirectoryReader::with_limits(2, 1 << 20);
+        let a = reader.read_hcl_files(&dirs[0]).expect("a");
+        let b = reader.read_hcl_files(&dirs[1]).expect("b");
+        // Touch a: b is now the least recently used.
+        let a2 = reader.read_hcl_files(&dirs[0]).expect("a");
+        assert!(Arc::ptr_eq(&a, &a2));
+        reader.read_hcl_files(&dirs[2]).expect("c");
+        let s = reader.stats();
+        assert_eq!((s.entries, s.hits, s.misses, s.evictions), (2, 1, 3, 1));
+        let a3 = reader.read_hcl_files(&dirs[0]).expect("a");
+        assert!(Arc::ptr_eq(&a, &a3), "the recently used directory stayed");
+        let b2 = reader.read_hcl_files(&dirs[1]).expect("b");
+        assert!(!Arc::ptr_eq(&b, &b2), "the least recently used was evicted");
+        assert_eq!(b, b2);
+        assert_eq!(reader.stats().evictions, 2);
+    }
+
+    #[test]
+    fn cache_is_bounded_by_bytes() {
+        let (_root, dirs) = three_dirs(1_000);
+        let one = weigh(
+            Path::new(&dirs[0]),
+            &[TxtarFile {
+                name: "main.hcl".into(),
+                data: "x".repeat(1_000),
+            }],
+        );
+        // Room for two directories by bytes, ten by entries.
+        let reader = FsDirectoryReader::with_limits(10, 2 * one + one / 2);
+        let a = reader.read_hcl_files(&dirs[0]).expect("a");
+        reader.read_hcl_files(&dirs[1]).expect("b");
+        assert_eq!(reader.stats().bytes, 2 * one);
+        reader.read_hcl_files(&dirs[0]).expect("a");
+        reader.read_hcl_files(&dirs[2]).expect("c");
+        let s = reader.stats();
+        assert_eq!((s.entries, s.bytes, s.evictions), (2, 2 * one, 1));
+        assert!(Arc::ptr_eq(
+            &a,
+            &reader.read_hcl_files(&dirs[0]).expect("a")
+        ));
+        assert_eq!(reader.stats().hits, 2);
+
+        // A directory over the whole budget is read, not kept.
+        let reader = FsDirectoryReader::with_limits(10, one - 1);
+        let a = reader.read_hcl_files(&dirs[0]).expect("a");
+        let again = reader.read_hcl_files(&dirs[0]).expect("a");
+        assert!(!Arc::ptr_eq(&a, &again));
+        assert_eq!(reader.stats().entries, 0);
+    }
+
+    #[test]
+    fn a_changing_directory_does_not_grow_the_cache() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        let reader = FsDirectoryReader::with_limits(4, 1 << 20);
+        for i in 0..50 {
+            // A different size every time, so the signature changes even
+            // when the modification time does not.
+            write(d, "main.hcl", &"x".repeat(i));
+            let files = reader.read_hcl_files(path_str(d)).expect("readable");
+            assert_eq!(files[0].data.len(), i);
+            let s = reader.stats();
+            assert_eq!((s.entries, s.evictions), (1, 0));
+            assert_eq!(s.bytes, weigh(d, &files));
+        }
+        assert_eq!(reader.stats().misses, 50);
     }
 
     #[test]

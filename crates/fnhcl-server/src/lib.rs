@@ -16,9 +16,35 @@ use function_sdk_rust::proto::v1::function_runner_service_server::FunctionRunner
 use function_sdk_rust::proto::v1::{RunFunctionRequest, RunFunctionResponse};
 use tonic::{Request, Response, Status};
 
-pub use fs::FsDirectoryReader;
+pub use fs::{DEFAULT_FILES_CACHE_MAX_BYTES, DEFAULT_FILES_CACHE_MAX_ENTRIES, FsDirectoryReader};
 pub use function_sdk_rust::Args;
-pub use metrics::Metrics;
+pub use metrics::{CacheCollector, Metrics, StatsSource};
+
+/// The bounds of the server's two caches (least recently used entries go
+/// first when either bound of a cache is reached).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CacheLimits {
+    /// Most compiled programs kept.
+    pub program_entries: usize,
+    /// Most estimated memory of the compiled programs kept (sources
+    /// included).
+    pub program_bytes: usize,
+    /// Most `FileSystem` source directories whose files are kept.
+    pub files_entries: usize,
+    /// Most bytes of `FileSystem` source files kept.
+    pub files_bytes: usize,
+}
+
+impl Default for CacheLimits {
+    fn default() -> CacheLimits {
+        CacheLimits {
+            program_entries: fnhcl_crossplane::DEFAULT_CACHE_MAX_ENTRIES,
+            program_bytes: fnhcl_crossplane::DEFAULT_CACHE_MAX_BYTES,
+            files_entries: DEFAULT_FILES_CACHE_MAX_ENTRIES,
+            files_bytes: DEFAULT_FILES_CACHE_MAX_BYTES,
+        }
+    }
+}
 
 /// Where debug dumps (upstream §9) go.
 pub type DebugSink = Arc<dyn Fn(&str) + Send + Sync>;
@@ -27,6 +53,9 @@ pub type DebugSink = Arc<dyn Fn(&str) + Send + Sync>;
 #[derive(Clone)]
 pub struct HclFunction {
     function: Arc<Function>,
+    /// The `FileSystem` source's reader, when the server owns it (for its
+    /// cache metrics).
+    files: Option<Arc<FsDirectoryReader>>,
     debug_sink: DebugSink,
     metrics: Option<Arc<Metrics>>,
 }
@@ -36,15 +65,48 @@ impl HclFunction {
     pub fn new(function: Arc<Function>) -> HclFunction {
         HclFunction {
             function,
+            files: None,
             debug_sink: Arc::new(|text: &str| eprintln!("{text}")),
             metrics: None,
         }
     }
 
     /// A service with the standard options: program cache and the
-    /// `FileSystem` source reading from the local disk.
+    /// `FileSystem` source reading from the local disk, both with the
+    /// default bounds.
     pub fn standard() -> HclFunction {
-        HclFunction::new(Arc::new(standard_function()))
+        HclFunction::with_cache_limits(CacheLimits::default())
+    }
+
+    /// A service with the standard options and the given cache bounds.
+    pub fn with_cache_limits(limits: CacheLimits) -> HclFunction {
+        let files = Arc::new(FsDirectoryReader::with_limits(
+            limits.files_entries,
+            limits.files_bytes,
+        ));
+        let function = Function::new(Options {
+            cache_max_entries: limits.program_entries,
+            cache_max_bytes: limits.program_bytes,
+            directory_reader: Some(files.clone()),
+            ..Options::default()
+        });
+        HclFunction {
+            files: Some(files),
+            ..HclFunction::new(Arc::new(function))
+        }
+    }
+
+    /// Where the caches' numbers come from, by cache name (`program`,
+    /// and `filesystem` when the service owns the `FileSystem` reader).
+    pub fn cache_sources(&self) -> Vec<(&'static str, StatsSource)> {
+        let function = self.function.clone();
+        let mut out: Vec<(&'static str, StatsSource)> =
+            vec![("program", Arc::new(move || function.cache_stats()))];
+        if let Some(files) = &self.files {
+            let files = files.clone();
+            out.push(("filesystem", Arc::new(move || files.stats())));
+        }
+        out
     }
 
     /// Sends debug dumps somewhere else than stderr.
@@ -140,6 +202,7 @@ impl FunctionRunnerService for HclFunction {
 /// own metrics are served with the SDK's at `--metrics-address`.
 pub async fn serve(function: HclFunction, args: &Args) -> Result<(), function_sdk_rust::Error> {
     let mut registry = prometheus_client::registry::Registry::default();
+    CacheCollector::register(&mut registry, function.cache_sources());
     let function = function.with_metrics(Arc::new(Metrics::register(&mut registry)));
     function_sdk_rust::Server::new(function, args)
         .metrics_registry(registry)
@@ -179,10 +242,19 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
 }
 
 /// Configures logging, then serves on a new multi-threaded runtime until
-/// SIGTERM/SIGINT (what `fn-hcl serve` runs).
+/// SIGTERM/SIGINT, with the default cache bounds.
 pub fn serve_blocking(args: &Args) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    serve_blocking_with(args, CacheLimits::default())
+}
+
+/// [`serve_blocking`] with the given cache bounds (what `fn-hcl serve`
+/// runs).
+pub fn serve_blocking_with(
+    args: &Args,
+    caches: CacheLimits,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     init_logging(args.debug);
     let runtime = runtime()?;
-    runtime.block_on(serve(HclFunction::standard(), args))?;
+    runtime.block_on(serve(HclFunction::with_cache_limits(caches), args))?;
     Ok(())
 }

@@ -1,8 +1,14 @@
 //! The function's own Prometheus series, served beside the SDK's
 //! `grpc_server_*` ones at `--metrics-address`.
 
-use prometheus_client::metrics::counter::Counter;
+use std::sync::Arc;
+
+use fnhcl_crossplane::CacheStats;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::metrics::counter::{ConstCounter, Counter};
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
@@ -54,5 +60,156 @@ impl Metrics {
                 .inc();
         }
         self.duration.observe(seconds);
+    }
+}
+
+/// Reads one cache's numbers at scrape time.
+pub type StatsSource = Arc<dyn Fn() -> CacheStats + Send + Sync>;
+
+/// The caches' size, bounds and evictions, read on every scrape and
+/// labelled `cache="program"` (compiled programs) or `cache="filesystem"`
+/// (the `FileSystem` source's files):
+/// `function_hcl_cache_entries`, `function_hcl_cache_bytes`,
+/// `function_hcl_cache_max_entries`, `function_hcl_cache_max_bytes` and
+/// `function_hcl_cache_evictions_total`.
+pub struct CacheCollector {
+    caches: Vec<(&'static str, StatsSource)>,
+}
+
+impl std::fmt::Debug for CacheCollector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.caches.iter().map(|(n, _)| *n).collect();
+        f.debug_struct("CacheCollector")
+            .field("caches", &names)
+            .finish()
+    }
+}
+
+impl CacheCollector {
+    /// Registers a collector for `caches` (name, source) in `registry`.
+    pub fn register(registry: &mut Registry, caches: Vec<(&'static str, StatsSource)>) {
+        registry.register_collector(Box::new(CacheCollector { caches }));
+    }
+}
+
+/// Writes one series per cache, labelled with the cache's name.
+fn encode_series<M: EncodeMetric>(
+    encoder: &mut DescriptorEncoder<'_>,
+    name: &str,
+    help: &str,
+    values: &[(&str, M)],
+) -> Result<(), std::fmt::Error> {
+    let Some((_, first)) = values.first() else {
+        return Ok(());
+    };
+    let mut family = encoder.encode_descriptor(name, help, None, first.metric_type())?;
+    for (cache, metric) in values {
+        let labels = [("cache", *cache)];
+        metric.encode(family.encode_family(&labels)?)?;
+    }
+    Ok(())
+}
+
+/// A gauge value from a size (sizes beyond `i64` cannot happen).
+fn gauge(n: usize) -> ConstGauge {
+    ConstGauge::new(i64::try_from(n).unwrap_or(i64::MAX))
+}
+
+impl Collector for CacheCollector {
+    fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> Result<(), std::fmt::Error> {
+        let stats: Vec<(&str, CacheStats)> = self
+            .caches
+            .iter()
+            .map(|(n, source)| (*n, source()))
+            .collect();
+        let gauges = |f: fn(&CacheStats) -> usize| -> Vec<(&str, ConstGauge)> {
+            stats.iter().map(|(n, s)| (*n, gauge(f(s)))).collect()
+        };
+        encode_series(
+            &mut encoder,
+            "function_hcl_cache_entries",
+            "Entries in the cache, by cache (program: compiled programs; filesystem: the FileSystem source's directories)",
+            &gauges(|s| s.entries),
+        )?;
+        encode_series(
+            &mut encoder,
+            "function_hcl_cache_bytes",
+            "Estimated memory of the cache's entries, by cache",
+            &gauges(|s| s.bytes),
+        )?;
+        encode_series(
+            &mut encoder,
+            "function_hcl_cache_max_entries",
+            "Most entries the cache keeps, by cache",
+            &gauges(|s| s.max_entries),
+        )?;
+        encode_series(
+            &mut encoder,
+            "function_hcl_cache_max_bytes",
+            "Most estimated memory the cache keeps, by cache",
+            &gauges(|s| s.max_bytes),
+        )?;
+        let evictions: Vec<(&str, ConstCounter)> = stats
+            .iter()
+            .map(|(n, s)| (*n, ConstCounter::new(s.evictions)))
+            .collect();
+        encode_series(
+            &mut encoder,
+            "function_hcl_cache_evictions",
+            "Entries dropped from the cache to make room, by cache",
+            &evictions,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_numbers_are_read_at_scrape_time() {
+        let program = Arc::new(std::sync::Mutex::new(CacheStats {
+            entries: 3,
+            bytes: 4096,
+            max_entries: 64,
+            max_bytes: 1 << 20,
+            hits: 7,
+            misses: 5,
+            evictions: 2,
+        }));
+        let source = program.clone();
+        let mut registry = Registry::default();
+        CacheCollector::register(
+            &mut registry,
+            vec![
+                ("program", Arc::new(move || *source.lock().expect("stats"))),
+                ("filesystem", Arc::new(CacheStats::default)),
+            ],
+        );
+        let scrape = |registry: &Registry| {
+            let mut text = String::new();
+            prometheus_client::encoding::text::encode(&mut text, registry).expect("encode");
+            text
+        };
+        let text = scrape(&registry);
+        for line in [
+            "# TYPE function_hcl_cache_entries gauge",
+            "function_hcl_cache_entries{cache=\"program\"} 3",
+            "function_hcl_cache_entries{cache=\"filesystem\"} 0",
+            "function_hcl_cache_bytes{cache=\"program\"} 4096",
+            "function_hcl_cache_max_entries{cache=\"program\"} 64",
+            "function_hcl_cache_max_bytes{cache=\"program\"} 1048576",
+            "# TYPE function_hcl_cache_evictions counter",
+            "function_hcl_cache_evictions_total{cache=\"program\"} 2",
+            "function_hcl_cache_evictions_total{cache=\"filesystem\"} 0",
+        ] {
+            assert!(text.contains(line), "missing {line:?} in\n{text}");
+        }
+        program.lock().expect("stats").evictions = 9;
+        let text = scrape(&registry);
+        assert!(
+            text.contains("function_hcl_cache_evictions_total{cache=\"program\"} 9"),
+            "{text}"
+        );
     }
 }

@@ -620,6 +620,11 @@ async fn metrics_count_runs_and_cache_lookups() {
         "function_hcl_program_cache_lookups_total{outcome=\"miss\"} 1",
         "function_hcl_program_cache_lookups_total{outcome=\"hit\"} 1",
         "function_hcl_run_duration_seconds_count 3",
+        "function_hcl_cache_entries{cache=\"program\"} 1",
+        "function_hcl_cache_entries{cache=\"filesystem\"} 0",
+        "function_hcl_cache_max_entries{cache=\"program\"} 64",
+        "function_hcl_cache_max_bytes{cache=\"filesystem\"} 67108864",
+        "function_hcl_cache_evictions_total{cache=\"program\"} 0",
         "grpc_server_handled_total{",
     ] {
         assert!(text.contains(line), "missing {line:?} in\n{text}");
