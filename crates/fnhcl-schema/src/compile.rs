@@ -8,6 +8,7 @@
 //! here, so an invalid one is a compile error, never a validation error.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use fnhcl_value::Number;
 use regex::Regex;
@@ -62,6 +63,37 @@ pub(crate) enum Format {
     Quantity,
 }
 
+/// A `pattern`. Compiled once when the schema is compiled, to reject a bad
+/// one there, then dropped; built again the first time a value needs it.
+/// A large CRD has many patterns and a body meets few of them, so memory
+/// goes only to those in use.
+#[derive(Debug)]
+pub(crate) struct Pattern {
+    pub(crate) source: Box<str>,
+    regex: OnceLock<Option<Regex>>,
+}
+
+impl Pattern {
+    /// The compiled expression (`None` only if it no longer builds, which
+    /// cannot happen: it built at compile time with the same limits).
+    pub(crate) fn regex(&self) -> Option<&Regex> {
+        self.regex
+            .get_or_init(|| build_regex(&self.source).ok())
+            .as_ref()
+    }
+}
+
+fn build_regex(source: &str) -> Result<Regex, String> {
+    regex::RegexBuilder::new(source)
+        .size_limit(MAX_REGEX_BYTES)
+        .build()
+        .map_err(|e| {
+            let text = e.to_string();
+            let last = text.lines().last().unwrap_or_default().trim();
+            last.strip_prefix("error: ").unwrap_or(last).to_owned()
+        })
+}
+
 /// A bound: the number and whether it is exclusive.
 #[derive(Clone, Debug)]
 pub(crate) struct Bound {
@@ -101,7 +133,7 @@ pub(crate) struct Node {
     pub(crate) multiple_of: Option<Number>,
     pub(crate) min_length: Option<u64>,
     pub(crate) max_length: Option<u64>,
-    pub(crate) pattern: Option<(Regex, Box<str>)>,
+    pub(crate) pattern: Option<Pattern>,
     pub(crate) min_items: Option<u64>,
     pub(crate) max_items: Option<u64>,
     pub(crate) min_properties: Option<u64>,
@@ -591,16 +623,14 @@ fn scalars(obj: &serde_json::Map<String, Json>) -> Result<Node, String> {
     match get("pattern") {
         Json::Null => {}
         Json::String(p) => {
-            let re = regex::RegexBuilder::new(p)
-                .size_limit(MAX_REGEX_BYTES)
-                .build()
-                .map_err(|e| {
-                    let first = e.to_string();
-                    let last = first.lines().last().unwrap_or_default().trim();
-                    let detail = last.strip_prefix("error: ").unwrap_or(last).to_owned();
-                    format!("pattern {p:?} is not a valid regular expression: {detail}")
-                })?;
-            n.pattern = Some((re, p.as_str().into()));
+            // Checked (syntax and size) now, kept for later: see Pattern.
+            build_regex(p).map_err(|detail| {
+                format!("pattern {p:?} is not a valid regular expression: {detail}")
+            })?;
+            n.pattern = Some(Pattern {
+                source: p.as_str().into(),
+                regex: OnceLock::new(),
+            });
         }
         other => return Err(format!("pattern must be a string, got {other}")),
     }
@@ -699,6 +729,10 @@ mod tests {
         let s = json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "(["}}});
         let e = Schema::compile(&s).unwrap_err();
         assert!(e.message.starts_with("properties.a: pattern"), "{e}");
+        // Too large to compile is invalid too (bounded memory).
+        let s = json!({"type": "string", "pattern": "(a{1000}){1000}"});
+        let e = Schema::compile(&s).unwrap_err();
+        assert!(e.message.contains("size limit"), "{e}");
     }
 
     #[test]

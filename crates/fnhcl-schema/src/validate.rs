@@ -446,14 +446,14 @@ impl<'a> Walk<'a> {
                 );
             }
         }
-        if let Some((re, src)) = &n.pattern
-            && !re.is_match(text)
+        if let Some(p) = &n.pattern
+            && p.regex().is_some_and(|re| !re.is_match(text))
         {
             self.report(
                 ViolationKind::Pattern,
                 format!(
                     "must match the pattern {}, got {}",
-                    serde_json::Value::String(src.to_string()),
+                    serde_json::Value::String(p.source.to_string()),
                     serde_json::Value::String(text.to_owned())
                 ),
             );
