@@ -83,8 +83,42 @@ impl Pattern {
     }
 }
 
+/// Kubernetes checks `pattern` with Go's RE2, whose `\d`, `\w`, `\s` and
+/// `\b` are ASCII; the `regex` crate's are Unicode. Rewrites those
+/// escapes to their ASCII meaning (a class nested in a class is a union
+/// here, so `[\d.]` works too); everything else reads the same in both.
+fn go_syntax(source: &str) -> std::borrow::Cow<'_, str> {
+    if !source.contains('\\') {
+        return std::borrow::Cow::Borrowed(source);
+    }
+    let mut out = String::with_capacity(source.len() + 16);
+    let mut chars = source.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('d') => out.push_str("[0-9]"),
+            Some('D') => out.push_str("[^0-9]"),
+            Some('w') => out.push_str("[0-9A-Za-z_]"),
+            Some('W') => out.push_str("[^0-9A-Za-z_]"),
+            Some('s') => out.push_str("[\\t\\n\\f\\r ]"),
+            Some('S') => out.push_str("[^\\t\\n\\f\\r ]"),
+            Some('b') => out.push_str("(?-u:\\b)"),
+            Some('B') => out.push_str("(?-u:\\B)"),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 fn build_regex(source: &str) -> Result<Regex, String> {
-    regex::RegexBuilder::new(source)
+    regex::RegexBuilder::new(&go_syntax(source))
         .size_limit(MAX_REGEX_BYTES)
         .build()
         .map_err(|e| {
@@ -722,6 +756,20 @@ mod tests {
         let s = json!({"$ref": "#/$defs/A", "$defs": {"A": {"allOf": [{"$ref": "#/$defs/A"}]}}});
         let e = Schema::compile(&s).unwrap_err();
         assert!(e.message.contains("$ref cycle"), "{e}");
+    }
+
+    #[test]
+    fn patterns_read_like_go_re2() {
+        let re = |p: &str| build_regex(p).unwrap();
+        assert!(re(r"^\d+$").is_match("123"));
+        assert!(!re(r"^\d+$").is_match("\u{661}\u{662}"));
+        assert!(re(r"^[\w.-]+$").is_match("a_b.c-d"));
+        assert!(!re(r"^[\w.-]+$").is_match("\u{e9}"));
+        assert!(re(r"^\\d$").is_match("\\d"));
+        assert!(re(r"^\S+\s\D$").is_match("ab x"));
+        assert!(re(r"\bword\b").is_match("a word here"));
+        assert!(re(r"^\pL+$").is_match("\u{e9}t\u{e9}"));
+        assert_eq!(go_syntax("plain"), "plain");
     }
 
     #[test]

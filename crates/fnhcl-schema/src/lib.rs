@@ -23,6 +23,8 @@
 //!
 //! - `resource.Quantity` (a string in Kubernetes' OpenAPI documents) and
 //!   `format: quantity` take numbers too, as the API server does.
+//! - `pattern` is read as Go's RE2 reads it (Kubernetes' dialect): `\d`,
+//!   `\w`, `\s`, `\b` are ASCII; `\Q...\E` is not supported.
 //! - Not checked: `x-kubernetes-validations` (CEL rules), the uniqueness
 //!   of `x-kubernetes-list-type: set/map` lists and `uniqueItems`, `not`,
 //!   formats other than `date-time` and `int-or-string`, non-local `$ref`s
