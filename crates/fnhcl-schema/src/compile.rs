@@ -128,6 +128,57 @@ fn build_regex(source: &str) -> Result<Regex, String> {
         })
 }
 
+/// Elements that may not repeat in a list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Unique {
+    No,
+    /// `x-kubernetes-list-type: set` or `uniqueItems: true`: no two equal
+    /// elements.
+    Values,
+    /// `x-kubernetes-list-type: map`: no two elements with the same
+    /// values for these keys.
+    Keys(Vec<Box<str>>),
+}
+
+fn unique(list_type: &Json, map_keys: &Json, unique_items: &Json) -> Result<Unique, String> {
+    let keys = match map_keys {
+        Json::Null => Vec::new(),
+        Json::Array(keys) => keys
+            .iter()
+            .map(|k| match k {
+                Json::String(s) => Ok(s.as_str().into()),
+                other => Err(format!(
+                    "x-kubernetes-list-map-keys must list names, got {other}"
+                )),
+            })
+            .collect::<Result<_, _>>()?,
+        other => {
+            return Err(format!(
+                "x-kubernetes-list-map-keys must be an array, got {other}"
+            ));
+        }
+    };
+    Ok(match list_type {
+        Json::String(t) if t == "set" => Unique::Values,
+        Json::String(t) if t == "map" && !keys.is_empty() => Unique::Keys(keys),
+        Json::String(t) if t == "map" => {
+            return Err("x-kubernetes-list-type map needs x-kubernetes-list-map-keys".to_owned());
+        }
+        Json::Null | Json::String(_) => {
+            if flag(unique_items, "uniqueItems")? {
+                Unique::Values
+            } else {
+                Unique::No
+            }
+        }
+        other => {
+            return Err(format!(
+                "x-kubernetes-list-type must be a string, got {other}"
+            ));
+        }
+    })
+}
+
 /// A bound: the number and whether it is exclusive.
 #[derive(Clone, Debug)]
 pub(crate) struct Bound {
@@ -168,6 +219,9 @@ pub(crate) struct Node {
     pub(crate) min_length: Option<u64>,
     pub(crate) max_length: Option<u64>,
     pub(crate) pattern: Option<Pattern>,
+    /// `x-kubernetes-list-type` (`set`, or `map` with its keys) and
+    /// `uniqueItems`: which elements may not repeat.
+    pub(crate) unique: Unique,
     pub(crate) min_items: Option<u64>,
     pub(crate) max_items: Option<u64>,
     pub(crate) min_properties: Option<u64>,
@@ -201,6 +255,7 @@ impl Default for Node {
             min_length: None,
             max_length: None,
             pattern: None,
+            unique: Unique::No,
             min_items: None,
             max_items: None,
             min_properties: None,
@@ -608,6 +663,11 @@ fn scalars(obj: &serde_json::Map<String, Json>) -> Result<Node, String> {
         min_properties: count(get("minProperties"), "minProperties")?,
         max_properties: count(get("maxProperties"), "maxProperties")?,
         multiple_of: number(get("multipleOf"), "multipleOf")?,
+        unique: unique(
+            get("x-kubernetes-list-type"),
+            get("x-kubernetes-list-map-keys"),
+            get("uniqueItems"),
+        )?,
         ..Node::default()
     };
     if n.types & ty::NULL != 0 {

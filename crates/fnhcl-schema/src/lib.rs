@@ -25,8 +25,11 @@
 //!   `format: quantity` take numbers too, as the API server does.
 //! - `pattern` is read as Go's RE2 reads it (Kubernetes' dialect): `\d`,
 //!   `\w`, `\s`, `\b` are ASCII; `\Q...\E` is not supported.
-//! - Not checked: `x-kubernetes-validations` (CEL rules), the uniqueness
-//!   of `x-kubernetes-list-type: set/map` lists and `uniqueItems`, `not`,
+//! - Lists of `x-kubernetes-list-type: set` (and `uniqueItems`) must not
+//!   repeat an element, those of type `map` not repeat the values of the
+//!   `x-kubernetes-list-map-keys`, as the API server demands (checked for
+//!   lists of up to 2,000 elements; unknown elements never count).
+//! - Not checked: `x-kubernetes-validations` (CEL rules), `not`,
 //!   formats other than `date-time` and `int-or-string`, non-local `$ref`s
 //!   (a compile error). `anyOf`/`oneOf` report one violation at the value,
 //!   not the alternatives' details.
