@@ -19,7 +19,8 @@
 //! - Unknown values (not known until a later reconcile) are not checked.
 //! - `apiVersion`, `kind` and `metadata` at the top (and in an
 //!   `x-kubernetes-embedded-resource`) are the envelope: always allowed;
-//!   `metadata` is checked against ObjectMeta's field names and types.
+//!   `metadata` is checked against ObjectMeta's field names and types. An
+//!   embedded resource must name its `apiVersion` and `kind`.
 //!
 //! - `resource.Quantity` (a string in Kubernetes' OpenAPI documents) and
 //!   `format: quantity` take numbers too, as the API server does.

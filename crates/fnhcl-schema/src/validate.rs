@@ -642,6 +642,20 @@ impl<'a> Walk<'a> {
                 format!("must have at most {max} {unit}, got {len}"),
             );
         }
+        if n.embedded && !part {
+            // The API server requires the type of an embedded resource.
+            for r in ["apiVersion", "kind"] {
+                if entries.get(r).is_none_or(Value::is_null) {
+                    self.at(Seg::Key(r), |w| {
+                        w.report(
+                            ViolationKind::Required,
+                            "required field is missing (an embedded resource names its type)"
+                                .to_owned(),
+                        )
+                    });
+                }
+            }
+        }
         for r in &n.required {
             let nullable = n.property(r).is_some_and(|p| s.node(p).nullable);
             let present = match entries.get(&**r) {
