@@ -8,6 +8,7 @@
 //! here, so an invalid one is a compile error, never a validation error.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use fnhcl_value::Number;
 use regex::Regex;
@@ -62,6 +63,122 @@ pub(crate) enum Format {
     Quantity,
 }
 
+/// A `pattern`. Compiled once when the schema is compiled, to reject a bad
+/// one there, then dropped; built again the first time a value needs it.
+/// A large CRD has many patterns and a body meets few of them, so memory
+/// goes only to those in use.
+#[derive(Debug)]
+pub(crate) struct Pattern {
+    pub(crate) source: Box<str>,
+    regex: OnceLock<Option<Regex>>,
+}
+
+impl Pattern {
+    /// The compiled expression (`None` only if it no longer builds, which
+    /// cannot happen: it built at compile time with the same limits).
+    pub(crate) fn regex(&self) -> Option<&Regex> {
+        self.regex
+            .get_or_init(|| build_regex(&self.source).ok())
+            .as_ref()
+    }
+}
+
+/// Kubernetes checks `pattern` with Go's RE2, whose `\d`, `\w`, `\s` and
+/// `\b` are ASCII; the `regex` crate's are Unicode. Rewrites those
+/// escapes to their ASCII meaning (a class nested in a class is a union
+/// here, so `[\d.]` works too); everything else reads the same in both.
+fn go_syntax(source: &str) -> std::borrow::Cow<'_, str> {
+    if !source.contains('\\') {
+        return std::borrow::Cow::Borrowed(source);
+    }
+    let mut out = String::with_capacity(source.len() + 16);
+    let mut chars = source.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('d') => out.push_str("[0-9]"),
+            Some('D') => out.push_str("[^0-9]"),
+            Some('w') => out.push_str("[0-9A-Za-z_]"),
+            Some('W') => out.push_str("[^0-9A-Za-z_]"),
+            Some('s') => out.push_str("[\\t\\n\\f\\r ]"),
+            Some('S') => out.push_str("[^\\t\\n\\f\\r ]"),
+            Some('b') => out.push_str("(?-u:\\b)"),
+            Some('B') => out.push_str("(?-u:\\B)"),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+fn build_regex(source: &str) -> Result<Regex, String> {
+    regex::RegexBuilder::new(&go_syntax(source))
+        .size_limit(MAX_REGEX_BYTES)
+        .build()
+        .map_err(|e| {
+            let text = e.to_string();
+            let last = text.lines().last().unwrap_or_default().trim();
+            last.strip_prefix("error: ").unwrap_or(last).to_owned()
+        })
+}
+
+/// Elements that may not repeat in a list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Unique {
+    No,
+    /// `x-kubernetes-list-type: set` or `uniqueItems: true`: no two equal
+    /// elements.
+    Values,
+    /// `x-kubernetes-list-type: map`: no two elements with the same
+    /// values for these keys.
+    Keys(Vec<Box<str>>),
+}
+
+fn unique(list_type: &Json, map_keys: &Json, unique_items: &Json) -> Result<Unique, String> {
+    let keys = match map_keys {
+        Json::Null => Vec::new(),
+        Json::Array(keys) => keys
+            .iter()
+            .map(|k| match k {
+                Json::String(s) => Ok(s.as_str().into()),
+                other => Err(format!(
+                    "x-kubernetes-list-map-keys must list names, got {other}"
+                )),
+            })
+            .collect::<Result<_, _>>()?,
+        other => {
+            return Err(format!(
+                "x-kubernetes-list-map-keys must be an array, got {other}"
+            ));
+        }
+    };
+    Ok(match list_type {
+        Json::String(t) if t == "set" => Unique::Values,
+        Json::String(t) if t == "map" && !keys.is_empty() => Unique::Keys(keys),
+        Json::String(t) if t == "map" => {
+            return Err("x-kubernetes-list-type map needs x-kubernetes-list-map-keys".to_owned());
+        }
+        Json::Null | Json::String(_) => {
+            if flag(unique_items, "uniqueItems")? {
+                Unique::Values
+            } else {
+                Unique::No
+            }
+        }
+        other => {
+            return Err(format!(
+                "x-kubernetes-list-type must be a string, got {other}"
+            ));
+        }
+    })
+}
+
 /// A bound: the number and whether it is exclusive.
 #[derive(Clone, Debug)]
 pub(crate) struct Bound {
@@ -101,7 +218,10 @@ pub(crate) struct Node {
     pub(crate) multiple_of: Option<Number>,
     pub(crate) min_length: Option<u64>,
     pub(crate) max_length: Option<u64>,
-    pub(crate) pattern: Option<(Regex, Box<str>)>,
+    pub(crate) pattern: Option<Pattern>,
+    /// `x-kubernetes-list-type` (`set`, or `map` with its keys) and
+    /// `uniqueItems`: which elements may not repeat.
+    pub(crate) unique: Unique,
     pub(crate) min_items: Option<u64>,
     pub(crate) max_items: Option<u64>,
     pub(crate) min_properties: Option<u64>,
@@ -135,6 +255,7 @@ impl Default for Node {
             min_length: None,
             max_length: None,
             pattern: None,
+            unique: Unique::No,
             min_items: None,
             max_items: None,
             min_properties: None,
@@ -542,6 +663,11 @@ fn scalars(obj: &serde_json::Map<String, Json>) -> Result<Node, String> {
         min_properties: count(get("minProperties"), "minProperties")?,
         max_properties: count(get("maxProperties"), "maxProperties")?,
         multiple_of: number(get("multipleOf"), "multipleOf")?,
+        unique: unique(
+            get("x-kubernetes-list-type"),
+            get("x-kubernetes-list-map-keys"),
+            get("uniqueItems"),
+        )?,
         ..Node::default()
     };
     if n.types & ty::NULL != 0 {
@@ -591,16 +717,14 @@ fn scalars(obj: &serde_json::Map<String, Json>) -> Result<Node, String> {
     match get("pattern") {
         Json::Null => {}
         Json::String(p) => {
-            let re = regex::RegexBuilder::new(p)
-                .size_limit(MAX_REGEX_BYTES)
-                .build()
-                .map_err(|e| {
-                    let first = e.to_string();
-                    let last = first.lines().last().unwrap_or_default().trim();
-                    let detail = last.strip_prefix("error: ").unwrap_or(last).to_owned();
-                    format!("pattern {p:?} is not a valid regular expression: {detail}")
-                })?;
-            n.pattern = Some((re, p.as_str().into()));
+            // Checked (syntax and size) now, kept for later: see Pattern.
+            build_regex(p).map_err(|detail| {
+                format!("pattern {p:?} is not a valid regular expression: {detail}")
+            })?;
+            n.pattern = Some(Pattern {
+                source: p.as_str().into(),
+                regex: OnceLock::new(),
+            });
         }
         other => return Err(format!("pattern must be a string, got {other}")),
     }
@@ -695,10 +819,28 @@ mod tests {
     }
 
     #[test]
+    fn patterns_read_like_go_re2() {
+        let re = |p: &str| build_regex(p).unwrap();
+        assert!(re(r"^\d+$").is_match("123"));
+        assert!(!re(r"^\d+$").is_match("\u{661}\u{662}"));
+        assert!(re(r"^[\w.-]+$").is_match("a_b.c-d"));
+        assert!(!re(r"^[\w.-]+$").is_match("\u{e9}"));
+        assert!(re(r"^\\d$").is_match("\\d"));
+        assert!(re(r"^\S+\s\D$").is_match("ab x"));
+        assert!(re(r"\bword\b").is_match("a word here"));
+        assert!(re(r"^\pL+$").is_match("\u{e9}t\u{e9}"));
+        assert_eq!(go_syntax("plain"), "plain");
+    }
+
+    #[test]
     fn bad_patterns_fail_at_compile_time() {
         let s = json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "(["}}});
         let e = Schema::compile(&s).unwrap_err();
         assert!(e.message.starts_with("properties.a: pattern"), "{e}");
+        // Too large to compile is invalid too (bounded memory).
+        let s = json!({"type": "string", "pattern": "(a{1000}){1000}"});
+        let e = Schema::compile(&s).unwrap_err();
+        assert!(e.message.contains("size limit"), "{e}");
     }
 
     #[test]

@@ -19,12 +19,18 @@
 //! - Unknown values (not known until a later reconcile) are not checked.
 //! - `apiVersion`, `kind` and `metadata` at the top (and in an
 //!   `x-kubernetes-embedded-resource`) are the envelope: always allowed;
-//!   `metadata` is checked against ObjectMeta's field names and types.
+//!   `metadata` is checked against ObjectMeta's field names and types. An
+//!   embedded resource must name its `apiVersion` and `kind`.
 //!
 //! - `resource.Quantity` (a string in Kubernetes' OpenAPI documents) and
 //!   `format: quantity` take numbers too, as the API server does.
-//! - Not checked: `x-kubernetes-validations` (CEL rules), the uniqueness
-//!   of `x-kubernetes-list-type: set/map` lists and `uniqueItems`, `not`,
+//! - `pattern` is read as Go's RE2 reads it (Kubernetes' dialect): `\d`,
+//!   `\w`, `\s`, `\b` are ASCII; `\Q...\E` is not supported.
+//! - Lists of `x-kubernetes-list-type: set` (and `uniqueItems`) must not
+//!   repeat an element, those of type `map` not repeat the values of the
+//!   `x-kubernetes-list-map-keys`, as the API server demands (checked for
+//!   lists of up to 2,000 elements; unknown elements never count).
+//! - Not checked: `x-kubernetes-validations` (CEL rules), `not`,
 //!   formats other than `date-time` and `int-or-string`, non-local `$ref`s
 //!   (a compile error). `anyOf`/`oneOf` report one violation at the value,
 //!   not the alternatives' details.

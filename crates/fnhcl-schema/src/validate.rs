@@ -16,13 +16,15 @@ use std::collections::BTreeMap;
 
 use fnhcl_value::{Key, Value};
 
-use crate::compile::{Extra, Format, Lit, Node, NodeId, Schema, ty};
+use crate::compile::{Extra, Format, Lit, Node, NodeId, Schema, Unique, ty};
 use crate::{PathSegment, Violation, ViolationKind, meta, suggest};
 
 /// Deepest value nesting checked; deeper parts are reported once.
 const MAX_VALUE_DEPTH: usize = 200;
 /// Most (value, schema node) visits in one validation.
 const MAX_STEPS: usize = 250_000;
+/// Longest list checked for repeated elements (the check is quadratic).
+const MAX_UNIQUE_CHECKED: usize = 2_000;
 /// Longest `enum` list spelled out in a message.
 const MAX_ENUM_SHOWN: usize = 20;
 
@@ -179,6 +181,31 @@ fn json_matches(j: &serde_json::Value, v: &Value, depth: usize) -> bool {
                 })
         }),
         scalar => lit_matches(&crate::compile::lit(scalar), v, depth),
+    }
+}
+
+/// Whether two values are equal (unknown values are never equal to
+/// anything: they might differ).
+fn same(a: &Value, b: &Value, depth: usize) -> bool {
+    if depth > MAX_VALUE_DEPTH {
+        return false;
+    }
+    let (a, b) = (a.unmarked(), b.unmarked());
+    if let (Some(x), Some(y)) = (a.as_seq(), b.as_seq()) {
+        return x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y, depth + 1));
+    }
+    if let (Some(x), Some(y)) = (a.as_entries(), b.as_entries()) {
+        return x.len() == y.len()
+            && x.iter()
+                .zip(y)
+                .all(|((kx, x), (ky, y))| kx == ky && same(x, y, depth + 1));
+    }
+    match (a, b) {
+        (Value::Null(_), Value::Null(_)) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Number(x), Value::Number(y)) => x == y,
+        (Value::String(x), Value::String(y)) => x == y,
+        _ => false,
     }
 }
 
@@ -446,14 +473,14 @@ impl<'a> Walk<'a> {
                 );
             }
         }
-        if let Some((re, src)) = &n.pattern
-            && !re.is_match(text)
+        if let Some(p) = &n.pattern
+            && p.regex().is_some_and(|re| !re.is_match(text))
         {
             self.report(
                 ViolationKind::Pattern,
                 format!(
                     "must match the pattern {}, got {}",
-                    serde_json::Value::String(src.to_string()),
+                    serde_json::Value::String(p.source.to_string()),
                     serde_json::Value::String(text.to_owned())
                 ),
             );
@@ -522,11 +549,70 @@ impl<'a> Walk<'a> {
                 format!("must have at most {max} {unit}, got {len}"),
             );
         }
+        self.duplicates(&n.unique, items);
         if let Some(item) = n.items {
             for (i, v) in items.iter().enumerate() {
                 self.at(Seg::Index(i), |w| {
                     w.value(s, item, v, depth + 1, false, false, false)
                 });
+            }
+        }
+    }
+
+    /// Elements of a set that repeat an earlier one, and elements of a
+    /// map-type list whose keys repeat an earlier one's. Quadratic, so only
+    /// for lists of up to [`MAX_UNIQUE_CHECKED`] elements.
+    fn duplicates(&mut self, unique: &Unique, items: &'a [Value]) {
+        if items.len() > MAX_UNIQUE_CHECKED {
+            return;
+        }
+        match unique {
+            Unique::No => {}
+            Unique::Values => {
+                for (i, v) in items.iter().enumerate() {
+                    if let Some(j) = items[..i].iter().position(|e| same(e, v, 0)) {
+                        self.at(Seg::Index(i), |w| {
+                            w.report(
+                                ViolationKind::Items,
+                                format!("duplicate element of a set (the same as [{j}])"),
+                            )
+                        });
+                    }
+                }
+            }
+            Unique::Keys(keys) => {
+                let key_of = |v: &'a Value, k: &str| v.as_entries().and_then(|e| e.get(k));
+                for (i, v) in items.iter().enumerate() {
+                    if v.as_entries().is_none() {
+                        continue;
+                    }
+                    let repeat = items[..i].iter().position(|e| {
+                        e.as_entries().is_some()
+                            && keys.iter().all(|k| match (key_of(e, k), key_of(v, k)) {
+                                (None, None) => true,
+                                (Some(a), Some(b)) => same(a, b, 0),
+                                _ => false,
+                            })
+                    });
+                    if let Some(j) = repeat {
+                        let shown: Vec<String> = keys
+                            .iter()
+                            .map(|k| {
+                                let val = key_of(v, k).map_or_else(|| "null".to_owned(), show);
+                                format!("{k}={val}")
+                            })
+                            .collect();
+                        self.at(Seg::Index(i), |w| {
+                            w.report(
+                                ViolationKind::Items,
+                                format!(
+                                    "duplicate entry for {} (the same as [{j}])",
+                                    shown.join(", ")
+                                ),
+                            )
+                        });
+                    }
+                }
             }
         }
     }
@@ -555,6 +641,20 @@ impl<'a> Walk<'a> {
                 ViolationKind::Properties,
                 format!("must have at most {max} {unit}, got {len}"),
             );
+        }
+        if n.embedded && !part {
+            // The API server requires the type of an embedded resource.
+            for r in ["apiVersion", "kind"] {
+                if entries.get(r).is_none_or(Value::is_null) {
+                    self.at(Seg::Key(r), |w| {
+                        w.report(
+                            ViolationKind::Required,
+                            "required field is missing (an embedded resource names its type)"
+                                .to_owned(),
+                        )
+                    });
+                }
+            }
         }
         for r in &n.required {
             let nullable = n.property(r).is_some_and(|p| s.node(p).nullable);

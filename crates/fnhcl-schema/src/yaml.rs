@@ -17,7 +17,7 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 /// Deepest nesting of mappings and sequences accepted.
 pub(crate) const MAX_DEPTH: usize = 200;
 /// Most values one stream may hold, aliases expanded.
-pub(crate) const MAX_VALUES: usize = 4_000_000;
+pub(crate) const MAX_VALUES: usize = 1_000_000;
 
 /// A stream that cannot be read: message and 1-based line.
 #[derive(Debug)]

@@ -124,6 +124,9 @@ impl Gen {
             "x-kubernetes-preserve-unknown-fields",
             "x-kubernetes-int-or-string",
             "x-kubernetes-embedded-resource",
+            "x-kubernetes-list-type",
+            "x-kubernetes-list-map-keys",
+            "uniqueItems",
         ];
         let mut m = serde_json::Map::new();
         for _ in 0..(self.next() % 4) {
@@ -141,6 +144,8 @@ impl Gen {
                 }
                 ("$ref", _, _) => json!(*self.pick(&["#/$defs/X", "#/$defs/Y", "#/nowhere", "#"])),
                 ("required", _, 0) => json!(["a"]),
+                ("x-kubernetes-list-type", _, 0) => json!(*self.pick(&["set", "map", "atomic"])),
+                ("x-kubernetes-list-map-keys", _, 0) => json!(["a", "b"]),
                 _ => self.scalar(),
             };
             m.insert(k.to_owned(), v);
