@@ -55,9 +55,7 @@ fn visit_blocks(body: &Body, f: &mut dyn FnMut(&Block)) {
 /// parts unknown.
 fn body_value(holder: &Body) -> Option<(Value, Span)> {
     holder.items.iter().find_map(|s| match s {
-        Structure::Attribute(a) if &*a.name.name == "body" => {
-            Some((literal(&a.expr), a.expr.span))
-        }
+        Structure::Attribute(a) if &*a.name.name == "body" => Some((literal(&a.expr), a.expr.span)),
         Structure::Block(b) if &*b.ident.name == "body" => Some((block_literal(&b.body), b.span)),
         _ => None,
     })

@@ -73,8 +73,8 @@ fn run_case(path: &Path) -> Result<(), Failed> {
         if let Ok(list) = std::fs::read_to_string(path.join("crds")) {
             let mut set = fnhcl_schema::SchemaSet::new();
             for file in list.lines().map(str::trim).filter(|l| !l.is_empty()) {
-                let text = std::fs::read_to_string(path.join(file))
-                    .map_err(|e| format!("{file}: {e}"))?;
+                let text =
+                    std::fs::read_to_string(path.join(file)).map_err(|e| format!("{file}: {e}"))?;
                 set.load_text(file, &text).map_err(|e| e.to_string())?;
             }
             options.schemas = Some(Arc::new(set));

@@ -217,6 +217,7 @@ pub(crate) fn analysis_options(
     };
     Ok(fnhcl_analyze::Options {
         composite_schema: schema,
+        schemas: None,
     })
 }
 

@@ -32,6 +32,12 @@ pub(crate) struct Args {
     /// `req.composite` paths (default: found among DIR's *.yaml files).
     #[arg(long, value_name = "XRD.yaml")]
     xrd: Option<PathBuf>,
+    /// CRD/XRD files or directories (repeatable): the literal parts of
+    /// resource bodies are checked against the schemas of their kinds.
+    /// Default: the `.crd-sources.yaml` or `.crds/` directory found walking
+    /// up from PATH, as the Go function-hcl's language server finds them.
+    #[arg(long, value_name = "PATH")]
+    crds: Vec<PathBuf>,
     /// Exit with status 1 on warnings too (for CI).
     #[arg(long)]
     deny_warnings: bool,
@@ -47,7 +53,8 @@ struct Unit {
 
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = args.dir.unwrap_or_else(|| PathBuf::from("."));
-    let units = if path.is_dir() {
+    let schemas = crate::crds::load(&args.crds, &path)?.map(Arc::new);
+    let mut units = if path.is_dir() {
         let files = crate::bundle::load_dir(&path)?;
         vec![Unit {
             label: None,
@@ -57,6 +64,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         file_units(&path, args.xrd.as_deref())?
     };
+    for unit in &mut units {
+        unit.options.schemas = schemas.clone();
+    }
     let mut failed = false;
     let mut json = Vec::new();
     for unit in &units {

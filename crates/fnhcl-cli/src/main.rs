@@ -21,6 +21,7 @@ mod cmd_run;
 mod cmd_serve;
 mod cmd_test;
 mod cmd_version;
+mod crds;
 mod findings;
 
 // mimalloc: faster than glibc malloc for the many small, short-lived

@@ -656,3 +656,63 @@ fn package_follows_imports_and_analyze_checks_modules() {
         missing.stderr
     );
 }
+
+#[test]
+fn analyze_checks_bodies_against_crds_found_or_given() {
+    let bucket_crd = std::fs::read_to_string(
+        repo().join("crates/fnhcl-schema/tests/data/crds/s3.aws.upbound.io_buckets.yaml"),
+    )
+    .expect("bucket CRD");
+    let body = "resource b {\n  body = {\n    apiVersion = \"s3.aws.upbound.io/v1beta1\"\n    kind       = \"Bucket\"\n    spec = { forProvider = { regoin = \"eu-west-1\" } }\n  }\n}\n";
+    let repo_dir = tempfile::tempdir().expect("tempdir");
+    let root = repo_dir.path();
+    write(root, "compositions/storage/main.hcl", body);
+    let comp = root.join("compositions/storage");
+
+    // Nothing configured: no schema findings.
+    let run = fn_hcl(&comp, &["analyze"], None);
+    assert!(!run.stdout.contains("W0610"), "{}", run.stdout);
+
+    // A .crds/ directory above the composition.
+    write(root, ".crds/aws/bucket.yaml", &bucket_crd);
+    let run = fn_hcl(&comp, &["analyze"], None);
+    assert!(
+        run.stdout
+            .contains("main.hcl:5,30: warning[W0610]: spec.forProvider.regoin: unknown field; did you mean \"region\"?"),
+        "{}",
+        run.stdout
+    );
+
+    // .crd-sources.yaml wins over .crds/; its scope filters (the Bucket CRD
+    // is cluster scoped).
+    write(root, "vendor/crds/s3/bucket.yaml", &bucket_crd);
+    write(
+        root,
+        ".crd-sources.yaml",
+        "scope: namespaced\npaths:\n  - vendor/crds/**/*.yaml\n",
+    );
+    let run = fn_hcl(&comp, &["analyze"], None);
+    assert!(!run.stdout.contains("W0610"), "{}", run.stdout);
+    write(
+        root,
+        ".crd-sources.yaml",
+        "scope: both\npaths:\n  - vendor/crds/**/*.yaml\n",
+    );
+    let run = fn_hcl(&comp, &["analyze"], None);
+    assert!(run.stdout.contains("W0610"), "{}", run.stdout);
+
+    // Given explicitly, from anywhere; a broken CRD file names the file.
+    let other = tempfile::tempdir().expect("tempdir");
+    write(other.path(), "main.hcl", body);
+    let crd_path = root.join("vendor/crds/s3/bucket.yaml");
+    let run = fn_hcl(
+        other.path(),
+        &["analyze", "--crds", crd_path.to_str().expect("utf-8 path")],
+        None,
+    );
+    assert!(run.stdout.contains("W0610"), "{}", run.stdout);
+    write(other.path(), "bad.yaml", "kind: [unclosed\n");
+    let run = fn_hcl(other.path(), &["analyze", "--crds", "bad.yaml"], None);
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("bad.yaml"), "{}", run.stderr);
+}
