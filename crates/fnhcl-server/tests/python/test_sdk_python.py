@@ -139,6 +139,47 @@ requirement cfg {
         self.assertEqual(modern.requirements.resources["cfg"].kind, "ConfigMap")
         self.assertEqual(len(modern.requirements.extra_resources), 0)
 
+    def test_schema_requirements_and_violations(self):
+        hcl = BUCKET.replace("region = req", "regoin = req")
+        req = request(hcl)
+        req.meta.capabilities.extend([fnv1.CAPABILITY_CAPABILITIES, fnv1.CAPABILITY_REQUIRED_SCHEMAS])
+        first = self.run_function(req)
+        # The first call emits everything and asks for the schema of each kind.
+        self.assertIn("my-bucket", first.desired.resources)
+        sel = first.requirements.schemas["Bucket.v1beta1.s3.aws.upbound.io"]
+        self.assertEqual((sel.api_version, sel.kind), ("s3.aws.upbound.io/v1beta1", "Bucket"))
+        self.assertIn("XS3Bucket.v1.example.com", first.requirements.schemas)
+
+        # Crossplane answers; the second call validates against the schema.
+        schema = {
+            "type": "object",
+            "properties": {
+                "spec": {
+                    "type": "object",
+                    "properties": {
+                        "forProvider": {
+                            "type": "object",
+                            "properties": {"region": {"type": "string"}},
+                        }
+                    },
+                }
+            },
+        }
+        req.required_schemas["Bucket.v1beta1.s3.aws.upbound.io"].openapi_v3.CopyFrom(resource.dict_to_struct(schema))
+        req.required_schemas["XS3Bucket.v1.example.com"].SetInParent()
+        second = self.run_function(req)
+        self.assertIn("my-bucket", second.desired.resources)
+        violations = [r for r in second.results if r.reason == "SchemaViolation"]
+        self.assertEqual(len(violations), 1, second.results)
+        self.assertEqual(violations[0].severity, fnv1.SEVERITY_WARNING)
+        self.assertTrue(
+            violations[0].message.startswith(
+                'main.hcl:6,36-42: spec.forProvider.regoin: unknown field; did you mean "region"?'
+            ),
+            violations[0].message,
+        )
+        self.assertEqual(first.requirements.schemas, second.requirements.schemas)
+
     def test_incomplete_block_is_a_warning(self):
         hcl = """-- main.hcl --
 composite status {
