@@ -852,28 +852,13 @@ fn with_suggestion<'c>(
     candidates: impl Iterator<Item = &'c str>,
 ) -> String {
     let best = candidates
-        .map(|c| (levenshtein(name, c), c))
+        .filter_map(|c| Some((fnhcl_base::edit_distance(name, c, usize::MAX)?, c)))
         .filter(|(d, c)| *d > 0 && *d <= (c.chars().count() / 3).max(2))
         .min();
     if let Some((_, c)) = best {
         detail.push_str(&format!(" (did you mean \"{c}\"?)"));
     }
     detail
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 /// The value of an expression without variables, calls of unknown
