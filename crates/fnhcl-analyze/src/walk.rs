@@ -362,14 +362,7 @@ impl Walker {
             _ => {}
         }
         if fnhcl_syntax::visit::traversals(e).is_empty() && !calls_invoke(e) {
-            let limits = fnhcl_expr::Limits::default();
-            let ctx = fnhcl_expr::EvalContext {
-                vars: &fnhcl_expr::NoVariables,
-                invoker: None,
-                functions: true,
-                limits: &limits,
-            };
-            let out = fnhcl_expr::evaluate(e, &ctx);
+            let out = evaluate_without_variables(e);
             self.const_steps += out.steps;
             if let Some(d) = out.diagnostics.into_iter().find(Diagnostic::is_error) {
                 let span = d.primary.unwrap_or(e.span);
@@ -861,6 +854,18 @@ fn with_suggestion<'c>(
     detail
 }
 
+/// Evaluates `e` with no variables (functions on, default limits).
+fn evaluate_without_variables(e: &Expr) -> fnhcl_expr::Evaluated {
+    let limits = fnhcl_expr::Limits::default();
+    let ctx = fnhcl_expr::EvalContext {
+        vars: &fnhcl_expr::NoVariables,
+        invoker: None,
+        functions: true,
+        limits: &limits,
+    };
+    fnhcl_expr::evaluate(e, &ctx)
+}
+
 /// The value of an expression without variables, calls of unknown
 /// functions or `invoke`, when it evaluates without errors.
 fn constant_value(e: &Expr) -> Option<Value> {
@@ -875,14 +880,7 @@ fn constant_value(e: &Expr) -> Option<Value> {
     {
         return None;
     }
-    let limits = fnhcl_expr::Limits::default();
-    let ctx = fnhcl_expr::EvalContext {
-        vars: &fnhcl_expr::NoVariables,
-        invoker: None,
-        functions: true,
-        limits: &limits,
-    };
-    let out = fnhcl_expr::evaluate(e, &ctx);
+    let out = evaluate_without_variables(e);
     (!out.has_errors() && out.value.is_wholly_known()).then_some(out.value)
 }
 
