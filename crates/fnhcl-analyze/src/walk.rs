@@ -362,14 +362,7 @@ impl Walker {
             _ => {}
         }
         if fnhcl_syntax::visit::traversals(e).is_empty() && !calls_invoke(e) {
-            let limits = fnhcl_expr::Limits::default();
-            let ctx = fnhcl_expr::EvalContext {
-                vars: &fnhcl_expr::NoVariables,
-                invoker: None,
-                functions: true,
-                limits: &limits,
-            };
-            let out = fnhcl_expr::evaluate(e, &ctx);
+            let out = evaluate_without_variables(e);
             self.const_steps += out.steps;
             if let Some(d) = out.diagnostics.into_iter().find(Diagnostic::is_error) {
                 let span = d.primary.unwrap_or(e.span);
@@ -852,7 +845,7 @@ pub(crate) fn with_suggestion<'c>(
     candidates: impl Iterator<Item = &'c str>,
 ) -> String {
     let best = candidates
-        .map(|c| (levenshtein(name, c), c))
+        .filter_map(|c| Some((fnhcl_base::edit_distance(name, c, usize::MAX)?, c)))
         .filter(|(d, c)| *d > 0 && *d <= (c.chars().count() / 3).max(2))
         .min();
     if let Some((_, c)) = best {
@@ -861,19 +854,16 @@ pub(crate) fn with_suggestion<'c>(
     detail
 }
 
-fn levenshtein(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
+/// Evaluates `e` with no variables (functions on, default limits).
+fn evaluate_without_variables(e: &Expr) -> fnhcl_expr::Evaluated {
+    let limits = fnhcl_expr::Limits::default();
+    let ctx = fnhcl_expr::EvalContext {
+        vars: &fnhcl_expr::NoVariables,
+        invoker: None,
+        functions: true,
+        limits: &limits,
+    };
+    fnhcl_expr::evaluate(e, &ctx)
 }
 
 /// The value of an expression without variables, calls of unknown
@@ -890,14 +880,7 @@ fn constant_value(e: &Expr) -> Option<Value> {
     {
         return None;
     }
-    let limits = fnhcl_expr::Limits::default();
-    let ctx = fnhcl_expr::EvalContext {
-        vars: &fnhcl_expr::NoVariables,
-        invoker: None,
-        functions: true,
-        limits: &limits,
-    };
-    let out = fnhcl_expr::evaluate(e, &ctx);
+    let out = evaluate_without_variables(e);
     (!out.has_errors() && out.value.is_wholly_known()).then_some(out.value)
 }
 

@@ -4,7 +4,9 @@
 
 mod diagnostic;
 mod source;
+mod suggest;
 pub mod txtar;
 
 pub use diagnostic::{Diagnostic, Label, Severity, render_frames};
 pub use source::{FileId, LineCol, SourceFile, SourceMap, Span};
+pub use suggest::edit_distance;

@@ -213,28 +213,15 @@ impl HclInput {
 /// The known field closest to a misspelled one (case-insensitive edit
 /// distance of at most 2).
 fn suggest(field: &str) -> Option<&'static str> {
-    let field = field.to_ascii_lowercase();
+    // Only the first 64 characters are compared (bounded work).
+    let first_64 = |s: &str| s.to_ascii_lowercase().chars().take(64).collect::<String>();
+    let field = first_64(field);
     FIELD_NAMES
         .iter()
-        .map(|k| (edit_distance(&field, &k.to_ascii_lowercase()), *k))
+        .filter_map(|k| Some((fnhcl_base::edit_distance(&field, &first_64(k), 64)?, *k)))
         .filter(|(d, _)| *d <= 2)
         .min_by_key(|(d, _)| *d)
         .map(|(_, k)| k)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().take(64).collect();
-    let b: Vec<char> = b.chars().take(64).collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 /// Parses Go's `time.ParseDuration` syntax for non-negative durations:

@@ -23,24 +23,23 @@ const MAX_DEPTH: usize = 512;
 /// Every traversal in `expr`, in source order, except references to
 /// variables bound by enclosing `for` expressions/directives.
 pub(crate) fn traversals(expr: &Expr) -> Vec<Traversal<'_>> {
-    let mut w = Walker {
-        bound: Vec::new(),
-        out: Vec::new(),
-        calls: Vec::new(),
-    };
-    w.expr(expr, 0);
-    w.out
+    walk(expr).out
 }
 
 /// Every function call in `expr`, in source order (outer calls first).
 pub(crate) fn calls(expr: &Expr) -> Vec<&Expr> {
+    walk(expr).calls
+}
+
+/// One walk of `expr` collects both its traversals and its calls.
+fn walk(expr: &Expr) -> Walker<'_> {
     let mut w = Walker {
         bound: Vec::new(),
         out: Vec::new(),
         calls: Vec::new(),
     };
     w.expr(expr, 0);
-    w.calls
+    w
 }
 
 /// The root of a traversal chain: `Some((root, first_attr))` when `e` is a

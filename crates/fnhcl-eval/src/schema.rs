@@ -163,31 +163,15 @@ pub(crate) fn suggest<'c>(
 ) -> Option<&'c str> {
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
-        let d = levenshtein(name, c);
+        // Longer names are not compared (bounded work).
+        let Some(d) = fnhcl_base::edit_distance(name, c, 64) else {
+            continue;
+        };
         if d < 3 && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
         }
     }
     best.map(|(_, c)| c)
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    if a.len() > 64 || b.len() > 64 {
-        return usize::MAX;
-    }
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for i in 1..=a.len() {
-        cur[0] = i;
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
 }
 
 // Schemas of every block (upstream §2; `body` also as a block, D4).

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use fnhcl_base::{Diagnostic, SourceMap};
 use fnhcl_eval::{ObservedResource, Output, Request, SelectorMatch};
-use fnhcl_value::{Key, Number, Value};
+use fnhcl_value::{Value, from_serde_json};
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{Map, Value as Json};
 use yaml_rust2::{Yaml, YamlEmitter, YamlLoader};
@@ -243,13 +243,13 @@ fn parse_request(j: &Json) -> Result<Request, Failed> {
     };
     for (k, v) in m {
         match k.as_str() {
-            "composite" => r.composite = Some(json_to_value(v)),
+            "composite" => r.composite = Some(from_serde_json(v)),
             "composite_connection" => r.composite_connection = bytes_map(v),
             "context" => {
                 if let Json::Object(c) = v {
                     r.context = c
                         .iter()
-                        .map(|(k, v)| (k.clone(), json_to_value(v)))
+                        .map(|(k, v)| (k.clone(), from_serde_json(v)))
                         .collect();
                 }
             }
@@ -258,7 +258,7 @@ fn parse_request(j: &Json) -> Result<Request, Failed> {
                     for (name, res) in o {
                         let body = res
                             .get("body")
-                            .map(json_to_value)
+                            .map(from_serde_json)
                             .unwrap_or_else(Value::empty_object);
                         let connection_details =
                             res.get("connection").map(bytes_map).unwrap_or_default();
@@ -276,7 +276,7 @@ fn parse_request(j: &Json) -> Result<Request, Failed> {
                 if let Json::Object(o) = v {
                     for (name, items) in o {
                         let items = match items {
-                            Json::Array(a) => Some(a.iter().map(json_to_value).collect()),
+                            Json::Array(a) => Some(a.iter().map(from_serde_json).collect()),
                             _ => None,
                         };
                         r.extra_resources.insert(name.clone(), items);
@@ -301,23 +301,6 @@ fn bytes_map(v: &Json) -> BTreeMap<String, Vec<u8>> {
             })
             .collect(),
         _ => BTreeMap::new(),
-    }
-}
-
-fn json_to_value(j: &Json) -> Value {
-    match j {
-        Json::Null => Value::null(),
-        Json::Bool(b) => Value::Bool(*b),
-        Json::Number(n) => Number::parse(&n.to_string())
-            .map(Value::Number)
-            .unwrap_or_else(Value::null),
-        Json::String(s) => Value::string(s.as_str()),
-        Json::Array(a) => Value::tuple(a.iter().map(json_to_value).collect()),
-        Json::Object(m) => Value::object(
-            m.iter()
-                .map(|(k, v)| (Key::from(k.as_str()), json_to_value(v)))
-                .collect(),
-        ),
     }
 }
 

@@ -10,7 +10,6 @@ use unicode_segmentation::UnicodeSegmentation;
 
 use crate::args::str_arg;
 use crate::error::CallError;
-use crate::jsonenc::encode as json_encode;
 use crate::limits::{MAX_STRING_BYTES, check_len};
 use crate::numfmt::{self, Spec};
 use crate::quote::{go_quote, go_quote_rune};
@@ -233,7 +232,7 @@ fn append(
                     _ => {}
                 }
             }
-            let js = json_encode(arg).map_err(|e| unsupported(&e))?;
+            let js = fnhcl_value::json::to_cty_json_text(arg).map_err(|e| unsupported(&e))?;
             pad_width(out, spec, &js);
             Ok(())
         }
@@ -289,7 +288,9 @@ fn append(
             if mode == 's' {
                 pad_width(out, spec, s);
             } else {
-                pad_width(out, spec, &crate::jsonenc::quote(s));
+                let mut quoted = String::with_capacity(s.len() + 2);
+                fnhcl_value::json::write_json_string(&mut quoted, s);
+                pad_width(out, spec, &quoted);
             }
             Ok(())
         }

@@ -1,16 +1,17 @@
 //! `jsonencode` and `jsondecode` (cty's JSON mapping).
 //!
-//! Encoding is [`crate::jsonenc`]'s (shared with `format`). Decoding
+//! Encoding is `fnhcl_value::json::to_cty_json_text` (shared with
+//! `format`). Decoding
 //! keeps numbers exact, gives objects and tuples, and a null of dynamic
 //! type for `null`.
 
 use std::collections::BTreeMap;
 
+use fnhcl_value::json::to_cty_json_text;
 use fnhcl_value::{Key, Number, Type, Value};
 
 use crate::args::str_arg;
 use crate::error::CallError;
-use crate::jsonenc::encode;
 use crate::registry::{FuncDef, Param, Registry};
 
 /// Nesting limit for decoded documents.
@@ -33,7 +34,7 @@ pub(crate) fn register(r: &mut Registry) {
             if !v.is_wholly_known() {
                 return Ok(Value::Unknown(Type::String));
             }
-            encode(v)
+            to_cty_json_text(v)
                 .map(crate::limits::cty_string)
                 .map_err(CallError::new)
         }),
@@ -410,6 +411,34 @@ impl Parser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn quote(s: &str) -> String {
+        let mut out = String::new();
+        fnhcl_value::json::write_json_string(&mut out, s);
+        out
+    }
+
+    #[test]
+    fn encode_like_cty() {
+        let mut m = BTreeMap::new();
+        m.insert(
+            Key::from("hello"),
+            crate::limits::cty_string("<cats & kittens>"),
+        );
+        m.insert(
+            Key::from("a"),
+            Value::tuple(vec![Value::int(2), Value::null()]),
+        );
+        assert_eq!(
+            to_cty_json_text(&Value::object(m)).ok().as_deref(),
+            Some(r#"{"a":[2,null],"hello":"\u003ccats \u0026 kittens\u003e"}"#)
+        );
+        assert_eq!(
+            quote("tab\there\u{1}\u{2028}"),
+            r#""tab\there\u0001\u2028""#
+        );
+        assert!(to_cty_json_text(&Value::Unknown(Type::String)).is_err());
+    }
 
     #[test]
     fn decode_like_cty() {

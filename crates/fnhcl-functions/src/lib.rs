@@ -25,7 +25,6 @@ mod format;
 mod go_regex;
 mod gzip;
 mod json;
-mod jsonenc;
 mod limits;
 mod limits_coll;
 mod numeric;

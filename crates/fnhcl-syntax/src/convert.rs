@@ -547,12 +547,10 @@ fn collect_tokens<'t>(t: &'t mut ht::Template, out: &mut Vec<Tok<'t>>) {
     }
 }
 
-/// Applies `~` strip markers: `${~`/`%{~` trims trailing whitespace from the
-/// literal just before, `~}` trims leading whitespace from the literal just
-/// after (across directive boundaries, as HCL does on its token stream).
-fn apply_strip(t: &mut ht::Template) {
-    let mut toks = Vec::new();
-    collect_tokens(t, &mut toks);
+/// Which tokens a `~` marker next to them trims: `(trim_start,
+/// trim_end)`, one flag per token. `${~`/`%{~` trims the end of the token
+/// before it, `~}` the start of the token after it.
+fn strip_flags(toks: &[Tok<'_>]) -> (Vec<bool>, Vec<bool>) {
     let mut trim_end = vec![false; toks.len()];
     let mut trim_start = vec![false; toks.len()];
     for (i, tok) in toks.iter().enumerate() {
@@ -565,6 +563,16 @@ fn apply_strip(t: &mut ht::Template) {
             }
         }
     }
+    (trim_start, trim_end)
+}
+
+/// Applies `~` strip markers: `${~`/`%{~` trims trailing whitespace from the
+/// literal just before, `~}` trims leading whitespace from the literal just
+/// after (across directive boundaries, as HCL does on its token stream).
+fn apply_strip(t: &mut ht::Template) {
+    let mut toks = Vec::new();
+    collect_tokens(t, &mut toks);
+    let (trim_start, trim_end) = strip_flags(&toks);
     for (i, tok) in toks.iter_mut().enumerate() {
         if let Tok::Lit(s) = tok {
             if trim_start[i] {
@@ -615,18 +623,7 @@ fn restore_raw_literals(t: &mut ht::Template, text: &str, base: isize) {
 fn apply_strip_heredoc(t: &mut ht::Template, flush: bool) {
     let mut toks = Vec::new();
     collect_tokens(t, &mut toks);
-    let mut trim_end = vec![false; toks.len()];
-    let mut trim_start = vec![false; toks.len()];
-    for (i, tok) in toks.iter().enumerate() {
-        if let Tok::Mark(s) = tok {
-            if s.strip_start() && i > 0 {
-                trim_end[i - 1] = true;
-            }
-            if s.strip_end() && i + 1 < toks.len() {
-                trim_start[i + 1] = true;
-            }
-        }
-    }
+    let (trim_start, trim_end) = strip_flags(&toks);
     for (i, tok) in toks.iter_mut().enumerate() {
         if let Tok::Lit(s) = tok {
             if trim_start[i] {

@@ -9,6 +9,8 @@
 //!   strings escaped like Go's `encoding/json` (`<`, `>`, `&`, U+2028,
 //!   U+2029 as `\u003c` ...), marks stripped, unknown values and infinities
 //!   rejected.
+//! - [`to_cty_json_text`]: the same text as `jsonencode` itself produces
+//!   it (a marked value is an error, an infinity is written `+Inf`).
 //! - [`from_serde_json`] / [`to_serde_json`]: the same mapping on
 //!   `serde_json::Value` (numbers via `f64` on output).
 
@@ -307,13 +309,28 @@ fn write_str(out: &mut String, s: &str, html_safe: bool) {
 
 const MAX_OUT_DEPTH: usize = 1024;
 
-fn write_value(v: &Value, out: &mut String, depth: usize, html: bool) -> Result<(), String> {
-    if depth > MAX_OUT_DEPTH {
+/// How the writer treats what JSON text cannot hold.
+#[derive(Clone, Copy)]
+struct Style {
+    /// HTML-safe string escapes (see [`write_json_string`]).
+    html: bool,
+    /// cty's `json.Marshal` (see [`to_cty_json_text`]) rather than output
+    /// for documents: a marked value is an error, an infinity is written
+    /// as its text, and nesting is not limited.
+    cty: bool,
+}
+
+fn write_value(v: &Value, out: &mut String, depth: usize, style: Style) -> Result<(), String> {
+    if depth > MAX_OUT_DEPTH && !style.cty {
         return Err("value is nested too deeply to serialize as JSON".into());
     }
     let d = depth + 1;
+    let html = style.html;
     match v {
-        Value::Marked(inner) => write_value(inner, out, depth, html),
+        Value::Marked(_) if style.cty => {
+            Err("value has marks, so it cannot be serialized as JSON".into())
+        }
+        Value::Marked(inner) => write_value(inner, out, depth, style),
         Value::Null(_) => {
             out.push_str("null");
             Ok(())
@@ -324,7 +341,7 @@ fn write_value(v: &Value, out: &mut String, depth: usize, html: bool) -> Result<
             Ok(())
         }
         Value::Number(n) => {
-            if n.is_infinite() {
+            if n.is_infinite() && !style.cty {
                 return Err("cannot serialize infinity as JSON".into());
             }
             out.push_str(&n.to_string());
@@ -334,10 +351,10 @@ fn write_value(v: &Value, out: &mut String, depth: usize, html: bool) -> Result<
             write_str(out, s, html);
             Ok(())
         }
-        Value::List(c) | Value::Set(c) => write_seq(c.items.iter(), out, d, html),
-        Value::Tuple(items) => write_seq(items.iter(), out, d, html),
-        Value::Map(m) => write_obj(m.items.iter(), out, d, html),
-        Value::Object(attrs) => write_obj(attrs.iter(), out, d, html),
+        Value::List(c) | Value::Set(c) => write_seq(c.items.iter(), out, d, style),
+        Value::Tuple(items) => write_seq(items.iter(), out, d, style),
+        Value::Map(m) => write_obj(m.items.iter(), out, d, style),
+        Value::Object(attrs) => write_obj(attrs.iter(), out, d, style),
     }
 }
 
@@ -345,14 +362,14 @@ fn write_seq<'a>(
     items: impl Iterator<Item = &'a Value>,
     out: &mut String,
     depth: usize,
-    html: bool,
+    style: Style,
 ) -> Result<(), String> {
     out.push('[');
     for (i, v) in items.enumerate() {
         if i > 0 {
             out.push(',');
         }
-        write_value(v, out, depth, html)?;
+        write_value(v, out, depth, style)?;
     }
     out.push(']');
     Ok(())
@@ -362,16 +379,16 @@ fn write_obj<'a>(
     items: impl Iterator<Item = (&'a Key, &'a Value)>,
     out: &mut String,
     depth: usize,
-    html: bool,
+    style: Style,
 ) -> Result<(), String> {
     out.push('{');
     for (i, (k, v)) in items.enumerate() {
         if i > 0 {
             out.push(',');
         }
-        write_str(out, k, html);
+        write_str(out, k, style.html);
         out.push(':');
-        write_value(v, out, depth, html)?;
+        write_value(v, out, depth, style)?;
     }
     out.push('}');
     Ok(())
@@ -380,7 +397,33 @@ fn write_obj<'a>(
 /// Compact cty JSON text of a value (Terraform's `jsonencode`).
 pub fn to_json_text(v: &Value) -> Result<String, String> {
     let mut out = String::new();
-    write_value(v, &mut out, 0, true)?;
+    write_value(
+        v,
+        &mut out,
+        0,
+        Style {
+            html: true,
+            cty: false,
+        },
+    )?;
+    Ok(out)
+}
+
+/// cty's `json.Marshal(v, v.Type())`, as Terraform's `jsonencode` and
+/// `format`'s `%#v` write it: as [`to_json_text`], except that a marked
+/// value anywhere is an error ("value has marks ..."), an infinity is
+/// written as its text (`+Inf`, as cty does), and nesting is not limited.
+pub fn to_cty_json_text(v: &Value) -> Result<String, String> {
+    let mut out = String::new();
+    write_value(
+        v,
+        &mut out,
+        0,
+        Style {
+            html: true,
+            cty: true,
+        },
+    )?;
     Ok(out)
 }
 
@@ -388,7 +431,15 @@ pub fn to_json_text(v: &Value) -> Result<String, String> {
 /// [`write_json_string_plain`]), for display.
 pub fn to_json_text_plain(v: &Value) -> Result<String, String> {
     let mut out = String::new();
-    write_value(v, &mut out, 0, false)?;
+    write_value(
+        v,
+        &mut out,
+        0,
+        Style {
+            html: false,
+            cty: false,
+        },
+    )?;
     Ok(out)
 }
 

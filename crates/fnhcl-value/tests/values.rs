@@ -411,6 +411,20 @@ fn json_output_errors_and_forms() {
         to_json_text(&inf),
         Err("cannot serialize infinity as JSON".into())
     );
+    // jsonencode's form: infinities as text, marks refused at any depth.
+    let cty = fnhcl_value::json::to_cty_json_text;
+    assert_eq!(
+        cty(&Value::tuple(vec![inf.clone()])).as_deref(),
+        Ok("[+Inf]")
+    );
+    assert_eq!(
+        cty(&Value::tuple(vec![Value::int(1).mark()])),
+        Err("value has marks, so it cannot be serialized as JSON".into())
+    );
+    assert_eq!(
+        to_json_text(&Value::tuple(vec![Value::int(1).mark()])).as_deref(),
+        Ok("[1]")
+    );
     let v = Value::map(
         Type::Number,
         [

@@ -295,16 +295,7 @@ fn go_format_g(f: f64) -> String {
         return if f > 0.0 { ".inf" } else { "-.inf" }.to_owned();
     }
     // Rust's `{:e}` gives the shortest round-trip digits: `1.23456785e7`.
-    let e = format!("{f:e}");
-    let Some((mantissa, exp)) = e.split_once('e') else {
-        return e;
-    };
-    let exp: i32 = exp.parse().unwrap_or(0);
-    if (-4..6).contains(&exp) {
-        return format!("{f}");
-    }
-    let sign = if exp < 0 { '-' } else { '+' };
-    format!("{mantissa}e{sign}{:02}", exp.abs())
+    super::load::go_format_g_finite(f)
 }
 
 /// Would a YAML reader (1.1 or 1.2) take this plain text for a non-string?

@@ -456,6 +456,14 @@ fn plain_key(text: String) -> String {
 
 /// Go's `strconv.FormatFloat(f, 'g', -1, 32)`.
 fn go_format_g32(f: f32) -> String {
+    go_format_g_finite(f)
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, bits)` for a finite `f32` or
+/// `f64` (the type gives `bits`): the shortest digits that read back as
+/// `f`, in exponent form (`1e+06`, `1e-05`) when the decimal exponent is
+/// below -4 or at least 6.
+pub(super) fn go_format_g_finite<F: std::fmt::LowerExp + std::fmt::Display>(f: F) -> String {
     let e = format!("{f:e}");
     let Some((mantissa, exp)) = e.split_once('e') else {
         return e;
