@@ -969,12 +969,8 @@ impl Compiler<'_> {
         };
         let mut keys = Vec::new();
         for it in items {
-            let key_span = match &it.key {
-                ObjectKey::Ident(i) => i.span,
-                ObjectKey::Expr(e) => e.span,
-            };
             match object_key_name(it) {
-                Some(k) => keys.push((k, key_span)),
+                Some(k) => keys.push((k, key_span(it))),
                 None => return,
             }
         }
@@ -1589,6 +1585,15 @@ fn object_key_name(it: &ObjectItem) -> Option<String> {
     }
 }
 
+/// The span of an object item's key (the offending step when the key is
+/// not an accepted name).
+fn key_span(it: &ObjectItem) -> Span {
+    match &it.key {
+        ObjectKey::Ident(i) => i.span,
+        ObjectKey::Expr(e) => e.span,
+    }
+}
+
 /// What `items` can emit, relative to the enclosing module.
 fn names_of(items: &[Item]) -> Names {
     let mut out = Names::default();
@@ -2123,7 +2128,7 @@ impl<'l> Compiler<'l> {
             Some(o) => match &o.expr.kind {
                 ExprKind::Object(items) => items
                     .iter()
-                    .map(|it| object_key_name(it).map(|k| (k, it.value.span)))
+                    .map(|it| object_key_name(it).map(|k| (k, key_span(it))))
                     .collect(),
                 _ => None,
             },
@@ -2173,22 +2178,30 @@ impl<'l> Compiler<'l> {
             }
         }
         let self_ref = format!("module.{name}");
-        let check_param = |c: &mut Self, e: &Expr| {
-            c.check_expr(e, env);
-            for t in refs::traversals(e) {
-                if *t.root.name == *self_ref {
-                    c.err(
+        let check_param =
+            |c: &mut Self, e: &Expr| {
+                c.check_expr(e, env);
+                for t in refs::traversals(e) {
+                    // `module.<name>` or, rewritten with its export,
+                    // `module.<name>.<export>`.
+                    let root = &*t.root.name;
+                    if root == self_ref
+                        || root
+                            .strip_prefix(self_ref.as_str())
+                            .is_some_and(|rest| rest.starts_with('.'))
+                    {
+                        c.err(
                         Diagnostic::error(
                             format!(
                                 "module instance \"{name}\" reads its own exports in its parameters"
                             ),
                             "an instance's parameters cannot depend on what the instance exports",
                         )
-                        .with_span(t.expr.span),
+                        .with_span(name_step(t.root.span, "module.", &name)),
                     );
+                    }
                 }
-            }
-        };
+            };
         let params = match object {
             Some(o) => {
                 check_param(self, &o.expr);
