@@ -294,7 +294,7 @@ impl<'p> Ctx<'p> {
         };
         for k in given.keys() {
             if !f.args.iter().any(|a| a.name == *k) {
-                return Err(format!("function: {name}, invalid argument \"{k}\""));
+                return Err(format!("function: \"{name}\" has no argument \"{k}\""));
             }
         }
         let mut vars: BTreeMap<Key, Value> = BTreeMap::new();
@@ -308,7 +308,7 @@ impl<'p> Ctx<'p> {
                 }
                 (None, None) => {
                     return Err(format!(
-                        "function: {name}, argument \"{}\" expected but not supplied",
+                        "function: \"{name}\", argument \"{}\" expected but not supplied",
                         a.name
                     ));
                 }
