@@ -791,8 +791,19 @@ impl Compiler<'_> {
                 let mut names: Vec<&str> =
                     members.iter().map(|m| &*scope.locals[*m].name).collect();
                 names.push(&scope.locals[dep].name);
-                let mut d = Diagnostic::error(format!("cycle found: {}", names.join(" → ")), "")
-                    .with_span(scope.locals[dep].expr.span);
+                // Blame the reference that starts the cycle: in the first
+                // member's expression, its reference to the second (itself
+                // for a local that reads itself).
+                let next = &*scope.locals[members[1 % members.len()]].name;
+                let at = refs::traversals(&scope.locals[dep].expr)
+                    .iter()
+                    .find(|t| &*t.root.name == next)
+                    .map_or(scope.locals[dep].expr.span, |t| t.root.span);
+                let mut d = Diagnostic::error(
+                    format!("cycle found: {}", names.join(" → ")),
+                    "each of these locals needs the value of the next one",
+                )
+                .with_span(at);
                 for m in members {
                     d = d.with_label(
                         spans[*m],
