@@ -701,7 +701,7 @@ impl Compiler<'_> {
                             self.err(
                                 Diagnostic::error(
                                     format!("local \"{name}\": duplicate local declaration"),
-                                    "",
+                                    "the locals blocks of one scope share their names; rename one of them",
                                 )
                                 .with_span(a.name.span)
                                 .with_label(spans[i], "first declared here"),
