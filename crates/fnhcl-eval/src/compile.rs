@@ -557,7 +557,9 @@ fn undefined_detail(name: &str, attr: Option<&str>, env: &Env) -> String {
     match name {
         "local" => {
             let n = attr_or("name");
-            if attr.is_some_and(is_local) {
+            if attr.is_none() {
+                "locals are referenced by their bare name (`name`, not `local.name`); there is no `local` object".to_owned()
+            } else if attr.is_some_and(is_local) {
                 format!(
                     "locals are referenced by their bare name: `{n}` (there is no `local.` prefix)"
                 )

@@ -24,3 +24,7 @@ function f {
   arg x {}
   body = req.composite.spec.x
 }
+
+locals {
+  all = local
+}
