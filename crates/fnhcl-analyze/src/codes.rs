@@ -144,7 +144,10 @@ pub(crate) fn classify(d: &Diagnostic, from_parser: bool) -> &'static str {
     if let Some(c) = d.code {
         return c;
     }
-    let s = d.summary.as_str();
+    // Headlines name the offending thing in quotes; a name must never
+    // decide the code (`reference to non-existent variable "switch_x"`).
+    let unquoted = without_quoted_names(&d.summary);
+    let s = unquoted.as_str();
     let has = |p: &str| s.contains(p);
     if let Some(code) = module_code(s) {
         return code;
@@ -176,7 +179,7 @@ pub(crate) fn classify(d: &Diagnostic, from_parser: bool) -> &'static str {
         WRONG_ARITY
     } else if has("user function invocation") {
         BAD_INVOKE
-    } else if s.starts_with("function: ") && has("invalid argument") {
+    } else if s.starts_with("function: ") && (has("invalid argument") || has("has no argument")) {
         WRONG_ARGUMENT_NAME
     } else if s.starts_with("function: ") && has("expected but not supplied") {
         MISSING_ARGUMENT
@@ -195,6 +198,22 @@ pub(crate) fn classify(d: &Diagnostic, from_parser: bool) -> &'static str {
     } else {
         PROGRAM
     }
+}
+
+/// The summary with the text between double quotes removed (the quotes
+/// stay): `unknown module "x"` becomes `unknown module ""`.
+fn without_quoted_names(summary: &str) -> String {
+    let mut out = String::with_capacity(summary.len());
+    let mut quoted = false;
+    for c in summary.chars() {
+        if c == '"' {
+            quoted = !quoted;
+            out.push(c);
+        } else if !quoted {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Codes of the module, export and switch checks (D24-D31).
@@ -244,4 +263,42 @@ fn module_code(s: &str) -> Option<&'static str> {
         return None;
     };
     Some(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code_of(summary: &str) -> &'static str {
+        classify(&Diagnostic::error(summary, ""), false)
+    }
+
+    #[test]
+    fn quoted_names_never_decide_the_code() {
+        // Each name contains a word another code is keyed on.
+        assert_eq!(
+            code_of("reference to non-existent variable \"switch_duplicate\""),
+            UNDEFINED_VARIABLE
+        );
+        assert_eq!(
+            code_of("call to unknown function \"unknown_module\""),
+            UNKNOWN_FUNCTION
+        );
+        assert_eq!(
+            code_of("function: \"duplicate\" has no argument \"switch\""),
+            WRONG_ARGUMENT_NAME
+        );
+        assert_eq!(code_of("unknown module \"x\""), MODULE_IMPORT);
+        assert_eq!(code_of("unknown switch \"duplicate\""), SWITCH);
+        assert_eq!(code_of("duplicate switch \"x\""), DUPLICATE);
+    }
+
+    #[test]
+    fn quotes_are_kept_and_their_text_dropped() {
+        assert_eq!(
+            without_quoted_names("unknown module \"a\" in \"b\""),
+            "unknown module \"\" in \"\""
+        );
+        assert_eq!(without_quoted_names("no quotes"), "no quotes");
+    }
 }

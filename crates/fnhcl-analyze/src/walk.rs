@@ -288,14 +288,15 @@ impl Walker {
         let mut calls = Vec::new();
         collect_calls(e, &mut calls, 0);
         let mut unknown_call = false;
-        for (name, nargs, expand, span) in calls {
+        for (name, args, expand, span) in calls {
+            let nargs = args.len();
             // Calls already reported (unknown function, wrong arity) would
             // be reported again by evaluating the expression.
             unknown_call |= match fnhcl_functions::registry().get(&name.name) {
                 None => true,
                 Some(def) => !expand && def.check_arity(nargs).is_err(),
             };
-            self.call(name, nargs, expand, span);
+            self.call(name, args, expand, span);
         }
         if !unknown_call {
             self.constants(e, 0);
@@ -472,7 +473,7 @@ impl Walker {
             Step::Index(s) => {
                 self.error(
                     codes::UNKNOWN_REQ_ATTRIBUTE,
-                    "invalid index expression".to_owned(),
+                    "invalid index expression on \"req\"".to_owned(),
                     format!("req is an object; use one of: {}", REQ_KEYS.join(", ")),
                     *s,
                 );
@@ -509,17 +510,17 @@ impl Walker {
                     if !self.resources.contains(n) {
                         let known: Vec<&str> = self.resources.iter().map(String::as_str).collect();
                         let detail = if known.is_empty() {
-                            format!("{n}: the program declares no resource blocks")
+                            "the program declares no resource blocks".to_owned()
                         } else {
                             with_suggestion(
-                                format!("{n}: declared resources are {}", known.join(", ")),
+                                format!("declared resources are {}", known.join(", ")),
                                 n,
                                 known.iter().copied(),
                             )
                         };
                         self.undeclared(
                             codes::UNDECLARED_RESOURCE,
-                            "invalid resource name reference",
+                            &format!("invalid resource name reference \"{n}\""),
                             detail,
                             s,
                         );
@@ -534,17 +535,17 @@ impl Walker {
                 {
                     let known: Vec<&str> = self.requirements.iter().map(String::as_str).collect();
                     let detail = if known.is_empty() {
-                        format!("{n}: the program declares no requirement blocks")
+                        "the program declares no requirement blocks".to_owned()
                     } else {
                         with_suggestion(
-                            format!("{n}: declared requirements are {}", known.join(", ")),
+                            format!("declared requirements are {}", known.join(", ")),
                             n,
                             known.iter().copied(),
                         )
                     };
                     self.diags.push(
                         Diagnostic::warning(
-                            "no requirement with this name",
+                            format!("no requirement named \"{n}\""),
                             format!(
                                 "{detail}; Crossplane only sends the extra resources this step requires, so the value will stay unknown"
                             ),
@@ -560,20 +561,17 @@ impl Walker {
                 {
                     let known: Vec<&str> = self.collections.iter().map(String::as_str).collect();
                     let detail = if known.is_empty() {
-                        format!("{n}: the program declares no resources blocks")
+                        "the program declares no resources blocks".to_owned()
                     } else {
                         with_suggestion(
-                            format!(
-                                "{n}: declared resource collections are {}",
-                                known.join(", ")
-                            ),
+                            format!("declared resource collections are {}", known.join(", ")),
                             n,
                             known.iter().copied(),
                         )
                     };
                     self.undeclared(
                         codes::UNDECLARED_COLLECTION,
-                        "invalid resource collection name reference",
+                        &format!("invalid resource collection name reference \"{n}\""),
                         detail,
                         s,
                     );
@@ -682,7 +680,7 @@ impl Walker {
         );
     }
 
-    fn call(&mut self, name: &Ident, nargs: usize, expand: bool, span: Span) {
+    fn call(&mut self, name: &Ident, args: &[Expr], expand: bool, span: Span) {
         let registry = fnhcl_functions::registry();
         let Some(def) = registry.get(&name.name) else {
             let detail = with_suggestion(
@@ -692,7 +690,7 @@ impl Walker {
             );
             self.error(
                 codes::UNKNOWN_FUNCTION,
-                "call to unknown function".to_owned(),
+                format!("call to unknown function \"{}\"", name.name),
                 detail,
                 name.span,
             );
@@ -702,8 +700,23 @@ impl Walker {
         if expand || &*name.name == "invoke" {
             return;
         }
-        if let Err((summary, detail)) = def.check_arity(nargs) {
-            self.error(codes::WRONG_ARITY, summary.to_owned(), detail, span);
+        if let Err((summary, detail)) = def.check_arity(args.len()) {
+            // As at run time: the first extra argument, or the closing
+            // parenthesis where an argument is missing.
+            let subject = match args.get(def.params.len()) {
+                Some(extra) => extra.span,
+                None => Span {
+                    file: span.file,
+                    start: span.end.saturating_sub(1),
+                    end: span.end,
+                },
+            };
+            self.error(
+                codes::WRONG_ARITY,
+                format!("{summary} for \"{}\"", name.name),
+                detail,
+                subject,
+            );
         }
     }
 }
@@ -741,7 +754,7 @@ fn literal_string(e: &Expr) -> Option<&str> {
     }
 }
 
-type Call<'a> = (&'a Ident, usize, bool, Span);
+type Call<'a> = (&'a Ident, &'a [Expr], bool, Span);
 
 fn collect_calls<'a>(e: &'a Expr, out: &mut Vec<Call<'a>>, depth: usize) {
     if depth > MAX_DEPTH {
@@ -778,7 +791,7 @@ fn collect_calls<'a>(e: &'a Expr, out: &mut Vec<Call<'a>>, depth: usize) {
             args,
             expand_final,
         } => {
-            out.push((name, args.len(), *expand_final, e.span));
+            out.push((name, args, *expand_final, e.span));
             args.iter().for_each(|a| collect_calls(a, out, d));
         }
         ExprKind::Conditional {

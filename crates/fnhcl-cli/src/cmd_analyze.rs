@@ -2,8 +2,10 @@
 //! composition directory (the same files `fn-hcl package` bundles), of a
 //! txtar bundle, or of the inline programs of a Composition YAML file (each
 //! function-hcl step separately). Each finding has a code, a severity, a
-//! `file:line,col` position and, in text form, a code frame. Exit status 1
-//! when there is an error.
+//! `file:line,col` position and, in text form, a code frame. When there is
+//! an error (or, with `--deny-warnings`, a warning) the run ends with
+//! `error: analysis failed` on stderr, after the findings and the count
+//! line, and exits with status 1, as `package` (and upstream's CLI) does.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -67,11 +69,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     for unit in &mut units {
         unit.options.schemas = schemas.clone();
     }
-    let mut failed = false;
+    let (mut errors, mut warnings) = (false, false);
     let mut json = Vec::new();
     for unit in &units {
         let diags = fnhcl_analyze::analyze_with(&unit.sources, &unit.options);
-        failed |= fnhcl_analyze::has_errors(&diags) || (args.deny_warnings && !diags.is_empty());
+        errors |= fnhcl_analyze::has_errors(&diags);
+        warnings |= diags.iter().any(|d| !d.is_error());
         match args.format {
             Format::Text => {
                 if let Some(label) = &unit.label {
@@ -95,11 +98,13 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             serde_json::to_string_pretty(&json).unwrap_or_else(|_| "[]".to_owned())
         );
     }
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    if errors {
+        bail!("analysis failed");
+    }
+    if args.deny_warnings && warnings {
+        bail!("analysis failed: warnings are denied (--deny-warnings)");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The programs of a file: a Composition's function-hcl steps (YAML), or a

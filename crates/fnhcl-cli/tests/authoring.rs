@@ -143,6 +143,56 @@ fn analyze_text_output() {
 }
 
 #[test]
+fn analyze_ends_with_analysis_failed_only_on_errors() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    // Errors: the count line ends stdout, `analysis failed` ends stderr.
+    write(
+        tmp.path(),
+        "main.hcl",
+        "locals {\n  names = [\"a\"]\n  first = local.names[0]\n}\n",
+    );
+    let run = fn_hcl(tmp.path(), &["analyze"], None);
+    assert_eq!(run.code, 1, "{}", run.text());
+    assert!(
+        run.stdout.ends_with("1 error, 2 warnings\n"),
+        "{}",
+        run.text()
+    );
+    assert_eq!(run.stderr, "error: analysis failed\n");
+    assert!(
+        run.stdout.contains(
+            "main.hcl:3,11: error[E0301]: reference to non-existent variable \"local\"\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("locals are referenced by their bare name: `names`"),
+        "{}",
+        run.stdout
+    );
+    // JSON stays valid on stdout; the verdict goes to stderr.
+    let json = fn_hcl(tmp.path(), &["analyze", "--format", "json"], None);
+    assert_eq!(json.code, 1);
+    assert!(serde_json::from_str::<serde_json::Value>(&json.stdout).is_ok());
+    assert_eq!(json.stderr, "error: analysis failed\n");
+
+    // Warnings only: exit 0 and no verdict, unless --deny-warnings.
+    write(tmp.path(), "main.hcl", "locals {\n  unused = 1\n}\n");
+    let warned = fn_hcl(tmp.path(), &["analyze"], None);
+    assert_eq!(warned.code, 0, "{}", warned.text());
+    assert!(warned.stdout.ends_with("0 errors, 1 warning\n"));
+    assert_eq!(warned.stderr, "");
+    let denied = fn_hcl(tmp.path(), &["analyze", "--deny-warnings"], None);
+    assert_eq!(denied.code, 1);
+    assert_eq!(
+        denied.stderr,
+        "error: analysis failed: warnings are denied (--deny-warnings)\n"
+    );
+}
+
+#[test]
 fn analyze_json_output() {
     let tmp = tempfile::tempdir().expect("tempdir");
     write(tmp.path(), "main.hcl", PROBLEMS);

@@ -108,7 +108,7 @@ fn jsonl_protocol() {
         vec![
             r#"{"id":"1","type":"tuple([number, string])","value":[1,"a"]}"#,
             r#"{"id":"2","type":"number","unknown":true}"#,
-            r#"{"id":"3","error":"expr.hcl:1,1-7: Unknown variable; There is no variable named \"nosuch\".","phase":"eval"}"#,
+            r#"{"id":"3","error":"expr.hcl:1,1-7: Unknown variable \"nosuch\"; There is no variable named \"nosuch\".","phase":"eval"}"#,
             r#"{"id":"5","type":"string","sensitive":true,"value":"p"}"#,
         ]
     );

@@ -535,6 +535,97 @@ impl Env {
     }
 }
 
+/// Terraform functions left out because they read the clock or
+/// randomness (D8).
+const NOT_HERMETIC: &[&str] = &["timestamp", "plantimestamp", "uuid", "bcrypt"];
+
+/// Terraform functions left out because they read files (D8), besides
+/// those whose name starts with `file`.
+const NO_FILESYSTEM: &[&str] = &["templatefile", "abspath", "pathexpand"];
+
+/// How many names in scope a "non-existent variable" detail lists.
+const MAX_LISTED_NAMES: usize = 10;
+
+/// The detail of "reference to non-existent variable": a targeted hint for
+/// Terraform habits (`local.x`, `var.x`, `data.x`, `count.index`,
+/// `path.module`, `module.x` without modules), else a did-you-mean, else
+/// the names in scope. `attr` is the first attribute after the root.
+fn undefined_detail(name: &str, attr: Option<&str>, env: &Env) -> String {
+    let attr_or = |placeholder: &'static str| attr.unwrap_or(placeholder);
+    let is_local = |n: &str| env.names.iter().any(|x| &**x == n);
+    let params = env.module.as_ref().and_then(|m| m.params.as_deref());
+    match name {
+        "local" => {
+            let n = attr_or("name");
+            if attr.is_none() {
+                "locals are referenced by their bare name (`name`, not `local.name`); there is no `local` object".to_owned()
+            } else if attr.is_some_and(is_local) {
+                format!(
+                    "locals are referenced by their bare name: `{n}` (there is no `local.` prefix)"
+                )
+            } else {
+                let mut d = format!(
+                    "locals are referenced by their bare name (`{n}`, not `local.{n}`), and no local \"{n}\" is in scope here"
+                );
+                if let Some(a) = attr
+                    && let Some(s) = schema::suggest(a, env.names.iter().map(|x| &**x))
+                {
+                    d.push_str(&format!("; did you mean \"{s}\"?"));
+                }
+                d
+            }
+        }
+        "var" => {
+            let n = attr_or("name");
+            match params {
+                Some(ps) if ps.iter().any(|p| p == n) => format!(
+                    "function-hcl has no input variables; this module's parameters are read as `param.{n}`"
+                ),
+                Some(_) => format!(
+                    "function-hcl has no input variables: a module reads its parameters as `param.<name>`, and inputs come from the composite resource (`req.composite.spec.{n}`)"
+                ),
+                None => format!(
+                    "function-hcl has no input variables: inputs come from the composite resource, e.g. `req.composite.spec.{n}` (inside a module, `param.<name>`)"
+                ),
+            }
+        }
+        "data" => "function-hcl has no data sources: declare a `requirement` block to have Crossplane fetch existing resources, then read them from `req.extra_resources.<requirement name>`".to_owned(),
+        "count" => "function-hcl has no `count`: declare a `resources` block with `for_each` and use `each.key` / `each.value` in its `template`".to_owned(),
+        "path" => "function-hcl has no filesystem: `path.module`, `path.root` and `path.cwd` do not exist; put the data in the program or read it from the request".to_owned(),
+        "module" => "this program declares no module blocks: import a module directory with `import \"<dir>\" {}`, create an instance with `module \"<alias>\" \"<instance>\" { ... }`, then read its exports as `module.<instance>.<export>` (see docs/authoring.md)".to_owned(),
+        "switch" => "this program declares no switch blocks: declare `switch \"<name>\" { case \"<case>\" { ... } }` to read `switch.<name>.<attribute>`".to_owned(),
+        "param" => "param.<name> reads a parameter of a module, and no `param` block is declared here".to_owned(),
+        // Inside a user function (no module environment) only the
+        // arguments are visible.
+        "req" | "self" | "each" if env.module.is_none() => {
+            format!("a user function sees only its arguments; pass the value of {name} as an argument")
+        }
+        "self" => "self exists only inside resource, resources and template blocks".to_owned(),
+        "each" => "each exists only in the name and template of a resources block".to_owned(),
+        _ => {
+            let all = env.all_names();
+            if let Some(s) = schema::suggest(name, all.iter().copied()) {
+                format!("did you mean \"{s}\"?")
+            } else {
+                let mut names: Vec<&str> = all;
+                names.sort_unstable();
+                names.dedup();
+                if names.is_empty() {
+                    "no variables are in scope here".to_owned()
+                } else if names.len() > MAX_LISTED_NAMES {
+                    format!(
+                        "in scope here: {}, … ({} more)",
+                        names[..MAX_LISTED_NAMES].join(", "),
+                        names.len() - MAX_LISTED_NAMES
+                    )
+                } else {
+                    format!("in scope here: {}", names.join(", "))
+                }
+            }
+        }
+    }
+}
+
 const SELF_RESOURCE: &[&str] = &["name", "resource", "connection"];
 const SELF_COLLECTION: &[&str] = &["basename", "resources", "connections"];
 const SELF_TEMPLATE: &[&str] = &[
@@ -612,9 +703,9 @@ impl Compiler<'_> {
                             self.err(
                                 Diagnostic::error(
                                     format!("local \"{name}\": duplicate local declaration"),
-                                    "",
+                                    "the locals blocks of one scope share their names; rename one of them",
                                 )
-                                .with_span(a.span)
+                                .with_span(a.name.span)
                                 .with_label(spans[i], "first declared here"),
                             );
                             continue;
@@ -629,19 +720,22 @@ impl Compiler<'_> {
                                     format!("local \"{name}\" hides the module's {name} references"),
                                     format!("this module declares {name} blocks, so {name}.<name> refers to them; rename the local"),
                                 )
-                                .with_span(a.span),
+                                .with_span(a.name.span),
                             );
                             continue;
                         }
                         if parent.has(&name) {
                             self.err(
-                                Diagnostic::error("attempt to shadow variable", name.to_string())
-                                    .with_span(a.span),
+                                Diagnostic::error(
+                                    format!("attempt to shadow variable \"{name}\""),
+                                    "an enclosing scope already has a variable of this name; rename this local",
+                                )
+                                    .with_span(a.name.span),
                             );
                             continue;
                         }
                         scope.index.insert(name.clone(), scope.locals.len());
-                        spans.push(a.span);
+                        spans.push(a.name.span);
                         scope.locals.push(Local {
                             name,
                             expr: a.expr.clone(),
@@ -699,8 +793,19 @@ impl Compiler<'_> {
                 let mut names: Vec<&str> =
                     members.iter().map(|m| &*scope.locals[*m].name).collect();
                 names.push(&scope.locals[dep].name);
-                let mut d = Diagnostic::error(format!("cycle found: {}", names.join(" → ")), "")
-                    .with_span(scope.locals[dep].expr.span);
+                // Blame the reference that starts the cycle: in the first
+                // member's expression, its reference to the second (itself
+                // for a local that reads itself).
+                let next = &*scope.locals[members[1 % members.len()]].name;
+                let at = refs::traversals(&scope.locals[dep].expr)
+                    .iter()
+                    .find(|t| &*t.root.name == next)
+                    .map_or(scope.locals[dep].expr.span, |t| t.root.span);
+                let mut d = Diagnostic::error(
+                    format!("cycle found: {}", names.join(" → ")),
+                    "each of these locals needs the value of the next one",
+                )
+                .with_span(at);
                 for m in members {
                     d = d.with_label(
                         spans[*m],
@@ -721,13 +826,13 @@ impl Compiler<'_> {
                 continue;
             }
             if !env.has(name) {
-                let mut detail = name.to_owned();
-                if let Some(s) = schema::suggest(name, env.all_names().into_iter()) {
-                    detail.push_str(&format!(" (did you mean \"{s}\"?)"));
-                }
+                let detail = undefined_detail(name, t.first_attr.map(|a| &*a.name), env);
                 self.err(
-                    Diagnostic::error("reference to non-existent variable", detail)
-                        .with_span(t.root.span),
+                    Diagnostic::error(
+                        format!("reference to non-existent variable \"{name}\""),
+                        detail,
+                    )
+                    .with_span(t.root.span),
                 );
                 continue;
             }
@@ -744,13 +849,23 @@ impl Compiler<'_> {
                 if let Some(s) = schema::suggest(&attr.name, keys.iter().copied()) {
                     detail.push_str(&format!(" (did you mean \"{s}\"?)"));
                 }
-                self.err(Diagnostic::error("invalid self reference", detail).with_span(attr.span));
+                self.err(
+                    Diagnostic::error(
+                        format!("invalid self reference \"self.{}\"", attr.name),
+                        detail,
+                    )
+                    .with_span(attr.span),
+                );
             }
             if name == "each" && env.each && attr.name.as_ref() != "key" && &*attr.name != "value" {
                 self.err(
                     Diagnostic::error(
-                        "invalid each reference, must be one of 'key' or 'value'",
-                        attr.name.to_string(),
+                        format!("invalid each reference \"each.{}\"", attr.name),
+                        match schema::suggest(&attr.name, ["key", "value"].into_iter()) {
+                            _ if &*attr.name == "index" => "each has only key and value; for a list, each.key is the element's index".to_owned(),
+                            Some(s) => format!("each has only key and value; did you mean \"{s}\"?"),
+                            None => "each has only key and value".to_owned(),
+                        },
                     )
                     .with_span(attr.span),
                 );
@@ -773,11 +888,29 @@ impl Compiler<'_> {
             return;
         }
         let reg = fnhcl_functions::registry();
-        let mut detail = format!("There is no function named \"{fname}\".");
-        if let Some(s) = schema::suggest(fname, reg.iter().map(|f| f.name)) {
-            detail.push_str(&format!(" Did you mean \"{s}\"?"));
-        }
-        self.err(Diagnostic::error("Call to unknown function", detail).with_span(name.span));
+        let detail = if self.sigs.contains_key(fname) {
+            format!(
+                "\"{fname}\" is a user function: call it with invoke(\"{fname}\", {{ <argument> = <value>, ... }})"
+            )
+        } else if NO_FILESYSTEM.contains(&fname) || fname.starts_with("file") {
+            format!("\"{fname}\" is not available: function-hcl has no filesystem")
+        } else {
+            let mut d = if NOT_HERMETIC.contains(&fname) {
+                format!(
+                    "\"{fname}\" is not available: evaluation is hermetic (the same request always gives the same response)"
+                )
+            } else {
+                format!("there is no built-in function \"{fname}\"")
+            };
+            if let Some(s) = schema::suggest(fname, reg.iter().map(|f| f.name)) {
+                d.push_str(&format!("; did you mean \"{s}\"?"));
+            }
+            d
+        };
+        self.err(
+            Diagnostic::error(format!("call to unknown function \"{fname}\""), detail)
+                .with_span(name.span),
+        );
     }
 
     fn check_invoke(&mut self, call: &Expr) {
@@ -793,12 +926,25 @@ impl Compiler<'_> {
             return;
         }
         if args.len() != 2 {
+            // The first extra argument, or the closing parenthesis where
+            // one is missing (as HCL's arity errors).
+            let subject = match args.get(2) {
+                Some(extra) => extra.span,
+                None => Span::new(
+                    call.span.file,
+                    (call.span.end as usize).saturating_sub(1),
+                    call.span.end as usize,
+                ),
+            };
             self.err(
                 Diagnostic::error(
                     "user function invocation has incorrect number of arguments",
-                    format!("want 2, got {}", args.len()),
+                    format!(
+                        "invoke takes 2 arguments, the function name and an object of arguments; got {}",
+                        args.len()
+                    ),
                 )
-                .with_span(call.span),
+                .with_span(subject),
             );
             return;
         }
@@ -810,13 +956,20 @@ impl Compiler<'_> {
             return;
         };
         let Some(sig) = self.sigs.get(&fname) else {
-            let mut detail = String::new();
-            if let Some(s) = schema::suggest(&fname, self.sigs.keys().map(|k| k.as_str())) {
-                detail = format!("did you mean \"{s}\"?");
-            }
+            let detail = match schema::suggest(&fname, self.sigs.keys().map(|k| k.as_str())) {
+                Some(s) => format!("did you mean \"{s}\"?"),
+                None if self.sigs.is_empty() => {
+                    "the program declares no function blocks".to_owned()
+                }
+                None => {
+                    let mut names: Vec<&str> = self.sigs.keys().map(String::as_str).collect();
+                    names.sort_unstable();
+                    format!("declared functions: {}", names.join(", "))
+                }
+            };
             self.err(
                 Diagnostic::error(
-                    format!("invoke called on unknown function: \"{fname}\""),
+                    format!("invoke called on unknown function \"{fname}\""),
                     detail,
                 )
                 .with_span(args[0].span),
@@ -830,7 +983,7 @@ impl Compiler<'_> {
         let mut keys = Vec::new();
         for it in items {
             match object_key_name(it) {
-                Some(k) => keys.push((k, it.value.span)),
+                Some(k) => keys.push((k, key_span(it))),
                 None => return,
             }
         }
@@ -838,7 +991,7 @@ impl Compiler<'_> {
         for (k, span) in &keys {
             if !sig.args.iter().any(|(a, _)| a == k) {
                 found.push(
-                    Diagnostic::error(format!("function: {fname}, invalid argument \"{k}\""), {
+                    Diagnostic::error(format!("function: \"{fname}\" has no argument \"{k}\""), {
                         let names: Vec<&str> = sig.args.iter().map(|(a, _)| a.as_str()).collect();
                         match schema::suggest(k, names.iter().copied()) {
                             Some(s) => format!("did you mean \"{s}\"?"),
@@ -853,8 +1006,10 @@ impl Compiler<'_> {
             if *required && !keys.iter().any(|(k, _)| k == a) {
                 found.push(
                     Diagnostic::error(
-                        format!("function: {fname}, argument \"{a}\" expected but not supplied"),
-                        "",
+                        format!(
+                            "function: \"{fname}\", argument \"{a}\" expected but not supplied"
+                        ),
+                        "the argument has no default, so every invoke must set it",
                     )
                     .with_span(args[1].span),
                 );
@@ -870,9 +1025,12 @@ impl Compiler<'_> {
         if let Some(first) = seen.get(&name) {
             let first = *first;
             self.err(
-                Diagnostic::error("duplicate function declaration", name.clone())
-                    .with_span(b.header_span())
-                    .with_label(first, "first declared here"),
+                Diagnostic::error(
+                    format!("duplicate function declaration \"{name}\""),
+                    "function names must be unique in the program",
+                )
+                .with_span(b.header_span())
+                .with_label(first, "first declared here"),
             );
             return;
         }
@@ -951,8 +1109,10 @@ impl Compiler<'_> {
             if let Some(i) = args.iter().position(|x| *x.name == *aname) {
                 self.err(
                     Diagnostic::error(
-                        format!("function {name}: duplicate definition of argument"),
-                        aname.clone(),
+                        format!(
+                            "function \"{name}\": duplicate definition of argument \"{aname}\""
+                        ),
+                        "argument names must be unique in a function",
                     )
                     .with_span(a.header_span())
                     .with_label(arg_spans[i], "first declared here"),
@@ -1310,17 +1470,23 @@ impl Compiler<'_> {
         let sb = match selects.as_slice() {
             [] => {
                 self.err(
-                    Diagnostic::error("no select block in requirement", name.clone())
-                        .with_span(b.header_span()),
+                    Diagnostic::error(
+                        format!("no select block in requirement \"{name}\""),
+                        "a requirement needs one select { ... } block",
+                    )
+                    .with_span(b.header_span()),
                 );
                 return None;
             }
             [s, rest @ ..] => {
                 if let Some(second) = rest.first() {
                     self.err(
-                        Diagnostic::error("multiple select blocks in requirement", name.clone())
-                            .with_span(second.header_span())
-                            .with_label(s.header_span(), "first select here"),
+                        Diagnostic::error(
+                            format!("multiple select blocks in requirement \"{name}\""),
+                            "a requirement has exactly one select block",
+                        )
+                        .with_span(second.header_span())
+                        .with_label(s.header_span(), "first select here"),
                     );
                 }
                 *s
@@ -1337,15 +1503,19 @@ impl Compiler<'_> {
         match (&match_name, &match_labels) {
             (Some(_), Some(_)) => self.err(
                 Diagnostic::error(
-                    "requirement selector has both matchName and matchLabels",
-                    name.clone(),
+                    format!(
+                        "requirement selector of \"{name}\" has both matchName and matchLabels"
+                    ),
+                    "select by name or by labels, not both",
                 )
                 .with_span(sb.header_span()),
             ),
             (None, None) => self.err(
                 Diagnostic::error(
-                    "requirement selector has neither matchName nor matchLabels",
-                    name.clone(),
+                    format!(
+                        "requirement selector of \"{name}\" has neither matchName nor matchLabels"
+                    ),
+                    "set matchName or matchLabels",
                 )
                 .with_span(sb.header_span()),
             ),
@@ -1425,6 +1595,15 @@ fn object_key_name(it: &ObjectItem) -> Option<String> {
     match &it.key {
         ObjectKey::Ident(i) => Some(i.name.to_string()),
         ObjectKey::Expr(e) => literal_string(e),
+    }
+}
+
+/// The span of an object item's key (the offending step when the key is
+/// not an accepted name).
+fn key_span(it: &ObjectItem) -> Span {
+    match &it.key {
+        ObjectKey::Ident(i) => i.span,
+        ObjectKey::Expr(e) => e.span,
     }
 }
 
@@ -1962,7 +2141,7 @@ impl<'l> Compiler<'l> {
             Some(o) => match &o.expr.kind {
                 ExprKind::Object(items) => items
                     .iter()
-                    .map(|it| object_key_name(it).map(|k| (k, it.value.span)))
+                    .map(|it| object_key_name(it).map(|k| (k, key_span(it))))
                     .collect(),
                 _ => None,
             },
@@ -2012,22 +2191,30 @@ impl<'l> Compiler<'l> {
             }
         }
         let self_ref = format!("module.{name}");
-        let check_param = |c: &mut Self, e: &Expr| {
-            c.check_expr(e, env);
-            for t in refs::traversals(e) {
-                if *t.root.name == *self_ref {
-                    c.err(
+        let check_param =
+            |c: &mut Self, e: &Expr| {
+                c.check_expr(e, env);
+                for t in refs::traversals(e) {
+                    // `module.<name>` or, rewritten with its export,
+                    // `module.<name>.<export>`.
+                    let root = &*t.root.name;
+                    if root == self_ref
+                        || root
+                            .strip_prefix(self_ref.as_str())
+                            .is_some_and(|rest| rest.starts_with('.'))
+                    {
+                        c.err(
                         Diagnostic::error(
                             format!(
                                 "module instance \"{name}\" reads its own exports in its parameters"
                             ),
                             "an instance's parameters cannot depend on what the instance exports",
                         )
-                        .with_span(t.expr.span),
+                        .with_span(name_step(t.root.span, "module.", &name)),
                     );
+                    }
                 }
-            }
-        };
+            };
         let params = match object {
             Some(o) => {
                 check_param(self, &o.expr);
@@ -2275,7 +2462,7 @@ impl<'l> Compiler<'l> {
                 }
                 self.err(
                     Diagnostic::error(format!("unknown module instance \"{inst}\""), detail)
-                        .with_span(t.root.span),
+                        .with_span(name_step(t.root.span, "module.", inst)),
                 );
                 return true;
             };
@@ -2323,7 +2510,7 @@ impl<'l> Compiler<'l> {
                 }
                 self.err(
                     Diagnostic::error(format!("unknown switch \"{sw}\""), detail)
-                        .with_span(t.root.span),
+                        .with_span(name_step(t.root.span, "switch.", sw)),
                 );
                 return true;
             };
@@ -2409,6 +2596,19 @@ impl<'l> Compiler<'l> {
         }
         false
     }
+}
+
+/// The span of `name` in a variable `<prefix><name>...` spanning `root`
+/// (`module.logs.arn`, `switch.tier`), so a diagnostic points at the step
+/// that is wrong; the whole span when the text does not fit (spaces
+/// around the dot).
+fn name_step(root: Span, prefix: &str, name: &str) -> Span {
+    let start = root.start as usize + prefix.len();
+    let end = start + name.len();
+    if end > root.end as usize {
+        return root;
+    }
+    Span::new(root.file, start, end)
 }
 
 /// The exported name of `export { resource "x" { as = "y" } }`.

@@ -294,7 +294,7 @@ impl<'p> Ctx<'p> {
         };
         for k in given.keys() {
             if !f.args.iter().any(|a| a.name == *k) {
-                return Err(format!("function: {name}, invalid argument \"{k}\""));
+                return Err(format!("function: \"{name}\" has no argument \"{k}\""));
             }
         }
         let mut vars: BTreeMap<Key, Value> = BTreeMap::new();
@@ -308,7 +308,7 @@ impl<'p> Ctx<'p> {
                 }
                 (None, None) => {
                     return Err(format!(
-                        "function: {name}, argument \"{}\" expected but not supplied",
+                        "function: \"{name}\", argument \"{}\" expected but not supplied",
                         a.name
                     ));
                 }
@@ -1664,25 +1664,27 @@ pub(crate) fn check_select_value(
     name: &str,
     span: Span,
 ) -> Result<(), Diagnostic> {
-    let err = |summary: String| Err(Diagnostic::error(summary, name.to_owned()).with_span(span));
+    let err = |what: &str, got: &Value| {
+        Err(Diagnostic::error(
+            format!("{what} in requirement selector of \"{name}\" was not a string"),
+            format!("got {}", type_name(got)),
+        )
+        .with_span(span))
+    };
     match f {
-        SelectField::ApiVersion if v.as_str().is_none() => {
-            err("api version in requirement selector was not a string".to_owned())
-        }
-        SelectField::Kind if v.as_str().is_none() => {
-            err("kind in requirement selector was not a string".to_owned())
-        }
-        SelectField::MatchName if v.as_str().is_none() => {
-            err("matchName in requirement selector was not a string".to_owned())
-        }
+        SelectField::ApiVersion if v.as_str().is_none() => err("api version", v),
+        SelectField::Kind if v.as_str().is_none() => err("kind", v),
+        SelectField::MatchName if v.as_str().is_none() => err("matchName", v),
         SelectField::MatchLabels => match v.as_entries() {
-            None => err("matchLabels in requirement selector was not an object".to_owned()),
+            None => Err(Diagnostic::error(
+                format!("matchLabels in requirement selector of \"{name}\" was not an object"),
+                format!("got {}", type_name(v)),
+            )
+            .with_span(span)),
             Some(m) => {
                 for (k, x) in m {
                     if x.as_str().is_none() {
-                        return err(format!(
-                            "match label \"{k}\" in requirement selector was not a string"
-                        ));
+                        return err(&format!("match label \"{k}\""), x);
                     }
                 }
                 Ok(())
@@ -2498,8 +2500,11 @@ impl Walk<'_> {
         let name = self.cname(&inst.name);
         let Some(rt) = self.ctx.child(self.rt, inst.id) else {
             return Err(vec![
-                Diagnostic::error("internal error: unknown module instance", name)
-                    .with_span(inst.header),
+                Diagnostic::error(
+                    format!("internal error: unknown module instance \"{name}\""),
+                    "",
+                )
+                .with_span(inst.header),
             ]);
         };
         match self.ctx.status_at(rt, inst, frame) {

@@ -63,8 +63,10 @@ pub(crate) fn content<'a>(
                 } else if let Some(s) = suggest(name, schema.attrs.iter().map(|(n, _)| *n)) {
                     detail.push_str(&format!(" Did you mean \"{s}\"?"));
                 }
-                diags
-                    .push(Diagnostic::error("Unsupported argument", detail).with_span(a.name.span));
+                diags.push(
+                    Diagnostic::error(format!("Unsupported argument \"{name}\""), detail)
+                        .with_span(a.name.span),
+                );
             }
             Structure::Block(b) => {
                 let ty = &*b.ident.name;
@@ -86,7 +88,8 @@ pub(crate) fn content<'a>(
                         detail.push_str(&format!(" Did you mean \"{s}\"?"));
                     }
                     diags.push(
-                        Diagnostic::error("Unsupported block type", detail).with_span(b.ident.span),
+                        Diagnostic::error(format!("Unsupported block type \"{ty}\""), detail)
+                            .with_span(b.ident.span),
                     );
                     continue;
                 };
@@ -109,7 +112,7 @@ pub(crate) fn content<'a>(
         };
         diags.push(
             Diagnostic::error(
-                "Missing required argument",
+                format!("Missing required argument \"{name}\""),
                 format!("The argument \"{name}\" is required, but no definition was found."),
             )
             .with_span(at),

@@ -287,7 +287,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         (
             dynamic(),
             vec![self.error(
-                "Unknown variable",
+                &format!("Unknown variable {:?}", &*id.name),
                 format!("There is no variable named {:?}.{suggestion}", &*id.name),
                 id.span,
                 id.span,
@@ -305,6 +305,8 @@ impl<'c, 'a> Evaluator<'c, 'a> {
     ) -> Result<Value, Diagnostic> {
         let err =
             |summary: &str, detail: String| Err(self.error(summary, detail, subject, context));
+        // Headlines name the attribute (D9); the detail is HCL's.
+        let unsupported = format!("Unsupported attribute {name:?}");
         if obj.is_null() {
             return err(
                 "Attempt to get attribute from null value",
@@ -319,7 +321,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             return match vals.get(name) {
                 Some(v) => Ok(v.clone().mark_if(marked)),
                 None => err(
-                    "Unsupported attribute",
+                    &unsupported,
                     format!("This object does not have an attribute named {name:?}."),
                 ),
             };
@@ -329,7 +331,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             Type::Object(attrs) => {
                 let Some(aty) = attrs.get(name) else {
                     return err(
-                        "Unsupported attribute",
+                        &unsupported,
                         format!("This object does not have an attribute named {name:?}."),
                     );
                 };
@@ -346,7 +348,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     Some(v) => v.clone(),
                     None => {
                         return err(
-                            "Missing map element",
+                            &format!("Missing map element {name:?}"),
                             format!("This map does not have an element with the key {name:?}."),
                         );
                     }
@@ -361,11 +363,11 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     (true, false) => "Can't access attributes on a list of objects. Did you mean to access an attribute for a specific element of the list, or across all elements of the list?".to_owned(),
                     (false, _) => "Can't access attributes on a set of objects. Did you mean to access an attribute across all elements of the set?".to_owned(),
                 };
-                return err("Unsupported attribute", detail);
+                return err(&unsupported, detail);
             }
             t if t.is_primitive() => {
                 return err(
-                    "Unsupported attribute",
+                    &unsupported,
                     format!(
                         "Can't access attributes on a primitive-typed value ({}).",
                         ty.friendly_name()
@@ -374,7 +376,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             }
             _ => {
                 return err(
-                    "Unsupported attribute",
+                    &unsupported,
                     "This value does not have any attributes.".into(),
                 );
             }
@@ -1604,8 +1606,9 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         if let Err((summary, detail)) = def.check_arity(vals.len()) {
             let extra = vals.get(def_param_count(def)).map(|a| a.1);
             let subject = arity_subject(summary, extra, span);
+            let summary = format!("{summary} for {:?}", &*name.name);
             // HCL checks the arity before evaluating the arguments.
-            diags.push(self.error(summary, detail, subject, span));
+            diags.push(self.error(&summary, detail, subject, span));
             return (dynamic(), diags);
         }
         let mut argvals = Vec::with_capacity(vals.len());
@@ -1676,9 +1679,10 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         if let Err((summary, detail)) = def.check_arity(args.len()) {
             let extra = args.get(def_param_count(def)).map(start_range);
             let subject = arity_subject(summary, extra, span);
+            let summary = format!("{summary} for {fname:?}");
             // The arguments' own diagnostics are dropped, as HCL checks
             // the arity before evaluating them.
-            return (dynamic(), vec![self.error(summary, detail, subject, span)]);
+            return (dynamic(), vec![self.error(&summary, detail, subject, span)]);
         }
         self.charge_and_call(def, fname, &argvals, diags, span, || {
             (
@@ -1706,19 +1710,19 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 let pname = fnhcl_functions::param_name(fname, i);
                 match (pname, spans.get(i)) {
                     (Some(p), Some(s)) => self.error(
-                        "Invalid function argument",
+                        &format!("Invalid function argument for {fname:?}"),
                         format!("Invalid value for {p:?} parameter: {}.", e.message),
                         *s,
                         full.get(i).copied().unwrap_or(*s),
                     ),
                     (Some(p), None) => self.error(
-                        "Invalid function argument",
+                        &format!("Invalid function argument for {fname:?}"),
                         format!("Invalid value for {p:?} parameter: {}.", e.message),
                         span,
                         span,
                     ),
                     _ => self.error(
-                        "Error in function call",
+                        &format!("Error in function call to {fname:?}"),
                         format!("Call to function {fname:?} failed: {}.", e.message),
                         start,
                         span,
@@ -1726,7 +1730,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 }
             }
             None => self.error(
-                "Error in function call",
+                &format!("Error in function call to {fname:?}"),
                 format!("Call to function {fname:?} failed: {}.", e.message),
                 start,
                 span,
@@ -1754,7 +1758,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 .collect();
             if in_ns.is_empty() {
                 return self.error(
-                    "Call to unknown function",
+                    &format!("Call to unknown function {fname:?}"),
                     format!("There are no functions in namespace {ns:?}."),
                     name.span,
                     span,
@@ -1764,7 +1768,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 .map(|s| format!(" Did you mean {ns}{s}?"))
                 .unwrap_or_default();
             return self.error(
-                "Call to unknown function",
+                &format!("Call to unknown function {fname:?}"),
                 format!("There is no function named {short:?} in namespace {ns}.{sugg}"),
                 name.span,
                 span,
@@ -1774,7 +1778,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             .map(|s| format!(" Did you mean {s:?}?"))
             .unwrap_or_default();
         self.error(
-            "Call to unknown function",
+            &format!("Call to unknown function {fname:?}"),
             format!("There is no function named {fname:?}.{sugg}"),
             name.span,
             span,
@@ -1792,7 +1796,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             let (summary, detail, subject) = if vals.len() < 2 {
                 let missing = if vals.is_empty() { "name" } else { "args" };
                 (
-                    "Not enough function arguments",
+                    "Not enough function arguments for \"invoke\"",
                     format!(
                         "Function \"invoke\" expects 2 argument(s). Missing value for {missing:?}."
                     ),
@@ -1804,7 +1808,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 )
             } else {
                 (
-                    "Too many function arguments",
+                    "Too many function arguments for \"invoke\"",
                     "Function \"invoke\" expects only 2 argument(s).".to_owned(),
                     vals[2].1,
                 )
@@ -1843,7 +1847,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         };
         let fail = |s: &Self, p: &str, i: usize, m: &str| {
             s.error(
-                "Invalid function argument",
+                "Invalid function argument for \"invoke\"",
                 format!("Invalid value for {p:?} parameter: {m}."),
                 spans.get(i).copied().unwrap_or(span),
                 full.get(i).copied().unwrap_or(span),
@@ -1882,7 +1886,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     end: span.start + "invoke(".len() as u32,
                 };
                 diags.push(self.error(
-                    "Error in function call",
+                    &format!("Error in function call to user function {n:?}"),
                     format!("Call to function \"invoke\" failed: {msg}."),
                     start,
                     span,
@@ -1917,7 +1921,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             return (
                 dynamic(),
                 vec![self.error(
-                    "Error in function call",
+                    "Error in function call to \"try\"",
                     "Call to function \"try\" failed: at least one argument is required.",
                     start,
                     span,
@@ -1952,7 +1956,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         (
             dynamic(),
             vec![self.error(
-                "Error in function call",
+                "Error in function call to \"try\"",
                 format!("Call to function \"try\" failed: {msg}."),
                 start,
                 span,
@@ -1964,7 +1968,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         if args.len() != 1 {
             let (summary, detail, subject) = if args.is_empty() {
                 (
-                    "Not enough function arguments",
+                    "Not enough function arguments for \"can\"",
                     "Function \"can\" expects 1 argument(s). Missing value for \"expression\"."
                         .to_owned(),
                     Span {
@@ -1975,7 +1979,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 )
             } else {
                 (
-                    "Too many function arguments",
+                    "Too many function arguments for \"can\"",
                     "Function \"can\" expects only 1 argument(s).".to_owned(),
                     args[1].span,
                 )

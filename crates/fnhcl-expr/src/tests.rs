@@ -52,7 +52,7 @@ fn object_with_failing_value_is_known_with_unknown_part() {
     assert_eq!(
         errors(&ev, &sm),
         vec![
-            "main.hcl:1,9-11: Unsupported attribute; This object does not have an attribute named \"x\"."
+            "main.hcl:1,9-11: Unsupported attribute \"x\"; This object does not have an attribute named \"x\"."
         ]
     );
     // An error in a key makes the whole object unknown.
@@ -111,7 +111,7 @@ fn invoke_calls_user_functions() {
     assert_eq!(
         errors(&ev, &sm),
         vec![
-            "main.hcl:1,1-8: Error in function call; Call to function \"invoke\" failed: user function 'nope' not found."
+            "main.hcl:1,1-8: Error in function call to user function \"nope\"; Call to function \"invoke\" failed: user function 'nope' not found."
         ]
     );
     // An unknown arguments object: no call, unknown result. A partially
@@ -126,7 +126,7 @@ fn invoke_calls_user_functions() {
     assert_eq!(
         errors(&ev, &sm),
         vec![
-            "main.hcl:1,16-17: Not enough function arguments; Function \"invoke\" expects 2 argument(s). Missing value for \"args\"."
+            "main.hcl:1,16-17: Not enough function arguments for \"invoke\"; Function \"invoke\" expects 2 argument(s). Missing value for \"args\"."
         ]
     );
     // Without an invoker, invoke does not exist.
@@ -174,7 +174,7 @@ fn unknown_variable_suggests_names() {
     assert_eq!(
         errors(&ev, &sm),
         vec![
-            "main.hcl:1,1-4: Unknown variable; There is no variable named \"rqe\". Did you mean \"req\"?"
+            "main.hcl:1,1-4: Unknown variable \"rqe\"; There is no variable named \"rqe\". Did you mean \"req\"?"
         ]
     );
 }
