@@ -9,6 +9,7 @@ mod convert;
 mod dupkeys;
 mod errors;
 mod scan;
+mod structure;
 pub mod visit;
 
 use fnhcl_base::{Diagnostic, FileId, SourceMap};
@@ -55,7 +56,10 @@ pub fn parse_file(sources: &SourceMap, file: FileId) -> (ast::Body, Vec<Diagnost
             } else {
                 None
             };
-            let d = d.unwrap_or_else(|| errors::from_parse_error(file, text, &e, false, 0));
+            let name = &sources.get(file).name;
+            let d = d
+                .or_else(|| errors::structural(file, name, text, e.location().offset()))
+                .unwrap_or_else(|| errors::from_parse_error(file, text, &e, false, 0));
             (empty, vec![d])
         }
     }
