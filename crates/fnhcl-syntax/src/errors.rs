@@ -118,6 +118,11 @@ pub(crate) fn from_parse_error(
                 true,
             )
         }
+        _ if rest.contains("expected `in`") && for_before(text, offset) => (
+            "Invalid 'for' expression".to_owned(),
+            "For expression requires the 'in' keyword after its name declarations.".to_owned(),
+            true,
+        ),
         _ if rest.contains("expected `=>`") => (
             {
                 span = previous_token(file, text, offset).unwrap_or(span);
@@ -186,6 +191,17 @@ pub(crate) fn from_parse_error(
             "An argument or block definition is required here.".to_owned(),
             true,
         ),
+        Some("object value assignment") if !expr_mode => {
+            if let Some(d) = crate::structure::object_separator(file, text, offset) {
+                return d;
+            }
+            (
+                "Missing key/value separator".to_owned(),
+                "Expected an equals sign (\"=\") to mark the beginning of the attribute value."
+                    .to_owned(),
+                true,
+            )
+        }
         Some("object value assignment") => (
             {
                 span = previous_token(file, text, offset).unwrap_or(span);

@@ -99,7 +99,7 @@ pub(crate) fn check(file: FileId, name: &str, text: &str) -> Option<Found> {
         }),
         Err(Stop::GiveUp) => None,
         Err(Stop::Diag(d)) => {
-            let at = d.span.0;
+            let at = d.found_at.unwrap_or(d.span.0);
             Some(Found {
                 diag: Some(d.with_file(file)),
                 at,
@@ -110,11 +110,72 @@ pub(crate) fn check(file: FileId, name: &str, text: &str) -> Option<Found> {
     }
 }
 
+/// HCL's "Invalid multi-line string" for a quoted string that runs over a
+/// line end, which hcl-edit accepts. Called on files hcl-edit parsed.
+pub(crate) fn multi_line_string(file: FileId, text: &str) -> Option<Diagnostic> {
+    match lex("", text) {
+        Err(Lexed::Error(d, _)) if d.summary == MULTI_LINE_STRING => Some(d.with_file(file)),
+        _ => None,
+    }
+}
+
+const MULTI_LINE_STRING: &str = "Invalid multi-line string";
+
+/// HCL's error for an object item whose key is not followed by `=` or `:`,
+/// given hcl-edit's error offset (which may be at the token after the key,
+/// inside it, or one token further).
+pub(crate) fn object_separator(file: FileId, text: &str, offset: usize) -> Option<Diagnostic> {
+    let toks = lex("", text).ok()?;
+    let mut i = toks.iter().position(|t| t.end > offset)?;
+    let separator = |k: K| matches!(k, K::OBrace | K::Comma | K::Newline);
+    if i >= 2 && !separator(toks[i - 2].k) {
+        i -= 1;
+    }
+    if i < 2 || !separator(toks[i - 2].k) {
+        return None;
+    }
+    let next = toks[i];
+    let (summary, detail, end) = match next.k {
+        K::Newline | K::Comma => (
+            "Missing attribute value",
+            "Expected an attribute value, introduced by an equals sign (\"=\").",
+            next.end,
+        ),
+        K::Ident => (
+            "Missing key/value separator",
+            "Expected an equals sign (\"=\") to mark the beginning of the attribute value. If you intended to given an attribute name containing periods or spaces, write the name in quotes to create a string literal.",
+            next.end,
+        ),
+        K::Eof => return None,
+        // HCL's opening quote or heredoc marker is a token of its own.
+        K::Quoted => (
+            "Missing key/value separator",
+            SEPARATOR_DETAIL,
+            next.start + 1,
+        ),
+        K::Heredoc => (
+            "Missing key/value separator",
+            SEPARATOR_DETAIL,
+            text[next.start..next.end]
+                .find('\n')
+                .map_or(next.end, |n| next.start + n + 1),
+        ),
+        _ => ("Missing key/value separator", SEPARATOR_DETAIL, next.end),
+    };
+    Some(Diagnostic::error(summary, detail).with_span(Span::new(file, next.start, end)))
+}
+
+const SEPARATOR_DETAIL: &str =
+    "Expected an equals sign (\"=\") to mark the beginning of the attribute value.";
+
 /// A diagnostic before the file is known.
 struct Pending {
     summary: &'static str,
     detail: String,
     span: (usize, usize),
+    /// Where the problem was detected, when that is not the span's start
+    /// (the end of the file for an unclosed bracket).
+    found_at: Option<usize>,
 }
 
 impl Pending {
@@ -123,7 +184,13 @@ impl Pending {
             summary,
             detail: detail.into(),
             span: (start, end),
+            found_at: None,
         }
+    }
+
+    fn found_at(mut self, at: usize) -> Self {
+        self.found_at = Some(at);
+        self
     }
 
     fn with_file(self, file: FileId) -> Diagnostic {
@@ -357,7 +424,7 @@ fn quoted_end(name: &str, text: &str, start: usize) -> Result<usize, Lexed> {
             b'\n' | b'\r' => {
                 return Err(Lexed::Error(
                     Pending::new(
-                        "Invalid multi-line string",
+                        MULTI_LINE_STRING,
                         "Quoted strings may not be split over multiple lines. To produce a multi-line string, either use the \\n escape to represent a newline character or use the \"heredoc\" multi-line template syntax.",
                         i,
                         i + 1,
@@ -667,10 +734,14 @@ impl Parser<'_> {
             match t.k {
                 K::Eof => {
                     return match open {
-                        Some(o) => Err(diag(
-                            "Unclosed configuration block",
-                            UNCLOSED_BLOCK_DETAIL,
-                            o,
+                        Some(o) => Err(Stop::Diag(
+                            Pending::new(
+                                "Unclosed configuration block",
+                                UNCLOSED_BLOCK_DETAIL,
+                                o.start,
+                                o.end,
+                            )
+                            .found_at(t.start),
                         )),
                         None => Ok(()),
                     };
@@ -814,10 +885,14 @@ impl Parser<'_> {
                 "An argument definition on the same line as its containing block creates a single-line block definition, which must also be closed on the same line. Place the block's closing brace immediately after the argument definition.",
                 t,
             )),
-            K::Eof => Err(diag(
-                "Unclosed configuration block",
-                UNCLOSED_BLOCK_DETAIL,
-                open,
+            K::Eof => Err(Stop::Diag(
+                Pending::new(
+                    "Unclosed configuration block",
+                    UNCLOSED_BLOCK_DETAIL,
+                    open.start,
+                    open.end,
+                )
+                .found_at(t.start),
             )),
             _ => Err(diag(
                 "Invalid single-argument block definition",
@@ -944,6 +1019,13 @@ impl Parser<'_> {
     /// HCL's error for the bracket at token index `o` left open at the end
     /// of the file.
     fn unclosed_at_eof(&self, o: usize, name: Option<Tok>) -> Stop {
+        match self.unclosed_at_eof_diag(o, name) {
+            Stop::Diag(d) => Stop::Diag(d.found_at(self.text.len())),
+            other => other,
+        }
+    }
+
+    fn unclosed_at_eof_diag(&self, o: usize, name: Option<Tok>) -> Stop {
         let open = self.toks[o];
         let eof = self.eof();
         // The last token before the end, and the last that is not a newline.
