@@ -89,6 +89,7 @@ pub(crate) fn check(file: FileId, name: &str, text: &str) -> Option<Found> {
         toks,
         pos: 0,
         inner: Vec::new(),
+        depth: 0,
     };
     match p.body(None) {
         Ok(()) => Some(Found {
@@ -212,6 +213,10 @@ enum Stop {
     Diag(Pending),
 }
 
+/// Nesting (templates inside interpolations, blocks inside blocks) beyond
+/// which the check gives up; hcl-edit stops at 64 levels.
+const MAX_DEPTH: usize = 128;
+
 const ITEM_REQUIRED: &str = "Argument or block definition required";
 const ITEM_REQUIRED_DETAIL: &str = "An argument or block definition is required here.";
 const ITEM_REQUIRED_EQUALS: &str = "An argument or block definition is required here. To set an argument, use the equals sign \"=\" to introduce the argument value.";
@@ -251,7 +256,7 @@ fn lex(name: &str, text: &str) -> Result<Vec<Tok>, Lexed> {
                 i = text[i + 2..].find("*/").map_or(b.len(), |n| i + 2 + n + 2);
             }
             b'"' => {
-                let end = quoted_end(name, text, i)?;
+                let end = quoted_end(name, text, i, 0)?;
                 tok(K::Quoted, end);
                 i = end;
             }
@@ -410,7 +415,10 @@ fn number_end(b: &[u8], mut i: usize) -> usize {
 /// quote). A string running into a newline is left to the caller's
 /// multi-line check; an interpolation left open at the end of the file is
 /// HCL's "Unclosed template interpolation sequence".
-fn quoted_end(name: &str, text: &str, start: usize) -> Result<usize, Lexed> {
+fn quoted_end(name: &str, text: &str, start: usize, nesting: usize) -> Result<usize, Lexed> {
+    if nesting > MAX_DEPTH {
+        return Err(Lexed::GiveUp);
+    }
     let b = text.as_bytes();
     let mut i = start + 1;
     let mut directives = Vec::new();
@@ -434,7 +442,7 @@ fn quoted_end(name: &str, text: &str, start: usize) -> Result<usize, Lexed> {
             }
             b'$' | b'%' if b.get(i + 1) == Some(&b[i]) && b.get(i + 2) == Some(&b'{') => i += 3,
             b'$' | b'%' if b.get(i + 1) == Some(&b'{') => {
-                let end = interpolation_end(name, text, i)?;
+                let end = interpolation_end(name, text, i, nesting)?;
                 if b[i] == b'%' {
                     directives.push((i, end));
                 }
@@ -447,13 +455,13 @@ fn quoted_end(name: &str, text: &str, start: usize) -> Result<usize, Lexed> {
 }
 
 /// The end of the `${ ... }` or `%{ ... }` sequence starting at `start`.
-fn interpolation_end(name: &str, text: &str, start: usize) -> Result<usize, Lexed> {
+fn interpolation_end(name: &str, text: &str, start: usize, nesting: usize) -> Result<usize, Lexed> {
     let b = text.as_bytes();
     let mut depth = 0usize;
     let mut i = start + 2;
     while i < b.len() {
         match b[i] {
-            b'"' => i = quoted_end(name, text, i)?,
+            b'"' => i = quoted_end(name, text, i, nesting + 1)?,
             b'{' => {
                 depth += 1;
                 i += 1;
@@ -523,7 +531,7 @@ fn heredoc_directives(name: &str, text: &str, start: usize, end: usize) -> Resul
         match b[i] {
             b'$' | b'%' if b.get(i + 1) == Some(&b[i]) && b.get(i + 2) == Some(&b'{') => i += 3,
             b'$' | b'%' if b.get(i + 1) == Some(&b'{') => {
-                let e = interpolation_end(name, text, i)?;
+                let e = interpolation_end(name, text, i, 0)?;
                 if b[i] == b'%' {
                     directives.push((i, e));
                 }
@@ -690,6 +698,7 @@ struct Parser<'a> {
     toks: Vec<Tok>,
     pos: usize,
     inner: Vec<(usize, usize)>,
+    depth: usize,
 }
 
 type R = Result<(), Stop>;
@@ -826,10 +835,15 @@ impl Parser<'_> {
                 }
             }
         };
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Stop::GiveUp);
+        }
         match self.peek().k {
             K::Newline | K::Eof | K::CBrace => self.body(Some(open))?,
             _ => self.single_line_body(open)?,
         }
+        self.depth -= 1;
         let eol = self.peek();
         match eol.k {
             K::Newline | K::Eof => {
