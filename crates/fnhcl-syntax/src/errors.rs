@@ -37,11 +37,12 @@ pub(crate) fn from_parse_error(
         offset -= 1;
     }
     let at_eof = text[offset..].trim().is_empty();
-    // A newline (or the end of the file) is reported as an empty range, so
-    // that code frames stay on one line.
-    let end = match text[offset..].chars().next() {
-        Some('\n') | Some('\r') | None => offset,
-        Some(_) => next_char_end(text, offset),
+    // A newline is reported as HCL reports its newline token: up to the
+    // start of the next line (code frames draw it on one line).
+    let end = if text[offset..].starts_with("\r\n") {
+        offset + 2
+    } else {
+        next_char_end(text, offset)
     };
     let mut span = Span::new(file, offset, end);
     if let Some(d) = special_cases(file, text, offset, expr_mode) {
@@ -137,8 +138,9 @@ pub(crate) fn from_parse_error(
             true,
         ),
         _ if rest.contains("expected `:`") => {
-            let e = text.trim_end().len();
-            span = Span::new(file, e, e);
+            if at_eof {
+                span = Span::new(file, text.len(), text.len());
+            }
             (
                 "Missing false expression in conditional".to_owned(),
                 "The conditional operator (...?...:...) requires a false expression, delimited by a colon.".to_owned(),
@@ -146,8 +148,9 @@ pub(crate) fn from_parse_error(
             )
         }
         _ if rest == "expected `)`" && !text[offset..].contains(')') => {
-            let e = text.trim_end().len();
-            span = Span::new(file, e, e);
+            if at_eof {
+                span = Span::new(file, text.len(), text.len());
+            }
             (
                 "Unbalanced parentheses".to_owned(),
                 "Expected a closing parenthesis to terminate the expression.".to_owned(),
