@@ -21,6 +21,8 @@ enum K {
     Number,
     Quoted,
     Heredoc,
+    /// A heredoc without its closing marker (the rest of the file).
+    OpenHeredoc,
     Newline,
     Eof,
     OBrace,
@@ -261,7 +263,13 @@ fn lex(name: &str, text: &str) -> Result<Vec<Tok>, Lexed> {
                 i = end;
             }
             b'<' if b.get(i + 1) == Some(&b'<') && heredoc_marker(b, i).is_some() => {
-                let end = heredoc_end(text, i).ok_or(Lexed::GiveUp)?;
+                let Some(end) = heredoc_end(text, i) else {
+                    // No closing marker: the rest of the file is the
+                    // heredoc's text. HCL's token is the `<<EOT` line.
+                    let line = text[i..].find('\n').map_or(text.len(), |n| i + n + 1);
+                    tok(K::OpenHeredoc, line);
+                    break;
+                };
                 heredoc_directives(name, text, i, end)?;
                 tok(K::Heredoc, end);
                 i = end;
@@ -933,6 +941,14 @@ impl Parser<'_> {
                 }
                 K::Number => {}
                 K::Quoted | K::Heredoc => self.inner.push((t.start, t.end)),
+                K::OpenHeredoc => {
+                    let end = self.eof();
+                    return Err(diag(
+                        "Unterminated template string",
+                        "No closing marker was found for the string.",
+                        end,
+                    ));
+                }
                 K::OParen | K::OBrack | K::OBrace => self.group(t, None)?,
                 K::Eof => return Err(diag("Missing expression", MISSING_EXPR_EOF, t)),
                 _ => {
@@ -997,6 +1013,9 @@ impl Parser<'_> {
         loop {
             let t = self.next();
             match t.k {
+                // Whether it is HCL's first error depends on the group's
+                // contents, which are not followed here.
+                K::OpenHeredoc => return Err(Stop::GiveUp),
                 K::OBrace | K::OBrack | K::OParen => {
                     let prev = self.toks[self.pos - 2];
                     let name = (t.k == K::OParen && prev.k == K::Ident).then_some(prev);
