@@ -41,8 +41,9 @@ pub fn parse_file(sources: &SourceMap, file: FileId) -> (ast::Body, Vec<Diagnost
     let (parsed, renamed) = dupkeys::parse_lenient(text, hcl_edit::parser::parse_body);
     match parsed {
         Ok(body) => {
-            // hcl-edit accepts a newline inside a quoted string; HCL does not.
-            if let Some(d) = structure::multi_line_string(file, text) {
+            // hcl-edit accepts a newline inside a quoted string, and a
+            // heredoc marker at the very end of the file; HCL does not.
+            if let Some(d) = structure::accepted_by_hcl_edit_only(file, text) {
                 return (empty, vec![d]);
             }
             let mut conv = convert::Converter::new(file, text).with_renamed(renamed);

@@ -113,11 +113,20 @@ pub(crate) fn check(file: FileId, name: &str, text: &str) -> Option<Found> {
     }
 }
 
-/// HCL's "Invalid multi-line string" for a quoted string that runs over a
-/// line end, which hcl-edit accepts. Called on files hcl-edit parsed.
-pub(crate) fn multi_line_string(file: FileId, text: &str) -> Option<Diagnostic> {
+/// HCL's error for what hcl-edit accepts but HCL does not: a quoted string
+/// that runs over a line end ("Invalid multi-line string") and a heredoc
+/// whose closing marker ends the file without a newline. Called on files
+/// hcl-edit parsed.
+pub(crate) fn accepted_by_hcl_edit_only(file: FileId, text: &str) -> Option<Diagnostic> {
     match lex("", text) {
         Err(Lexed::Error(d, _)) if d.summary == MULTI_LINE_STRING => Some(d.with_file(file)),
+        Ok(toks) if toks.iter().any(|t| t.k == K::OpenHeredoc) => Some(
+            Diagnostic::error(
+                "Unterminated template string",
+                "No closing marker was found for the string.",
+            )
+            .with_span(Span::new(file, text.len(), text.len())),
+        ),
         _ => None,
     }
 }
@@ -516,13 +525,11 @@ fn heredoc_end(text: &str, start: usize) -> Option<usize> {
     let marker = &text[ms..j];
     let mut k = j + text[j..].find('\n')? + 1;
     loop {
-        let le = text[k..].find('\n').map_or(text.len(), |x| k + x);
+        // HCL needs the newline after the closing marker too.
+        let le = k + text[k..].find('\n')?;
         if text[k..le].trim() == marker {
             // The newline after the marker is a token of its own.
             return Some(le);
-        }
-        if le == text.len() {
-            return None;
         }
         k = le + 1;
     }
