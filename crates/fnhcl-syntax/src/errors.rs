@@ -215,7 +215,12 @@ pub(crate) fn from_parse_error(
             true,
         ),
         Some("object item") => (
-            "Missing attribute separator".to_owned(),
+            {
+                if !expr_mode {
+                    span = crate::structure::token_at(file, text, offset).unwrap_or(span);
+                }
+                "Missing attribute separator".to_owned()
+            },
             "Expected a newline or comma to mark the beginning of the next attribute.".to_owned(),
             true,
         ),

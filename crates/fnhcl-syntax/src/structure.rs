@@ -50,6 +50,9 @@ struct Tok {
     k: K,
     start: usize,
     end: usize,
+    /// The end of HCL's first token of this one: the opening quote of a
+    /// quoted template, the `<<EOT` line of a heredoc, else `end`.
+    head: usize,
 }
 
 /// What the check found.
@@ -159,22 +162,17 @@ pub(crate) fn object_separator(file: FileId, text: &str, offset: usize) -> Optio
             next.end,
         ),
         K::Eof => return None,
-        // HCL's opening quote or heredoc marker is a token of its own.
-        K::Quoted => (
-            "Missing key/value separator",
-            SEPARATOR_DETAIL,
-            next.start + 1,
-        ),
-        K::Heredoc => (
-            "Missing key/value separator",
-            SEPARATOR_DETAIL,
-            text[next.start..next.end]
-                .find('\n')
-                .map_or(next.end, |n| next.start + n + 1),
-        ),
-        _ => ("Missing key/value separator", SEPARATOR_DETAIL, next.end),
+        _ => ("Missing key/value separator", SEPARATOR_DETAIL, next.head),
     };
     Some(Diagnostic::error(summary, detail).with_span(Span::new(file, next.start, end)))
+}
+
+/// The span of HCL's token at `offset` (for hcl-edit errors that point at
+/// the start of the unexpected token).
+pub(crate) fn token_at(file: FileId, text: &str, offset: usize) -> Option<Span> {
+    let toks = lex("", text).ok()?;
+    let t = toks.iter().find(|t| t.start == offset && t.k != K::Eof)?;
+    Some(Span::new(file, t.start, t.head))
 }
 
 const SEPARATOR_DETAIL: &str =
@@ -250,7 +248,19 @@ fn lex(name: &str, text: &str) -> Result<Vec<Tok>, Lexed> {
     while i < b.len() {
         let c = b[i];
         let start = i;
-        let mut tok = |k: K, end: usize| toks.push(Tok { k, start, end });
+        let mut tok = |k: K, end: usize| {
+            let head = match k {
+                K::Quoted => start + 1,
+                K::Heredoc => text[start..end].find('\n').map_or(end, |n| start + n + 1),
+                _ => end,
+            };
+            toks.push(Tok {
+                k,
+                start,
+                end,
+                head,
+            })
+        };
         match c {
             b' ' | b'\t' | b'\r' if !(c == b'\r' && b.get(i + 1) == Some(&b'\n')) => i += 1,
             b'\r' => {
@@ -338,6 +348,7 @@ fn lex(name: &str, text: &str) -> Result<Vec<Tok>, Lexed> {
         k: K::Eof,
         start: text.len(),
         end: text.len(),
+        head: text.len(),
     });
     Ok(toks)
 }
@@ -719,7 +730,7 @@ struct Parser<'a> {
 type R = Result<(), Stop>;
 
 fn diag(summary: &'static str, detail: impl Into<String>, t: Tok) -> Stop {
-    Stop::Diag(Pending::new(summary, detail, t.start, t.end))
+    Stop::Diag(Pending::new(summary, detail, t.start, t.head))
 }
 
 impl Parser<'_> {
@@ -747,6 +758,7 @@ impl Parser<'_> {
             k: K::Eof,
             start: n,
             end: n,
+            head: n,
         }
     }
 
@@ -893,7 +905,7 @@ impl Parser<'_> {
                         "A single-line block definition can contain only a single argument. If you meant to define argument {name:?}, use an equals sign to assign it a value. To define a nested block, place it on a line of its own within its parent block."
                     ),
                     ident.start,
-                    next.end,
+                    next.head,
                 )));
             }
             _ => return Err(diag(ITEM_REQUIRED, ITEM_REQUIRED_EQUALS, ident)),
