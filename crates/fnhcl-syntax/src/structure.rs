@@ -95,6 +95,7 @@ pub(crate) fn check(file: FileId, name: &str, text: &str) -> Option<Found> {
         pos: 0,
         inner: Vec::new(),
         depth: 0,
+        nl_ignore: false,
     };
     match p.body(None) {
         Ok(()) => Some(Found {
@@ -725,6 +726,20 @@ struct Parser<'a> {
     pos: usize,
     inner: Vec<(usize, usize)>,
     depth: usize,
+    /// Inside parentheses, brackets and argument lists newlines are not
+    /// significant (in an object they separate items).
+    nl_ignore: bool,
+}
+
+/// What a bracket opens.
+#[derive(Clone, Copy)]
+enum Group {
+    /// A function call's arguments (the name token).
+    Call(Tok),
+    Paren,
+    Tuple,
+    Index,
+    Object,
 }
 
 type R = Result<(), Stop>;
@@ -734,7 +749,12 @@ fn diag(summary: &'static str, detail: impl Into<String>, t: Tok) -> Stop {
 }
 
 impl Parser<'_> {
-    fn peek(&self) -> Tok {
+    fn peek(&mut self) -> Tok {
+        if self.nl_ignore {
+            while self.toks[self.pos.min(self.toks.len() - 1)].k == K::Newline {
+                self.pos += 1;
+            }
+        }
         self.toks[self.pos.min(self.toks.len() - 1)]
     }
 
@@ -955,7 +975,7 @@ impl Parser<'_> {
                 K::Ident => {
                     if self.peek().k == K::OParen {
                         let open = self.next();
-                        self.group(open, Some(t))?;
+                        self.group(open, Group::Call(t))?;
                     }
                 }
                 K::Number => {}
@@ -968,7 +988,9 @@ impl Parser<'_> {
                         end,
                     ));
                 }
-                K::OParen | K::OBrack | K::OBrace => self.group(t, None)?,
+                K::OParen => self.group(t, Group::Paren)?,
+                K::OBrack => self.group(t, Group::Tuple)?,
+                K::OBrace => self.group(t, Group::Object)?,
                 K::Eof => return Err(diag("Missing expression", MISSING_EXPR_EOF, t)),
                 _ => {
                     return Err(diag(
@@ -994,7 +1016,7 @@ impl Parser<'_> {
                     }
                     K::OBrack => {
                         let open = self.next();
-                        self.group(open, None)?;
+                        self.group(open, Group::Index)?;
                     }
                     K::BinOp | K::Minus | K::Star => {
                         self.next();
@@ -1026,7 +1048,226 @@ impl Parser<'_> {
     /// Skips the bracketed group opened by `open` (`call` is the function
     /// name when it is a call's argument list). Reaching the end of the
     /// file inside it gives HCL's error for the innermost open bracket.
-    fn group(&mut self, open: Tok, call: Option<Tok>) -> R {
+    /// The bracketed group opened by `open`, checked item by item as HCL
+    /// parses it. Where the check does not model the contents (`for`
+    /// expressions, very deep nesting) the group is skipped as a whole.
+    fn group(&mut self, open: Tok, kind: Group) -> R {
+        let open_idx = self.pos - 1;
+        let saved = (self.nl_ignore, self.depth);
+        self.depth += 1;
+        let r = if self.depth > MAX_DEPTH {
+            Err(Stop::GiveUp)
+        } else {
+            self.group_items(open, kind)
+        };
+        self.nl_ignore = saved.0;
+        self.depth = saved.1;
+        match r {
+            Ok(()) => {
+                self.inner.push((open.start, self.toks[self.pos - 1].end));
+                Ok(())
+            }
+            Err(Stop::GiveUp) => {
+                self.pos = open_idx + 1;
+                let call = match kind {
+                    Group::Call(name) => Some(name),
+                    _ => None,
+                };
+                self.skip_group(open, call)
+            }
+            Err(d) => Err(d),
+        }
+    }
+
+    fn group_items(&mut self, open: Tok, kind: Group) -> R {
+        self.nl_ignore = !matches!(kind, Group::Object);
+        let first = self.peek_past_newlines();
+        if matches!(kind, Group::Tuple | Group::Object)
+            && first.k == K::Ident
+            && &self.text[first.start..first.end] == "for"
+        {
+            return Err(Stop::GiveUp);
+        }
+        match kind {
+            Group::Paren => {
+                self.expr()?;
+                let t = self.peek();
+                if t.k != K::CParen {
+                    return Err(diag(
+                        "Unbalanced parentheses",
+                        "Expected a closing parenthesis to terminate the expression.",
+                        t,
+                    ));
+                }
+                self.next();
+                Ok(())
+            }
+            Group::Index => {
+                if self.peek().k == K::Star {
+                    self.next();
+                } else {
+                    self.expr()?;
+                }
+                let t = self.peek();
+                if t.k != K::CBrack {
+                    return Err(diag(
+                        "Missing close bracket on index",
+                        "The index operator must end with a closing bracket (\"]\").",
+                        t,
+                    ));
+                }
+                self.next();
+                Ok(())
+            }
+            Group::Tuple => loop {
+                if self.peek().k == K::CBrack {
+                    self.next();
+                    return Ok(());
+                }
+                self.expr()?;
+                let t = self.peek();
+                match t.k {
+                    K::Comma => {
+                        self.next();
+                    }
+                    K::CBrack => {
+                        self.next();
+                        return Ok(());
+                    }
+                    K::Eof => {
+                        return Err(diag(
+                            "Unterminated tuple constructor expression",
+                            "There is no corresponding closing bracket before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.",
+                            open,
+                        ));
+                    }
+                    _ => {
+                        return Err(diag(
+                            "Missing item separator",
+                            "Expected a comma to mark the beginning of the next item.",
+                            t,
+                        ));
+                    }
+                }
+            },
+            Group::Call(name) => loop {
+                if self.peek().k == K::CParen {
+                    self.next();
+                    return Ok(());
+                }
+                self.expr()?;
+                if self.peek().k == K::Ellipsis {
+                    self.next();
+                    if self.peek().k != K::CParen {
+                        return Err(Stop::GiveUp);
+                    }
+                }
+                let t = self.peek();
+                match t.k {
+                    K::Comma => {
+                        self.next();
+                    }
+                    K::CParen => {
+                        self.next();
+                        return Ok(());
+                    }
+                    K::Eof => {
+                        return Err(Stop::Diag(Pending::new(
+                            "Unterminated function call",
+                            "There is no closing parenthesis for this function call before the end of the file. This may be caused by incorrect parethesis nesting elsewhere in this file.",
+                            name.start,
+                            open.end,
+                        )));
+                    }
+                    _ => {
+                        return Err(diag(
+                            "Missing argument separator",
+                            "A comma is required to separate each function argument from the next.",
+                            t,
+                        ));
+                    }
+                }
+            },
+            Group::Object => loop {
+                self.skip_newlines();
+                let t = self.peek();
+                match t.k {
+                    K::CBrace => {
+                        self.next();
+                        return Ok(());
+                    }
+                    K::Eof => return Err(diag("Missing expression", MISSING_EXPR_EOF, t)),
+                    _ => {}
+                }
+                self.expr()?;
+                let t = self.peek();
+                match t.k {
+                    K::Equal | K::Colon => {
+                        self.next();
+                    }
+                    K::Newline | K::Comma => {
+                        return Err(diag(
+                            "Missing attribute value",
+                            "Expected an attribute value, introduced by an equals sign (\"=\").",
+                            t,
+                        ));
+                    }
+                    K::Ident => {
+                        return Err(diag(
+                            "Missing key/value separator",
+                            "Expected an equals sign (\"=\") to mark the beginning of the attribute value. If you intended to given an attribute name containing periods or spaces, write the name in quotes to create a string literal.",
+                            t,
+                        ));
+                    }
+                    K::Eof => {
+                        return Err(diag(
+                            "Unterminated object constructor expression",
+                            "There is no corresponding closing brace before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
+                            open,
+                        ));
+                    }
+                    _ => return Err(diag("Missing key/value separator", SEPARATOR_DETAIL, t)),
+                }
+                self.expr()?;
+                let t = self.peek();
+                match t.k {
+                    K::Comma | K::Newline => {
+                        self.next();
+                    }
+                    K::CBrace => {
+                        self.next();
+                        return Ok(());
+                    }
+                    K::Eof => {
+                        return Err(diag(
+                            "Unterminated object constructor expression",
+                            "There is no corresponding closing brace before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
+                            open,
+                        ));
+                    }
+                    _ => {
+                        return Err(diag(
+                            "Missing attribute separator",
+                            "Expected a newline or comma to mark the beginning of the next attribute.",
+                            t,
+                        ));
+                    }
+                }
+            },
+        }
+    }
+
+    /// The next token that is not a newline, without moving.
+    fn peek_past_newlines(&self) -> Tok {
+        self.toks[self.pos..]
+            .iter()
+            .copied()
+            .find(|t| t.k != K::Newline)
+            .unwrap_or_else(|| self.eof())
+    }
+
+    /// Skips the group opened by `open` without checking its contents.
+    fn skip_group(&mut self, open: Tok, call: Option<Tok>) -> R {
         // (open bracket token index, function name if a call)
         let mut stack = vec![(self.pos - 1, call)];
         loop {
