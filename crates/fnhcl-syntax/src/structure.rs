@@ -6,12 +6,12 @@
 //! that is wrong. This module is run only after hcl-edit has rejected a
 //! file. It lexes the text, walks body items as HCL does (attribute, block
 //! header with labels, single-line block, the newline after each item) and
-//! follows expressions only at their top level, skipping bracketed groups
-//! as a whole. It reports the first problem it finds, worded and placed as
-//! HCL words and places it. Problems inside bracketed groups, quoted
-//! strings and heredocs are left to the mapping of hcl-edit's own error;
-//! [`Found::inner`] lists those regions so the caller can tell whose error
-//! comes first.
+//! follows expressions: operands and operators, and the items of tuples,
+//! objects, calls, parentheses and indexes. It reports the first problem it
+//! finds, worded and placed as HCL words and places it. `for` expressions,
+//! quoted strings and heredocs are skipped whole; problems inside them are
+//! left to the mapping of hcl-edit's own error, and [`Found::inner`] lists
+//! the regions so the caller can tell whose error comes first.
 
 use fnhcl_base::{Diagnostic, FileId, Span};
 
