@@ -272,8 +272,15 @@ fn lex(name: &str, text: &str) -> Result<Vec<Tok>, Lexed> {
                 tok(K::Newline, i + 1);
                 i += 1;
             }
-            b'#' => i = line_end(b, i),
-            b'/' if b.get(i + 1) == Some(&b'/') => i = line_end(b, i),
+            // A line comment stands for the newline that ends it; HCL's
+            // token covers the comment too.
+            b'#' | b'/' if c == b'#' || b.get(i + 1) == Some(&b'/') => {
+                let le = line_end(b, i);
+                if le < b.len() {
+                    tok(K::Newline, le + 1);
+                }
+                i = le + 1;
+            }
             b'/' if b.get(i + 1) == Some(&b'*') && text[i + 2..].contains("*/") => {
                 i = text[i + 2..].find("*/").map_or(b.len(), |n| i + 2 + n + 2);
             }
