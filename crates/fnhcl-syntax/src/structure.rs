@@ -6,10 +6,11 @@
 //! that is wrong. This module is run only after hcl-edit has rejected a
 //! file. It lexes the text, walks body items as HCL does (attribute, block
 //! header with labels, single-line block, the newline after each item) and
-//! follows expressions: operands and operators, and the items of tuples,
-//! objects, calls, parentheses and indexes. It reports the first problem it
-//! finds, worded and placed as HCL words and places it. `for` expressions,
-//! quoted strings and heredocs are skipped whole; problems inside them are
+//! follows expressions: operands and operators, the items of tuples,
+//! objects, calls, parentheses and indexes, and `for` expressions. It
+//! reports the first problem it finds, worded and placed as HCL words and
+//! places it. Quoted strings and heredocs are skipped whole (apart from
+//! their template directives); problems inside them are
 //! left to the mapping of hcl-edit's own error, and [`Found::inner`] lists
 //! the regions so the caller can tell whose error comes first.
 
@@ -95,6 +96,7 @@ pub(crate) fn check(file: FileId, name: &str, text: &str) -> Option<Found> {
         pos: 0,
         inner: Vec::new(),
         depth: 0,
+        last_end: 0,
         nl_ignore: false,
     };
     match p.body(None) {
@@ -733,6 +735,8 @@ struct Parser<'a> {
     pos: usize,
     inner: Vec<(usize, usize)>,
     depth: usize,
+    /// The end of the last token taken.
+    last_end: usize,
     /// Inside parentheses, brackets and argument lists newlines are not
     /// significant (in an object they separate items).
     nl_ignore: bool,
@@ -770,7 +774,112 @@ impl Parser<'_> {
         if self.pos < self.toks.len() - 1 {
             self.pos += 1;
         }
+        self.last_end = t.end;
         t
+    }
+
+    fn is_keyword(&self, t: Tok, keyword: &str) -> bool {
+        t.k == K::Ident && &self.text[t.start..t.end] == keyword
+    }
+
+    /// A `for` expression after its opening bracket, as HCL parses it.
+    fn for_expr(&mut self, make_obj: bool) -> R {
+        let err = |detail: &'static str, start: usize, end: usize| {
+            Err(Stop::Diag(Pending::new(
+                "Invalid 'for' expression",
+                detail,
+                start,
+                end,
+            )))
+        };
+        self.next(); // `for`
+        let t = self.peek();
+        if t.k != K::Ident {
+            return err(
+                "For expression requires variable name after 'for'.",
+                t.start,
+                t.head,
+            );
+        }
+        self.next();
+        if self.peek().k == K::Comma {
+            self.next();
+            let t = self.peek();
+            if t.k != K::Ident {
+                return err(
+                    "For expression requires value variable name after comma.",
+                    t.start,
+                    t.head,
+                );
+            }
+            self.next();
+        }
+        let t = self.peek();
+        if !self.is_keyword(t, "in") {
+            return err(
+                "For expression requires the 'in' keyword after its name declarations.",
+                t.start,
+                t.head,
+            );
+        }
+        self.next();
+        self.expr()?;
+        let t = self.peek();
+        if t.k != K::Colon {
+            return err(
+                "For expression requires a colon after the collection expression.",
+                t.start,
+                t.head,
+            );
+        }
+        self.next();
+        let first_start = self.peek().start;
+        self.expr()?;
+        let first = (first_start, self.last_end);
+        let mut key = None;
+        let mut value = first;
+        if self.peek().k == K::Arrow {
+            self.next();
+            key = Some(first);
+            let start = self.peek().start;
+            self.expr()?;
+            value = (start, self.last_end);
+        }
+        let mut ellipsis = None;
+        if self.peek().k == K::Ellipsis {
+            ellipsis = Some(self.next());
+        }
+        let t = self.peek();
+        if self.is_keyword(t, "if") {
+            self.next();
+            self.expr()?;
+        }
+        let close = if make_obj { K::CBrace } else { K::CBrack };
+        let t = self.peek();
+        if t.k != close {
+            return err(
+                "Extra characters after the end of the 'for' expression.",
+                t.start,
+                t.head,
+            );
+        }
+        self.next();
+        match (make_obj, key, ellipsis) {
+            (false, Some((s, e)), _) => {
+                err("Key expression is not valid when building a tuple.", s, e)
+            }
+            (false, None, Some(t)) => err(
+                "Grouping ellipsis (...) cannot be used when building a tuple.",
+                t.start,
+                t.end,
+            ),
+            (true, None, _) => err(
+                "Key expression is required when building an object.",
+                value.0,
+                value.1,
+            ),
+            _ => Ok(()),
+        }
     }
 
     fn skip_newlines(&mut self) {
@@ -1056,8 +1165,9 @@ impl Parser<'_> {
     /// name when it is a call's argument list). Reaching the end of the
     /// file inside it gives HCL's error for the innermost open bracket.
     /// The bracketed group opened by `open`, checked item by item as HCL
-    /// parses it. Where the check does not model the contents (`for`
-    /// expressions, very deep nesting) the group is skipped as a whole.
+    /// parses it. Where the check does not model the contents (very deep
+    /// nesting, a heredoc without its marker, `...` not closing a call)
+    /// the group is skipped as a whole.
     fn group(&mut self, open: Tok, kind: Group) -> R {
         let open_idx = self.pos - 1;
         let saved = (self.nl_ignore, self.depth);
@@ -1089,11 +1199,9 @@ impl Parser<'_> {
     fn group_items(&mut self, open: Tok, kind: Group) -> R {
         self.nl_ignore = !matches!(kind, Group::Object);
         let first = self.peek_past_newlines();
-        if matches!(kind, Group::Tuple | Group::Object)
-            && first.k == K::Ident
-            && &self.text[first.start..first.end] == "for"
-        {
-            return Err(Stop::GiveUp);
+        if matches!(kind, Group::Tuple | Group::Object) && self.is_keyword(first, "for") {
+            self.nl_ignore = true;
+            return self.for_expr(matches!(kind, Group::Object));
         }
         match kind {
             Group::Paren => {
