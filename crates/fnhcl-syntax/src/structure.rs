@@ -120,12 +120,18 @@ pub(crate) fn check(file: FileId, name: &str, text: &str) -> Option<Found> {
 }
 
 /// HCL's error for what hcl-edit accepts but HCL does not: a quoted string
-/// that runs over a line end ("Invalid multi-line string") and a heredoc
-/// whose closing marker ends the file without a newline. Called on files
+/// that runs over a line end ("Invalid multi-line string"), a carriage
+/// return not followed by a line feed, and a heredoc whose closing marker
+/// ends the file without a newline. Called on files
 /// hcl-edit parsed.
 pub(crate) fn accepted_by_hcl_edit_only(file: FileId, text: &str) -> Option<Diagnostic> {
     match lex("", text) {
-        Err(Lexed::Error(d, _)) if d.summary == MULTI_LINE_STRING => Some(d.with_file(file)),
+        Err(Lexed::Error(d, _))
+            if d.summary == MULTI_LINE_STRING
+                || (d.summary == "Invalid character" && text[d.span.0..].starts_with('\r')) =>
+        {
+            Some(d.with_file(file))
+        }
         Ok(toks) if toks.iter().any(|t| t.k == K::OpenHeredoc) => Some(
             Diagnostic::error(
                 "Unterminated template string",
@@ -265,10 +271,15 @@ fn lex(name: &str, text: &str) -> Result<Vec<Tok>, Lexed> {
             })
         };
         match c {
-            b' ' | b'\t' | b'\r' if !(c == b'\r' && b.get(i + 1) == Some(&b'\n')) => i += 1,
-            b'\r' => {
+            b' ' | b'\t' => i += 1,
+            b'\r' if b.get(i + 1) == Some(&b'\n') => {
                 tok(K::Newline, i + 2);
                 i += 2;
+            }
+            // HCL's scanner knows a carriage return only before a line feed.
+            b'\r' => {
+                let (summary, detail) = invalid_character('\r');
+                return Err(Lexed::Error(Pending::new(summary, detail, i, i + 1), i));
             }
             b'\n' => {
                 tok(K::Newline, i + 1);
