@@ -107,6 +107,22 @@ impl Diagnostic {
     }
 }
 
+/// The byte range a code frame underlines for `span`. A span that ends
+/// with the newline of its line (HCL's ranges for "found a newline" errors
+/// end at the start of the next line) is drawn without it, so that the frame
+/// stays on one line.
+fn frame_range(sources: &SourceMap, span: Span) -> std::ops::Range<usize> {
+    let (start, mut end) = (span.start as usize, span.end as usize);
+    let file = sources.files().find(|(id, _)| *id == span.file);
+    if let Some(rest) = file
+        .and_then(|(_, f)| f.text.get(start..end))
+        .and_then(|covered| covered.strip_suffix('\n'))
+    {
+        end -= if rest.ends_with('\r') { 2 } else { 1 };
+    }
+    start..end
+}
+
 /// Renders diagnostics as code frames, one after the other.
 pub fn render_frames(diags: &[Diagnostic], sources: &SourceMap) -> String {
     let mut files = codespan_reporting::files::SimpleFiles::new();
@@ -124,16 +140,13 @@ pub fn render_frames(diags: &[Diagnostic], sources: &SourceMap) -> String {
         if let Some(p) = d.primary {
             labels.push(cs::Label::primary(
                 p.file.0 as usize,
-                p.start as usize..p.end as usize,
+                frame_range(sources, p),
             ));
         }
         for l in &d.labels {
             labels.push(
-                cs::Label::secondary(
-                    l.span.file.0 as usize,
-                    l.span.start as usize..l.span.end as usize,
-                )
-                .with_message(l.message.clone()),
+                cs::Label::secondary(l.span.file.0 as usize, frame_range(sources, l.span))
+                    .with_message(l.message.clone()),
             );
         }
         let mut diag = cs::Diagnostic::new(sev)

@@ -6,10 +6,11 @@
 //! token pairs, and `=` signs and trailing comments of consecutive lines are
 //! aligned.
 //!
-//! Beyond hclwrite: runs of blank lines collapse to one, blank lines at the
-//! start and end of the file are dropped, the file ends with exactly one
-//! newline, newlines are `\n`, and single-line comments lose trailing
-//! whitespace.
+//! As hclwrite does, every line is kept: blank lines (at the start of the
+//! file, in runs, at the end) stay where they are, so line numbers in
+//! diagnostics still match after formatting. Beyond hclwrite: the file ends
+//! with a newline, newlines are `\n`, and single-line comments lose
+//! trailing whitespace.
 
 use std::ops::Range;
 
@@ -26,8 +27,6 @@ struct Line {
 /// Lays out the tokens and renders the result.
 pub(crate) fn render(mut tokens: Vec<Token>) -> String {
     normalise_newlines(&mut tokens);
-    let tokens = drop_extra_blank_lines(tokens);
-    let mut tokens = tokens;
     let lines = split_lines(&tokens);
     indent(&lines, &mut tokens);
     spaces(&lines, &mut tokens);
@@ -60,43 +59,6 @@ fn normalise_newlines(tokens: &mut [Token]) {
             _ => {}
         }
     }
-}
-
-/// Removes blank lines at the start and the end, and all but the first of
-/// consecutive blank lines. A blank line is a `Newline` token that follows
-/// another newline-ending token (or the start of the file).
-fn drop_extra_blank_lines(tokens: Vec<Token>) -> Vec<Token> {
-    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
-    // Number of blank lines just emitted; None at the start of the file.
-    let mut blank_run: Option<usize> = None;
-    let mut at_line_start = true;
-    for t in tokens {
-        if t.kind == Kind::Newline && at_line_start {
-            match blank_run {
-                None => continue,
-                Some(n) if n >= 1 => continue,
-                Some(n) => {
-                    blank_run = Some(n + 1);
-                    out.push(t);
-                }
-            }
-            continue;
-        }
-        at_line_start = t.is_newline();
-        blank_run = Some(0);
-        out.push(t);
-    }
-    // Trailing blank lines: drop newline tokens that follow a newline-ending token.
-    while out.len() >= 2
-        && out[out.len() - 1].kind == Kind::Newline
-        && out[out.len() - 2].is_newline()
-    {
-        out.pop();
-    }
-    if out.len() == 1 && out[0].kind == Kind::Newline {
-        out.clear();
-    }
-    out
 }
 
 fn split_lines(tokens: &[Token]) -> Vec<Line> {

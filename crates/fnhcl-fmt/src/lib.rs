@@ -6,9 +6,9 @@
 //! comments aligned across consecutive single-line attributes, comments and
 //! heredoc contents kept as written. On top of that, as upstream
 //! `fn-hcl-tools fmt` does by default, `:` between an object key and its
-//! value becomes `=`; and, going past hclwrite, runs of blank lines collapse
-//! to one, blank lines at the start and end of the file are dropped and the
-//! file ends with one newline.
+//! value becomes `=`. Every line is kept, blank ones included (as hclwrite
+//! does), so formatting never moves a line; going past hclwrite, the file
+//! ends with a newline.
 //!
 //! Guarantees, checked on every call: formatting is idempotent, and the
 //! result parses to the same syntax tree as the input (ignoring layout and

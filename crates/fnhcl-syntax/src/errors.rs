@@ -37,11 +37,12 @@ pub(crate) fn from_parse_error(
         offset -= 1;
     }
     let at_eof = text[offset..].trim().is_empty();
-    // A newline (or the end of the file) is reported as an empty range, so
-    // that code frames stay on one line.
-    let end = match text[offset..].chars().next() {
-        Some('\n') | Some('\r') | None => offset,
-        Some(_) => next_char_end(text, offset),
+    // A newline is reported as HCL reports its newline token: up to the
+    // start of the next line (code frames draw it on one line).
+    let end = if text[offset..].starts_with("\r\n") {
+        offset + 2
+    } else {
+        next_char_end(text, offset)
     };
     let mut span = Span::new(file, offset, end);
     if let Some(d) = special_cases(file, text, offset, expr_mode) {
@@ -75,6 +76,7 @@ pub(crate) fn from_parse_error(
             true,
         ),
         _ if text[offset..].starts_with('.')
+            && !text[offset..].starts_with("...")
             && !text[offset + 1..]
                 .starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '*') =>
         {
@@ -117,8 +119,16 @@ pub(crate) fn from_parse_error(
                 true,
             )
         }
-        _ if rest.contains("expected `=>`") => (
+        _ if rest.contains("expected `in`") && for_before(text, offset) => (
             "Invalid 'for' expression".to_owned(),
+            "For expression requires the 'in' keyword after its name declarations.".to_owned(),
+            true,
+        ),
+        _ if rest.contains("expected `=>`") => (
+            {
+                span = previous_token(file, text, offset).unwrap_or(span);
+                "Invalid 'for' expression".to_owned()
+            },
             "Key expression is required when building an object.".to_owned(),
             true,
         ),
@@ -128,8 +138,9 @@ pub(crate) fn from_parse_error(
             true,
         ),
         _ if rest.contains("expected `:`") => {
-            let e = text.trim_end().len();
-            span = Span::new(file, e, e);
+            if at_eof {
+                span = Span::new(file, text.len(), text.len());
+            }
             (
                 "Missing false expression in conditional".to_owned(),
                 "The conditional operator (...?...:...) requires a false expression, delimited by a colon.".to_owned(),
@@ -137,8 +148,9 @@ pub(crate) fn from_parse_error(
             )
         }
         _ if rest == "expected `)`" && !text[offset..].contains(')') => {
-            let e = text.trim_end().len();
-            span = Span::new(file, e, e);
+            if at_eof {
+                span = Span::new(file, text.len(), text.len());
+            }
             (
                 "Unbalanced parentheses".to_owned(),
                 "Expected a closing parenthesis to terminate the expression.".to_owned(),
@@ -158,7 +170,12 @@ pub(crate) fn from_parse_error(
             )
         }
         _ if rest.contains("expected `]`") => (
-            "Missing item separator".to_owned(),
+            {
+                if text[offset..].starts_with("...") {
+                    span = Span::new(file, offset, offset + 3);
+                }
+                "Missing item separator".to_owned()
+            },
             "Expected a comma to mark the beginning of the next item.".to_owned(),
             true,
         ),
@@ -177,14 +194,33 @@ pub(crate) fn from_parse_error(
             "An argument or block definition is required here.".to_owned(),
             true,
         ),
+        Some("object value assignment") if !expr_mode => {
+            if let Some(d) = crate::structure::object_separator(file, text, offset) {
+                return d;
+            }
+            (
+                "Missing key/value separator".to_owned(),
+                "Expected an equals sign (\"=\") to mark the beginning of the attribute value."
+                    .to_owned(),
+                true,
+            )
+        }
         Some("object value assignment") => (
-            "Missing key/value separator".to_owned(),
+            {
+                span = previous_token(file, text, offset).unwrap_or(span);
+                "Missing key/value separator".to_owned()
+            },
             "Expected an equals sign (\"=\") to mark the beginning of the attribute value."
                 .to_owned(),
             true,
         ),
         Some("object item") => (
-            "Missing attribute separator".to_owned(),
+            {
+                if !expr_mode {
+                    span = crate::structure::token_at(file, text, offset).unwrap_or(span);
+                }
+                "Missing attribute separator".to_owned()
+            },
             "Expected a newline or comma to mark the beginning of the next attribute.".to_owned(),
             true,
         ),
@@ -212,12 +248,18 @@ pub(crate) fn from_parse_error(
             ),
         },
         Some("unicode 4-digit hex code") => (
-            "Invalid escape sequence".to_owned(),
+            {
+                span = unicode_escape(file, text, offset, 4).unwrap_or(span);
+                "Invalid escape sequence".to_owned()
+            },
             "The \\u escape sequence must be followed by four hexadecimal digits.".to_owned(),
             true,
         ),
         Some("unicode 8-digit hex code") => (
-            "Invalid escape sequence".to_owned(),
+            {
+                span = unicode_escape(file, text, offset, 8).unwrap_or(span);
+                "Invalid escape sequence".to_owned()
+            },
             "The \\U escape sequence must be followed by eight hexadecimal digits.".to_owned(),
             true,
         ),
@@ -257,6 +299,56 @@ pub(crate) fn from_parse_error(
         }
     }
     Diagnostic::error(summary, detail).with_span(span)
+}
+
+/// HCL's error from the token-level structure check, unless hcl-edit's
+/// error at `offset` lies inside a group or string the check skipped before
+/// its own error (then that inner error is the first one).
+pub(crate) fn structural(
+    file: FileId,
+    name: &str,
+    text: &str,
+    offset: usize,
+) -> Option<Diagnostic> {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let found = crate::structure::check(file, name, text)?;
+    let d = found.diag?;
+    let inner_first = found.inner.iter().any(|&(s, e)| {
+        s < offset
+            && offset < e
+            && if e == text.len() {
+                // A group left open at the end of the file: hcl-edit's
+                // error is an inner one if it is before the last token.
+                offset < found.last_token
+            } else {
+                e <= found.at
+            }
+    });
+    (!inner_first).then_some(d)
+}
+
+/// The word (identifier or number) that ends just before `offset`, past
+/// spaces: hcl-edit reports some errors after the token HCL names.
+fn previous_token(file: FileId, text: &str, offset: usize) -> Option<Span> {
+    let end = text[..offset].trim_end_matches([' ', '\t']).len();
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '-' || c == '.';
+    let start = text[..end].trim_end_matches(word).len();
+    (start < end).then(|| Span::new(file, start, end))
+}
+
+/// A `\u` / `\U` escape with fewer than `digits` hex digits before
+/// `offset`: from the backslash to the last digit, as HCL reports it.
+fn unicode_escape(file: FileId, text: &str, offset: usize, digits: usize) -> Option<Span> {
+    let bs = text[..offset].rfind('\\')?;
+    let hex = text[bs + 2..]
+        .chars()
+        .take(digits)
+        .take_while(char::is_ascii_hexdigit)
+        .count();
+    Some(Span::new(file, bs, bs + 2 + hex))
 }
 
 /// The backslash and selector of the escape sequence the parser rejected:

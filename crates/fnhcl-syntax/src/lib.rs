@@ -9,6 +9,7 @@ mod convert;
 mod dupkeys;
 mod errors;
 mod scan;
+mod structure;
 pub mod visit;
 
 use fnhcl_base::{Diagnostic, FileId, SourceMap};
@@ -40,6 +41,11 @@ pub fn parse_file(sources: &SourceMap, file: FileId) -> (ast::Body, Vec<Diagnost
     let (parsed, renamed) = dupkeys::parse_lenient(text, hcl_edit::parser::parse_body);
     match parsed {
         Ok(body) => {
+            // hcl-edit accepts a newline inside a quoted string, and a
+            // heredoc marker at the very end of the file; HCL does not.
+            if let Some(d) = structure::accepted_by_hcl_edit_only(file, text) {
+                return (empty, vec![d]);
+            }
             let mut conv = convert::Converter::new(file, text).with_renamed(renamed);
             let b = conv.body(&body, whole);
             let mut diags = conv.into_diagnostics();
@@ -55,7 +61,10 @@ pub fn parse_file(sources: &SourceMap, file: FileId) -> (ast::Body, Vec<Diagnost
             } else {
                 None
             };
-            let d = d.unwrap_or_else(|| errors::from_parse_error(file, text, &e, false, 0));
+            let name = &sources.get(file).name;
+            let d = d
+                .or_else(|| errors::structural(file, name, text, e.location().offset()))
+                .unwrap_or_else(|| errors::from_parse_error(file, text, &e, false, 0));
             (empty, vec![d])
         }
     }

@@ -239,7 +239,7 @@ fn duplicate_attribute_is_an_error() {
 #[test]
 fn parse_errors_have_positions() {
     for (t, want) in [
-        ("a = \n", "main.hcl:1,5-5: Missing expression"),
+        ("a = \n", "main.hcl:1,5-2,1: Invalid expression"),
         (
             "block {\n  a = 1\n",
             "main.hcl:1,7-8: Unclosed configuration block",
@@ -344,15 +344,15 @@ fn hcl_parse_error_summaries() {
         ),
         (
             "locals\n{\n a = 1\n}\n",
-            "main.hcl:1,7-7: Invalid block definition",
+            "main.hcl:1,1-7: Argument or block definition required",
         ),
         (
             "locals {\n  \"a\" = 1\n}\n",
-            "main.hcl:2,3-6: Invalid argument name",
+            "main.hcl:2,3-4: Invalid argument name",
         ),
         (
             "locals {\n  a.b = 1\n}\n",
-            "main.hcl:2,4-5: Argument or block definition required",
+            "main.hcl:2,3-4: Argument or block definition required",
         ),
         (
             "locals {\n  a = 1 }\n",
@@ -380,4 +380,17 @@ fn number_literals_beyond_float64_parse() {
     let texts: Vec<String> = items.iter().map(|x| sm.slice(x.span).to_owned()).collect();
     assert_eq!(texts, vec!["1e309", "-2.5E+400", "1"]);
     assert!(matches!(&items[0].kind, ExprKind::Number(t) if &**t == "1e309"));
+}
+
+#[test]
+fn a_range_ending_at_a_newline_is_framed_on_one_line() {
+    let (sm, f) = src("a = \nb = 1\n");
+    let (_, d) = parse_file(&sm, f);
+    assert_eq!(
+        d[0].to_hcl_string(&sm),
+        "main.hcl:1,5-2,1: Invalid expression; Expected the start of an expression, but found an invalid expression token."
+    );
+    let frame = d[0].to_code_frame(&sm);
+    assert!(frame.contains("1 │ a = "), "{frame}");
+    assert!(!frame.contains("2 │"), "{frame}");
 }

@@ -28,3 +28,20 @@ fn many_unclosed_objects_after_operators_parse_quickly() {
     let (_, diags) = fnhcl_syntax::parse_expr(&sources, file);
     assert_eq!(diags[0].summary, "Unbalanced brackets");
 }
+
+#[test]
+fn deep_nesting_does_not_overflow_the_error_check() {
+    // The token-level check that names syntax errors as HCL does runs after
+    // hcl-edit rejects a file (and looks for multi-line strings after it
+    // accepts one); it gives up past a nesting depth instead of recursing.
+    let templates = format!("a = \"{}x{}\"\n", "${\"".repeat(2_000), "\"}".repeat(2_000));
+    let blocks = format!("{}{}", "a {\n".repeat(5_000), "}\n".repeat(5_000));
+    let broken_blocks = format!("{}b = 1 2\n{}", "a {\n".repeat(5_000), "}\n".repeat(5_000));
+    for text in [templates, blocks, broken_blocks] {
+        let handle = std::thread::Builder::new()
+            .stack_size(1024 * 1024)
+            .spawn(move || parse_both(&text))
+            .expect("thread");
+        assert!(handle.join().is_ok());
+    }
+}

@@ -15,9 +15,9 @@ trap 'rm -rf "$work"' EXIT
 (cd "$here" && GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$work/gocache" go build -o "$work/hclwrite-fmt" .)
 (cd "$repo" && cargo build -q -p fnhcl-cli)
 fnhcl="$repo/target/debug/fn-hcl"
-# Our documented differences: blank lines collapse and are trimmed, newlines
-# are LF, trailing blanks go, the file ends with a newline.
-squeeze() { tr -d '\r' | sed -e 's/[ \t]*$//' | cat -s | sed -e '/./,$!d' -e :a -e '/^\n*$/{$d;N;ba' -e '}' | sed -e '$a\'; }
+# Our documented differences: newlines are LF, trailing blanks go, the file
+# ends with a newline. Blank lines are kept as hclwrite keeps them.
+squeeze() { tr -d '\r' | sed -e 's/[ \t]*$//' | sed -e '$a\'; }
 same=0 diff=0 invalid=0
 check() {
   if ! "$fnhcl" fmt --normalize-literals=false - <"$1" >"$work/mine" 2>/dev/null; then

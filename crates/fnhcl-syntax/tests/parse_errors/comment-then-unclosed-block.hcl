@@ -1,0 +1,4 @@
+# comment {
+// another {
+block {
+  /* { */ a = 1

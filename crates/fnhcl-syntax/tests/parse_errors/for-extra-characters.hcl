@@ -1,0 +1,1 @@
+a = [for s in xs: s if s != "" b = 1]

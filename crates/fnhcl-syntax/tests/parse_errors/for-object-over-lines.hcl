@@ -1,0 +1,4 @@
+a = {
+  for k, v in m :
+  k => v
+}

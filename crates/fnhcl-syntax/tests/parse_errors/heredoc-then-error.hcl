@@ -1,0 +1,4 @@
+a = <<EOT
+hello ${b}
+EOT
+c = 1 2

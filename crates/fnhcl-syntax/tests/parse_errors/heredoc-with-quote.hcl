@@ -1,0 +1,4 @@
+a = <<EOT
+"not a string
+EOT
+b = "ok"

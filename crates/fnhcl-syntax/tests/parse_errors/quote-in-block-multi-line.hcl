@@ -1,0 +1,4 @@
+locals {
+  a = "abc
+  b = 1
+}

@@ -1,0 +1,2 @@
+a = "x # not a comment"
+b = 1 # "comment
