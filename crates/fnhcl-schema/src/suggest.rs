@@ -24,24 +24,7 @@ pub(crate) fn closest<'a>(
 
 /// Levenshtein distance over characters; long inputs are "far".
 fn distance(a: &str, b: &str) -> usize {
-    if a.len() > 128 || b.len() > 128 {
-        return usize::MAX;
-    }
-    let mut prev = [0usize; 129];
-    let mut cur = [0usize; 129];
-    let b: Vec<char> = b.chars().collect();
-    for (j, p) in prev.iter_mut().enumerate().take(b.len() + 1) {
-        *p = j;
-    }
-    for (i, ca) in a.chars().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
+    fnhcl_base::edit_distance(a, b, 128).unwrap_or(usize::MAX)
 }
 
 #[cfg(test)]
