@@ -23,7 +23,7 @@ pub mod codes;
 mod schema;
 mod walk;
 
-pub use schema::Schema;
+pub use schema::composite_schema;
 
 use std::sync::Arc;
 
@@ -34,7 +34,7 @@ use fnhcl_base::{Diagnostic, Severity, SourceMap};
 pub struct Options {
     /// The composite resource's schema (from its XRD): paths under
     /// `req.composite` are checked against it.
-    pub composite_schema: Option<Schema>,
+    pub composite_schema: Option<Arc<fnhcl_schema::Schema>>,
     /// Schemas of the kinds the program composes (CRDs): the literal parts
     /// of resource bodies are checked against them.
     pub schemas: Option<Arc<fnhcl_schema::SchemaSet>>,

@@ -11,8 +11,8 @@ use fnhcl_syntax::ast::{
 
 use fnhcl_value::{Type, Value};
 
-use crate::schema::Schema;
 use crate::{Options, codes};
+use fnhcl_schema::Schema;
 
 /// The eight attributes of `req` (upstream §3.2).
 const REQ_KEYS: &[&str] = &[
@@ -97,7 +97,7 @@ struct LocalDecl {
 }
 
 struct Walker {
-    composite_schema: Option<Schema>,
+    composite_schema: Option<std::sync::Arc<Schema>>,
     diags: Vec<Diagnostic>,
     /// Locals of the enclosing scopes, innermost last.
     frames: Vec<Vec<LocalDecl>>,
@@ -610,42 +610,49 @@ impl Walker {
             }
             _ => {}
         }
-        let mut node = schema;
+        let Some(mut node) = schema.field(&[]) else {
+            return;
+        };
         let mut path = "req.composite".to_owned();
         for step in steps {
-            node = match (node, step) {
-                (Schema::Object { properties, extra }, Step::Name(n, span)) => {
-                    match (properties.get(*n), extra) {
-                        (Some(s), _) => s,
-                        (None, Some(e)) => e,
-                        (None, None) => {
-                            let mut known: Vec<&str> =
-                                properties.keys().map(String::as_str).collect();
-                            if path == "req.composite" {
-                                known.extend(["apiVersion", "kind", "metadata"]);
-                            }
-                            let detail = with_suggestion(
-                                format!(
-                                    "the composite resource definition declares: {}; the value will stay unknown",
-                                    known.join(", ")
-                                ),
-                                n,
-                                known.iter().copied(),
-                            );
-                            self.diags.push(
-                                Diagnostic::warning(
-                                    format!("{path} has no field \"{n}\" in the XRD schema"),
-                                    detail,
-                                )
-                                .with_span(*span)
-                                .with_code(codes::NOT_IN_SCHEMA),
-                            );
-                            return;
-                        }
+            if node.preserves_unknown() {
+                return;
+            }
+            let next = match step {
+                Step::Name(n, _) => node.child(n),
+                Step::Index(_) => node.child("*"),
+            };
+            node = match (next, step) {
+                (Some(f), _) => f,
+                (None, Step::Name(n, span)) => {
+                    let declared = node.property_names();
+                    if declared.is_empty() {
+                        // An object that takes any field.
+                        return;
                     }
+                    let mut known: Vec<&str> = declared;
+                    if path == "req.composite" {
+                        known.extend(["apiVersion", "kind", "metadata"]);
+                    }
+                    let detail = with_suggestion(
+                        format!(
+                            "the composite resource definition declares: {}; the value will stay unknown",
+                            known.join(", ")
+                        ),
+                        n,
+                        known.iter().copied(),
+                    );
+                    self.diags.push(
+                        Diagnostic::warning(
+                            format!("{path} has no field \"{n}\" in the XRD schema"),
+                            detail,
+                        )
+                        .with_span(*span)
+                        .with_code(codes::NOT_IN_SCHEMA),
+                    );
+                    return;
                 }
-                (Schema::Array(items), Step::Index(_)) => items,
-                _ => return,
+                (None, Step::Index(_)) => return,
             };
             match step {
                 Step::Name(n, _) => {

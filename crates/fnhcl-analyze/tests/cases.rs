@@ -65,7 +65,7 @@ fn run_case(path: &Path) -> Result<(), Failed> {
         }
         if let Ok(text) = std::fs::read_to_string(path.join("xrd.json")) {
             let xrd: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-            options.composite_schema = fnhcl_analyze::Schema::from_xrd(&xrd, None);
+            options.composite_schema = fnhcl_analyze::composite_schema(&xrd, None);
             if options.composite_schema.is_none() {
                 return Err("xrd.json is not a CompositeResourceDefinition".into());
             }

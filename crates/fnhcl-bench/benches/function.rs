@@ -63,35 +63,18 @@ fn modules_vs_flat(b: Bencher<'_, '_>, kind: &str) {
 /// (the bound: at most 20% more).
 #[divan::bench(args = ["off", "validated"])]
 fn schema_validation(b: Bencher<'_, '_>, mode: &str) {
-    use fnhcl_crossplane::proto::{Capability, RequestMeta, Schema};
     let hcl = fnhcl_bench::flat_composition(10, 5);
     let mut req = fnhcl_bench::request(0, &hcl);
     if mode == "validated" {
-        let mut set = fnhcl_schema::SchemaSet::new();
-        set.load_text(
-            "s3.aws.upbound.io_buckets.yaml",
-            include_str!("../../fnhcl-schema/tests/data/crds/s3.aws.upbound.io_buckets.yaml"),
-        )
-        .expect("bucket CRD");
-        let raw = set
-            .raw("s3.aws.upbound.io/v1beta1", "Bucket")
-            .expect("Bucket v1beta1");
-        req.meta = Some(RequestMeta {
-            tag: String::new(),
-            capabilities: vec![Capability::RequiredSchemas as i32],
-        });
-        req.required_schemas.insert(
-            fnhcl_crossplane::schemas::requirement_key("s3.aws.upbound.io/v1beta1", "Bucket"),
-            Schema {
-                openapi_v3: fnhcl_crossplane::convert::json_to_struct(raw),
-            },
-        );
+        fnhcl_bench::supply_bucket_schema(&mut req);
     }
     let f = Function::new(Options::default());
     let rsp = f.run(&req);
     assert_eq!(rsp.desired.map_or(0, |d| d.resources.len()), 50, "{mode}");
     assert!(
-        rsp.results.iter().all(|r| r.reason.as_deref() != Some("SchemaViolation")),
+        rsp.results
+            .iter()
+            .all(|r| r.reason.as_deref() != Some("SchemaViolation")),
         "{:?}",
         rsp.results
     );

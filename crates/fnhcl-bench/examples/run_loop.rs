@@ -4,7 +4,10 @@
 //! With a third argument `encode`, only decodes and encodes the protobuf
 //! messages instead (the floor to compare against); with `build`, only
 //! clones and drops the response (what building the SDK's protobuf
-//! response types costs at the least, without evaluating anything).
+//! response types costs at the least, without evaluating anything). Modes
+//! `flat` and `schemas` run the 50 buckets of `flat_composition(10, 5)`
+//! (N is ignored) without schemas, and validated against the S3 Bucket
+//! CRD's schema as Crossplane supplies it.
 
 use fnhcl_crossplane::{Function, Options};
 use prost::Message as _;
@@ -26,8 +29,15 @@ fn run() {
     let mode = args.next();
     let encode_only = mode.as_deref() == Some("encode");
     let build_only = mode.as_deref() == Some("build");
-    let hcl = fnhcl_bench::composition(n);
-    let req = fnhcl_bench::request(n, &hcl);
+    let schemas = mode.as_deref() == Some("schemas");
+    let mut req = if schemas || mode.as_deref() == Some("flat") {
+        fnhcl_bench::request(0, &fnhcl_bench::flat_composition(10, 5))
+    } else {
+        fnhcl_bench::request(n, &fnhcl_bench::composition(n))
+    };
+    if schemas {
+        fnhcl_bench::supply_bucket_schema(&mut req);
+    }
     let f = Function::new(Options::default());
     let rsp = f.run(&req);
     assert!(rsp.results.is_empty(), "{:?}", rsp.results);

@@ -223,6 +223,32 @@ pub fn request(n: usize, hcl: &str) -> RunFunctionRequest {
     }
 }
 
+/// Makes `req` a call of a Crossplane that supplies schemas
+/// (`CAPABILITY_REQUIRED_SCHEMAS`, and in `required_schemas` the upjet S3
+/// Bucket CRD's `v1beta1` schema), so every desired Bucket is validated.
+pub fn supply_bucket_schema(req: &mut RunFunctionRequest) {
+    use fnhcl_crossplane::proto::{Capability, RequestMeta, Schema};
+    let mut set = fnhcl_schema::SchemaSet::new();
+    set.load_text(
+        "s3.aws.upbound.io_buckets.yaml",
+        include_str!("../../fnhcl-schema/tests/data/crds/s3.aws.upbound.io_buckets.yaml"),
+    )
+    .expect("bucket CRD");
+    let raw = set
+        .raw("s3.aws.upbound.io/v1beta1", "Bucket")
+        .expect("Bucket v1beta1");
+    req.meta = Some(RequestMeta {
+        tag: String::new(),
+        capabilities: vec![Capability::RequiredSchemas as i32],
+    });
+    req.required_schemas.insert(
+        fnhcl_crossplane::schemas::requirement_key("s3.aws.upbound.io/v1beta1", "Bucket"),
+        Schema {
+            openapi_v3: json_to_struct(raw),
+        },
+    );
+}
+
 /// Expression-heavy benchmark cases, as (name, expression), evaluated by
 /// `fnhcl_expr` with the variables of [`expr_vars`]: `xs` (the numbers
 /// 0..10,000) and `names` (10,000 strings `bucket-<i>`). (`range` itself

@@ -204,7 +204,7 @@ pub(crate) fn analysis_options(
                 .map_err(|e| anyhow!("{}: {e}", path.display()))?;
             let schema = docs
                 .iter()
-                .find_map(|d| fnhcl_analyze::Schema::from_xrd(d, want_api.as_deref()));
+                .find_map(|d| fnhcl_analyze::composite_schema(d, want_api.as_deref()));
             if schema.is_none() {
                 bail!(
                     "{}: no CompositeResourceDefinition with a schema",
@@ -225,7 +225,7 @@ fn find_xrd(
     dir: &Path,
     api_version: Option<&str>,
     kind: Option<&str>,
-) -> Option<fnhcl_analyze::Schema> {
+) -> Option<std::sync::Arc<fnhcl_schema::Schema>> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
         .filter_map(Result::ok)
@@ -246,7 +246,7 @@ fn find_xrd(
             if kind.is_some() && names_kind != kind {
                 continue;
             }
-            if let Some(s) = fnhcl_analyze::Schema::from_xrd(&d, api_version) {
+            if let Some(s) = fnhcl_analyze::composite_schema(&d, api_version) {
                 found.push(s);
             }
         }

@@ -14,7 +14,7 @@
 //! hash of its content.
 
 use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use fnhcl_eval::{FieldStep, Output};
@@ -89,38 +89,44 @@ impl SchemaCache {
 }
 
 /// A hash of a Struct that does not depend on map order (protobuf maps
-/// arrive in any order).
+/// arrive in any order). A change of a `description` text that keeps its
+/// length is not seen: descriptions do not take part in validation.
 fn content_hash(s: &Struct) -> u64 {
-    let state = foldhash::quality::FixedState::with_seed(0x5eed);
-    fn hash_struct(s: &Struct, state: &foldhash::quality::FixedState) -> u64 {
+    // One multiply-rotate step per value, strings through foldhash: a
+    // schema is hashed on every request that carries it.
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    fn mix(h: u64, x: u64) -> u64 {
+        (h ^ x).wrapping_mul(K).rotate_left(29)
+    }
+    fn text(state: &foldhash::fast::FixedState, s: &str) -> u64 {
+        state.hash_one(s)
+    }
+    fn hash_struct(s: &Struct, state: &foldhash::fast::FixedState) -> u64 {
         // Entries combine by addition, so their order does not matter.
         let mut sum: u64 = s.fields.len() as u64;
         for (k, v) in &s.fields {
-            let mut h = state.build_hasher();
-            k.hash(&mut h);
-            hash_value(v, state).hash(&mut h);
-            sum = sum.wrapping_add(h.finish());
+            sum = sum.wrapping_add(match (k.as_str(), &v.kind) {
+                // Descriptions are most of a CRD schema's text and do not
+                // change what validation does: their length stands in.
+                ("description", Some(Kind::StringValue(d))) => mix(7, d.len() as u64),
+                _ => mix(text(state, k), hash_value(v, state)),
+            });
         }
         sum
     }
-    fn hash_value(v: &pbjson_types::Value, state: &foldhash::quality::FixedState) -> u64 {
-        let mut h = state.build_hasher();
+    fn hash_value(v: &pbjson_types::Value, state: &foldhash::fast::FixedState) -> u64 {
         match &v.kind {
-            None | Some(Kind::NullValue(_)) => 0u8.hash(&mut h),
-            Some(Kind::BoolValue(b)) => (1u8, *b).hash(&mut h),
-            Some(Kind::NumberValue(n)) => (2u8, n.to_bits()).hash(&mut h),
-            Some(Kind::StringValue(s)) => (3u8, s).hash(&mut h),
-            Some(Kind::StructValue(s)) => (4u8, hash_struct(s, state)).hash(&mut h),
+            None | Some(Kind::NullValue(_)) => 1,
+            Some(Kind::BoolValue(b)) => mix(2, u64::from(*b)),
+            Some(Kind::NumberValue(n)) => mix(3, n.to_bits()),
+            Some(Kind::StringValue(s)) => mix(4, text(state, s)),
+            Some(Kind::StructValue(s)) => mix(5, hash_struct(s, state)),
             Some(Kind::ListValue(l)) => {
-                5u8.hash(&mut h);
-                for e in &l.values {
-                    hash_value(e, state).hash(&mut h);
-                }
+                l.values.iter().fold(6, |h, e| mix(h, hash_value(e, state)))
             }
         }
-        h.finish()
     }
-    hash_struct(s, &state)
+    hash_struct(s, &foldhash::fast::FixedState::with_seed(0x5eed))
 }
 
 fn has_capability(req: &RunFunctionRequest) -> bool {
@@ -176,19 +182,37 @@ pub fn apply(
         return Ok(());
     }
     // One selector per distinct kind, the XR's included.
-    let mut kinds: BTreeMap<String, SchemaSelector> = BTreeMap::new();
     let xr = xr_kind(req);
-    let emitted = output.resources.iter().filter_map(|r| {
-        Some((
-            str_field(&r.body, "apiVersion")?.to_owned(),
-            str_field(&r.body, "kind")?.to_owned(),
-        ))
-    });
-    for (api_version, kind) in xr.clone().into_iter().chain(emitted) {
-        kinds
-            .entry(requirement_key(&api_version, &kind))
-            .or_insert(SchemaSelector { api_version, kind });
+    let mut distinct: Vec<(&str, &str)> = Vec::new();
+    if let Some((a, k)) = &xr {
+        distinct.push((a, k));
     }
+    // Each resource's kind, read once.
+    let typed: Vec<(&str, &str)> = output
+        .resources
+        .iter()
+        .map(
+            |r| match (str_field(&r.body, "apiVersion"), str_field(&r.body, "kind")) {
+                (Some(a), Some(k)) => (a, k),
+                _ => ("", ""),
+            },
+        )
+        .collect();
+    for &(a, k) in &typed {
+        if !k.is_empty() && !distinct.contains(&(a, k)) {
+            distinct.push((a, k));
+        }
+    }
+    let kinds: BTreeMap<String, SchemaSelector> = distinct
+        .iter()
+        .map(|(a, k)| {
+            let sel = SchemaSelector {
+                api_version: (*a).to_owned(),
+                kind: (*k).to_owned(),
+            };
+            (requirement_key(a, k), sel)
+        })
+        .collect();
     if !kinds.is_empty() {
         rsp.requirements
             .get_or_insert_with(Requirements::default)
@@ -199,16 +223,28 @@ pub fn apply(
     let mut messages: Vec<String> = Vec::new();
     let mut broken: BTreeMap<String, String> = BTreeMap::new();
     let sources = &output.sources;
-    for r in &output.resources {
-        let (Some(api_version), Some(kind)) =
-            (str_field(&r.body, "apiVersion"), str_field(&r.body, "kind"))
-        else {
+    type Seen<'a> = Vec<(&'a str, &'a str, Option<Arc<Result<Schema, String>>>)>;
+    let mut seen: Seen<'_> = Vec::new();
+    let mut locator = fnhcl_eval::Locator::new(sources);
+    for (r, &(api_version, kind)) in output.resources.iter().zip(&typed) {
+        if kind.is_empty() {
+            continue;
+        }
+        // Each kind's schema is looked up and hashed once per request.
+        let compiled = match seen
+            .iter()
+            .find(|(a, k, _)| *a == api_version && *k == kind)
+        {
+            Some((_, _, c)) => c.clone(),
+            None => {
+                let c = supplied(req, api_version, kind).map(|s| cache.get(s));
+                seen.push((api_version, kind, c.clone()));
+                c
+            }
+        };
+        let Some(compiled) = compiled else {
             continue;
         };
-        let Some(schema) = supplied(req, api_version, kind) else {
-            continue;
-        };
-        let compiled = cache.get(schema);
         let schema = match &*compiled {
             Ok(s) => s,
             Err(e) => {
@@ -217,10 +253,14 @@ pub fn apply(
             }
         };
         let violations = schema.validate(&r.body);
+        if violations.is_empty() {
+            continue;
+        }
         let what = format!("resource {:?}, {api_version} {kind}", r.name);
         for v in violations.iter().take(MAX_PER_RESOURCE) {
             let steps = field_steps(&v.path);
-            let at = fnhcl_eval::locate_resource_field(sources, r.span, &steps)
+            let at = locator
+                .resource_field(r.span, &steps)
                 .map(|l| pick(&l, &v.kind))
                 .unwrap_or(r.span);
             messages.push(format!("{}: {v} ({what})", sources.range_text(at)));
@@ -244,7 +284,8 @@ pub fn apply(
                     .take(MAX_PER_RESOURCE)
                 {
                     let steps = field_steps(&v.path[1..]);
-                    let at = fnhcl_eval::locate_composite_field(sources, "status", &steps)
+                    let at = locator
+                        .composite_field("status", &steps)
                         .map(|l| pick(&l, &v.kind));
                     let range = at.map_or_else(|| "<nil>".to_owned(), |s| sources.range_text(s));
                     messages.push(format!(

@@ -34,7 +34,7 @@ pub use eval::{evaluate, evaluate_with_limits};
 /// Resource limits of an evaluation (see [`evaluate_with_limits`]).
 pub use fnhcl_expr::Limits;
 pub use layout::{ImportedDir, imported_dirs};
-pub use locate::{FieldStep, Location, locate_composite_field, locate_resource_field};
+pub use locate::{FieldStep, Location, Locator, locate_composite_field, locate_resource_field};
 pub use render::{
     COLLECTION_BASE_NAME_ANNOTATION, COLLECTION_INDEX_ANNOTATION, ConditionText, fully_resolved,
     hcl_diagnostics,

@@ -46,59 +46,96 @@ impl Location {
     }
 }
 
-/// Where `path` is written inside the body of the `resource` or `resources`
-/// block whose header is `header` (the span a
-/// [`crate::DesiredResource`] carries).
+/// Locates fields in the files of one program, parsing each file at most
+/// once (a response may report many violations).
+pub struct Locator<'s> {
+    sources: &'s SourceMap,
+    files: Vec<Option<Body>>,
+}
+
+impl<'s> Locator<'s> {
+    pub fn new(sources: &'s SourceMap) -> Locator<'s> {
+        Locator {
+            sources,
+            files: Vec::new(),
+        }
+    }
+
+    fn file(&mut self, file: fnhcl_base::FileId) -> &Body {
+        let i = file.0 as usize;
+        if self.files.len() <= i {
+            self.files.resize_with(i + 1, || None);
+        }
+        let sources = self.sources;
+        self.files[i].get_or_insert_with(|| fnhcl_syntax::parse_file(sources, file).0)
+    }
+
+    /// Where `path` is written inside the body of the `resource` or
+    /// `resources` block whose header is `header` (the span a
+    /// [`crate::DesiredResource`] carries).
+    pub fn resource_field(&mut self, header: Span, path: &[FieldStep<'_>]) -> Option<Location> {
+        let file_body = self.file(header.file);
+        let block = find_block(file_body, &|b| b.header_span() == header)?;
+        let holder = if &*block.ident.name == "resources" {
+            block.body.items.iter().find_map(|s| match s {
+                Structure::Block(b) if &*b.ident.name == "template" => Some(&b.body),
+                _ => None,
+            })?
+        } else {
+            &block.body
+        };
+        body_of(holder).map(|b| b.locate(path))
+    }
+
+    /// Where `path` is written in the bodies of `composite "status"` (or
+    /// `"connection"`) blocks: the first block whose body writes the whole
+    /// path, else the one that writes most of it.
+    pub fn composite_field(&mut self, object: &str, path: &[FieldStep<'_>]) -> Option<Location> {
+        let mut best: Option<(usize, Location)> = None;
+        let ids: Vec<fnhcl_base::FileId> = self.sources.files().map(|(id, _)| id).collect();
+        for file in ids {
+            let file_body = self.file(file);
+            let mut blocks = Vec::new();
+            collect_blocks(file_body, &mut |b| {
+                if &*b.ident.name == "composite"
+                    && b.labels.first().is_some_and(|l| l.value == object)
+                {
+                    blocks.push(b);
+                }
+            });
+            for b in blocks {
+                let Some(body) = body_of(&b.body) else {
+                    continue;
+                };
+                let (depth, loc) = body.locate_depth(path);
+                if loc.exact {
+                    return Some(loc);
+                }
+                if best.as_ref().is_none_or(|(d, _)| depth > *d) {
+                    best = Some((depth, loc));
+                }
+            }
+        }
+        best.map(|(_, l)| l)
+    }
+}
+
+/// [`Locator::resource_field`] for one lookup.
 pub fn locate_resource_field(
     sources: &SourceMap,
     header: Span,
     path: &[FieldStep<'_>],
 ) -> Option<Location> {
-    let (file_body, _) = fnhcl_syntax::parse_file(sources, header.file);
-    let block = find_block(&file_body, &|b| b.header_span() == header)?;
-    let holder = if &*block.ident.name == "resources" {
-        block.body.items.iter().find_map(|s| match s {
-            Structure::Block(b) if &*b.ident.name == "template" => Some(&b.body),
-            _ => None,
-        })?
-    } else {
-        &block.body
-    };
-    body_of(holder).map(|b| b.locate(path))
+    Locator::new(sources).resource_field(header, path)
 }
 
-/// Where `path` is written in the bodies of `composite "status"` (or
-/// `"connection"`) blocks: the first block whose body writes the whole
-/// path, else the one that writes most of it.
+/// [`Locator::composite_field`] for one lookup.
 pub fn locate_composite_field(
     sources: &SourceMap,
     object: &str,
     path: &[FieldStep<'_>],
 ) -> Option<Location> {
-    let mut best: Option<(usize, Location)> = None;
-    for (file, _) in sources.files() {
-        let (file_body, _) = fnhcl_syntax::parse_file(sources, file);
-        let mut blocks = Vec::new();
-        collect_blocks(&file_body, &mut |b| {
-            if &*b.ident.name == "composite" && b.labels.first().is_some_and(|l| l.value == object)
-            {
-                blocks.push(b.clone());
-            }
-        });
-        for b in &blocks {
-            let Some(body) = body_of(&b.body) else {
-                continue;
-            };
-            let (depth, loc) = body.locate_depth(path);
-            if loc.exact {
-                return Some(loc);
-            }
-            if best.as_ref().is_none_or(|(d, _)| depth > *d) {
-                best = Some((depth, loc));
-            }
-        }
-    }
-    best.map(|(_, l)| l)
+    Locator::new(sources).composite_field(object, path)
 }
 
 /// A block's `body`, written as an attribute or as a block (D4).
@@ -237,7 +274,7 @@ fn find_block<'a>(body: &'a Body, pred: &dyn Fn(&Block) -> bool) -> Option<&'a B
     None
 }
 
-fn collect_blocks(body: &Body, f: &mut dyn FnMut(&Block)) {
+fn collect_blocks<'b>(body: &'b Body, f: &mut dyn FnMut(&'b Block)) {
     for s in &body.items {
         if let Structure::Block(b) = s {
             f(b);

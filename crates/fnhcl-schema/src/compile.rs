@@ -207,7 +207,7 @@ pub(crate) struct Node {
     pub(crate) description: Option<Box<str>>,
     /// The `enum` values and their JSON text (for messages and `Field`).
     pub(crate) enumeration: Vec<(Lit, Box<str>)>,
-    /// `properties`, sorted by name.
+    /// Sorted by name length, then name (see [`Node::property`]).
     pub(crate) properties: Vec<(Box<str>, NodeId)>,
     pub(crate) has_properties: bool,
     pub(crate) required: Vec<Box<str>>,
@@ -271,7 +271,7 @@ impl Node {
     /// The schema of property `name` declared on this node itself.
     pub(crate) fn property(&self, name: &str) -> Option<NodeId> {
         self.properties
-            .binary_search_by(|(k, _)| (**k).cmp(name))
+            .binary_search_by(|(k, _)| k.len().cmp(&name.len()).then_with(|| (**k).cmp(name)))
             .ok()
             .map(|i| self.properties[i].1)
     }
@@ -591,7 +591,9 @@ impl Compiler<'_> {
                     out.push((k.as_str().into(), self.child(k, v, depth)?));
                 }
                 self.path.pop();
-                out.sort_by(|a: &(Box<str>, NodeId), b| a.0.cmp(&b.0));
+                // By length, then bytes: a lookup then compares lengths,
+                // and reads bytes only for names of the searched length.
+                out.sort_by(|a: &(Box<str>, NodeId), b| (a.0.len(), &a.0).cmp(&(b.0.len(), &b.0)));
                 n.properties = out;
             }
             other => {

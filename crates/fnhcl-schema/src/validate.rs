@@ -701,7 +701,7 @@ impl<'a> Walk<'a> {
         if k == "metadata" {
             let m = meta::object_meta();
             self.value(m, m.root, v, depth + 1, false, false, false);
-            if let Some(p) = declared {
+            if let Some(p) = declared.filter(|&p| constrains_object(s.node(p))) {
                 // Constraints the schema adds (a name pattern, say); the
                 // field names were judged as ObjectMeta's.
                 self.value(s, p, v, depth + 1, true, false, false);
@@ -751,6 +751,23 @@ fn shape(s: &Schema, id: NodeId) -> Shape {
         sh.open |= n.preserve_unknown || matches!(n.additional, Extra::Any | Extra::Schema(_));
     }
     sh
+}
+
+/// Whether an object schema says more than "an object" (most CRDs declare
+/// `metadata` as just that): otherwise checking a value against it as a
+/// part (names not judged) finds nothing.
+fn constrains_object(n: &Node) -> bool {
+    !(n.properties.is_empty()
+        && n.required.is_empty()
+        && n.enumeration.is_empty()
+        && !matches!(n.additional, Extra::Schema(_))
+        && n.min_properties.is_none()
+        && n.max_properties.is_none()
+        && n.all_of.is_empty()
+        && n.any_of.is_empty()
+        && n.one_of.is_empty()
+        && !n.nullable
+        && (n.types == 0 || n.types == ty::OBJECT))
 }
 
 /// The node and its `allOf` parts (already the transitive closure).
