@@ -673,7 +673,9 @@ impl<'a> Walk<'a> {
                 });
             }
         }
-        let shape = if part { Shape::default() } else { shape(s, id) };
+        // Whether names are judged here: only needed for a field the schema
+        // does not declare, so worked out on the first such field.
+        let mut shape_here: Option<Shape> = None;
         let envelope = envelope && !part;
         for (k, child) in entries {
             let k: &'a str = k;
@@ -689,8 +691,11 @@ impl<'a> Walk<'a> {
                     w.value(s, p, child, depth + 1, false, false, false);
                 } else if let Extra::Schema(extra) = n.additional {
                     w.value(s, extra, child, depth + 1, false, false, false);
-                } else if !part && shape.closed && !shape.open && lookup(s, id, k).is_none() {
-                    w.unknown(s, id, k, envelope);
+                } else if !part {
+                    let shape = *shape_here.get_or_insert_with(|| shape(s, id));
+                    if shape.closed && !shape.open && lookup(s, id, k).is_none() {
+                        w.unknown(s, id, k, envelope);
+                    }
                 }
             });
         }
