@@ -294,3 +294,80 @@ fn serve_takes_cache_bounds_from_flags_and_environment() {
         assert!(text.contains(line), "missing {line:?} in\n{text}");
     }
 }
+
+/// A log sink nobody reads (stderr piped, never drained) must not stop the
+/// server: every call of a few thousand is answered, and the lines that
+/// could not be written are counted in the metrics.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stuck_log_sink_never_stops_the_server() {
+    let request: RunFunctionRequest = serde_json::from_str(REQUEST).expect("valid request");
+    let address = format!("127.0.0.1:{}", free_port());
+    let metrics = format!("127.0.0.1:{}", free_port());
+    // --debug: a log line (and more) for every call. The pipe's buffer
+    // fills after a few hundred lines; its read end stays open, unread.
+    let mut server = Server(
+        Command::new(BIN)
+            .args([
+                "serve",
+                "--insecure",
+                "--debug",
+                "--address",
+                &address,
+                "--metrics-address",
+                &metrics,
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn fn-hcl serve"),
+    );
+    let mut client = None;
+    for _ in 0..100 {
+        if let Ok(c) = FunctionRunnerServiceClient::connect(format!("http://{address}")).await {
+            client = Some(c);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let client = client.expect("connect to fn-hcl serve");
+    let calls = 3000;
+    let mut tasks = Vec::new();
+    for worker in 0..8 {
+        let mut client = client.clone();
+        let request = request.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut answered = 0;
+            for _ in (worker..calls).step_by(8) {
+                let call = client.run_function(request.clone());
+                let rsp = tokio::time::timeout(Duration::from_secs(20), call)
+                    .await
+                    .expect("the server answers within 20 s")
+                    .expect("RunFunction");
+                assert!(rsp.into_inner().desired.is_some());
+                answered += 1;
+            }
+            answered
+        }));
+    }
+    let mut answered = 0;
+    for t in tasks {
+        answered += t.await.expect("task");
+    }
+    assert_eq!(answered, calls);
+    let text = tokio::task::spawn_blocking(move || {
+        let text = scrape_metrics(&metrics, &mut server);
+        drop(server);
+        text
+    })
+    .await
+    .expect("scrape");
+    let dropped: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("function_hcl_log_lines_dropped_total "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no dropped-lines counter in\n{text}"));
+    assert!(
+        dropped > 0,
+        "the unread pipe filled up, so lines were dropped"
+    );
+}

@@ -6,6 +6,7 @@
 //! work); a panic in one becomes a Fatal result for that request only.
 
 mod fs;
+pub mod logging;
 mod metrics;
 
 use std::sync::Arc;
@@ -149,7 +150,9 @@ impl HclFunction {
         let elapsed_ms = elapsed * 1000.0;
         let xr = &outcome.xr;
         match &outcome.error {
-            None => tracing::info!(
+            // One line per request is for debugging (as the Go SDK's);
+            // fatal results are worth a warning.
+            None => tracing::debug!(
                 tag = %outcome.tag,
                 xr_version = %xr.api_version,
                 xr_kind = %xr.kind,
@@ -203,6 +206,7 @@ impl FunctionRunnerService for HclFunction {
 pub async fn serve(function: HclFunction, args: &Args) -> Result<(), function_sdk_rust::Error> {
     let mut registry = prometheus_client::registry::Registry::default();
     CacheCollector::register(&mut registry, function.cache_sources());
+    metrics::LogCollector::register(&mut registry);
     let function = function.with_metrics(Arc::new(Metrics::register(&mut registry)));
     function_sdk_rust::Server::new(function, args)
         .metrics_registry(registry)
@@ -211,9 +215,10 @@ pub async fn serve(function: HclFunction, args: &Args) -> Result<(), function_sd
 }
 
 /// Configures logging as Crossplane functions do (JSON lines on stderr;
-/// human-readable with `debug`). Call once.
+/// human-readable with `debug`), through a bounded queue so that a stuck
+/// stderr never blocks the server (see [`logging`]). Call once.
 pub fn init_logging(debug: bool) {
-    function_sdk_rust::logging::configure(debug);
+    logging::init(debug);
 }
 
 /// How many runs the server executes at once: twice the available cores,

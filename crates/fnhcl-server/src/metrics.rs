@@ -213,3 +213,28 @@ mod tests {
         );
     }
 }
+
+/// `function_hcl_log_lines_dropped_total`: log lines dropped because the
+/// log sink (stderr) did not keep up, read at scrape time from
+/// [`crate::logging::dropped_lines`].
+#[derive(Debug)]
+pub(crate) struct LogCollector;
+
+impl LogCollector {
+    pub(crate) fn register(registry: &mut Registry) {
+        registry.register_collector(Box::new(LogCollector));
+    }
+}
+
+impl Collector for LogCollector {
+    fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> Result<(), std::fmt::Error> {
+        let counter = ConstCounter::new(crate::logging::dropped_lines());
+        let metric = encoder.encode_descriptor(
+            "function_hcl_log_lines_dropped",
+            "Log lines dropped because the log sink (stderr) did not keep up",
+            None,
+            counter.metric_type(),
+        )?;
+        counter.encode(metric)
+    }
+}
