@@ -14,7 +14,7 @@ use std::sync::Arc;
 use fnhcl_base::{Diagnostic, SourceMap, Span};
 use fnhcl_eval::FieldStep;
 use fnhcl_schema::{PathSegment, SchemaSet, ViolationKind};
-use fnhcl_syntax::ast::{Block, Body, Expr, ExprKind, ObjectKey, Structure, TemplatePart};
+use fnhcl_syntax::ast::{Block, Body, Expr, ExprKind, ObjectKey, Structure};
 use fnhcl_value::{Number, Type, Value};
 
 use crate::codes;
@@ -23,7 +23,7 @@ use crate::codes;
 pub(crate) fn check(files: &[Body], sources: &SourceMap, schemas: &SchemaSet) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for body in files {
-        visit_blocks(body, &mut |block| {
+        fnhcl_syntax::visit::each_block(body, &mut |block| {
             let holder = match &*block.ident.name {
                 "resource" => Some(&block.body),
                 "resources" => block.body.items.iter().find_map(|s| match s {
@@ -40,15 +40,6 @@ pub(crate) fn check(files: &[Body], sources: &SourceMap, schemas: &SchemaSet) ->
         });
     }
     out
-}
-
-fn visit_blocks(body: &Body, f: &mut dyn FnMut(&Block)) {
-    for s in &body.items {
-        if let Structure::Block(b) = s {
-            f(b);
-            visit_blocks(&b.body, f);
-        }
-    }
 }
 
 /// The literal value of a block's `body` attribute or block, with computed
@@ -86,16 +77,10 @@ fn literal(e: &Expr) -> Value {
         ExprKind::Null => Value::Null(Type::Dynamic),
         ExprKind::Bool(b) => Value::Bool(*b),
         ExprKind::Number(text) => Number::parse(text).map_or_else(unknown, Value::Number),
-        ExprKind::Template(t) => {
-            let mut s = String::new();
-            for p in &t.parts {
-                match p {
-                    TemplatePart::Literal(l) => s.push_str(l),
-                    _ => return Value::Unknown(Type::String),
-                }
-            }
-            Value::String(s.into())
-        }
+        ExprKind::Template(t) => match fnhcl_syntax::visit::literal_text(t) {
+            Some(s) => Value::String(s.into()),
+            None => Value::Unknown(Type::String),
+        },
         ExprKind::Parens(inner) => literal(inner),
         ExprKind::Tuple(items) => Value::Tuple(Arc::new(items.iter().map(literal).collect())),
         ExprKind::Object(items) => {

@@ -1591,7 +1591,7 @@ fn attr_item(a: &Attribute) -> ObjectItem {
 }
 
 /// The static name of an object constructor key (`a = ...`, `"a" = ...`).
-fn object_key_name(it: &ObjectItem) -> Option<String> {
+pub(crate) fn object_key_name(it: &ObjectItem) -> Option<String> {
     match &it.key {
         ObjectKey::Ident(i) => Some(i.name.to_string()),
         ObjectKey::Expr(e) => literal_string(e),
@@ -1600,7 +1600,7 @@ fn object_key_name(it: &ObjectItem) -> Option<String> {
 
 /// The span of an object item's key (the offending step when the key is
 /// not an accepted name).
-fn key_span(it: &ObjectItem) -> Span {
+pub(crate) fn key_span(it: &ObjectItem) -> Span {
     match &it.key {
         ObjectKey::Ident(i) => i.span,
         ObjectKey::Expr(e) => e.span,

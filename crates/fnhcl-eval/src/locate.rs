@@ -12,7 +12,9 @@
 //! keeps nothing in the compiled program and costs nothing on success.
 
 use fnhcl_base::{SourceMap, Span};
-use fnhcl_syntax::ast::{Block, Body, Expr, ExprKind, ObjectKey, Structure, TemplatePart};
+use fnhcl_syntax::ast::{Block, Body, Expr, ExprKind, Structure};
+
+use crate::compile::{key_span, object_key_name};
 
 /// One step of a field path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,7 +98,7 @@ impl<'s> Locator<'s> {
         for file in ids {
             let file_body = self.file(file);
             let mut blocks = Vec::new();
-            collect_blocks(file_body, &mut |b| {
+            fnhcl_syntax::visit::each_block(file_body, &mut |b| {
                 if &*b.ident.name == "composite"
                     && b.labels.first().is_some_and(|l| l.value == object)
                 {
@@ -221,8 +223,8 @@ impl<'a> Node<'a> {
                 (ExprKind::Object(items), FieldStep::Key(k)) => {
                     // The last item with the key wins, as in evaluation.
                     items.iter().rev().find_map(|it| {
-                        let (name, span) = literal_key(&it.key)?;
-                        (name == k).then_some((Node::Expr(&it.value), Some(span)))
+                        (object_key_name(it)? == k)
+                            .then(|| (Node::Expr(&it.value), Some(key_span(it))))
                     })
                 }
                 (ExprKind::Tuple(elems), FieldStep::Index(i)) => {
@@ -230,32 +232,6 @@ impl<'a> Node<'a> {
                 }
                 _ => None,
             },
-        }
-    }
-}
-
-/// The text of an object key written literally (`region`, `"region"`).
-fn literal_key(key: &ObjectKey) -> Option<(String, Span)> {
-    match key {
-        ObjectKey::Ident(id) => Some((id.name.to_string(), id.span)),
-        ObjectKey::Expr(e) => {
-            let e = match &e.kind {
-                ExprKind::Parens(inner) => inner,
-                _ => e,
-            };
-            match &e.kind {
-                ExprKind::Template(t) if !t.heredoc => {
-                    let mut s = String::new();
-                    for p in &t.parts {
-                        match p {
-                            TemplatePart::Literal(l) => s.push_str(l),
-                            _ => return None,
-                        }
-                    }
-                    Some((s, e.span))
-                }
-                _ => None,
-            }
         }
     }
 }
@@ -272,15 +248,6 @@ fn find_block<'a>(body: &'a Body, pred: &dyn Fn(&Block) -> bool) -> Option<&'a B
         }
     }
     None
-}
-
-fn collect_blocks<'b>(body: &'b Body, f: &mut dyn FnMut(&'b Block)) {
-    for s in &body.items {
-        if let Structure::Block(b) = s {
-            f(b);
-            collect_blocks(&b.body, f);
-        }
-    }
 }
 
 #[cfg(test)]

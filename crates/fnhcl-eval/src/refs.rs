@@ -59,7 +59,7 @@ fn chain_root(e: &Expr) -> Option<(&fnhcl_syntax::ast::Ident, Option<&fnhcl_synt
                 first_attr = Some(name);
                 cur = inner;
             }
-            ExprKind::Index(inner, key) if is_literal_key(key) => {
+            ExprKind::Index(inner, key) if fnhcl_syntax::visit::is_literal_key(key) => {
                 // `x["name"]` counts as an attribute step for `self`/`each`
                 // checks only when it is the first step; keep it simple and
                 // report only real attribute steps.
@@ -71,30 +71,10 @@ fn chain_root(e: &Expr) -> Option<(&fnhcl_syntax::ast::Ident, Option<&fnhcl_synt
     }
 }
 
-fn is_literal_key(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Number(_) | ExprKind::Bool(_) | ExprKind::Null => true,
-        ExprKind::Template(t) => !t.heredoc && literal_template(t).is_some(),
-        _ => false,
-    }
-}
-
-/// The text of a template made only of literal parts.
-pub(crate) fn literal_template(t: &Template) -> Option<String> {
-    let mut s = String::new();
-    for p in &t.parts {
-        match p {
-            TemplatePart::Literal(l) => s.push_str(l),
-            _ => return None,
-        }
-    }
-    Some(s)
-}
-
 /// The string of a literal string expression (`"abc"`).
 pub(crate) fn literal_string(e: &Expr) -> Option<String> {
     match &e.kind {
-        ExprKind::Template(t) => literal_template(t),
+        ExprKind::Template(t) => fnhcl_syntax::visit::literal_text(t),
         ExprKind::Parens(inner) => literal_string(inner),
         _ => None,
     }

@@ -41,6 +41,29 @@ pub fn is_literal_key(e: &Expr) -> bool {
     }
 }
 
+/// The text of a template made only of literal parts (`"abc"`), else `None`.
+pub fn literal_text(t: &Template) -> Option<String> {
+    let mut s = String::new();
+    for p in &t.parts {
+        match p {
+            TemplatePart::Literal(l) => s.push_str(l),
+            _ => return None,
+        }
+    }
+    Some(s)
+}
+
+/// Calls `f` on every block of `body` and of the blocks nested in it, in
+/// source order (outer before inner).
+pub fn each_block<'b>(body: &'b Body, f: &mut dyn FnMut(&'b Block)) {
+    for s in &body.items {
+        if let Structure::Block(b) = s {
+            f(b);
+            each_block(&b.body, f);
+        }
+    }
+}
+
 /// Guard against pathological nesting (the parser already limits it).
 const MAX_DEPTH: usize = 10_000;
 
