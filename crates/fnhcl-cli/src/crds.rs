@@ -12,10 +12,6 @@ use anyhow::{Context as _, anyhow, bail};
 use fnhcl_schema::SchemaSet;
 use serde_json::Value as Json;
 
-/// Files and directories read at most (a wrong glob must not read a disk).
-const MAX_FILES: usize = 10_000;
-const MAX_DEPTH: usize = 16;
-
 pub(crate) const SOURCES_FILE: &str = ".crd-sources.yaml";
 pub(crate) const SOURCES_DIR: &str = ".crds";
 
@@ -141,53 +137,13 @@ fn sources_file(file: &Path) -> anyhow::Result<(Vec<PathBuf>, Scope)> {
     Ok((files, scope))
 }
 
-/// A file, or every `.yaml`/`.yml`/`.json` file under a directory.
+/// A file, or every `.yaml`/`.yml`/`.json` file under a directory
+/// (render's `--crds` reads the same way).
 fn collect(path: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
-    let meta = std::fs::metadata(path).with_context(|| format!("read {}", path.display()))?;
-    if !meta.is_dir() {
-        out.push(path.to_path_buf());
-        return Ok(());
-    }
-    let mut found = Vec::new();
-    walk(path, 0, &mut |p| {
-        if p.extension()
-            .is_some_and(|x| x == "yaml" || x == "yml" || x == "json")
-        {
-            found.push(p.to_path_buf());
-        }
-    })?;
-    found.sort();
-    out.extend(found);
+    let files = fnhcl_testkit::render_args::schema_files("CRDs", path)
+        .map_err(|e| anyhow!("{}", e.message))?;
+    out.extend(files);
     Ok(())
-}
-
-/// Every file under `dir` (hidden entries skipped, symlinked directories
-/// not followed), bounded in depth and count.
-fn walk(dir: &Path, depth: usize, f: &mut dyn FnMut(&Path)) -> anyhow::Result<usize> {
-    let mut n = 0;
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .with_context(|| format!("read {}", dir.display()))?
-        .filter_map(Result::ok)
-        .collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        if e.file_name().to_string_lossy().starts_with('.') && depth > 0 {
-            continue;
-        }
-        let Ok(ft) = e.file_type() else { continue };
-        if ft.is_dir() {
-            if depth < MAX_DEPTH {
-                n += walk(&e.path(), depth + 1, f)?;
-            }
-        } else {
-            n += 1;
-            if n > MAX_FILES {
-                bail!("more than {MAX_FILES} files under {}", dir.display());
-            }
-            f(&e.path());
-        }
-    }
-    Ok(n)
 }
 
 /// Expands a path or glob (`*`, `?` within a segment, `**` across
@@ -225,9 +181,11 @@ fn glob(base: &Path, pattern: &str, out: &mut Vec<PathBuf>) -> anyhow::Result<()
         return Ok(());
     }
     let rest = &segments[first..];
-    walk(&root, 0, &mut |p| {
+    let mut found = Vec::new();
+    collect(&root, &mut found)?;
+    for p in found {
         let Ok(rel) = p.strip_prefix(&root) else {
-            return;
+            continue;
         };
         let parts: Vec<String> = rel
             .components()
@@ -235,9 +193,9 @@ fn glob(base: &Path, pattern: &str, out: &mut Vec<PathBuf>) -> anyhow::Result<()
             .collect();
         let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
         if matches_path(rest, &parts) {
-            out.push(p.to_path_buf());
+            out.push(p);
         }
-    })?;
+    }
     Ok(())
 }
 

@@ -148,15 +148,16 @@ pub fn read_yaml_path(what: &str, path: &Path) -> Result<Vec<Source>, RenderErro
     files.iter().map(|f| read_file(what, f)).collect()
 }
 
-/// Reads a schema file, or every `.json`/`.yaml`/`.yml` file under a
-/// directory (recursively, in path order, hidden entries skipped, at most
-/// 10,000 files and 16 levels); an empty directory is an error.
-pub fn read_schema_path(what: &str, path: &Path) -> Result<Vec<Source>, RenderError> {
+/// A schema file, or every `.json`/`.yaml`/`.yml` file under a directory
+/// (recursively, in path order, hidden entries and symlinked directories
+/// skipped, at most 10,000 files and 16 levels). An empty directory gives
+/// an empty list.
+pub fn schema_files(what: &str, path: &Path) -> Result<Vec<PathBuf>, RenderError> {
     const MAX_FILES: usize = 10_000;
     const MAX_DEPTH: usize = 16;
     let meta = std::fs::metadata(path).map_err(|e| io_err(what, path, e))?;
     if !meta.is_dir() {
-        return Ok(vec![read_file(what, path)?]);
+        return Ok(vec![path.to_path_buf()]);
     }
     let mut files = Vec::new();
     let mut dirs = vec![(path.to_path_buf(), 0usize)];
@@ -188,6 +189,12 @@ pub fn read_schema_path(what: &str, path: &Path) -> Result<Vec<Source>, RenderEr
         }
     }
     files.sort();
+    Ok(files)
+}
+
+/// Reads [`schema_files`]; an empty directory is an error.
+pub fn read_schema_path(what: &str, path: &Path) -> Result<Vec<Source>, RenderError> {
+    let files = schema_files(what, path)?;
     if files.is_empty() {
         return Err(RenderError::new(format!(
             "cannot load {what}: no schema files found in {:?} (.json, .yaml or .yml)",
