@@ -59,6 +59,25 @@ impl Drop for Server {
     }
 }
 
+/// A client of the `fn-hcl serve` at `address`, once it accepts
+/// connections (failing if the server exits first).
+async fn connect(
+    address: &str,
+    server: &mut Server,
+) -> FunctionRunnerServiceClient<tonic::transport::Channel> {
+    for _ in 0..100 {
+        if let Ok(c) = FunctionRunnerServiceClient::connect(format!("http://{address}")).await {
+            return c;
+        }
+        assert!(
+            server.0.try_wait().expect("server status").is_none(),
+            "fn-hcl serve exited early"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("could not connect to fn-hcl serve at {address}");
+}
+
 fn run_cli(args: &[&str], stdin: Option<&str>) -> String {
     let mut child = Command::new(BIN)
         .args(args)
@@ -111,19 +130,7 @@ async fn run_prints_what_the_server_answers() {
             .spawn()
             .expect("spawn fn-hcl serve"),
     );
-    let mut client = None;
-    for _ in 0..100 {
-        if let Ok(c) = FunctionRunnerServiceClient::connect(format!("http://{address}")).await {
-            client = Some(c);
-            break;
-        }
-        assert!(
-            server.0.try_wait().expect("server status").is_none(),
-            "fn-hcl serve exited early"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let mut client = client.expect("connect to fn-hcl serve");
+    let mut client = connect(&address, &mut server).await;
     let served = client
         .run_function(request)
         .await
@@ -321,15 +328,7 @@ async fn a_stuck_log_sink_never_stops_the_server() {
             .spawn()
             .expect("spawn fn-hcl serve"),
     );
-    let mut client = None;
-    for _ in 0..100 {
-        if let Ok(c) = FunctionRunnerServiceClient::connect(format!("http://{address}")).await {
-            client = Some(c);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let client = client.expect("connect to fn-hcl serve");
+    let client = connect(&address, &mut server).await;
     let calls = 3000;
     let mut tasks = Vec::new();
     for worker in 0..8 {
