@@ -188,18 +188,18 @@ pub fn apply(
         distinct.push((a, k));
     }
     // Each resource's kind, read once.
-    let typed: Vec<(&str, &str)> = output
+    let typed: Vec<Option<(&str, &str)>> = output
         .resources
         .iter()
-        .map(
-            |r| match (str_field(&r.body, "apiVersion"), str_field(&r.body, "kind")) {
-                (Some(a), Some(k)) => (a, k),
-                _ => ("", ""),
-            },
-        )
+        .map(|r| {
+            Some((
+                str_field(&r.body, "apiVersion")?,
+                str_field(&r.body, "kind")?,
+            ))
+        })
         .collect();
-    for &(a, k) in &typed {
-        if !k.is_empty() && !distinct.contains(&(a, k)) {
+    for &(a, k) in typed.iter().flatten() {
+        if !distinct.contains(&(a, k)) {
             distinct.push((a, k));
         }
     }
@@ -226,10 +226,12 @@ pub fn apply(
     type Seen<'a> = Vec<(&'a str, &'a str, Option<Arc<Result<Schema, String>>>)>;
     let mut seen: Seen<'_> = Vec::new();
     let mut locator = fnhcl_eval::Locator::new(sources);
-    for (r, &(api_version, kind)) in output.resources.iter().zip(&typed) {
-        if kind.is_empty() {
-            continue;
-        }
+    for (r, &(api_version, kind)) in output
+        .resources
+        .iter()
+        .zip(&typed)
+        .filter_map(|(r, t)| Some((r, t.as_ref()?)))
+    {
         // Each kind's schema is looked up and hashed once per request.
         let compiled = match seen
             .iter()
