@@ -13,7 +13,7 @@
 //! Schemas arrive with every request; each is compiled once and cached by a
 //! hash of its content.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::hash::BuildHasher;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -27,6 +27,7 @@ use function_sdk_rust::proto::v1::{
 use pbjson_types::Struct;
 use pbjson_types::value::Kind;
 
+use crate::cache::Lru;
 use crate::input::SchemaValidation;
 
 /// The `reason` of the Warning results that report violations.
@@ -45,17 +46,27 @@ pub fn requirement_key(api_version: &str, kind: &str) -> String {
     }
 }
 
-/// Compiled schemas by content hash. A schema that does not compile is
-/// cached as its error (reported once per response as a warning).
-#[derive(Default)]
+/// Compiled schemas by content hash, the least recently used dropped
+/// beyond [`CACHE_ENTRIES`]. A schema that does not compile is cached as
+/// its error (reported once per response as a warning).
 pub struct SchemaCache {
-    map: Mutex<HashMap<u64, Arc<Result<Schema, String>>>>,
+    lru: Mutex<Lru<u64, Arc<Result<Schema, String>>>>,
+}
+
+impl Default for SchemaCache {
+    fn default() -> SchemaCache {
+        SchemaCache {
+            // Bounded by entries only: a compiled schema's memory is not
+            // estimated.
+            lru: Mutex::new(Lru::new(CACHE_ENTRIES, usize::MAX)),
+        }
+    }
 }
 
 impl SchemaCache {
     /// Compiled schemas held.
     pub fn len(&self) -> usize {
-        self.map
+        self.lru
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .len()
@@ -68,22 +79,20 @@ impl SchemaCache {
     fn get(&self, schema: &Struct) -> Arc<Result<Schema, String>> {
         let key = content_hash(schema);
         if let Some(s) = self
-            .map
+            .lru
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(&key)
         {
             return s.clone();
         }
+        // Compiled outside the lock: other requests go on meanwhile.
         let json = crate::convert::struct_to_json(schema);
         let compiled = Arc::new(Schema::compile(&json).map_err(|e| e.message));
-        let mut map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
-        if map.len() >= CACHE_ENTRIES {
-            // Schemas change only when a CRD is upgraded: starting over is
-            // simpler than tracking use and just as good.
-            map.clear();
-        }
-        map.insert(key, compiled.clone());
+        self.lru
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, compiled.clone(), 0);
         compiled
     }
 }
@@ -370,5 +379,64 @@ fn pick(l: &fnhcl_eval::Location, kind: &ViolationKind) -> fnhcl_base::Span {
     match kind {
         ViolationKind::UnknownField { .. } => l.for_key(),
         _ => l.value,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::convert::json_to_struct;
+
+    fn schema(json: serde_json::Value) -> Struct {
+        json_to_struct(&json).expect("object")
+    }
+
+    #[test]
+    fn content_hash_ignores_map_order_and_sees_changes() {
+        let a = schema(serde_json::json!({"type": "object", "properties": {
+            "tier": {"type": "string", "enum": ["small", "large"]},
+            "size": {"type": "integer", "description": "how big"}}}));
+        // The same content, maps built in another order.
+        let mut b = Struct::default();
+        for (k, v) in a
+            .fields
+            .iter()
+            .collect::<BTreeMap<_, _>>()
+            .into_iter()
+            .rev()
+        {
+            b.fields.insert(k.clone(), v.clone());
+        }
+        assert_eq!(content_hash(&a), content_hash(&b));
+        let changed = schema(serde_json::json!({"type": "object", "properties": {
+            "tier": {"type": "string", "enum": ["small", "large", "huge"]},
+            "size": {"type": "integer", "description": "how big"}}}));
+        assert_ne!(content_hash(&a), content_hash(&changed));
+        let retyped = schema(serde_json::json!({"type": "object", "properties": {
+            "tier": {"type": "string", "enum": ["small", "large"]},
+            "size": {"type": "number", "description": "how big"}}}));
+        assert_ne!(content_hash(&a), content_hash(&retyped));
+    }
+
+    #[test]
+    fn a_schema_is_compiled_once_and_kept() {
+        let cache = SchemaCache::default();
+        let s = schema(serde_json::json!({"type": "object"}));
+        let first = cache.get(&s);
+        let again = cache.get(&s);
+        assert!(Arc::ptr_eq(&first, &again));
+        assert_eq!(cache.len(), 1);
+        let broken = schema(serde_json::json!({"type": "string", "pattern": "("}));
+        assert!(cache.get(&broken).is_err());
+        assert_eq!(cache.len(), 2);
+    }
+
+    #[test]
+    fn requirement_keys_are_kubectl_style() {
+        assert_eq!(
+            requirement_key("s3.aws.upbound.io/v1beta1", "Bucket"),
+            "Bucket.v1beta1.s3.aws.upbound.io"
+        );
+        assert_eq!(requirement_key("v1", "ConfigMap"), "ConfigMap.v1");
     }
 }
