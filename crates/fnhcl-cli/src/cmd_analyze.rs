@@ -55,13 +55,13 @@ struct Unit {
 
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = args.dir.unwrap_or_else(|| PathBuf::from("."));
-    let schemas = crate::crds::load(&args.crds, &path)?.map(Arc::new);
+    let schemas = fnhcl_project::crds::load(&args.crds, &path)?.map(Arc::new);
     let mut units = if path.is_dir() {
-        let files = crate::bundle::load_dir(&path)?;
+        let files = fnhcl_project::load_dir(&path)?;
         vec![Unit {
             label: None,
-            sources: crate::bundle::source_map(&files),
-            options: crate::bundle::analysis_options(&path, args.xrd.as_deref())?,
+            sources: fnhcl_project::source_map(&files),
+            options: fnhcl_project::analysis_options(&path, args.xrd.as_deref())?,
         }]
     } else {
         file_units(&path, args.xrd.as_deref())?
@@ -112,7 +112,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
 fn file_units(path: &Path, xrd: Option<&Path>) -> anyhow::Result<Vec<Unit>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("read {}", path.display()))?;
     let options = match xrd {
-        Some(_) => crate::bundle::analysis_options(Path::new("."), xrd)?,
+        Some(_) => fnhcl_project::analysis_options(Path::new("."), xrd)?,
         None => fnhcl_analyze::Options::default(),
     };
     let yaml = path.extension().is_some_and(|x| x == "yaml" || x == "yml");

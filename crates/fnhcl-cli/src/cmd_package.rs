@@ -1,7 +1,7 @@
 //! `fn-hcl package [DIR] [--skip-analysis] [--composition TEMPLATE.yaml]`:
 //! bundles a composition directory as txtar (upstream §1.4, §8).
 //!
-//! Which files: see [`crate::bundle`]. Unless `--skip-analysis`, the
+//! Which files: see [`fnhcl_project::dir`]. Unless `--skip-analysis`, the
 //! bundle is analysed first (findings on stderr; errors fail the command).
 //! The txtar goes to stdout, or, with `--composition`, into the `hcl` field of the
 //! function-hcl step of that Composition, which is printed instead.
@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use anyhow::{Context as _, anyhow, bail};
 use yaml_rust2::{Yaml, YamlEmitter, YamlLoader};
 
-use crate::bundle::{PackageFile, analysis_options, load_dir, source_map};
+use fnhcl_project::{PackageFile, analysis_options, load_dir, source_map};
 
 #[derive(clap::Args)]
 pub(crate) struct Args {

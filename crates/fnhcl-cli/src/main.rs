@@ -2,26 +2,26 @@
 //!
 //! Each subcommand lives in its own module with an `Args` struct and a
 //! `run(args) -> anyhow::Result<ExitCode>` entry point. What several
-//! subcommands share has a module of its own (`bundle`: a composition
-//! directory's files and analysis options; `findings`: analysis output), so
-//! no subcommand module uses another.
+//! subcommands share has a module of its own (`findings`: analysis output)
+//! or a crate (`fnhcl-project`: a composition directory's files, XRD and
+//! CRD sources, shared with the language server), so no subcommand module
+//! uses another.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod bundle;
 mod cmd_analyze;
 mod cmd_eval;
 mod cmd_fmt;
 mod cmd_functions;
+mod cmd_lsp;
 mod cmd_package;
 mod cmd_render;
 mod cmd_run;
 mod cmd_serve;
 mod cmd_test;
 mod cmd_version;
-mod crds;
 mod findings;
 
 // mimalloc: faster than glibc malloc for the many small, short-lived
@@ -63,11 +63,27 @@ enum Command {
     Test(cmd_test::Args),
     /// Print version information.
     Version(cmd_version::Args),
+    /// Run the language server (LSP over stdio) for editors.
+    Lsp(cmd_lsp::Args),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
+    let result = if cmd_lsp::invoked_as_upstream() {
+        cmd_lsp::run_upstream()
+    } else {
+        run(Cli::parse())
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
         Command::Serve(a) => cmd_serve::run(a),
         Command::Render(a) => cmd_render::run(a),
         Command::Run(a) => cmd_run::run(a),
@@ -78,12 +94,6 @@ fn main() -> ExitCode {
         Command::Package(a) => cmd_package::run(a),
         Command::Test(a) => cmd_test::run(a),
         Command::Version(a) => cmd_version::run(a),
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::FAILURE
-        }
+        Command::Lsp(a) => cmd_lsp::run(a),
     }
 }

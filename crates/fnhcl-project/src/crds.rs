@@ -12,8 +12,8 @@ use anyhow::{Context as _, anyhow, bail};
 use fnhcl_schema::SchemaSet;
 use serde_json::Value as Json;
 
-pub(crate) const SOURCES_FILE: &str = ".crd-sources.yaml";
-pub(crate) const SOURCES_DIR: &str = ".crds";
+pub const SOURCES_FILE: &str = ".crd-sources.yaml";
+pub const SOURCES_DIR: &str = ".crds";
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Scope {
@@ -24,7 +24,7 @@ enum Scope {
 
 /// The schemas for analysing `start` (a file or directory), or `None` when
 /// nothing names any.
-pub(crate) fn load(explicit: &[PathBuf], start: &Path) -> anyhow::Result<Option<SchemaSet>> {
+pub fn load(explicit: &[PathBuf], start: &Path) -> anyhow::Result<Option<SchemaSet>> {
     let (files, scope) = if !explicit.is_empty() {
         let mut files = Vec::new();
         for p in explicit {

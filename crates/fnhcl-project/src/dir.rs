@@ -17,12 +17,12 @@ use fnhcl_base::SourceMap;
 use yaml_rust2::{Yaml, YamlLoader};
 
 /// One file of a package: its archive name (relative path) and text.
-pub(crate) struct PackageFile {
-    pub(crate) name: String,
-    pub(crate) text: String,
+pub struct PackageFile {
+    pub name: String,
+    pub text: String,
 }
 
-pub(crate) fn source_map(files: &[PackageFile]) -> Arc<SourceMap> {
+pub fn source_map(files: &[PackageFile]) -> Arc<SourceMap> {
     let mut sources = SourceMap::new();
     for f in files {
         sources.add(f.name.clone(), f.text.clone());
@@ -31,7 +31,35 @@ pub(crate) fn source_map(files: &[PackageFile]) -> Arc<SourceMap> {
 }
 
 /// Loads the files of a composition directory (upstream §1.4).
-pub(crate) fn load_dir(dir: &Path) -> anyhow::Result<Vec<PackageFile>> {
+pub fn load_dir(dir: &Path) -> anyhow::Result<Vec<PackageFile>> {
+    load_dir_with(dir, &Overlay::default())
+}
+
+/// Texts that replace or add to what is on disk: an editor's unsaved
+/// buffers, by absolute path.
+#[derive(Clone, Debug, Default)]
+pub struct Overlay {
+    pub files: std::collections::BTreeMap<PathBuf, String>,
+}
+
+impl Overlay {
+    fn read(&self, path: &Path) -> anyhow::Result<String> {
+        if let Some(text) = self.files.get(path) {
+            return Ok(text.clone());
+        }
+        std::fs::read_to_string(path).with_context(|| format!("read {}", path.display()))
+    }
+    /// `*.hcl` buffers directly in `dir` (on disk or not).
+    fn hcl_in<'a>(&'a self, dir: &'a Path) -> impl Iterator<Item = String> + 'a {
+        self.files.keys().filter_map(move |p| {
+            let name = p.file_name()?.to_str()?;
+            (p.parent() == Some(dir) && name.ends_with(".hcl")).then(|| name.to_owned())
+        })
+    }
+}
+
+/// [`load_dir`] with open buffers in place of (or beside) the files on disk.
+pub fn load_dir_with(dir: &Path, overlay: &Overlay) -> anyhow::Result<Vec<PackageFile>> {
     let meta = std::fs::metadata(dir).with_context(|| format!("stat {}", dir.display()))?;
     if !meta.is_dir() {
         bail!("{} is not a directory", dir.display());
@@ -48,14 +76,19 @@ pub(crate) fn load_dir(dir: &Path) -> anyhow::Result<Vec<PackageFile>> {
             names.push(name);
         }
     }
+    for name in overlay.hcl_in(dir) {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names.sort();
 
     let comp = dir.join("composition.yaml");
     if let Ok(m) = std::fs::metadata(&comp) {
         if m.is_dir() {
             bail!("{} is a directory", comp.display());
         }
-        let text =
-            std::fs::read_to_string(&comp).with_context(|| format!("read {}", comp.display()))?;
+        let text = overlay.read(&comp)?;
         for lib in library_files(&text)
             .with_context(|| format!("unmarshal contents of {}", comp.display()))?
         {
@@ -77,13 +110,11 @@ pub(crate) fn load_dir(dir: &Path) -> anyhow::Result<Vec<PackageFile>> {
     let mut files: Vec<PackageFile> = names
         .into_iter()
         .map(|name| {
-            let path = dir.join(&name);
-            let text = std::fs::read_to_string(&path)
-                .with_context(|| format!("read {}", path.display()))?;
+            let text = overlay.read(&dir.join(&name))?;
             Ok(PackageFile { name, text })
         })
         .collect::<anyhow::Result<_>>()?;
-    follow_imports(dir, &mut files)?;
+    follow_imports(dir, &mut files, overlay)?;
     Ok(files)
 }
 
@@ -93,7 +124,11 @@ const MAX_PACKAGE_FILES: usize = 4096;
 /// Adds the module directories the files import (D24, D25), and the ones
 /// those import, with their `*.hcl` files (any depth, hidden entries
 /// skipped) named by their path relative to `dir`.
-fn follow_imports(dir: &Path, files: &mut Vec<PackageFile>) -> anyhow::Result<()> {
+fn follow_imports(
+    dir: &Path,
+    files: &mut Vec<PackageFile>,
+    overlay: &Overlay,
+) -> anyhow::Result<()> {
     let mut done: Vec<String> = Vec::new();
     let mut next = 0;
     while next < files.len() {
@@ -126,9 +161,7 @@ fn follow_imports(dir: &Path, files: &mut Vec<PackageFile>) -> anyhow::Result<()
                 if files.iter().any(|f| f.name == name) {
                     continue;
                 }
-                let path = dir.join(&name);
-                let text = std::fs::read_to_string(&path)
-                    .with_context(|| format!("read {}", path.display()))?;
+                let text = overlay.read(&dir.join(&name))?;
                 files.push(PackageFile { name, text });
                 if files.len() > MAX_PACKAGE_FILES {
                     bail!("more than {MAX_PACKAGE_FILES} files to package");
@@ -178,10 +211,7 @@ fn collect_hcl(
 /// (a file holding a CompositeResourceDefinition), or else from the XRD
 /// among DIR's `*.yaml` files that `composition.yaml`'s `xrd` names (or
 /// the only XRD there, when it names none).
-pub(crate) fn analysis_options(
-    dir: &Path,
-    xrd: Option<&Path>,
-) -> anyhow::Result<fnhcl_analyze::Options> {
+pub fn analysis_options(dir: &Path, xrd: Option<&Path>) -> anyhow::Result<fnhcl_analyze::Options> {
     let (want_api, want_kind) = match std::fs::read_to_string(dir.join("composition.yaml")) {
         Ok(text) => {
             let docs = YamlLoader::load_from_str(&text).unwrap_or_default();
@@ -287,4 +317,33 @@ fn clean_relative(p: &str) -> String {
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect::<Vec<_>>()
         .join("/")
+}
+
+/// The directory whose program `dir` belongs to: the nearest of its
+/// ancestors (at most four levels up) whose program imports `dir` as a
+/// module directory (D24: import paths are relative to the root program),
+/// else `dir` itself. Ancestors whose files cannot be loaded are skipped.
+pub fn program_root(dir: &Path, overlay: &Overlay) -> PathBuf {
+    for parent in dir.ancestors().skip(1).take(4) {
+        let Ok(rel) = dir.strip_prefix(parent) else {
+            continue;
+        };
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        let has_hcl = std::fs::read_dir(parent).is_ok_and(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .any(|e| e.file_name().to_string_lossy().ends_with(".hcl"))
+        }) || overlay.hcl_in(parent).next().is_some();
+        if !has_hcl {
+            continue;
+        }
+        let Ok(files) = load_dir_with(parent, overlay) else {
+            continue;
+        };
+        let prefix = format!("{rel}/");
+        if files.iter().any(|f| f.name.starts_with(&prefix)) {
+            return parent.to_path_buf();
+        }
+    }
+    dir.to_path_buf()
 }

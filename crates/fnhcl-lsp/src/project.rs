@@ -1,0 +1,139 @@
+//! One program in the workspace: a composition directory (with the module
+//! directories it imports), its current snapshot and what is known of its
+//! schemas. Rebuilt from disk plus open buffers when something changes.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use fnhcl_base::{Diagnostic, SourceMap};
+use fnhcl_ide::Snapshot;
+use fnhcl_schema::SchemaSet;
+
+/// Where a project's CRDs stand.
+#[derive(Debug)]
+pub(crate) enum Crds {
+    /// Being loaded in the background (generation of the load).
+    Loading(u64),
+    /// Loaded; `None` when no `.crd-sources.yaml` or `.crds/` is found.
+    Loaded(Option<Arc<SchemaSet>>),
+    /// The sources exist but could not be read.
+    Failed(String),
+}
+
+#[derive(Debug)]
+pub(crate) struct Project {
+    pub(crate) root: PathBuf,
+    /// The current snapshot; `None` when something changed since.
+    snapshot: Option<Arc<Snapshot>>,
+    /// The composite's schema (from the XRD), read when the project is
+    /// made and when a YAML file changes.
+    pub(crate) options: fnhcl_analyze::Options,
+    pub(crate) crds: Crds,
+    /// Why the directory could not be loaded as a package (a missing
+    /// module directory, an unreadable `composition.yaml`): reported on
+    /// the project's files, which are then analysed on their own.
+    pub(crate) load_error: Option<String>,
+}
+
+impl Project {
+    pub(crate) fn new(root: PathBuf, generation: u64) -> Project {
+        let options = fnhcl_project::analysis_options(&root, None).unwrap_or_default();
+        Project {
+            root,
+            snapshot: None,
+            options,
+            crds: Crds::Loading(generation),
+            load_error: None,
+        }
+    }
+
+    pub(crate) fn invalidate(&mut self) {
+        self.snapshot = None;
+    }
+
+    pub(crate) fn reload_xrd(&mut self) {
+        self.options = fnhcl_project::analysis_options(&self.root, None).unwrap_or_default();
+        self.invalidate();
+    }
+
+    /// The current snapshot, rebuilt from disk and `overlay` if stale.
+    pub(crate) fn snapshot(&mut self, overlay: &fnhcl_project::Overlay) -> Arc<Snapshot> {
+        if let Some(s) = &self.snapshot {
+            return s.clone();
+        }
+        let (sources, error) = load(&self.root, overlay);
+        self.load_error = error;
+        let mut options = self.options.clone();
+        if let Crds::Loaded(Some(set)) = &self.crds {
+            options.schemas = Some(set.clone());
+        }
+        let snap = Arc::new(Snapshot::new(sources, options));
+        self.snapshot = Some(snap.clone());
+        snap
+    }
+
+    /// The absolute path of a file of the snapshot.
+    pub(crate) fn path_of(&self, name: &str) -> PathBuf {
+        self.root.join(name)
+    }
+
+    /// The name a path has in this project's snapshots, if it is under the
+    /// root.
+    pub(crate) fn name_of(&self, path: &Path) -> Option<String> {
+        let rel = path.strip_prefix(&self.root).ok()?;
+        Some(rel.to_string_lossy().replace('\\', "/"))
+    }
+
+    /// The diagnostics of the project: the analysis, plus the load error.
+    pub(crate) fn diagnostics(&self, snapshot: &Snapshot) -> Vec<Diagnostic> {
+        let mut out = snapshot.diagnostics().to_vec();
+        if let Some(e) = &self.load_error {
+            out.push(Diagnostic::error(
+                "Cannot load the composition directory",
+                e.clone(),
+            ));
+        }
+        out
+    }
+}
+
+/// The files of the program at `root`: the package `fn-hcl package` would
+/// make; when that fails, the `*.hcl` files directly in `root` alone.
+fn load(root: &Path, overlay: &fnhcl_project::Overlay) -> (Arc<SourceMap>, Option<String>) {
+    match fnhcl_project::load_dir_with(root, overlay) {
+        Ok(files) => (fnhcl_project::source_map(&files), None),
+        Err(e) => {
+            let mut sources = SourceMap::new();
+            let mut names: Vec<String> = std::fs::read_dir(root)
+                .map(|rd| {
+                    rd.filter_map(Result::ok)
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .filter(|n| n.ends_with(".hcl"))
+                        .collect()
+                })
+                .unwrap_or_default();
+            for p in overlay.files.keys() {
+                if p.parent() == Some(root)
+                    && let Some(n) = p.file_name().and_then(|n| n.to_str())
+                    && n.ends_with(".hcl")
+                    && !names.iter().any(|x| x == n)
+                {
+                    names.push(n.to_owned());
+                }
+            }
+            names.sort();
+            for name in names {
+                let path = root.join(&name);
+                let text = overlay
+                    .files
+                    .get(&path)
+                    .cloned()
+                    .or_else(|| std::fs::read_to_string(&path).ok());
+                if let Some(text) = text {
+                    sources.add(name, text);
+                }
+            }
+            (Arc::new(sources), Some(format!("{e:#}")))
+        }
+    }
+}

@@ -1,0 +1,558 @@
+//! The message loop and the workspace state: open documents, projects,
+//! published diagnostics.
+
+use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crossbeam_channel::{Receiver, Sender, select};
+use fnhcl_base::Severity;
+use fnhcl_ide::{FileId, Snapshot};
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types::notification::{self as notif, Notification as _};
+use lsp_types::{
+    DiagnosticRelatedInformation, DiagnosticSeverity, InitializeParams, Location, NumberOrString,
+    PublishDiagnosticsParams, Uri,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value as Json;
+
+use crate::convert::{path_to_uri, range, uri_to_path};
+use crate::documents::Document;
+use crate::handlers;
+use crate::project::{Crds, Project};
+
+/// What background threads report.
+pub(crate) enum Background {
+    Crds {
+        root: PathBuf,
+        generation: u64,
+        result: Result<Option<fnhcl_schema::SchemaSet>, String>,
+    },
+}
+
+pub(crate) struct Server {
+    sender: Sender<Message>,
+    background: Sender<Background>,
+    docs: BTreeMap<PathBuf, Document>,
+    /// Projects by root directory.
+    projects: BTreeMap<PathBuf, Project>,
+    /// Program root of each directory with an open file.
+    roots: BTreeMap<PathBuf, PathBuf>,
+    /// What was last published, by URI.
+    published: BTreeMap<String, Vec<lsp_types::Diagnostic>>,
+    /// Something changed since diagnostics were last published.
+    dirty: bool,
+    generation: u64,
+    shutdown: bool,
+    next_id: i32,
+}
+
+/// Runs the server on an established connection until `exit`.
+pub(crate) fn run(conn: &Connection) -> anyhow::Result<()> {
+    let (id, params) = conn.initialize_start()?;
+    let init: InitializeParams = serde_json::from_value(params).unwrap_or_default();
+    let result = serde_json::json!({
+        "capabilities": capabilities(),
+        "serverInfo": { "name": "fn-hcl", "version": env!("CARGO_PKG_VERSION") },
+    });
+    conn.initialize_finish(id, result)?;
+    let (bg_tx, bg_rx) = crossbeam_channel::unbounded();
+    let mut server = Server {
+        sender: conn.sender.clone(),
+        background: bg_tx,
+        docs: BTreeMap::new(),
+        projects: BTreeMap::new(),
+        roots: BTreeMap::new(),
+        published: BTreeMap::new(),
+        dirty: false,
+        generation: 0,
+        shutdown: false,
+        next_id: 0,
+    };
+    server.register_watchers(&init);
+    server.serve(&conn.receiver, &bg_rx);
+    Ok(())
+}
+
+fn capabilities() -> lsp_types::ServerCapabilities {
+    use lsp_types::*;
+    ServerCapabilities {
+        position_encoding: Some(PositionEncodingKind::UTF16),
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
+                save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                ..Default::default()
+            },
+        )),
+        document_formatting_provider: Some(OneOf::Left(true)),
+        ..Default::default()
+    }
+}
+
+#[derive(PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Exit,
+}
+
+impl Server {
+    fn serve(&mut self, messages: &Receiver<Message>, background: &Receiver<Background>) {
+        loop {
+            select! {
+                recv(messages) -> msg => {
+                    let Ok(msg) = msg else { return };
+                    if self.handle(msg) == Flow::Exit {
+                        return;
+                    }
+                }
+                recv(background) -> ev => {
+                    if let Ok(ev) = ev {
+                        self.on_background(ev);
+                    }
+                }
+            }
+            // Take every message already waiting before publishing, so that
+            // a burst of edits is analysed once.
+            while let Ok(msg) = messages.try_recv() {
+                if self.handle(msg) == Flow::Exit {
+                    return;
+                }
+            }
+            self.publish_diagnostics();
+        }
+    }
+
+    fn handle(&mut self, msg: Message) -> Flow {
+        match msg {
+            Message::Request(req) => {
+                let resp = self.request(req);
+                self.send(Message::Response(resp));
+                Flow::Continue
+            }
+            Message::Notification(n) => self.notification(n),
+            Message::Response(_) => Flow::Continue,
+        }
+    }
+
+    fn send(&self, msg: Message) {
+        // The client is gone if this fails; the loop ends when its
+        // receiver closes.
+        let _ = self.sender.send(msg);
+    }
+
+    fn notify<N: notif::Notification>(&self, params: N::Params) {
+        self.send(Message::Notification(Notification::new(
+            N::METHOD.to_owned(),
+            params,
+        )));
+    }
+
+    /// A message in the client's log (its output panel).
+    pub(crate) fn log(&self, typ: lsp_types::MessageType, message: String) {
+        self.notify::<notif::LogMessage>(lsp_types::LogMessageParams { typ, message });
+    }
+
+    fn request(&mut self, req: Request) -> Response {
+        let id = req.id.clone();
+        if req.method == "shutdown" {
+            self.shutdown = true;
+            return Response::new_ok(id, Json::Null);
+        }
+        if self.shutdown {
+            return Response::new_err(
+                id,
+                ErrorCode::InvalidRequest as i32,
+                "the server is shutting down".to_owned(),
+            );
+        }
+        let method = req.method.clone();
+        // A bug in a feature must not take the server down: the request
+        // fails, the state stays as it was before it.
+        match std::panic::catch_unwind(AssertUnwindSafe(|| self.route(req))) {
+            Ok(Ok(value)) => Response::new_ok(id, value),
+            Ok(Err((code, message))) => Response::new_err(id, code, message),
+            Err(_) => {
+                self.log(
+                    lsp_types::MessageType::ERROR,
+                    format!("fn-hcl: internal error in {method}"),
+                );
+                Response::new_err(
+                    id,
+                    ErrorCode::InternalError as i32,
+                    format!("internal error in {method}"),
+                )
+            }
+        }
+    }
+
+    fn route(&mut self, req: Request) -> Result<Json, (i32, String)> {
+        match req.method.as_str() {
+            "textDocument/formatting" => call(self, req.params, handlers::formatting),
+            m => Err((
+                ErrorCode::MethodNotFound as i32,
+                format!("method not supported: {m}"),
+            )),
+        }
+    }
+
+    fn notification(&mut self, n: Notification) -> Flow {
+        match n.method.as_str() {
+            notif::Exit::METHOD => return Flow::Exit,
+            notif::DidOpenTextDocument::METHOD => {
+                if let Ok(p) = parse::<lsp_types::DidOpenTextDocumentParams>(n.params)
+                    && let Some(path) = uri_to_path(&p.text_document.uri)
+                {
+                    self.docs.insert(
+                        path.clone(),
+                        Document {
+                            version: p.text_document.version,
+                            text: p.text_document.text,
+                        },
+                    );
+                    self.ensure_project(&path);
+                    self.changed(&path);
+                }
+            }
+            notif::DidChangeTextDocument::METHOD => {
+                if let Ok(p) = parse::<lsp_types::DidChangeTextDocumentParams>(n.params)
+                    && let Some(path) = uri_to_path(&p.text_document.uri)
+                    && let Some(doc) = self.docs.get_mut(&path)
+                {
+                    doc.apply(p.text_document.version, p.content_changes);
+                    self.changed(&path);
+                }
+            }
+            notif::DidCloseTextDocument::METHOD => {
+                if let Ok(p) = parse::<lsp_types::DidCloseTextDocumentParams>(n.params)
+                    && let Some(path) = uri_to_path(&p.text_document.uri)
+                {
+                    self.docs.remove(&path);
+                    self.changed(&path);
+                    self.drop_unused_projects();
+                }
+            }
+            notif::DidSaveTextDocument::METHOD => self.dirty = true,
+            notif::DidChangeWatchedFiles::METHOD => {
+                if let Ok(p) = parse::<lsp_types::DidChangeWatchedFilesParams>(n.params) {
+                    for change in p.changes {
+                        if let Some(path) = uri_to_path(&change.uri) {
+                            self.file_changed_on_disk(&path);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        Flow::Continue
+    }
+
+    /// Asks the client to tell us about changes on disk, if it can.
+    fn register_watchers(&mut self, init: &InitializeParams) {
+        let dynamic = init
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|d| d.dynamic_registration)
+            .unwrap_or(false);
+        if !dynamic {
+            return;
+        }
+        let options = serde_json::json!({
+            "watchers": [
+                { "globPattern": "**/*.hcl" },
+                { "globPattern": "**/*.{yaml,yml,json}" },
+                { "globPattern": "**/.crd-sources.yaml" },
+            ]
+        });
+        let params = lsp_types::RegistrationParams {
+            registrations: vec![lsp_types::Registration {
+                id: "fn-hcl-watched-files".to_owned(),
+                method: notif::DidChangeWatchedFiles::METHOD.to_owned(),
+                register_options: Some(options),
+            }],
+        };
+        self.next_id += 1;
+        let req = Request::new(
+            RequestId::from(self.next_id),
+            "client/registerCapability".to_owned(),
+            params,
+        );
+        self.send(Message::Request(req));
+    }
+
+    /// The program root of `dir` (cached until files change on disk).
+    fn root_for(&mut self, dir: &Path) -> PathBuf {
+        if let Some(r) = self.roots.get(dir) {
+            return r.clone();
+        }
+        let root = fnhcl_project::program_root(dir, &self.overlay());
+        self.roots.insert(dir.to_path_buf(), root.clone());
+        root
+    }
+
+    fn ensure_project(&mut self, path: &Path) -> Option<PathBuf> {
+        let dir = path.parent()?;
+        let root = self.root_for(dir);
+        if !self.projects.contains_key(&root) {
+            self.generation += 1;
+            self.projects
+                .insert(root.clone(), Project::new(root.clone(), self.generation));
+            self.load_crds(&root, self.generation);
+        }
+        Some(root)
+    }
+
+    fn load_crds(&self, root: &Path, generation: u64) {
+        let tx = self.background.clone();
+        let root = root.to_path_buf();
+        let spawned = std::thread::Builder::new()
+            .name("fn-hcl-crds".to_owned())
+            .spawn(move || {
+                let result = std::panic::catch_unwind(|| fnhcl_project::crds::load(&[], &root))
+                    .map_err(|_| "internal error while loading CRDs".to_owned())
+                    .and_then(|r| r.map_err(|e| format!("{e:#}")));
+                let _ = tx.send(Background::Crds {
+                    root,
+                    generation,
+                    result,
+                });
+            });
+        if let Err(e) = spawned {
+            self.log(
+                lsp_types::MessageType::ERROR,
+                format!("fn-hcl: cannot start loading CRDs: {e}"),
+            );
+        }
+    }
+
+    fn on_background(&mut self, ev: Background) {
+        match ev {
+            Background::Crds {
+                root,
+                generation,
+                result,
+            } => {
+                let Some(project) = self.projects.get_mut(&root) else {
+                    return;
+                };
+                if !matches!(project.crds, Crds::Loading(g) if g == generation) {
+                    return;
+                }
+                project.crds = match result {
+                    Ok(set) => Crds::Loaded(set.map(Arc::new)),
+                    Err(e) => Crds::Failed(e),
+                };
+                project.invalidate();
+                let message = match &project.crds {
+                    Crds::Loaded(Some(set)) => format!(
+                        "fn-hcl: {} kinds loaded from CRD sources for {}",
+                        set.len(),
+                        root.display()
+                    ),
+                    Crds::Loaded(None) => format!(
+                        "fn-hcl: no CRD sources (.crd-sources.yaml or .crds/) found for {}",
+                        root.display()
+                    ),
+                    Crds::Failed(e) => format!("fn-hcl: cannot load CRDs: {e}"),
+                    Crds::Loading(_) => String::new(),
+                };
+                let typ = if matches!(project.crds, Crds::Failed(_)) {
+                    lsp_types::MessageType::WARNING
+                } else {
+                    lsp_types::MessageType::INFO
+                };
+                self.log(typ, message);
+                self.dirty = true;
+            }
+        }
+    }
+
+    /// An open buffer changed: its projects need a new snapshot.
+    fn changed(&mut self, path: &Path) {
+        for p in self.projects.values_mut() {
+            if path.starts_with(&p.root) {
+                p.invalidate();
+            }
+        }
+        self.dirty = true;
+    }
+
+    fn file_changed_on_disk(&mut self, path: &Path) {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let ext = path.extension().and_then(|x| x.to_str()).unwrap_or("");
+        self.changed(path);
+        if ext == "hcl" {
+            // An import may have appeared or gone.
+            self.roots.clear();
+            return;
+        }
+        if !matches!(ext, "yaml" | "yml" | "json") {
+            return;
+        }
+        let in_crds_dir = path.components().any(|c| c.as_os_str() == ".crds");
+        let parent = path.parent();
+        let mut crd_roots = Vec::new();
+        for p in self.projects.values_mut() {
+            if parent == Some(p.root.as_path()) && name != ".crd-sources.yaml" {
+                // composition.yaml or the XRD next to the program.
+                p.reload_xrd();
+            } else if in_crds_dir || name == ".crd-sources.yaml" || !path.starts_with(&p.root) {
+                crd_roots.push(p.root.clone());
+            }
+        }
+        for root in crd_roots {
+            self.generation += 1;
+            if let Some(p) = self.projects.get_mut(&root) {
+                p.crds = Crds::Loading(self.generation);
+            }
+            self.load_crds(&root, self.generation);
+        }
+    }
+
+    fn drop_unused_projects(&mut self) {
+        let docs = &self.docs;
+        self.projects
+            .retain(|root, _| docs.keys().any(|p| p.starts_with(root)));
+    }
+
+    pub(crate) fn overlay(&self) -> fnhcl_project::Overlay {
+        fnhcl_project::Overlay {
+            files: self
+                .docs
+                .iter()
+                .map(|(p, d)| (p.clone(), d.text.clone()))
+                .collect(),
+        }
+    }
+
+    /// The current snapshot of the program `uri` belongs to, and the
+    /// file's id in it.
+    pub(crate) fn file(&mut self, uri: &Uri) -> Option<(Arc<Snapshot>, FileId)> {
+        let path = uri_to_path(uri)?;
+        let root = self.ensure_project(&path)?;
+        let overlay = self.overlay();
+        let project = self.projects.get_mut(&root)?;
+        let snap = project.snapshot(&overlay);
+        let id = snap.file_id(&project.name_of(&path)?)?;
+        Some((snap, id))
+    }
+
+    /// Publishes what changed since the last time: every file of every
+    /// project gets its current list, and a file that had diagnostics but
+    /// is no longer part of any project gets an empty one, so nothing stale
+    /// is left behind.
+    fn publish_diagnostics(&mut self) {
+        if !self.dirty {
+            return;
+        }
+        self.dirty = false;
+        let overlay = self.overlay();
+        let mut next: BTreeMap<String, (Uri, Vec<lsp_types::Diagnostic>)> = BTreeMap::new();
+        for project in self.projects.values_mut() {
+            let snap = project.snapshot(&overlay);
+            let sources = snap.sources();
+            let uri_of = |id: FileId| path_to_uri(&project.path_of(&sources.get(id).name));
+            for (id, _) in sources.files() {
+                let uri = uri_of(id);
+                next.entry(uri.as_str().to_owned())
+                    .or_insert_with(|| (uri, Vec::new()));
+            }
+            let Some((first, _)) = sources.files().next() else {
+                continue;
+            };
+            for d in project.diagnostics(&snap) {
+                let file = d.primary.map_or(first, |s| s.file);
+                let f = sources.get(file);
+                let lsp_range = d.primary.map(|s| range(f, s)).unwrap_or_default();
+                let related: Vec<DiagnosticRelatedInformation> = d
+                    .labels
+                    .iter()
+                    .map(|l| DiagnosticRelatedInformation {
+                        location: Location::new(
+                            uri_of(l.span.file),
+                            range(sources.get(l.span.file), l.span),
+                        ),
+                        message: l.message.clone(),
+                    })
+                    .collect();
+                let message = if d.detail.is_empty() {
+                    d.summary.clone()
+                } else {
+                    format!("{}; {}", d.summary, d.detail)
+                };
+                let uri = uri_of(file);
+                let entry = next
+                    .entry(uri.as_str().to_owned())
+                    .or_insert_with(|| (uri, Vec::new()));
+                entry.1.push(lsp_types::Diagnostic {
+                    range: lsp_range,
+                    severity: Some(match d.severity {
+                        Severity::Error => DiagnosticSeverity::ERROR,
+                        Severity::Warning => DiagnosticSeverity::WARNING,
+                    }),
+                    code: d.code.map(|c| NumberOrString::String(c.to_owned())),
+                    source: Some("fn-hcl".to_owned()),
+                    message,
+                    related_information: (!related.is_empty()).then_some(related),
+                    ..Default::default()
+                });
+            }
+        }
+        let gone: Vec<String> = self
+            .published
+            .keys()
+            .filter(|k| !next.contains_key(*k))
+            .cloned()
+            .collect();
+        for key in gone {
+            self.published.remove(&key);
+            if let Ok(uri) = key.parse::<Uri>() {
+                self.notify::<notif::PublishDiagnostics>(PublishDiagnosticsParams::new(
+                    uri,
+                    Vec::new(),
+                    None,
+                ));
+            }
+        }
+        for (key, (uri, diags)) in next {
+            if self.published.get(&key) == Some(&diags) {
+                continue;
+            }
+            let version = uri_to_path(&uri)
+                .and_then(|p| self.docs.get(&p))
+                .map(|d| d.version);
+            self.notify::<notif::PublishDiagnostics>(PublishDiagnosticsParams::new(
+                uri,
+                diags.clone(),
+                version,
+            ));
+            self.published.insert(key, diags);
+        }
+    }
+}
+
+fn parse<P: DeserializeOwned>(params: Json) -> Result<P, serde_json::Error> {
+    serde_json::from_value(params)
+}
+
+/// Decodes a request's params, runs the handler and encodes its result.
+fn call<P: DeserializeOwned, R: Serialize>(
+    server: &mut Server,
+    params: Json,
+    handler: fn(&mut Server, P) -> handlers::Result<R>,
+) -> Result<Json, (i32, String)> {
+    let params = parse::<P>(params).map_err(|e| {
+        (
+            ErrorCode::InvalidParams as i32,
+            format!("invalid params: {e}"),
+        )
+    })?;
+    let result = handler(server, params).map_err(|e| (ErrorCode::RequestFailed as i32, e))?;
+    serde_json::to_value(result).map_err(|e| (ErrorCode::InternalError as i32, e.to_string()))
+}
