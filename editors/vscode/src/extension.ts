@@ -128,9 +128,9 @@ async function startServer(): Promise<void> {
     revealOutputChannelOn: RevealOutputChannelOn.Never,
   };
 
-  const newClient = new LanguageClient(SECTION, 'function-hcl Language Server', serverOptions, clientOptions);
-  client = newClient;
   try {
+    const newClient = new LanguageClient(SECTION, 'function-hcl Language Server', serverOptions, clientOptions);
+    client = newClient;
     await newClient.start();
   } catch (err) {
     client = undefined;
@@ -154,7 +154,7 @@ async function stopServer(): Promise<void> {
     return;
   }
   try {
-    await old.stop();
+    await old.dispose();
   } catch (err) {
     outputChannel?.appendLine(`Stopping the language server: ${err instanceof Error ? err.message : String(err)}`);
   }
