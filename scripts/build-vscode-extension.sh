@@ -11,5 +11,6 @@ cd "$(dirname "$0")/../editors/vscode"
 python3 test/check_grammar.py
 npm ci --no-audit --no-fund
 npm run compile
+node test/smoke.js
 npx vsce package --skip-license
 ls -l ./*.vsix
