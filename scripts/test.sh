@@ -12,3 +12,9 @@ fi
 # Interop: fn-hcl serve called through the gRPC stubs of the PyPI package
 # crossplane-function-sdk-python (installed into target/pyvenv).
 bash crates/fnhcl-server/tests/python/run.sh
+# The language server with a real LSP client: pytest-lsp (installed into
+# target/lspvenv) with VS Code's and Neovim's client capabilities.
+bash crates/fnhcl-lsp/tests/python/run.sh
+# The VS Code extension's grammar and manifest (stdlib Python; the npm
+# build is scripts/build-vscode-extension.sh, not run here).
+python3 editors/vscode/test/check_grammar.py

@@ -1,0 +1,5 @@
+composite status {
+  body = {
+    bucketCount = length(names)
+  }
+}
