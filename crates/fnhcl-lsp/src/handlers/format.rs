@@ -1,11 +1,9 @@
-//! Request handlers: each takes the server state and the request's params
-//! and returns the result (serialized by the caller) or an error message.
+//! `textDocument/formatting`.
 
 use lsp_types::{DocumentFormattingParams, TextEdit};
 
+use super::Result;
 use crate::server::Server;
-
-pub(crate) type Result<T> = std::result::Result<T, String>;
 
 /// `textDocument/formatting`: `fn-hcl fmt` of the whole document.
 pub(crate) fn formatting(
