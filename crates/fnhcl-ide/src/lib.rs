@@ -7,8 +7,11 @@
 //!
 //! Pure: no IO, no LSP types. Each feature has a module of its own.
 
+mod navigate;
+pub mod resolve;
 mod snapshot;
 
+pub use navigate::{definition, prepare_rename, references, rename};
 pub use snapshot::Snapshot;
 
 pub use fnhcl_base::{Diagnostic, FileId, Severity, SourceMap, Span};
