@@ -90,6 +90,13 @@ fn capabilities() -> lsp_types::ServerCapabilities {
             },
         )),
         document_formatting_provider: Some(OneOf::Left(true)),
+        definition_provider: Some(OneOf::Left(true)),
+        declaration_provider: Some(DeclarationCapability::Simple(true)),
+        references_provider: Some(OneOf::Left(true)),
+        rename_provider: Some(OneOf::Right(RenameOptions {
+            prepare_provider: Some(true),
+            work_done_progress_options: Default::default(),
+        })),
         ..Default::default()
     }
 }
@@ -193,6 +200,12 @@ impl Server {
     fn route(&mut self, req: Request) -> Result<Json, (i32, String)> {
         match req.method.as_str() {
             "textDocument/formatting" => call(self, req.params, handlers::formatting),
+            "textDocument/definition" | "textDocument/declaration" => {
+                call(self, req.params, handlers::definition)
+            }
+            "textDocument/references" => call(self, req.params, handlers::references),
+            "textDocument/prepareRename" => call(self, req.params, handlers::prepare_rename),
+            "textDocument/rename" => call(self, req.params, handlers::rename),
             m => Err((
                 ErrorCode::MethodNotFound as i32,
                 format!("method not supported: {m}"),

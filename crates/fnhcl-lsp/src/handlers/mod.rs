@@ -2,7 +2,9 @@
 //! and returns the result (serialized by the caller) or an error message.
 
 mod format;
+mod navigate;
 
 pub(crate) use format::formatting;
+pub(crate) use navigate::{definition, prepare_rename, references, rename};
 
 pub(crate) type Result<T> = std::result::Result<T, String>;
