@@ -8,10 +8,15 @@
 //! Pure: no IO, no LSP types. Each feature has a module of its own.
 
 mod navigate;
+mod outline;
 pub mod resolve;
 mod snapshot;
 
 pub use navigate::{definition, prepare_rename, references, rename};
+pub use outline::{
+    Fold, FoldKind, Symbol, SymbolKind, WorkspaceSymbol, document_symbols, folding_ranges,
+    workspace_symbols,
+};
 pub use snapshot::Snapshot;
 
 pub use fnhcl_base::{Diagnostic, FileId, Severity, SourceMap, Span};

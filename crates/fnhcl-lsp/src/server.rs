@@ -93,6 +93,9 @@ fn capabilities() -> lsp_types::ServerCapabilities {
         definition_provider: Some(OneOf::Left(true)),
         declaration_provider: Some(DeclarationCapability::Simple(true)),
         references_provider: Some(OneOf::Left(true)),
+        document_symbol_provider: Some(OneOf::Left(true)),
+        workspace_symbol_provider: Some(OneOf::Left(true)),
+        folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
         rename_provider: Some(OneOf::Right(RenameOptions {
             prepare_provider: Some(true),
             work_done_progress_options: Default::default(),
@@ -206,6 +209,9 @@ impl Server {
             "textDocument/references" => call(self, req.params, handlers::references),
             "textDocument/prepareRename" => call(self, req.params, handlers::prepare_rename),
             "textDocument/rename" => call(self, req.params, handlers::rename),
+            "textDocument/documentSymbol" => call(self, req.params, handlers::document_symbols),
+            "workspace/symbol" => call(self, req.params, handlers::workspace_symbols),
+            "textDocument/foldingRange" => call(self, req.params, handlers::folding_ranges),
             m => Err((
                 ErrorCode::MethodNotFound as i32,
                 format!("method not supported: {m}"),
@@ -454,6 +460,15 @@ impl Server {
         let snap = project.snapshot(&overlay);
         let id = snap.file_id(&project.name_of(&path)?)?;
         Some((snap, id))
+    }
+
+    /// The current snapshot of every project, with its root directory.
+    pub(crate) fn snapshots(&mut self) -> Vec<(PathBuf, Arc<Snapshot>)> {
+        let overlay = self.overlay();
+        self.projects
+            .iter_mut()
+            .map(|(root, p)| (root.clone(), p.snapshot(&overlay)))
+            .collect()
     }
 
     /// Publishes what changed since the last time: every file of every

@@ -3,8 +3,10 @@
 
 mod format;
 mod navigate;
+mod outline;
 
 pub(crate) use format::formatting;
 pub(crate) use navigate::{definition, prepare_rename, references, rename};
+pub(crate) use outline::{document_symbols, folding_ranges, workspace_symbols};
 
 pub(crate) type Result<T> = std::result::Result<T, String>;
