@@ -11,6 +11,7 @@ mod navigate;
 mod outline;
 pub mod resolve;
 mod snapshot;
+mod tokens;
 
 pub use navigate::{definition, prepare_rename, references, rename};
 pub use outline::{
@@ -18,6 +19,7 @@ pub use outline::{
     workspace_symbols,
 };
 pub use snapshot::Snapshot;
+pub use tokens::{Token, TokenKind, semantic_tokens};
 
 pub use fnhcl_base::{Diagnostic, FileId, Severity, SourceMap, Span};
 

@@ -96,6 +96,7 @@ fn capabilities() -> lsp_types::ServerCapabilities {
         document_symbol_provider: Some(OneOf::Left(true)),
         workspace_symbol_provider: Some(OneOf::Left(true)),
         folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+        semantic_tokens_provider: Some(handlers::tokens::capability()),
         rename_provider: Some(OneOf::Right(RenameOptions {
             prepare_provider: Some(true),
             work_done_progress_options: Default::default(),
@@ -212,6 +213,9 @@ impl Server {
             "textDocument/documentSymbol" => call(self, req.params, handlers::document_symbols),
             "workspace/symbol" => call(self, req.params, handlers::workspace_symbols),
             "textDocument/foldingRange" => call(self, req.params, handlers::folding_ranges),
+            "textDocument/semanticTokens/full" => {
+                call(self, req.params, handlers::semantic_tokens_full)
+            }
             m => Err((
                 ErrorCode::MethodNotFound as i32,
                 format!("method not supported: {m}"),

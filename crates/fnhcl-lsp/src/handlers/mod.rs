@@ -4,9 +4,11 @@
 mod format;
 mod navigate;
 mod outline;
+pub(crate) mod tokens;
 
 pub(crate) use format::formatting;
 pub(crate) use navigate::{definition, prepare_rename, references, rename};
 pub(crate) use outline::{document_symbols, folding_ranges, workspace_symbols};
+pub(crate) use tokens::semantic_tokens_full;
 
 pub(crate) type Result<T> = std::result::Result<T, String>;
