@@ -7,12 +7,14 @@
 //!
 //! Pure: no IO, no LSP types. Each feature has a module of its own.
 
+mod fixes;
 mod navigate;
 mod outline;
 pub mod resolve;
 mod snapshot;
 mod tokens;
 
+pub use fixes::{QuickFix, quick_fix};
 pub use navigate::{definition, prepare_rename, references, rename};
 pub use outline::{
     Fold, FoldKind, Symbol, SymbolKind, WorkspaceSymbol, document_symbols, folding_ranges,

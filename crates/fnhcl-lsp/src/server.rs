@@ -97,6 +97,10 @@ fn capabilities() -> lsp_types::ServerCapabilities {
         workspace_symbol_provider: Some(OneOf::Left(true)),
         folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
         semantic_tokens_provider: Some(handlers::tokens::capability()),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            ..Default::default()
+        })),
         rename_provider: Some(OneOf::Right(RenameOptions {
             prepare_provider: Some(true),
             work_done_progress_options: Default::default(),
@@ -213,6 +217,7 @@ impl Server {
             "textDocument/documentSymbol" => call(self, req.params, handlers::document_symbols),
             "workspace/symbol" => call(self, req.params, handlers::workspace_symbols),
             "textDocument/foldingRange" => call(self, req.params, handlers::folding_ranges),
+            "textDocument/codeAction" => call(self, req.params, handlers::code_actions),
             "textDocument/semanticTokens/full" => {
                 call(self, req.params, handlers::semantic_tokens_full)
             }
@@ -532,6 +537,7 @@ impl Server {
                     source: Some("fn-hcl".to_owned()),
                     message,
                     related_information: (!related.is_empty()).then_some(related),
+                    data: handlers::fix_data(sources, &d),
                     ..Default::default()
                 });
             }

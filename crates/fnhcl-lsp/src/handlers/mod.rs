@@ -1,11 +1,13 @@
 //! Request handlers: each takes the server state and the request's params
 //! and returns the result (serialized by the caller) or an error message.
 
+mod actions;
 mod format;
 mod navigate;
 mod outline;
 pub(crate) mod tokens;
 
+pub(crate) use actions::{code_actions, fix_data};
 pub(crate) use format::formatting;
 pub(crate) use navigate::{definition, prepare_rename, references, rename};
 pub(crate) use outline::{document_symbols, folding_ranges, workspace_symbols};
