@@ -14,6 +14,9 @@ pub mod resolve;
 mod snapshot;
 mod tokens;
 
+#[cfg(test)]
+mod nav_robust_tests;
+
 pub use fixes::{QuickFix, quick_fix};
 pub use navigate::{definition, prepare_rename, references, rename};
 pub use outline::{

@@ -97,6 +97,9 @@ pub(crate) fn prepare_rename(
     }))
 }
 
+// lsp-types keys `WorkspaceEdit::changes` by `Uri`, whose parsed form caches
+// in cells; the keys are never mutated here.
+#[allow(clippy::mutable_key_type)]
 pub(crate) fn rename(server: &mut Server, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
     let Some(at) = At::new(server, &params.text_document_position) else {
         return Ok(None);
