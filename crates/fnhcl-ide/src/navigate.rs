@@ -101,15 +101,22 @@ fn renameable(index: &Index, pos: FilePosition) -> Result<(usize, Span), String>
         Some(Hit::Special(..)) => return Err("each and self cannot be renamed".to_owned()),
         None => {
             return Err(
-                "nothing to rename here: only locals, for variables, resources, collections and user functions can be renamed"
+                "nothing to rename here: only locals, for variables, resources, collections, requirements and user functions can be renamed"
                     .to_owned(),
             );
         }
     };
-    if index.defs[def].kind == DefKind::Arg {
-        return Err(
-            "function arguments cannot be renamed (invoke calls name them in objects)".to_owned(),
-        );
+    match index.defs[def].kind {
+        DefKind::Arg => {
+            return Err(
+                "function arguments cannot be renamed (invoke calls name them in objects)"
+                    .to_owned(),
+            );
+        }
+        DefKind::Param | DefKind::Instance | DefKind::Switch => {
+            return Err("module parameters, instances and switches cannot be renamed (other modules and Crossplane names depend on them)".to_owned());
+        }
+        _ => {}
     }
     Ok((def, span))
 }
@@ -152,6 +159,7 @@ fn clash(index: &Index, def: usize, new_name: &str) -> Option<String> {
                 let what = match kind {
                     DefKind::Resource => "resource",
                     DefKind::Collection => "resources collection",
+                    DefKind::Requirement => "requirement",
                     _ => "function",
                 };
                 format!("a {what} named \"{new_name}\" already exists")

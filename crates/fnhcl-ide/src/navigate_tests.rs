@@ -234,3 +234,90 @@ fn broken_text_gives_empty_results() {
     assert!(references(&snap, pos, true).is_empty());
     assert!(rename(&snap, pos, "x").is_err());
 }
+
+const ROOT: &str = r#"import "modules/bucket" {}
+
+module "bucket" "logs" {
+  region = "eu"
+}
+
+requirement vpcs {
+  select {
+    apiVersion = "ec2.aws.upbound.io/v1beta1"
+    kind       = "VPC"
+  }
+}
+
+resource bucket {
+  body = {
+    arn  = module.logs.arn
+    vpcs = req.extra_resources.vpcs
+    self = req.resource.bucket
+  }
+}
+"#;
+
+const MODULE: &str = r#"param "region" {}
+
+resource bucket {
+  body = { region = param.region }
+}
+
+export {
+  arn = req.resource.bucket.status
+  resource "bucket" { as = "b" }
+}
+"#;
+
+fn modules_at(file: &str, needle: &str, delta: u32) -> (Snapshot, FilePosition) {
+    let (snap, _) = fixture(&[
+        ("main.hcl", &format!("$0{ROOT}")),
+        ("modules/bucket/main.hcl", MODULE),
+    ]);
+    let id = snap.file_id(file).unwrap();
+    let text = &snap.sources().get(id).text;
+    let offset = text.find(needle).expect("needle") as u32 + delta;
+    (snap, FilePosition { file: id, offset })
+}
+
+#[test]
+fn modules_have_their_own_names() {
+    let (snap, pos) = modules_at("modules/bucket/main.hcl", "bucket.status", 0);
+    assert_eq!(
+        show(&snap, &definition(&snap, pos)),
+        ["modules/bucket/main.hcl:3:10 bucket"]
+    );
+    // The module's resource, with its uses in the module only.
+    assert_eq!(
+        show(&snap, &references(&snap, pos, false)),
+        [
+            "modules/bucket/main.hcl:8:22 bucket",
+            "modules/bucket/main.hcl:9:13 bucket"
+        ]
+    );
+    let (snap, pos) = modules_at("main.hcl", "bucket\n", 0);
+    assert_eq!(
+        show(&snap, &references(&snap, pos, false)),
+        ["main.hcl:18:25 bucket"]
+    );
+    let (snap, pos) = modules_at("modules/bucket/main.hcl", "param.region", 7);
+    assert_eq!(
+        show(&snap, &definition(&snap, pos)),
+        ["modules/bucket/main.hcl:1:8 region"]
+    );
+    assert!(
+        rename(&snap, pos, "zone")
+            .unwrap_err()
+            .contains("cannot be renamed")
+    );
+}
+
+#[test]
+fn module_instances_and_requirements() {
+    let (snap, pos) = modules_at("main.hcl", "logs.arn", 1);
+    assert_eq!(show(&snap, &definition(&snap, pos)), ["main.hcl:3:18 logs"]);
+    let (snap, pos) = modules_at("main.hcl", "vpcs\n", 1);
+    assert_eq!(show(&snap, &definition(&snap, pos)), ["main.hcl:7:13 vpcs"]);
+    let edits = rename(&snap, pos, "networks").unwrap();
+    assert_eq!(edits.len(), 2);
+}

@@ -136,6 +136,9 @@ pub fn workspace_symbols(snapshot: &Snapshot, query: &str) -> Vec<WorkspaceSymbo
                 DefKind::Collection => SymbolKind::Collection,
                 DefKind::Function => SymbolKind::Function,
                 DefKind::Local => SymbolKind::Local,
+                DefKind::Instance => SymbolKind::Module,
+                DefKind::Requirement | DefKind::Switch => SymbolKind::Block,
+                DefKind::Param => SymbolKind::Arg,
                 DefKind::Arg | DefKind::ForVar => return None,
             };
             let score = fuzzy_score(&d.name, query)?;

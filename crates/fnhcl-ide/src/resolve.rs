@@ -1,6 +1,7 @@
 //! What names mean: every definition the editor can navigate to (locals,
 //! function arguments, `for` variables, resources, collections, user
-//! functions) and every use of one, across the files of a program.
+//! functions, requirements, module parameters, instances and switches)
+//! and every use of one, across the files of a program.
 //!
 //! Scoping mirrors the evaluator's (`fnhcl-eval` `compile.rs`): top-level
 //! locals are shared by every file of a module (the root program or one
@@ -35,6 +36,14 @@ pub enum DefKind {
     Collection,
     /// A `function` block (its label).
     Function,
+    /// A `requirement` block (its label), read as `req.extra_resources.X`.
+    Requirement,
+    /// A module's `param` block, read as `param.X`.
+    Param,
+    /// A module instance (`module "alias" "X"`), read as `module.X`.
+    Instance,
+    /// A `switch` block, read as `switch.X`.
+    Switch,
 }
 
 /// One definition.
@@ -303,13 +312,17 @@ impl Builder {
         for body in bodies {
             self.locals_of(body, ctx);
             each_block(body, &mut |b: &Block| {
-                let kind = match &*b.ident.name {
-                    "resource" => DefKind::Resource,
-                    "resources" => DefKind::Collection,
-                    "function" => DefKind::Function,
+                let (kind, label) = match &*b.ident.name {
+                    "resource" => (DefKind::Resource, 0),
+                    "resources" => (DefKind::Collection, 0),
+                    "function" => (DefKind::Function, 0),
+                    "requirement" => (DefKind::Requirement, 0),
+                    "param" => (DefKind::Param, 0),
+                    "module" => (DefKind::Instance, 1),
+                    "switch" => (DefKind::Switch, 0),
                     _ => return,
                 };
-                if let Some(l) = b.labels.first() {
+                if let Some(l) = b.labels.get(label) {
                     self.def(kind, &l.value, label_value_span(l), b.span, ctx);
                 }
             });
@@ -432,9 +445,29 @@ impl Builder {
         let def_kind = match &*kind.name {
             "resource" | "connection" => DefKind::Resource,
             "resources" | "connections" => DefKind::Collection,
+            "extra_resources" => DefKind::Requirement,
             _ => return,
         };
         if let Some(d) = self.global(ctx, def_kind, name) {
+            self.index.refs.push((span, d));
+        }
+    }
+
+    /// `param.X`, `module.X`, `switch.X`: a module's parameter, instance or
+    /// switch (unless a local of that name hides them).
+    fn module_ref(&mut self, source: &Expr, name: &str, span: Span, ctx: Ctx) {
+        let ExprKind::Variable(root) = &source.kind else {
+            return;
+        };
+        let kind = match &*root.name {
+            "param" => DefKind::Param,
+            "module" => DefKind::Instance,
+            "switch" => DefKind::Switch,
+            _ => return,
+        };
+        if self.lookup(&root.name, ctx).is_none()
+            && let Some(d) = self.global(ctx, kind, name)
+        {
             self.index.refs.push((span, d));
         }
     }
@@ -476,6 +509,7 @@ impl Builder {
             }
             ExprKind::GetAttr(src, name) => {
                 self.req_ref(src, &name.name, name.span, ctx);
+                self.module_ref(src, &name.name, name.span, ctx);
                 self.expr(src, ctx);
             }
             ExprKind::Index(src, key) => {
