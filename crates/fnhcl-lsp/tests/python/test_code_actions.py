@@ -29,17 +29,19 @@ def apply(text: str, edits) -> str:
 
 
 @pytest.mark.parametrize(
-    "typo,fixed,code",
+    "file,typo,fixed,code",
     [
-        ("region = region\n", "region = regoin\n", "E0301"),
-        ("toset(names)", "toste(names)", "E0401"),
-        ("each.value", "each.valeu", "E0303"),
-        ("req.composite.spec.region", "req.composit.spec.region", "E0304"),
+        ("main.hcl", "region = region\n", "region = regoin\n", "E0301"),
+        ("main.hcl", "toset(names)", "toste(names)", "E0401"),
+        ("main.hcl", "each.value", "each.valeu", "E0303"),
+        ("main.hcl", "req.composite.spec.region", "req.composit.spec.region", "E0304"),
+        ("main.hcl", "spec.buckets", "spec.bucket", "W0603"),
+        ("status.hcl", "length(names)", "lenght(names)", "E0401"),
     ],
 )
-async def test_fix_applies_the_suggestion_and_clears_the_diagnostic(client, workspace, typo, fixed, code):
+async def test_fix_applies_the_suggestion_and_clears_the_diagnostic(client, workspace, file, typo, fixed, code):
     ws = workspace("storage")
-    main = ws / "main.hcl"
+    main = ws / file
     good = main.read_text()
     bad = good.replace(typo, fixed, 1)
     assert bad != good
