@@ -60,7 +60,7 @@ function tag {
 resources buckets {
   for_each = toset(names)
   locals {
-    inner = each.value
+    inner = "i"
   }
   template {
     body = {
@@ -84,9 +84,8 @@ fn at(marker_after: &str) -> (Snapshot, FilePosition) {
     // Place $0 at the start of the first occurrence of `marker_after`.
     let i = PROGRAM.find(marker_after).expect("marker text");
     let text = format!("{}$0{}", &PROGRAM[..i], &PROGRAM[i..]);
-    let leaked: &'static str = Box::leak(text.into_boxed_str());
     let other = "locals {\n  other = region\n}\n";
-    fixture(&[("main.hcl", leaked), ("other.hcl", other)])
+    fixture(&[("main.hcl", &text), ("other.hcl", other)])
 }
 
 #[test]
@@ -117,7 +116,7 @@ fn function_bodies_see_their_own_locals_and_args_only() {
 
 #[test]
 fn each_self_invoke_and_req_resource() {
-    let (snap, pos) = at("each.value");
+    let (snap, pos) = at("each.key");
     assert_eq!(
         show(&snap, &definition(&snap, pos)),
         ["main.hcl:15:3 for_each"]
@@ -147,6 +146,25 @@ fn each_self_invoke_and_req_resource() {
 }
 
 #[test]
+fn each_only_where_the_evaluator_has_it() {
+    let (snap, pos) = fixture(&[(
+        "main.hcl",
+        "resources r {\n  for_each = [1]\n  locals {\n    x = $0each.key\n  }\n  body = { a = each.key }\n}\n",
+    )]);
+    assert!(definition(&snap, pos).is_empty());
+    let text = &snap.sources().get(pos.file).text;
+    let in_body = FilePosition {
+        offset: text.rfind("each").unwrap() as u32,
+        ..pos
+    };
+    assert_eq!(
+        show(&snap, &definition(&snap, in_body)),
+        ["main.hcl:2:3 for_each"]
+    );
+    assert_eq!(references(&snap, in_body, false).len(), 1);
+}
+
+#[test]
 fn for_variables_shadow_locals() {
     let (snap, pos) = at("region]");
     assert_eq!(
@@ -169,8 +187,8 @@ fn references_across_files_with_and_without_the_declaration() {
     assert_eq!(references(&snap, pos, false).len(), 2);
     let (snap, pos) = at("each.key");
     assert_eq!(
-        show(&snap, &references(&snap, pos, false)),
-        ["main.hcl:17:13 each", "main.hcl:23:40 each"]
+        show(&snap, &references(&snap, pos, true)),
+        ["main.hcl:15:3 for_each", "main.hcl:23:40 each"]
     );
 }
 

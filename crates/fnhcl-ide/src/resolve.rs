@@ -9,7 +9,7 @@
 //! and the blocks nested in it; a user function sees only its arguments
 //! and its own locals. `self` belongs to the innermost enclosing
 //! `resource`, `resources` or `template` block, `each` to the innermost
-//! `resources` block.
+//! `resources` block (in its `name`, `body` and `template` only).
 
 use std::collections::HashMap;
 
@@ -343,6 +343,7 @@ impl Builder {
 
     fn block(&mut self, b: &Block, ctx: Ctx) {
         let mut ctx = ctx;
+        let mut each_here = None;
         match &*b.ident.name {
             // Its attributes were registered by the enclosing block.
             "locals" => {
@@ -394,7 +395,10 @@ impl Builder {
                     Structure::Attribute(a) if &*a.name.name == "for_each" => Some(a.name.span),
                     _ => None,
                 });
-                ctx.each = Some(for_each.unwrap_or_else(|| b.header_span()));
+                each_here = Some(for_each.unwrap_or_else(|| b.header_span()));
+                // Its locals, for_each, condition and other blocks do not
+                // see `each` (as in the evaluator).
+                ctx.each = None;
             }
             _ => {}
         }
@@ -408,7 +412,27 @@ impl Builder {
             ctx.frame = Some(f);
             self.locals_of(&b.body, ctx);
         }
-        self.body(&b.body, ctx);
+        match each_here {
+            None => self.body(&b.body, ctx),
+            Some(each) => {
+                let with_each = Ctx {
+                    each: Some(each),
+                    ..ctx
+                };
+                for item in &b.body.items {
+                    match item {
+                        Structure::Attribute(a) if matches!(&*a.name.name, "name" | "body") => {
+                            self.expr(&a.expr, with_each)
+                        }
+                        Structure::Attribute(a) => self.expr(&a.expr, ctx),
+                        Structure::Block(t) if &*t.ident.name == "template" => {
+                            self.block(t, with_each)
+                        }
+                        Structure::Block(t) => self.block(t, ctx),
+                    }
+                }
+            }
+        }
     }
 
     fn lookup(&self, name: &str, ctx: Ctx) -> Option<usize> {
