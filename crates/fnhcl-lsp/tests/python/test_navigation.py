@@ -162,3 +162,28 @@ async def test_rename_rejects_invalid_names_and_clashes(client, workspace):
         types.RenameParams(text_document=doc(main), position=pos, new_name="azs")
     )
     assert sum(len(es) for es in edit.changes.values()) == 4
+
+
+async def test_navigation_inside_an_imported_module(client, workspace):
+    """A module's files live in a subdirectory: their URIs and names
+    resolve in the module's own scope."""
+    ws = workspace("modules")
+    main, mod = ws / "main.hcl", ws / "modules" / "bucket" / "main.hcl"
+    open_file(client, mod)
+    [loc] = as_list(await definition(client, mod, position_of(mod, "param.region", delta=7)))
+    assert loc.uri == uri(mod)
+    assert text_at(mod, loc.range) == "region"
+    assert loc.range.start == position_of(mod, 'region" {', delta=0)
+    [loc] = as_list(await definition(client, mod, position_of(mod, "bucket.status", delta=1)))
+    assert loc.uri == uri(mod)
+    assert loc.range.start == position_of(mod, "bucket {")
+    open_file(client, main)
+    [loc] = as_list(await definition(client, main, position_of(main, "logs.arn", delta=1)))
+    assert loc.uri == uri(main)
+    assert loc.range.start == position_of(main, 'logs" {')
+    with pytest.raises(Exception):
+        await client.text_document_rename_async(
+            types.RenameParams(
+                text_document=doc(mod), position=position_of(mod, "param.region", delta=7), new_name="zone"
+            )
+        )
