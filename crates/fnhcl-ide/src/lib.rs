@@ -7,9 +7,24 @@
 //!
 //! Pure: no IO, no LSP types. Each feature has a module of its own.
 
+mod fixes;
+mod navigate;
+mod outline;
+pub mod resolve;
 mod snapshot;
+mod tokens;
 
+#[cfg(test)]
+mod nav_robust_tests;
+
+pub use fixes::{QuickFix, quick_fix};
+pub use navigate::{definition, prepare_rename, references, rename};
+pub use outline::{
+    Fold, FoldKind, Symbol, SymbolKind, WorkspaceSymbol, document_symbols, folding_ranges,
+    workspace_symbols,
+};
 pub use snapshot::Snapshot;
+pub use tokens::{Token, TokenKind, semantic_tokens};
 
 pub use fnhcl_base::{Diagnostic, FileId, Severity, SourceMap, Span};
 

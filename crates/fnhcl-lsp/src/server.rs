@@ -90,6 +90,21 @@ fn capabilities() -> lsp_types::ServerCapabilities {
             },
         )),
         document_formatting_provider: Some(OneOf::Left(true)),
+        definition_provider: Some(OneOf::Left(true)),
+        declaration_provider: Some(DeclarationCapability::Simple(true)),
+        references_provider: Some(OneOf::Left(true)),
+        document_symbol_provider: Some(OneOf::Left(true)),
+        workspace_symbol_provider: Some(OneOf::Left(true)),
+        folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+        semantic_tokens_provider: Some(handlers::tokens::capability()),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            ..Default::default()
+        })),
+        rename_provider: Some(OneOf::Right(RenameOptions {
+            prepare_provider: Some(true),
+            work_done_progress_options: Default::default(),
+        })),
         ..Default::default()
     }
 }
@@ -193,6 +208,19 @@ impl Server {
     fn route(&mut self, req: Request) -> Result<Json, (i32, String)> {
         match req.method.as_str() {
             "textDocument/formatting" => call(self, req.params, handlers::formatting),
+            "textDocument/definition" | "textDocument/declaration" => {
+                call(self, req.params, handlers::definition)
+            }
+            "textDocument/references" => call(self, req.params, handlers::references),
+            "textDocument/prepareRename" => call(self, req.params, handlers::prepare_rename),
+            "textDocument/rename" => call(self, req.params, handlers::rename),
+            "textDocument/documentSymbol" => call(self, req.params, handlers::document_symbols),
+            "workspace/symbol" => call(self, req.params, handlers::workspace_symbols),
+            "textDocument/foldingRange" => call(self, req.params, handlers::folding_ranges),
+            "textDocument/codeAction" => call(self, req.params, handlers::code_actions),
+            "textDocument/semanticTokens/full" => {
+                call(self, req.params, handlers::semantic_tokens_full)
+            }
             m => Err((
                 ErrorCode::MethodNotFound as i32,
                 format!("method not supported: {m}"),
@@ -443,6 +471,15 @@ impl Server {
         Some((snap, id))
     }
 
+    /// The current snapshot of every project, with its root directory.
+    pub(crate) fn snapshots(&mut self) -> Vec<(PathBuf, Arc<Snapshot>)> {
+        let overlay = self.overlay();
+        self.projects
+            .iter_mut()
+            .map(|(root, p)| (root.clone(), p.snapshot(&overlay)))
+            .collect()
+    }
+
     /// Publishes what changed since the last time: every file of every
     /// project gets its current list, and a file that had diagnostics but
     /// is no longer part of any project gets an empty one, so nothing stale
@@ -500,6 +537,7 @@ impl Server {
                     source: Some("fn-hcl".to_owned()),
                     message,
                     related_information: (!related.is_empty()).then_some(related),
+                    data: handlers::fix_data(sources, &d),
                     ..Default::default()
                 });
             }

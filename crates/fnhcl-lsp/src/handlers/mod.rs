@@ -1,8 +1,16 @@
 //! Request handlers: each takes the server state and the request's params
 //! and returns the result (serialized by the caller) or an error message.
 
+mod actions;
 mod format;
+mod navigate;
+mod outline;
+pub(crate) mod tokens;
 
+pub(crate) use actions::{code_actions, fix_data};
 pub(crate) use format::formatting;
+pub(crate) use navigate::{definition, prepare_rename, references, rename};
+pub(crate) use outline::{document_symbols, folding_ranges, workspace_symbols};
+pub(crate) use tokens::semantic_tokens_full;
 
 pub(crate) type Result<T> = std::result::Result<T, String>;

@@ -120,3 +120,24 @@ async def diagnostics_for(client: LanguageClient, path: pathlib.Path, predicate=
 
 def codes(ds):
     return sorted(d.code for d in ds)
+
+
+def position_of(path: pathlib.Path, needle: str, nth: int = 0, delta: int = 0) -> types.Position:
+    """The LSP position (UTF-16 columns) of the `nth` occurrence of `needle`
+    in the file, plus `delta` characters."""
+    text = path.read_text()
+    at = -1
+    for _ in range(nth + 1):
+        at = text.index(needle, at + 1)
+    at += delta
+    line = text.count("\n", 0, at)
+    start = text.rfind("\n", 0, at) + 1
+    col = len(text[start:at].encode("utf-16-le")) // 2
+    return types.Position(line=line, character=col)
+
+
+def text_at(path: pathlib.Path, r: types.Range) -> str:
+    """The text of a range (UTF-16 columns) of a single line of a file."""
+    assert r.start.line == r.end.line, r
+    line = path.read_text().splitlines()[r.start.line].encode("utf-16-le")
+    return line[2 * r.start.character : 2 * r.end.character].decode("utf-16-le")

@@ -1,0 +1,362 @@
+//! Semantic tokens: what each word of a file is, for highlighting beyond
+//! what a grammar can tell (a resource's label, a local's definition, the
+//! parts of `req.*`). Spans are bytes; the LSP layer splits multi-line
+//! tokens and encodes UTF-16 deltas.
+
+use fnhcl_base::{FileId, Span};
+use fnhcl_syntax::ast::{
+    BinaryOp, Block, Body, Expr, ExprKind, ObjectKey, Structure, Template, TemplatePart,
+};
+
+use crate::Snapshot;
+
+/// The kinds of token (the LSP layer's legend lists them in this order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TokenKind {
+    Keyword,
+    Class,
+    EnumMember,
+    Variable,
+    Property,
+    String,
+    Number,
+    Function,
+    Operator,
+    Parameter,
+}
+
+impl TokenKind {
+    pub const ALL: [TokenKind; 10] = [
+        TokenKind::Keyword,
+        TokenKind::Class,
+        TokenKind::EnumMember,
+        TokenKind::Variable,
+        TokenKind::Property,
+        TokenKind::String,
+        TokenKind::Number,
+        TokenKind::Function,
+        TokenKind::Operator,
+        TokenKind::Parameter,
+    ];
+}
+
+/// One token. `definition`: the token names something being defined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub span: Span,
+    pub kind: TokenKind,
+    pub definition: bool,
+}
+
+/// The second segments that are part of the language: `req.composite`,
+/// `each.value`, `self.name`, ...
+const WELL_KNOWN: &[(&str, &[&str])] = &[
+    (
+        "req",
+        &[
+            "composite",
+            "composite_connection",
+            "resource",
+            "resources",
+            "connection",
+            "connections",
+            "context",
+            "extra_resources",
+        ],
+    ),
+    ("each", &["key", "value"]),
+    (
+        "self",
+        &[
+            "name",
+            "basename",
+            "resource",
+            "resources",
+            "connection",
+            "connections",
+        ],
+    ),
+];
+
+/// The tokens of a file, sorted and not overlapping. A file that does not
+/// parse has none.
+pub fn semantic_tokens(snapshot: &Snapshot, file: FileId) -> Vec<Token> {
+    let text = &snapshot.sources().get(file).text;
+    let mut w = Walker {
+        text,
+        out: Vec::new(),
+    };
+    w.body(&snapshot.parse(file).0, None, 0);
+    let mut out = w.out;
+    out.retain(|t| t.span.start < t.span.end && (t.span.end as usize) <= text.len());
+    out.sort_by_key(|t| (t.span.start, t.span.end));
+    let mut kept: Vec<Token> = Vec::with_capacity(out.len());
+    for t in out {
+        if kept.last().is_none_or(|p| p.span.end <= t.span.start) {
+            kept.push(t);
+        }
+    }
+    kept
+}
+
+const MAX_DEPTH: usize = 256;
+
+struct Walker<'t> {
+    text: &'t str,
+    out: Vec<Token>,
+}
+
+impl Walker<'_> {
+    fn push(&mut self, span: Span, kind: TokenKind) {
+        self.out.push(Token {
+            span,
+            kind,
+            definition: false,
+        });
+    }
+
+    fn define(&mut self, span: Span, kind: TokenKind) {
+        self.out.push(Token {
+            span,
+            kind,
+            definition: true,
+        });
+    }
+
+    /// The first occurrence of `word` in `from..to` that is not inside
+    /// another word, as a span.
+    fn find(&self, file: FileId, from: u32, to: u32, word: &str) -> Option<Span> {
+        let (from, to) = (from as usize, (to as usize).min(self.text.len()));
+        let hay = self.text.get(from..to)?;
+        let is_word = word.bytes().all(|b| b.is_ascii_alphanumeric());
+        let mut at = 0;
+        while let Some(i) = hay[at..].find(word) {
+            let s = at + i;
+            let e = s + word.len();
+            let boundary =
+                |o: Option<u8>| o.is_none_or(|b| !(b.is_ascii_alphanumeric() || b == b'_'));
+            if !is_word
+                || (boundary(s.checked_sub(1).map(|p| hay.as_bytes()[p]))
+                    && boundary(hay.as_bytes().get(e).copied()))
+            {
+                return Some(Span::new(file, from + s, from + e));
+            }
+            at = e;
+        }
+        None
+    }
+
+    fn body(&mut self, body: &Body, parent: Option<&str>, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        for s in &body.items {
+            match s {
+                Structure::Attribute(a) => {
+                    if parent == Some("locals") {
+                        self.define(a.name.span, TokenKind::Variable);
+                    } else {
+                        self.push(a.name.span, TokenKind::Keyword);
+                    }
+                    self.expr(&a.expr, depth + 1);
+                }
+                Structure::Block(b) => self.block(b, depth + 1),
+            }
+        }
+    }
+
+    fn block(&mut self, b: &Block, depth: usize) {
+        let ident = &*b.ident.name;
+        self.push(b.ident.span, TokenKind::Keyword);
+        for (i, l) in b.labels.iter().enumerate() {
+            match (ident, i) {
+                ("resource" | "resources", 0) => self.define(l.span, TokenKind::Class),
+                ("composite", 0) => self.push(l.span, TokenKind::EnumMember),
+                ("function", 0) => self.define(l.span, TokenKind::Function),
+                ("arg", 0) => self.define(l.span, TokenKind::Parameter),
+                _ => self.push(l.span, TokenKind::String),
+            }
+        }
+        self.body(&b.body, Some(ident), depth);
+    }
+
+    fn expr(&mut self, e: &Expr, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        let d = depth + 1;
+        let file = e.span.file;
+        match &e.kind {
+            ExprKind::Null | ExprKind::Bool(_) => self.push(e.span, TokenKind::Keyword),
+            ExprKind::Number(_) => self.push(e.span, TokenKind::Number),
+            ExprKind::SplatItem => {}
+            ExprKind::Variable(v) => {
+                let kind = if WELL_KNOWN.iter().any(|(r, _)| **r == *v.name) {
+                    TokenKind::Keyword
+                } else {
+                    TokenKind::Variable
+                };
+                self.push(v.span, kind);
+            }
+            ExprKind::GetAttr(src, name) => {
+                let known = match &src.kind {
+                    ExprKind::Variable(v) => WELL_KNOWN
+                        .iter()
+                        .any(|(r, seconds)| **r == *v.name && seconds.contains(&&*name.name)),
+                    _ => false,
+                };
+                let kind = if known {
+                    TokenKind::Keyword
+                } else {
+                    TokenKind::Property
+                };
+                self.push(name.span, kind);
+                self.expr(src, d);
+            }
+            ExprKind::Index(src, key) => {
+                self.expr(src, d);
+                self.expr(key, d);
+            }
+            ExprKind::Splat { source, each, .. } => {
+                self.expr(source, d);
+                self.expr(each, d);
+            }
+            ExprKind::Template(t) => self.template(e.span, t, d),
+            ExprKind::Tuple(items) => items.iter().for_each(|i| self.expr(i, d)),
+            ExprKind::Object(items) => {
+                for it in items {
+                    match &it.key {
+                        ObjectKey::Ident(k) => self.push(k.span, TokenKind::Property),
+                        ObjectKey::Expr(k) => self.expr(k, d),
+                    }
+                    self.expr(&it.value, d);
+                }
+            }
+            ExprKind::FuncCall { name, args, .. } => {
+                self.push(name.span, TokenKind::Function);
+                args.iter().for_each(|a| self.expr(a, d));
+            }
+            ExprKind::Conditional {
+                cond,
+                then,
+                otherwise,
+            } => {
+                self.expr(cond, d);
+                if let Some(s) = self.find(file, cond.span.end, then.span.start, "?") {
+                    self.push(s, TokenKind::Operator);
+                }
+                self.expr(then, d);
+                if let Some(s) = self.find(file, then.span.end, otherwise.span.start, ":") {
+                    self.push(s, TokenKind::Operator);
+                }
+                self.expr(otherwise, d);
+            }
+            ExprKind::Unary(_, x) => {
+                if x.span.start > e.span.start {
+                    self.push(
+                        Span::new(file, e.span.start as usize, e.span.start as usize + 1),
+                        TokenKind::Operator,
+                    );
+                }
+                self.expr(x, d);
+            }
+            ExprKind::Parens(x) => self.expr(x, d),
+            ExprKind::Binary(op, a, b) => {
+                self.expr(a, d);
+                if let Some(s) = self.find(file, a.span.end, b.span.start, op_text(*op)) {
+                    self.push(s, TokenKind::Operator);
+                }
+                self.expr(b, d);
+            }
+            ExprKind::For(f) => {
+                if let Some(s) = self.find(file, e.span.start, f.value_var.span.start, "for") {
+                    self.push(s, TokenKind::Keyword);
+                }
+                if let Some(k) = &f.key_var {
+                    self.push(k.span, TokenKind::Variable);
+                }
+                self.push(f.value_var.span, TokenKind::Variable);
+                if let Some(s) =
+                    self.find(file, f.value_var.span.end, f.collection.span.start, "in")
+                {
+                    self.push(s, TokenKind::Keyword);
+                }
+                self.expr(&f.collection, d);
+                if let Some(k) = &f.key_expr {
+                    self.expr(k, d);
+                }
+                self.expr(&f.value_expr, d);
+                if let Some(c) = &f.cond {
+                    if let Some(s) = self.find(file, f.value_expr.span.end, c.span.start, "if") {
+                        self.push(s, TokenKind::Keyword);
+                    }
+                    self.expr(c, d);
+                }
+            }
+        }
+    }
+
+    /// A string: the text between its interpolations and directives is a
+    /// string token; what is inside them is walked.
+    fn template(&mut self, span: Span, t: &Template, depth: usize) {
+        let mut holes: Vec<Span> = Vec::new();
+        for p in &t.parts {
+            match p {
+                TemplatePart::Literal(_) => {}
+                TemplatePart::Interpolation(x) => {
+                    holes.push(x.span);
+                    self.expr(x, depth);
+                }
+                TemplatePart::If { cond, span, .. } => {
+                    holes.push(*span);
+                    self.expr(cond, depth);
+                }
+                TemplatePart::For {
+                    collection, span, ..
+                } => {
+                    holes.push(*span);
+                    self.expr(collection, depth);
+                }
+            }
+        }
+        holes.sort_by_key(|h| h.start);
+        let mut at = span.start;
+        for h in holes {
+            if h.start > at {
+                self.push(
+                    Span::new(span.file, at as usize, h.start as usize),
+                    TokenKind::String,
+                );
+            }
+            at = at.max(h.end);
+        }
+        if span.end > at {
+            self.push(
+                Span::new(span.file, at as usize, span.end as usize),
+                TokenKind::String,
+            );
+        }
+    }
+}
+
+fn op_text(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::Or => "||",
+        BinaryOp::And => "&&",
+        BinaryOp::Eq => "==",
+        BinaryOp::NotEq => "!=",
+        BinaryOp::Lt => "<",
+        BinaryOp::LtEq => "<=",
+        BinaryOp::Gt => ">",
+        BinaryOp::GtEq => ">=",
+        BinaryOp::Add => "+",
+        BinaryOp::Sub => "-",
+        BinaryOp::Mul => "*",
+        BinaryOp::Div => "/",
+        BinaryOp::Mod => "%",
+    }
+}
+
+#[cfg(test)]
+#[path = "tokens_tests.rs"]
+mod tests;
