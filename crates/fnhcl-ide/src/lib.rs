@@ -7,7 +7,23 @@
 //!
 //! Pure: no IO, no LSP types. Each feature has a module of its own.
 
+mod completion;
+mod cursor;
+mod docs;
+mod hover;
+mod lex;
+mod members;
+mod program;
+mod signature;
 mod snapshot;
+mod walk;
+
+#[cfg(test)]
+mod tests;
+
+pub use completion::{CompletionItem, CompletionKind, complete};
+pub use hover::{Hover, hover};
+pub use signature::{SignatureHelp, SignatureInfo, signature_help};
 
 pub use snapshot::Snapshot;
 
