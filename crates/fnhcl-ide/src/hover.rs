@@ -25,9 +25,13 @@ pub fn hover(snap: &Snapshot, pos: FilePosition) -> Option<Hover> {
     let file = snap.sources().get(pos.file);
     let text = &*file.text;
     let tokens = crate::lex::tokenize(text);
-    let t = *tokens
+    let Some(t) = tokens
         .iter()
-        .find(|t| t.kind == Tok::Ident && t.start <= pos.offset && pos.offset <= t.end)?;
+        .find(|t| t.kind == Tok::Ident && t.start <= pos.offset && pos.offset <= t.end)
+        .copied()
+    else {
+        return invoked_function(snap, pos, &tokens);
+    };
     let c = Cursor::new(text, t.end);
     if c.word_start != t.start || c.in_comment {
         return None;
@@ -47,6 +51,66 @@ pub fn hover(snap: &Snapshot, pos: FilePosition) -> Option<Hover> {
     })
 }
 
+/// The user function named by the string of `invoke("name", ...)`.
+fn invoked_function(
+    snap: &Snapshot,
+    pos: FilePosition,
+    tokens: &[crate::lex::Token],
+) -> Option<Hover> {
+    let text = &*snap.sources().get(pos.file).text;
+    let t = tokens
+        .iter()
+        .find(|t| t.kind == Tok::StrText && t.start <= pos.offset && pos.offset <= t.end)?;
+    let c = Cursor::new(text, t.start);
+    let n = c.frames.len();
+    if n < 2 || c.top().kind != Kind::Str {
+        return None;
+    }
+    let Kind::Paren {
+        func: Some(f),
+        commas: 0,
+        ..
+    } = &c.frames[n - 2].kind
+    else {
+        return None;
+    };
+    if f != "invoke" {
+        return None;
+    }
+    let name = text_of(text, t);
+    let uf = Program::new(snap)
+        .functions()
+        .into_iter()
+        .find(|u| u.name == name)?;
+    let mut markdown = format!("**function** `{name}`");
+    for (arg, description, optional) in &uf.args {
+        let opt = if *optional { " (optional)" } else { "" };
+        markdown.push_str(&format!("\n- `{arg}`{opt}"));
+        if let Some(d) = description {
+            markdown.push_str(&format!(": {d}"));
+        }
+    }
+    if let Some(d) = &uf.description {
+        markdown.push_str("\n\n");
+        markdown.push_str(d);
+    }
+    Some(Hover {
+        span: Span::new(pos.file, t.start as usize, t.end as usize),
+        markdown,
+    })
+}
+
+/// A schema field as markdown: `title`, type, description.
+fn field_markdown(title: &str, f: &fnhcl_schema::Field<'_>) -> String {
+    let req = if f.required() { " (required)" } else { "" };
+    let mut s = format!("**{title}**: `{}`{req}", f.type_name());
+    if let Some(d) = f.description() {
+        s.push_str("\n\n");
+        s.push_str(d);
+    }
+    s
+}
+
 fn describe(
     snap: &Snapshot,
     c: &Cursor<'_>,
@@ -60,13 +124,7 @@ fn describe(
         if let Some((body, mut path)) = c.body_at(&c.frames) {
             path.push(name.to_owned());
             let f = field_at(snap, &body, &path)?;
-            let req = if f.required() { " (required)" } else { "" };
-            let mut s = format!("**{name}**: `{}`{req}", f.type_name());
-            if let Some(d) = f.description() {
-                s.push_str("\n\n");
-                s.push_str(d);
-            }
-            return Some(s);
+            return Some(field_markdown(name, &f));
         }
         if !matches!(top.kind, Kind::Body { .. }) {
             return None;
@@ -128,14 +186,18 @@ fn reference(
             .map(|(n, d)| format!("**req.{n}**\n\n{d}")),
         ["req", "composite", rest @ ..] => {
             let f = snap.options().composite_schema.as_ref()?.field(rest)?;
-            let mut s = format!("**req.composite.{}**: `{}`", rest.join("."), f.type_name());
-            if let Some(d) = f.description() {
-                s.push_str("\n\n");
-                s.push_str(d);
-            }
-            Some(s)
+            Some(field_markdown(&format!("req.composite.{}", rest.join(".")), &f))
         }
         ["req", "resource" | "connection", n] => block_of("resource", n, "resource"),
+        ["req", "resource", n, rest @ ..] => {
+            // The observed resource has the schema of the kind its body names.
+            let (f, b) = program.decl("resource", n)?;
+            let i = f.outline.blocks.iter().position(|x| x.start == b.start)?;
+            let (v, k) = f.body_kind(i);
+            let rest: Vec<String> = rest.iter().map(|s| (*s).to_owned()).collect();
+            let field = field_at(snap, &crate::cursor::BodyOf::Resource(v, k), &rest)?;
+            Some(field_markdown(&format!("req.resource.{n}.{}", rest.join(".")), &field))
+        }
         ["req", "resources" | "connections", n] => block_of("resources", n, "collection"),
         ["req", "extra_resources", n] => block_of("requirement", n, "requirement"),
         ["self", k] => docs::self_attrs(&c.chain())

@@ -365,6 +365,14 @@ fn hover_cases() {
             "composite status {\n  body = {\n    bucket|Count = 1\n",
             "How many buckets exist.",
         ),
+        (
+            "locals {\n  a = req.resource.bucket.spec.forProvider.reg|ion\n}",
+            "**req.resource.bucket.spec.forProvider.region**: `string`",
+        ),
+        (
+            "locals {\n  a = invoke(\"ta|g\", {})\n}",
+            "- `name`: The tag's name.\n- `value` (optional)\n\nMakes a tag.",
+        ),
     ];
     for (text, want) in cases {
         let got = hover(text).unwrap_or_default();

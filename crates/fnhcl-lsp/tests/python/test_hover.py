@@ -80,3 +80,14 @@ async def test_req_resource_names_its_block_even_in_broken_text(client, workspac
 async def test_nothing_on_operators(client, workspace):
     ws = workspace("storage")
     assert await hover(client, ws / "x.hcl", "locals {\n  a = 1 |+ 2\n}\n") is None
+
+
+async def test_invoke_names_a_user_function(client, workspace):
+    ws = workspace("storage")
+    text = (
+        'function label {\n  description = "A label."\n  arg name {\n    description = "Its name."\n  }\n'
+        "  body = name\n}\n"
+        'locals {\n  x = invoke("la|bel", { name = "a" })\n}\n'
+    )
+    h = await hover(client, ws / "fns.hcl", text)
+    assert h.contents.value == "**function** `label`\n- `name`: Its name.\n\nA label."
