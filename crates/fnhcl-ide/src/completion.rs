@@ -119,7 +119,7 @@ impl Ctx<'_> {
             Kind::Body { .. } => match &c.top().entry {
                 Entry::Start => {
                     if let Some((body, path)) = c.body_at(&c.frames) {
-                        self.body_fields(&body, &path, false);
+                        self.body_fields(&body, &path);
                     } else {
                         self.block_contents();
                     }
@@ -138,7 +138,7 @@ impl Ctx<'_> {
             Kind::Object => match &c.top().entry {
                 Entry::Start => {
                     if let Some((body, path)) = c.body_at(&c.frames) {
-                        self.body_fields(&body, &path, false);
+                        self.body_fields(&body, &path);
                     }
                 }
                 Entry::Header { .. } => {}
@@ -155,8 +155,7 @@ impl Ctx<'_> {
     fn value(&mut self, name: &str, n: usize) {
         if matches!(name, "apiVersion" | "kind")
             && self.c.path_before_word().is_none()
-            && let Some((BodyOf::Resource(v, _), path)) = self.c.body_at(&self.c.frames[..n])
-            && path.is_empty()
+            && let Some(v) = self.kind_target(&self.c.frames[..n])
         {
             let values = self.kind_values(name, v.as_deref());
             for (val, doc) in values {
@@ -165,6 +164,24 @@ impl Ctx<'_> {
             }
         }
         self.expression();
+    }
+
+    /// Whether `frames` end in an object whose `apiVersion`/`kind` name a
+    /// Kubernetes kind (a resource body, a requirement's `select`); the
+    /// `apiVersion` written there, if any.
+    fn kind_target(&self, frames: &[crate::walk::Frame]) -> Option<Option<String>> {
+        if let Some((BodyOf::Resource(v, _), path)) = self.c.body_at(frames) {
+            return path.is_empty().then_some(v);
+        }
+        let last = frames.last()?;
+        match &last.kind {
+            Kind::Body { ty, .. } if ty == "select" => {
+                let (v, _) =
+                    crate::program::object_kind(self.c.text, last.open, self.c.text.len() as u32);
+                Some(v)
+            }
+            _ => None,
+        }
     }
 
     /// `apiVersion` values of the loaded CRDs, or the kinds (of `api_version` if given).
@@ -242,17 +259,17 @@ impl Ctx<'_> {
                 }
             }
             (Kind::Body { .. } | Kind::Object, Entry::Value { name }) => {
-                let Some((body, mut path)) = c.body_at(&c.frames[..n - 1]) else {
-                    return;
-                };
-                if let (BodyOf::Resource(v, _), true) = (&body, path.is_empty())
-                    && matches!(name.as_str(), "apiVersion" | "kind")
+                if matches!(name.as_str(), "apiVersion" | "kind")
+                    && let Some(v) = self.kind_target(&c.frames[..n - 1])
                 {
                     for (val, doc) in self.kind_values(name, v.as_deref()) {
                         push(&mut self.out, val, CompletionKind::Value, None, doc);
                     }
                     return;
                 }
+                let Some((body, mut path)) = c.body_at(&c.frames[..n - 1]) else {
+                    return;
+                };
                 path.push(name.clone());
                 for e in members::field_at(self.snap, &body, &path)
                     .map(|f| f.enum_values())
@@ -290,7 +307,11 @@ impl Ctx<'_> {
                     _ => return,
                 },
             };
+        let written = self.written_keys();
         for (name, required) in attrs {
+            if written.iter().any(|w| w == name) {
+                continue;
+            }
             let doc = docs::attribute(ty, name).map(str::to_owned);
             let detail = Some(
                 if required {
@@ -325,12 +346,27 @@ impl Ctx<'_> {
         }
     }
 
+    /// The attributes or keys already written in the block or object
+    /// around the cursor (but the word being typed), not proposed again.
+    fn written_keys(&self) -> Vec<String> {
+        let c = self.c;
+        let top = c.top();
+        if c.frames.len() < 2 {
+            return Vec::new();
+        }
+        crate::program::object_keys(c.text, &c.tokens, top.open, c.word_start)
+    }
+
     /// Schema fields of a body at `path`.
-    fn body_fields(&mut self, body: &BodyOf, path: &[String], _in_value: bool) {
+    fn body_fields(&mut self, body: &BodyOf, path: &[String]) {
         let Some(field) = members::field_at(self.snap, body, path) else {
             return;
         };
+        let written = self.written_keys();
         for name in field.property_names() {
+            if written.iter().any(|w| w == name) {
+                continue;
+            }
             let Some(f) = field.child(name) else { continue };
             let required = if f.required() { ", required" } else { "" };
             let detail = Some(format!("{}{required}", f.type_name()));

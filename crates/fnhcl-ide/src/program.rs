@@ -246,6 +246,43 @@ pub(crate) fn object_kind(text: &str, start: u32, end: u32) -> (Option<String>, 
     )
 }
 
+/// The names written at depth 1 of the block body or object whose `{` is
+/// at `open` (`name =` or `name {` at the start of an entry), but the one
+/// at `skip` (the word being typed).
+pub(crate) fn object_keys(text: &str, tokens: &[Token], open: u32, skip: u32) -> Vec<String> {
+    let Some(first) = tokens.iter().position(|t| t.start == open) else {
+        return Vec::new();
+    };
+    if tokens[first].kind != Tok::Punct(b'{') {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    for (i, t) in tokens.iter().enumerate().skip(first) {
+        match t.kind {
+            Tok::Punct(b'{' | b'[' | b'(') | Tok::InterpOpen | Tok::StrOpen => depth += 1,
+            Tok::Punct(b'}' | b']' | b')') | Tok::InterpClose | Tok::StrClose => {
+                depth -= 1;
+                if depth <= 0 {
+                    break;
+                }
+            }
+            Tok::Ident if depth == 1 && t.start != skip => {
+                let starts_entry =
+                    matches!(tokens[i - 1].kind, Tok::Newline | Tok::Punct(b'{' | b','));
+                let assigned = tokens
+                    .get(i + 1)
+                    .is_some_and(|n| matches!(n.kind, Tok::Punct(b'=' | b':')));
+                if starts_entry && assigned {
+                    out.push(text_of(text, t).to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The literal string value of key `name` at depth 1 of the first object
 /// in `tokens`.
 fn top_string(text: &str, tokens: &[Token], name: &str) -> Option<String> {

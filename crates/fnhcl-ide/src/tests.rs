@@ -239,6 +239,28 @@ fn completion_cases() {
             &["Delete", "Orphan"],
             &[],
         ),
+        // What is written already is not proposed again.
+        (
+            "resource x {\n  condition = true\n  |\n  body = {}\n}",
+            &["locals"],
+            &["condition", "body"],
+        ),
+        (
+            "resource n {\n  body = {\n    apiVersion = \"s3.aws.upbound.io/v1beta1\"\n    kind = \"Bucket\"\n    spec = {\n      forProvider = {\n        region = \"x\"\n        |\n        tags = {}\n",
+            &["objectLockEnabled"],
+            &["region", "tags"],
+        ),
+        (
+            "resource n {\n  body = {\n    apiVersion = \"s3.aws.upbound.io/v1beta1\"\n    kind = \"Bucket\"\n    spec = {\n      forProvider = {\n        reg|ion = \"x\"\n",
+            &["region"],
+            &[],
+        ),
+        // A requirement's selector names kinds too.
+        (
+            "requirement r {\n  select {\n    apiVersion = \"|",
+            &["s3.aws.upbound.io/v1beta1"],
+            &[],
+        ),
         // The composite's status body: the XRD's status fields.
         (
             "composite status {\n  body = {\n    |",
