@@ -54,7 +54,7 @@ pub fn complete(snap: &Snapshot, pos: FilePosition) -> Vec<CompletionItem> {
     if c.in_comment {
         return Vec::new();
     }
-    let program = Program::new(snap);
+    let program = Program::new(snap, pos.file);
     let mut ctx = Ctx {
         snap,
         program: &program,

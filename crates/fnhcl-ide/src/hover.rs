@@ -78,7 +78,7 @@ fn invoked_function(
         return None;
     }
     let name = text_of(text, t);
-    let uf = Program::new(snap)
+    let uf = Program::new(snap, pos.file)
         .functions()
         .into_iter()
         .find(|u| u.name == name)?;
@@ -164,7 +164,7 @@ fn reference(
     path: &[String],
 ) -> Option<String> {
     let p: Vec<&str> = path.iter().map(String::as_str).collect();
-    let program = Program::new(snap);
+    let program = Program::new(snap, pos.file);
     let block_of = |ty: &str, n: &str, what: &str| -> Option<String> {
         let (f, b) = program.decl(ty, n)?;
         let file = snap.sources().get(f.id);

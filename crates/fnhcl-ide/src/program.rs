@@ -34,18 +34,36 @@ pub(crate) struct UserFn {
 }
 
 impl<'s> Program<'s> {
-    pub(crate) fn new(snap: &'s Snapshot) -> Program<'s> {
-        let files = snap
-            .sources()
+    /// The files of the module `file` belongs to (the root program, or
+    /// an imported module directory: each has its own names).
+    pub(crate) fn new(snap: &'s Snapshot, file: FileId) -> Program<'s> {
+        let sources = snap.sources();
+        let mut files: Vec<(FileInfo<'s>, &str)> = sources
             .files()
             .filter(|(_, f)| f.name.ends_with(".hcl"))
-            .map(|(id, f)| FileInfo {
-                id,
-                text: &f.text,
-                outline: outline(&f.text),
+            .map(|(id, f)| {
+                let info = FileInfo {
+                    id,
+                    text: &f.text,
+                    outline: outline(&f.text),
+                };
+                (info, f.name.as_str())
             })
             .collect();
-        Program { files }
+        let dirs = module_dirs(files.iter().map(|(f, _)| &f.outline));
+        let module_of = |name: &str| {
+            let dir = name.rsplit_once('/').map_or("", |(d, _)| d);
+            dirs.iter()
+                .filter(|m| dir == m.as_str() || dir.starts_with(&format!("{m}/")))
+                .max_by_key(|m| m.len())
+                .cloned()
+                .unwrap_or_default()
+        };
+        let here = module_of(&sources.get(file).name);
+        files.retain(|(_, name)| module_of(name) == here);
+        Program {
+            files: files.into_iter().map(|(f, _)| f).collect(),
+        }
     }
 
     pub(crate) fn file(&self, id: FileId) -> Option<&FileInfo<'s>> {
@@ -162,6 +180,29 @@ impl<'s> Program<'s> {
         }
         out
     }
+}
+
+/// The module directories the program imports: `import "dir"` and
+/// `module "dir" "name"` labels that are paths (normalised: no `./`, no
+/// trailing `/`).
+fn module_dirs<'o>(outlines: impl Iterator<Item = &'o Outline>) -> Vec<String> {
+    let mut dirs = Vec::new();
+    for o in outlines {
+        for b in &o.blocks {
+            let path = match (b.ty.as_str(), b.labels.as_slice()) {
+                ("import", [p, ..]) => &p.0,
+                ("module", [p, _, ..]) if p.0.contains('/') => &p.0,
+                _ => continue,
+            };
+            let p = path.trim_start_matches("./").trim_end_matches('/');
+            if !p.is_empty() && !p.starts_with('/') && !p.contains("..") {
+                dirs.push(p.to_owned());
+            }
+        }
+    }
+    dirs.sort();
+    dirs.dedup();
+    dirs
 }
 
 impl FileInfo<'_> {

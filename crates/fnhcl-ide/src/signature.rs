@@ -46,7 +46,7 @@ pub fn signature_help(snap: &Snapshot, pos: FilePosition) -> Option<SignatureHel
         && *commas >= 1
         && let Some(name) = first_string
     {
-        return user_function(snap, &c, pi, name);
+        return user_function(snap, pos, &c, pi, name);
     }
     let f = fnhcl_functions::registry().get(func)?;
     let sig = f.signature();
@@ -73,8 +73,14 @@ pub fn signature_help(snap: &Snapshot, pos: FilePosition) -> Option<SignatureHel
 
 /// `invoke("name", { a = ..., b = ... })`: the arguments of user function
 /// `name`; the active one is the key being written in the object.
-fn user_function(snap: &Snapshot, c: &Cursor<'_>, pi: usize, name: &str) -> Option<SignatureHelp> {
-    let program = Program::new(snap);
+fn user_function(
+    snap: &Snapshot,
+    pos: FilePosition,
+    c: &Cursor<'_>,
+    pi: usize,
+    name: &str,
+) -> Option<SignatureHelp> {
+    let program = Program::new(snap, pos.file);
     let uf = program.functions().into_iter().find(|f| f.name == name)?;
     let mut label = format!("invoke(\"{name}\", {{ ");
     let mut parameters = Vec::new();

@@ -446,3 +446,29 @@ fn signature_help_cases() {
     assert_eq!(signature("locals {\n  a = (1 + |"), None);
     assert_eq!(signature("locals {\n  a = invoke(\"nope\", { |"), None);
 }
+
+#[test]
+fn a_module_sees_its_own_names_only() {
+    let mut sources = SourceMap::new();
+    sources.add(
+        "main.hcl",
+        "import \"modules/bucket\" {}\nresource root_res {\n  body = {}\n}\nlocals {\n  root_local = 1\n}\n",
+    );
+    let text = "param region {}\nresource inner {\n  body = {}\n}\nlocals {\n  x = req.resource.\n  y = \n}\n";
+    let file = sources.add("modules/bucket/main.hcl", text);
+    let s = Snapshot::new(Arc::new(sources), fnhcl_analyze::Options::default());
+    let at = |needle: &str| FilePosition {
+        file,
+        offset: (text.find(needle).expect("needle") + needle.len()) as u32,
+    };
+    let labels = |pos| -> Vec<String> {
+        crate::complete(&s, pos)
+            .into_iter()
+            .map(|i| i.label)
+            .collect()
+    };
+    assert_eq!(labels(at("req.resource.")), ["inner"]);
+    let names = labels(at("y = "));
+    assert!(names.contains(&"x".to_owned()), "{names:?}");
+    assert!(!names.contains(&"root_local".to_owned()), "{names:?}");
+}
