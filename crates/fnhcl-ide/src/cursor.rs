@@ -3,7 +3,7 @@
 //! and whether it sits in a resource body. Shared by completion, hover and
 //! signature help; tolerant of any text.
 
-use crate::lex::{Tok, Token, is_ident_char, text_of, tokenize};
+use crate::lex::{Tok, Token, is_ident_char, is_ident_start, text_of, tokenize};
 use crate::walk::{Frame, Kind, frames_at};
 
 pub(crate) struct Cursor<'t> {
@@ -38,6 +38,10 @@ impl<'t> Cursor<'t> {
         let mut start = offset;
         while start > 0 && is_ident_char(b[start - 1]) {
             start -= 1;
+        }
+        // A word starts with a letter or `_` (`5-` and `-x` are not names).
+        while start < offset && !is_ident_start(b[start]) {
+            start += 1;
         }
         while !text.is_char_boundary(start) {
             start += 1;

@@ -308,6 +308,11 @@ fn items_replace_the_partial_word_and_describe_themselves() {
         (region.replace.start, region.replace.end),
         (pos.offset - 3, pos.offset)
     );
+    // After an operator, nothing typed is replaced.
+    let (s, pos) = snap("locals {\n  a = 5-|");
+    let items = crate::complete(&s, pos);
+    assert!(items.iter().any(|i| i.label == "req"));
+    assert!(items.iter().all(|i| i.replace.start == pos.offset));
     let (s, pos) = snap("locals {\n  a = upp|");
     let upper = crate::complete(&s, pos)
         .into_iter()

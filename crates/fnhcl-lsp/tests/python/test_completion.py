@@ -144,6 +144,14 @@ async def test_locals_each_self_and_builtins_in_scope(client, workspace):
     upper = next(i for i in items if i.label == "upper")
     assert upper.kind == types.CompletionItemKind.Function
     assert upper.detail == "upper(str string) string"
+    # A snippet (`upper(${1})`) for clients that take snippets, else the name.
+    item_caps = client.capabilities.text_document.completion.completion_item
+    if item_caps and item_caps.snippet_support:
+        assert upper.insert_text_format == types.InsertTextFormat.Snippet
+        assert upper.text_edit.new_text == "upper(${1})"
+    else:
+        assert upper.insert_text_format == types.InsertTextFormat.PlainText
+        assert upper.text_edit.new_text == "upper"
     text = (ws / "main.hcl").read_text().replace("name = each.value", "name = each.|")
     items, _ = await complete(client, ws / "main.hcl", text, 2)
     assert set(labels(items)) == {"key", "value"}
