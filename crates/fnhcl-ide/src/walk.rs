@@ -98,6 +98,8 @@ pub(crate) struct Walker<'t> {
     open_attr: Option<(usize, usize)>,
     /// The string being read: its literal text, if only literal.
     string: Option<String>,
+    /// The string being read follows a `(` directly.
+    string_opens_call: bool,
 }
 
 impl<'t> Walker<'t> {
@@ -118,6 +120,7 @@ impl<'t> Walker<'t> {
             open_blocks: Vec::new(),
             open_attr: None,
             string: None,
+            string_opens_call: false,
         }
     }
 
@@ -192,6 +195,7 @@ impl<'t> Walker<'t> {
                 return;
             }
             Tok::StrOpen => {
+                self.string_opens_call = self.prev.is_some_and(|p| p.kind == Tok::Punct(b'('));
                 self.push(Kind::Str, t.start);
                 self.string = Some(String::new());
             }
@@ -263,8 +267,7 @@ impl<'t> Walker<'t> {
 
     /// A complete string literal (`None` if it had interpolations).
     fn literal(&mut self, s: Option<String>) {
-        let prev_is_open =
-            matches!(self.prev, Some(p) if p.kind == Tok::StrOpen || p.kind == Tok::StrText);
+        let first_arg = self.string_opens_call;
         let top = self.top();
         match (&mut top.kind, &mut top.entry) {
             (Kind::Body { .. } | Kind::Object, Entry::Header { labels, .. }) => {
@@ -283,7 +286,7 @@ impl<'t> Walker<'t> {
                     ..
                 },
                 _,
-            ) if prev_is_open => *first_string = s,
+            ) if first_arg => *first_string = s,
             _ => {}
         }
     }
@@ -441,6 +444,19 @@ mod tests {
             }
         );
         assert_eq!(f.last().map(|f| &f.kind), Some(&Kind::Object));
+        // Only a string that is the whole first argument names the function.
+        let f = at("locals {\n  x = invoke(y + \"fn\", |");
+        let paren = f.iter().find(|f| matches!(f.kind, Kind::Paren { .. }));
+        assert!(
+            matches!(
+                paren.map(|p| &p.kind),
+                Some(Kind::Paren {
+                    first_string: None,
+                    ..
+                })
+            ),
+            "{paren:?}"
+        );
     }
 
     #[test]
