@@ -386,3 +386,32 @@ const EXPORT_OPEN: BodySchema = BodySchema {
     attrs: &[],
     blocks: &[("resource", &["name"])],
 };
+
+#[cfg(test)]
+mod shape_tests {
+    use super::block_shape;
+
+    fn attrs(chain: &[&str]) -> Option<Vec<&'static str>> {
+        block_shape(chain).map(|(a, _)| a.iter().map(|(n, _)| *n).collect())
+    }
+
+    #[test]
+    fn shapes_follow_the_nesting_rules() {
+        assert_eq!(attrs(&["resource"]), Some(vec!["body", "condition"]));
+        assert_eq!(attrs(&["resources", "template"]), Some(vec!["body"]));
+        assert_eq!(attrs(&["export", "resource"]), Some(vec!["as"]));
+        assert_eq!(attrs(&["switch", "case"]), Some(vec!["condition"]));
+        let top: Vec<&str> = block_shape(&[])
+            .expect("top")
+            .1
+            .iter()
+            .map(|(n, _)| *n)
+            .collect();
+        assert!(top.contains(&"function") && top.contains(&"resource"));
+        // Free-form bodies and misplaced blocks have no shape.
+        assert_eq!(attrs(&["locals"]), None);
+        assert_eq!(attrs(&["export"]), None);
+        assert_eq!(attrs(&["group", "function"]), None);
+        assert_eq!(attrs(&["resource", "template"]), None);
+    }
+}
