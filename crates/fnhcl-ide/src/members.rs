@@ -5,7 +5,8 @@
 use fnhcl_base::FileId;
 use fnhcl_schema::Field;
 
-use crate::cursor::{BodyOf, Cursor};
+use crate::cursor::{BodyOf, Cursor, traversal_ending};
+use crate::lex::{Tok, Token, tokenize};
 use crate::program::{FileInfo, Program};
 use crate::{Snapshot, completion::CompletionKind, docs};
 
@@ -74,6 +75,18 @@ pub(crate) fn members(
     c: &Cursor<'_>,
     file: FileId,
     path: &[String],
+) -> Vec<Member> {
+    members_at(snap, program, c, file, path, 0)
+}
+
+/// [`members`], `depth` locals deep in aliases.
+fn members_at(
+    snap: &Snapshot,
+    program: &Program<'_>,
+    c: &Cursor<'_>,
+    file: FileId,
+    path: &[String],
+    depth: usize,
 ) -> Vec<Member> {
     let p: Vec<&str> = path.iter().map(String::as_str).collect();
     let names = |ty: &str, what: &str| -> Vec<Member> {
@@ -150,6 +163,71 @@ pub(crate) fn members(
             .map(|(n, d)| member(n, CompletionKind::Field, None, Some(d)))
             .collect(),
         ["param"] => names("param", "parameter"),
+        ["switch"] => names("switch", "switch"),
+        ["module"] => {
+            let mut out: Vec<Member> = program
+                .decls("module")
+                .into_iter()
+                .filter_map(|(_, b)| b.labels.get(1))
+                .map(|l| {
+                    member(
+                        &l.0,
+                        CompletionKind::Field,
+                        Some("module instance".to_owned()),
+                        None,
+                    )
+                })
+                .collect();
+            out.sort_by(|a, b| a.name.cmp(&b.name));
+            out.dedup_by(|a, b| a.name == b.name);
+            out
+        }
+        [root, rest @ ..] if depth < 4 => {
+            // A local that is an alias of a path (`spec = req.composite.spec`)
+            // or an object literal: what its value has.
+            let Some(b) = program
+                .bindings_at(file, c.word_start)
+                .into_iter()
+                .find(|b| b.name == *root && !b.is_arg)
+            else {
+                return Vec::new();
+            };
+            let value = b.text.as_str();
+            let tokens = tokenize(value);
+            if let Some(mut target) = alias_of(value, &tokens) {
+                target.extend(rest.iter().map(|s| (*s).to_owned()));
+                return members_at(snap, program, c, file, &target, depth + 1);
+            }
+            match tokens.first() {
+                Some(t) if rest.is_empty() && t.kind == Tok::Punct(b'{') => {
+                    crate::program::object_keys(value, &tokens, t.start, u32::MAX)
+                        .iter()
+                        .map(|k| member(k, CompletionKind::Field, None, None))
+                        .collect()
+                }
+                _ => Vec::new(),
+            }
+        }
         _ => Vec::new(),
     }
+}
+
+/// The path an expression is, when it is only a static traversal.
+fn alias_of(text: &str, tokens: &[Token]) -> Option<Vec<String>> {
+    let simple = tokens.first()?.kind == Tok::Ident
+        && tokens.iter().all(|t| {
+            matches!(
+                t.kind,
+                Tok::Ident
+                    | Tok::Number
+                    | Tok::Punct(b'.' | b'[' | b']')
+                    | Tok::StrOpen
+                    | Tok::StrText
+                    | Tok::StrClose
+            )
+        });
+    if !simple {
+        return None;
+    }
+    traversal_ending(text, tokens, tokens.len() - 1)
 }

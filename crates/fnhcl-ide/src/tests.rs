@@ -195,6 +195,18 @@ fn completion_cases() {
             &["x", "upper"],
             &["req", "region", "upper_name"],
         ),
+        // Locals that alias a path, or hold an object, have its members.
+        (
+            "locals {\n  spec = req.composite.spec\n  s = spec\n  o = { a = 1, b = { c = 2 } }\n  x = s.|",
+            &["region", "buckets"],
+            &["req"],
+        ),
+        (
+            "locals {\n  o = { a = 1, b = { c = 2 } }\n  x = o.|",
+            &["a", "b"],
+            &["c"],
+        ),
+        ("locals {\n  a = a.|", &[], &[]),
         // invoke("…") names the program's user functions.
         ("locals {\n  a = invoke(\"|", &["tag"], &["upper"]),
         ("locals {\n  a = invoke(\"t|\", {})\n}", &["tag"], &[]),
