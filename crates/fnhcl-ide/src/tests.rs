@@ -489,3 +489,53 @@ fn a_module_sees_its_own_names_only() {
     assert!(names.contains(&"x".to_owned()), "{names:?}");
     assert!(!names.contains(&"root_local".to_owned()), "{names:?}");
 }
+
+/// Random cuts and insertions of HCL punctuation into a program: every
+/// feature answers at every few offsets without panicking.
+#[test]
+fn never_panics_on_random_edits() {
+    let base = format!(
+        "{LIB}\nresource z {{\n  body = {{ a = \"x${{req.composite.spec}}\", b = <<EOT\n  hi ${{each.value}}\nEOT\n  }}\n}}\n"
+    );
+    let pieces = [
+        "{", "}", "[", "]", "(", ")", "\"", "${", ".", ",", "=", "\n", "é", "<<E\n", "/*", "#",
+        "req.", "%{",
+    ];
+    let mut seed = 0x2545_f491_u64;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for _ in 0..30 {
+        let mut text = base.clone();
+        for _ in 0..4 {
+            let mut at = next(text.len() + 1);
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            if next(2) == 0 {
+                let mut end = (at + next(20)).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                text.replace_range(at..end, "");
+            } else {
+                text.insert_str(at, pieces[next(pieces.len())]);
+            }
+        }
+        let mut sources = SourceMap::new();
+        let file = sources.add("main.hcl", text.clone());
+        let s = Snapshot::new(Arc::new(sources), fnhcl_analyze::Options::default());
+        for (offset, _) in text.char_indices().step_by(5) {
+            let pos = FilePosition {
+                file,
+                offset: offset as u32,
+            };
+            crate::complete(&s, pos);
+            crate::hover(&s, pos);
+            crate::signature_help(&s, pos);
+        }
+    }
+}
