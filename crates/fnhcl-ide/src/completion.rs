@@ -163,7 +163,23 @@ impl Ctx<'_> {
                 self.item(&quoted, CompletionKind::Value, None, doc);
             }
         }
+        if self.in_ready_value(name, &self.c.frames[..n]) && self.c.path_before_word().is_none() {
+            for (v, d) in docs::READY_VALUES {
+                self.item(
+                    &format!("\"{v}\""),
+                    CompletionKind::Value,
+                    None,
+                    Some((*d).to_owned()),
+                );
+            }
+        }
         self.expression();
+    }
+
+    /// `value` of a `ready` block.
+    fn in_ready_value(&self, name: &str, frames: &[crate::walk::Frame]) -> bool {
+        name == "value"
+            && matches!(frames.last().map(|f| &f.kind), Some(Kind::Body { ty, .. }) if ty == "ready")
     }
 
     /// Whether `frames` end in an object whose `apiVersion`/`kind` name a
@@ -259,6 +275,19 @@ impl Ctx<'_> {
                 }
             }
             (Kind::Body { .. } | Kind::Object, Entry::Value { name }) => {
+                if self.in_ready_value(name, &c.frames[..n - 1]) {
+                    for (v, d) in docs::READY_VALUES {
+                        let doc = Some((*d).to_owned());
+                        push(
+                            &mut self.out,
+                            (*v).to_owned(),
+                            CompletionKind::Value,
+                            None,
+                            doc,
+                        );
+                    }
+                    return;
+                }
                 if matches!(name.as_str(), "apiVersion" | "kind")
                     && let Some(v) = self.kind_target(&c.frames[..n - 1])
                 {

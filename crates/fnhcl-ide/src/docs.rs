@@ -141,3 +141,13 @@ pub(crate) const COMPOSITE_LABELS: &[(&str, &str)] = &[
         "Sets connection details of the composite resource.",
     ),
 ];
+
+/// The values of a `ready` block's `value`.
+pub(crate) const READY_VALUES: &[(&str, &str)] = &[
+    ("READY_TRUE", "The resource is ready."),
+    ("READY_FALSE", "The resource is not ready."),
+    (
+        "READY_UNSPECIFIED",
+        "Crossplane decides from the resource's conditions.",
+    ),
+];

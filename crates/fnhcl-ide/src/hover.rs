@@ -200,6 +200,16 @@ fn reference(
         }
         ["req", "resources" | "connections", n] => block_of("resources", n, "collection"),
         ["req", "extra_resources", n] => block_of("requirement", n, "requirement"),
+        ["param", n] => {
+            let mut s = block_of("param", n, "parameter")?;
+            let (f, b) = program.decl("param", n)?;
+            let i = f.outline.blocks.iter().position(|x| x.start == b.start)?;
+            if let Some(d) = f.string_attr(i, "description") {
+                s.push_str("\n\n");
+                s.push_str(&d);
+            }
+            Some(s)
+        }
         ["self", k] => docs::self_attrs(&c.chain())
             .iter()
             .find(|(n, _)| n == k)

@@ -267,6 +267,16 @@ fn completion_cases() {
             &["region"],
             &[],
         ),
+        (
+            "resource r {\n  ready {\n    value = |",
+            &["\"READY_TRUE\"", "\"READY_FALSE\"", "req"],
+            &[],
+        ),
+        (
+            "resource r {\n  ready {\n    value = \"READY_|",
+            &["READY_TRUE"],
+            &["req"],
+        ),
         // A requirement's selector names kinds too.
         (
             "requirement r {\n  select {\n    apiVersion = \"|",
@@ -407,6 +417,10 @@ fn hover_cases() {
         (
             "locals {\n  a = req.resource.bucket.spec.forProvider.reg|ion\n}",
             "**req.resource.bucket.spec.forProvider.region**: `string`",
+        ),
+        (
+            "param region {\n  description = \"Where.\"\n}\nlocals {\n  a = param.reg|ion\n}",
+            "**parameter** `region` (main.hcl:1)\n\nWhere.",
         ),
         (
             "locals {\n  a = invoke(\"ta|g\", {})\n}",
