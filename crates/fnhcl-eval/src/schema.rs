@@ -330,3 +330,88 @@ pub(crate) const ARG: BodySchema = BodySchema {
     attrs: &[("description", false), ("default", false)],
     blocks: &[],
 };
+
+/// What a block body accepts, for editors: `(attribute, required)` and
+/// `(block type, label names)`. `None` for bodies that take attributes of
+/// any name (`locals`, `export`, `module`, `import`).
+pub type BlockShape = (
+    &'static [(&'static str, bool)],
+    &'static [(&'static str, &'static [&'static str])],
+);
+
+/// The schema of the body reached by the chain of nested block types
+/// `chain` from the top of a file (`[]` is the file itself,
+/// `["resources", "template"]` a template). `None` when a type is not
+/// allowed where the chain puts it, or the body is free-form.
+pub fn block_shape(chain: &[&str]) -> Option<BlockShape> {
+    let mut cur = &TOP;
+    let mut parent = "";
+    for ty in chain {
+        let allowed =
+            cur.blocks.iter().any(|(n, _)| n == ty) || (*ty == "resource" && parent == "export");
+        if !allowed {
+            return None;
+        }
+        cur = match (parent, *ty) {
+            ("export", "resource") => &EXPORT_RESOURCE,
+            (_, "group") => &GROUP,
+            (_, "resource") => &RESOURCE,
+            (_, "resources") => &RESOURCES,
+            (_, "template") => &TEMPLATE,
+            (_, "composite") => &COMPOSITE,
+            (_, "context") => &CONTEXT,
+            (_, "ready") => &READY,
+            (_, "requirement") => &REQUIREMENT,
+            (_, "select") => &SELECT,
+            (_, "function") => &FUNCTION,
+            (_, "arg") => &ARG,
+            (_, "switch") => &SWITCH,
+            (_, "case") => &CASE,
+            (_, "default") => &DEFAULT,
+            (_, "param") => &PARAM,
+            ("", "export") | ("case", "export") | ("default", "export") => &EXPORT_OPEN,
+            _ => return None,
+        };
+        parent = ty;
+    }
+    if std::ptr::eq(cur, &EXPORT_OPEN) {
+        return None;
+    }
+    Some((cur.attrs, cur.blocks))
+}
+
+/// Only for [`block_shape`]: `export` takes attributes of any name and
+/// `resource` blocks.
+const EXPORT_OPEN: BodySchema = BodySchema {
+    attrs: &[],
+    blocks: &[("resource", &["name"])],
+};
+
+#[cfg(test)]
+mod shape_tests {
+    use super::block_shape;
+
+    fn attrs(chain: &[&str]) -> Option<Vec<&'static str>> {
+        block_shape(chain).map(|(a, _)| a.iter().map(|(n, _)| *n).collect())
+    }
+
+    #[test]
+    fn shapes_follow_the_nesting_rules() {
+        assert_eq!(attrs(&["resource"]), Some(vec!["body", "condition"]));
+        assert_eq!(attrs(&["resources", "template"]), Some(vec!["body"]));
+        assert_eq!(attrs(&["export", "resource"]), Some(vec!["as"]));
+        assert_eq!(attrs(&["switch", "case"]), Some(vec!["condition"]));
+        let top: Vec<&str> = block_shape(&[])
+            .expect("top")
+            .1
+            .iter()
+            .map(|(n, _)| *n)
+            .collect();
+        assert!(top.contains(&"function") && top.contains(&"resource"));
+        // Free-form bodies and misplaced blocks have no shape.
+        assert_eq!(attrs(&["locals"]), None);
+        assert_eq!(attrs(&["export"]), None);
+        assert_eq!(attrs(&["group", "function"]), None);
+        assert_eq!(attrs(&["resource", "template"]), None);
+    }
+}

@@ -7,22 +7,36 @@
 //!
 //! Pure: no IO, no LSP types. Each feature has a module of its own.
 
+mod completion;
+mod cursor;
+mod docs;
 mod fixes;
+mod hover;
+mod lex;
+mod members;
 mod navigate;
 mod outline;
+mod program;
 pub mod resolve;
+mod signature;
 mod snapshot;
 mod tokens;
+mod walk;
 
 #[cfg(test)]
 mod nav_robust_tests;
+#[cfg(test)]
+mod tests;
 
+pub use completion::{CompletionItem, CompletionKind, complete};
 pub use fixes::{QuickFix, quick_fix};
+pub use hover::{Hover, hover};
 pub use navigate::{definition, prepare_rename, references, rename};
 pub use outline::{
     Fold, FoldKind, Symbol, SymbolKind, WorkspaceSymbol, document_symbols, folding_ranges,
     workspace_symbols,
 };
+pub use signature::{SignatureHelp, SignatureInfo, signature_help};
 pub use snapshot::Snapshot;
 pub use tokens::{Token, TokenKind, semantic_tokens};
 

@@ -48,6 +48,8 @@ pub(crate) struct Server {
     generation: u64,
     shutdown: bool,
     next_id: i32,
+    /// The client takes snippets in completion items.
+    pub(crate) snippets: bool,
 }
 
 /// Runs the server on an established connection until `exit`.
@@ -71,6 +73,7 @@ pub(crate) fn run(conn: &Connection) -> anyhow::Result<()> {
         generation: 0,
         shutdown: false,
         next_id: 0,
+        snippets: snippet_support(&init),
     };
     server.register_watchers(&init);
     server.serve(&conn.receiver, &bg_rx);
@@ -105,8 +108,28 @@ fn capabilities() -> lsp_types::ServerCapabilities {
             prepare_provider: Some(true),
             work_done_progress_options: Default::default(),
         })),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some([".", "[", "\""].map(str::to_owned).to_vec()),
+            ..Default::default()
+        }),
+        signature_help_provider: Some(SignatureHelpOptions {
+            trigger_characters: Some(["(", ","].map(str::to_owned).to_vec()),
+            ..Default::default()
+        }),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
         ..Default::default()
     }
+}
+
+/// Whether the client's completion takes snippets.
+fn snippet_support(init: &InitializeParams) -> bool {
+    init.capabilities
+        .text_document
+        .as_ref()
+        .and_then(|t| t.completion.as_ref())
+        .and_then(|c| c.completion_item.as_ref())
+        .and_then(|i| i.snippet_support)
+        .unwrap_or(false)
 }
 
 #[derive(PartialEq, Eq)]
@@ -221,6 +244,9 @@ impl Server {
             "textDocument/semanticTokens/full" => {
                 call(self, req.params, handlers::semantic_tokens_full)
             }
+            "textDocument/completion" => call(self, req.params, handlers::completion),
+            "textDocument/signatureHelp" => call(self, req.params, handlers::signature_help),
+            "textDocument/hover" => call(self, req.params, handlers::hover),
             m => Err((
                 ErrorCode::MethodNotFound as i32,
                 format!("method not supported: {m}"),

@@ -2,15 +2,21 @@
 //! and returns the result (serialized by the caller) or an error message.
 
 mod actions;
+mod completion;
 mod format;
+mod hover;
 mod navigate;
 mod outline;
+mod signature;
 pub(crate) mod tokens;
 
 pub(crate) use actions::{code_actions, fix_data};
+pub(crate) use completion::completion;
 pub(crate) use format::formatting;
+pub(crate) use hover::hover;
 pub(crate) use navigate::{definition, prepare_rename, references, rename};
 pub(crate) use outline::{document_symbols, folding_ranges, workspace_symbols};
+pub(crate) use signature::signature_help;
 pub(crate) use tokens::semantic_tokens_full;
 
 pub(crate) type Result<T> = std::result::Result<T, String>;

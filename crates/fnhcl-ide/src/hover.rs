@@ -1,0 +1,241 @@
+//! Hover: what the name under the cursor is. A body key: its CRD field
+//! (type, description); a block type or attribute: its description; a
+//! built-in call: signature and description; a reference: the local's
+//! defining expression, the argument, `each`/`self`/`req` attributes, the
+//! XR field of a `req.composite` path, the block a `req.resource.X` names.
+
+use fnhcl_base::Span;
+
+use crate::cursor::Cursor;
+use crate::lex::{Tok, text_of};
+use crate::members::field_at;
+use crate::program::Program;
+use crate::walk::{Entry, Kind};
+use crate::{FilePosition, Snapshot, docs};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hover {
+    /// The word hovered.
+    pub span: Span,
+    /// Markdown.
+    pub markdown: String,
+}
+
+pub fn hover(snap: &Snapshot, pos: FilePosition) -> Option<Hover> {
+    let file = snap.sources().get(pos.file);
+    let text = &*file.text;
+    let tokens = crate::lex::tokenize(text);
+    let Some(t) = tokens
+        .iter()
+        .find(|t| t.kind == Tok::Ident && t.start <= pos.offset && pos.offset <= t.end)
+        .copied()
+    else {
+        return invoked_function(snap, pos, &tokens);
+    };
+    let c = Cursor::new(text, t.end);
+    if c.word_start != t.start || c.in_comment {
+        return None;
+    }
+    let name = text_of(text, &t);
+    let next = tokens.iter().find(|n| n.start >= t.end);
+    let markdown = describe(
+        snap,
+        &c,
+        pos,
+        name,
+        next.map(|n| (n.kind, n.start == t.end)),
+    )?;
+    Some(Hover {
+        span: Span::new(pos.file, t.start as usize, t.end as usize),
+        markdown,
+    })
+}
+
+/// The user function named by the string of `invoke("name", ...)`.
+fn invoked_function(
+    snap: &Snapshot,
+    pos: FilePosition,
+    tokens: &[crate::lex::Token],
+) -> Option<Hover> {
+    let text = &*snap.sources().get(pos.file).text;
+    let t = tokens
+        .iter()
+        .find(|t| t.kind == Tok::StrText && t.start <= pos.offset && pos.offset <= t.end)?;
+    let c = Cursor::new(text, t.start);
+    let n = c.frames.len();
+    if n < 2 || c.top().kind != Kind::Str {
+        return None;
+    }
+    let Kind::Paren {
+        func: Some(f),
+        commas: 0,
+        ..
+    } = &c.frames[n - 2].kind
+    else {
+        return None;
+    };
+    if f != "invoke" {
+        return None;
+    }
+    let name = text_of(text, t);
+    let uf = Program::new(snap, pos.file)
+        .functions()
+        .into_iter()
+        .find(|u| u.name == name)?;
+    let mut markdown = format!("**function** `{name}`");
+    for (arg, description, optional) in &uf.args {
+        let opt = if *optional { " (optional)" } else { "" };
+        markdown.push_str(&format!("\n- `{arg}`{opt}"));
+        if let Some(d) = description {
+            markdown.push_str(&format!(": {d}"));
+        }
+    }
+    if let Some(d) = &uf.description {
+        markdown.push_str("\n\n");
+        markdown.push_str(d);
+    }
+    Some(Hover {
+        span: Span::new(pos.file, t.start as usize, t.end as usize),
+        markdown,
+    })
+}
+
+/// A schema field as markdown: `title`, type, description.
+fn field_markdown(title: &str, f: &fnhcl_schema::Field<'_>) -> String {
+    let req = if f.required() { " (required)" } else { "" };
+    let mut s = format!("**{title}**: `{}`{req}", f.type_name());
+    if let Some(d) = f.description() {
+        s.push_str("\n\n");
+        s.push_str(d);
+    }
+    s
+}
+
+fn describe(
+    snap: &Snapshot,
+    c: &Cursor<'_>,
+    pos: FilePosition,
+    name: &str,
+    next: Option<(Tok, bool)>,
+) -> Option<String> {
+    let top = c.top();
+    let assigned = matches!(next, Some((Tok::Punct(b'=' | b':'), _)));
+    if matches!(top.entry, Entry::Start) && matches!(top.kind, Kind::Body { .. } | Kind::Object) {
+        if let Some((body, mut path)) = c.body_at(&c.frames) {
+            path.push(name.to_owned());
+            let f = field_at(snap, &body, &path)?;
+            return Some(field_markdown(name, &f));
+        }
+        if !matches!(top.kind, Kind::Body { .. }) {
+            return None;
+        }
+        let chain = c.chain();
+        if assigned {
+            let block = chain.last().copied().unwrap_or("");
+            if block == "locals" {
+                return None;
+            }
+            return docs::attribute(block, name).map(|d| format!("**{name}** (attribute)\n\n{d}"));
+        }
+        return docs::block(name).map(|d| format!("**{name}** (block)\n\n{d}"));
+    }
+    if matches!(top.kind, Kind::Body { .. } | Kind::Object)
+        && !matches!(top.entry, Entry::Value { .. })
+    {
+        return None;
+    }
+    if let Some((Tok::Punct(b'('), true)) = next {
+        let f = fnhcl_functions::registry().get(name)?;
+        return Some(format!(
+            "```hcl\n{}\n```\n\n{}",
+            f.signature(),
+            f.description
+        ));
+    }
+    let mut path = c.path_before_word().unwrap_or_default();
+    path.push(name.to_owned());
+    reference(snap, c, pos, &path)
+}
+
+fn reference(
+    snap: &Snapshot,
+    c: &Cursor<'_>,
+    pos: FilePosition,
+    path: &[String],
+) -> Option<String> {
+    let p: Vec<&str> = path.iter().map(String::as_str).collect();
+    let program = Program::new(snap, pos.file);
+    let block_of = |ty: &str, n: &str, what: &str| -> Option<String> {
+        let (f, b) = program.decl(ty, n)?;
+        let file = snap.sources().get(f.id);
+        let line = file.line_col(b.start).line;
+        let mut s = format!("**{what}** `{n}` ({}:{})", file.name, line);
+        if ty == "resource"
+            && let Some(i) = f.outline.blocks.iter().position(|x| x.start == b.start)
+            && let (Some(v), Some(k)) = f.body_kind(i)
+        {
+            s.push_str(&format!("\n\n`{v}` `{k}`"));
+        }
+        Some(s)
+    };
+    match p.as_slice() {
+        ["req"] => Some("**req**: the request (observed composite and composed resources, context, extra resources)".to_owned()),
+        ["req", k] => docs::REQ
+            .iter()
+            .find(|(n, _)| n == k)
+            .map(|(n, d)| format!("**req.{n}**\n\n{d}")),
+        ["req", "composite", rest @ ..] => {
+            let f = snap.options().composite_schema.as_ref()?.field(rest)?;
+            Some(field_markdown(&format!("req.composite.{}", rest.join(".")), &f))
+        }
+        ["req", "resource" | "connection", n] => block_of("resource", n, "resource"),
+        ["req", "resource", n, rest @ ..] => {
+            // The observed resource has the schema of the kind its body names.
+            let (f, b) = program.decl("resource", n)?;
+            let i = f.outline.blocks.iter().position(|x| x.start == b.start)?;
+            let (v, k) = f.body_kind(i);
+            let rest: Vec<String> = rest.iter().map(|s| (*s).to_owned()).collect();
+            let field = field_at(snap, &crate::cursor::BodyOf::Resource(v, k), &rest)?;
+            Some(field_markdown(&format!("req.resource.{n}.{}", rest.join(".")), &field))
+        }
+        ["req", "resources" | "connections", n] => block_of("resources", n, "collection"),
+        ["req", "extra_resources", n] => block_of("requirement", n, "requirement"),
+        ["param", n] => {
+            let mut s = block_of("param", n, "parameter")?;
+            let (f, b) = program.decl("param", n)?;
+            let i = f.outline.blocks.iter().position(|x| x.start == b.start)?;
+            if let Some(d) = f.string_attr(i, "description") {
+                s.push_str("\n\n");
+                s.push_str(&d);
+            }
+            Some(s)
+        }
+        ["self", k] => docs::self_attrs(&c.chain())
+            .iter()
+            .find(|(n, _)| n == k)
+            .map(|(n, d)| format!("**self.{n}**\n\n{d}")),
+        ["each", k] => docs::EACH
+            .iter()
+            .find(|(n, _)| n == k)
+            .map(|(n, d)| format!("**each.{n}**\n\n{d}")),
+        ["each"] => Some("**each**: the element of `for_each` (`each.key`, `each.value`)".to_owned()),
+        ["self"] => Some("**self**: this resource or collection".to_owned()),
+        [n] => {
+            let b = program
+                .bindings_at(pos.file, c.word_start)
+                .into_iter()
+                .find(|b| b.name == *n)?;
+            Some(if b.is_arg {
+                let mut s = format!("**argument** `{n}`");
+                if !b.text.is_empty() {
+                    s.push_str("\n\n");
+                    s.push_str(&b.text);
+                }
+                s
+            } else {
+                format!("**local** `{n}`\n\n```hcl\n{n} = {}\n```", b.text)
+            })
+        }
+        _ => None,
+    }
+}
