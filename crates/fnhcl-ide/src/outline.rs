@@ -299,70 +299,20 @@ fn fold_expr(e: &Expr, out: &mut Vec<Span>, depth: usize) {
     }
 }
 
-/// The comments of a file: `#` and `//` line comments and `/* */` block
-/// comments, skipping strings and heredocs (a light lexer that works on
-/// text that does not parse).
+/// The comments of a file: `#` and `//` line comments (without a
+/// trailing `\r`) and `/* */` block comments, skipping strings and
+/// heredocs. The completion's tolerant lexer finds them, so this works on
+/// text that does not parse.
 pub(crate) fn comments(file: FileId, text: &str) -> Vec<Span> {
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' && b[i] != b'\n' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
-            b'<' if b.get(i + 1) == Some(&b'<') => {
-                // A heredoc: skip to the line that is its marker.
-                let mut j = i + 2;
-                if b.get(j) == Some(&b'-') {
-                    j += 1;
-                }
-                let start = j;
-                while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
-                    j += 1;
-                }
-                let marker = &text[start..j];
-                i = j;
-                if marker.is_empty() {
-                    continue;
-                }
-                while let Some(nl) = text[i..].find('\n') {
-                    i += nl + 1;
-                    let line = text[i..].split('\n').next().unwrap_or("");
-                    if line.trim() == marker {
-                        i += line.len();
-                        break;
-                    }
-                }
-            }
-            b'#' => i = line_comment(file, text, i, &mut out),
-            b'/' if b.get(i + 1) == Some(&b'/') => i = line_comment(file, text, i, &mut out),
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let end = text[i + 2..]
-                    .find("*/")
-                    .map_or(text.len(), |e| i + 2 + e + 2);
-                out.push(Span::new(file, i, end));
-                i = end;
-            }
-            _ => i += 1,
-        }
-    }
-    out
-}
-
-fn line_comment(file: FileId, text: &str, i: usize, out: &mut Vec<Span>) -> usize {
-    let end = text[i..].find('\n').map_or(text.len(), |e| i + e);
-    let end = if text[..end].ends_with('\r') {
-        end - 1
-    } else {
-        end
-    };
-    out.push(Span::new(file, i, end));
-    end
+    crate::lex::tokenize(text)
+        .into_iter()
+        .filter(|t| t.kind == crate::lex::Tok::Comment)
+        .map(|t| {
+            let c = crate::lex::text_of(text, &t);
+            let end = t.end as usize - usize::from(!c.starts_with("/*") && c.ends_with('\r'));
+            Span::new(file, t.start as usize, end)
+        })
+        .collect()
 }
 
 /// Runs of line comments on consecutive lines with nothing else on them,

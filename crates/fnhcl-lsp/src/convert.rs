@@ -134,3 +134,13 @@ mod tests {
         assert_eq!(uri_to_path(&other), None);
     }
 }
+
+/// The message a diagnostic is published with: its summary, then its
+/// detail after `; ` (code actions find their diagnostic by it).
+pub(crate) fn message(d: &fnhcl_base::Diagnostic) -> String {
+    if d.detail.is_empty() {
+        d.summary.clone()
+    } else {
+        format!("{}; {}", d.summary, d.detail)
+    }
+}

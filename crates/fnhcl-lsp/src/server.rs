@@ -544,11 +544,7 @@ impl Server {
                         message: l.message.clone(),
                     })
                     .collect();
-                let message = if d.detail.is_empty() {
-                    d.summary.clone()
-                } else {
-                    format!("{}; {}", d.summary, d.detail)
-                };
+                let message = crate::convert::message(&d);
                 let uri = uri_of(file);
                 let entry = next
                     .entry(uri.as_str().to_owned())

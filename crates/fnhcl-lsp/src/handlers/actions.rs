@@ -106,11 +106,7 @@ fn recompute(server: &mut Server, params: &CodeActionParams) -> HashMap<(Range, 
         .filter(|d| d.primary.is_some_and(|s| s.file == file))
         .filter_map(|d| {
             let span = d.primary?;
-            let message = if d.detail.is_empty() {
-                d.summary.clone()
-            } else {
-                format!("{}; {}", d.summary, d.detail)
-            };
+            let message = crate::convert::message(d);
             Some((
                 (range(sources.get(file), span), message),
                 fix_of(sources, d)?,

@@ -1,13 +1,13 @@
 //! `textDocument/completion`.
 
-use fnhcl_ide::{CompletionKind, FilePosition};
+use fnhcl_ide::CompletionKind;
 use lsp_types::{
     CompletionItem, CompletionItemKind, CompletionList, CompletionParams, CompletionResponse,
     CompletionTextEdit, Documentation, InsertTextFormat, MarkupContent, MarkupKind, TextEdit,
 };
 
 use super::Result;
-use crate::convert::{offset, range};
+use crate::convert::range;
 use crate::server::Server;
 
 /// What can be typed at the position: every proposal replaces the partial
@@ -17,15 +17,11 @@ pub(crate) fn completion(
     params: CompletionParams,
 ) -> Result<Option<CompletionResponse>> {
     let at = params.text_document_position;
-    let Some((snap, file)) = server.file(&at.text_document.uri) else {
+    let Some((snap, pos)) = super::position_in(server, &at) else {
         return Ok(None);
     };
     let snippets = server.snippets;
-    let f = snap.sources().get(file);
-    let pos = FilePosition {
-        file,
-        offset: offset(&f.text, at.position) as u32,
-    };
+    let f = snap.sources().get(pos.file);
     let items = fnhcl_ide::complete(&snap, pos)
         .into_iter()
         .enumerate()

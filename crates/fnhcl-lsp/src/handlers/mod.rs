@@ -20,3 +20,14 @@ pub(crate) use signature::signature_help;
 pub(crate) use tokens::semantic_tokens_full;
 
 pub(crate) type Result<T> = std::result::Result<T, String>;
+
+/// The snapshot of the program holding a request's document and the
+/// request's position in it, as a byte offset (`None`: not one of ours).
+pub(crate) fn position_in(
+    server: &mut crate::server::Server,
+    at: &lsp_types::TextDocumentPositionParams,
+) -> Option<(std::sync::Arc<fnhcl_ide::Snapshot>, fnhcl_ide::FilePosition)> {
+    let (snap, file) = server.file(&at.text_document.uri)?;
+    let offset = crate::convert::offset(&snap.sources().get(file).text, at.position) as u32;
+    Some((snap, fnhcl_ide::FilePosition { file, offset }))
+}

@@ -12,7 +12,7 @@ use lsp_types::{
 };
 
 use super::Result;
-use crate::convert::{offset, path_to_uri, range};
+use crate::convert::{path_to_uri, range};
 use crate::server::Server;
 
 /// A document's snapshot, the cursor as a byte position, and where the
@@ -25,14 +25,9 @@ pub(crate) struct At {
 
 impl At {
     pub(crate) fn new(server: &mut Server, p: &TextDocumentPositionParams) -> Option<At> {
-        let (snap, file) = server.file(&p.text_document.uri)?;
+        let (snap, pos) = super::position_in(server, p)?;
         let path = crate::convert::uri_to_path(&p.text_document.uri)?;
-        let root = root_of(&path, &snap.sources().get(file).name)?;
-        let text = &snap.sources().get(file).text;
-        let pos = FilePosition {
-            file,
-            offset: offset(text, p.position) as u32,
-        };
+        let root = root_of(&path, &snap.sources().get(pos.file).name)?;
         Some(At { snap, pos, root })
     }
 

@@ -1,13 +1,11 @@
 //! `textDocument/signatureHelp`.
 
-use fnhcl_ide::FilePosition;
 use lsp_types::{
     Documentation, MarkupContent, MarkupKind, ParameterInformation, ParameterLabel, SignatureHelp,
     SignatureHelpParams, SignatureInformation,
 };
 
 use super::Result;
-use crate::convert::offset;
 use crate::server::Server;
 
 /// The call around the position: a built-in's parameters or, in
@@ -17,13 +15,8 @@ pub(crate) fn signature_help(
     params: SignatureHelpParams,
 ) -> Result<Option<SignatureHelp>> {
     let at = params.text_document_position_params;
-    let Some((snap, file)) = server.file(&at.text_document.uri) else {
+    let Some((snap, pos)) = super::position_in(server, &at) else {
         return Ok(None);
-    };
-    let f = snap.sources().get(file);
-    let pos = FilePosition {
-        file,
-        offset: offset(&f.text, at.position) as u32,
     };
     let Some(help) = fnhcl_ide::signature_help(&snap, pos) else {
         return Ok(None);
