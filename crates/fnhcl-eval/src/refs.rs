@@ -38,7 +38,7 @@ fn walk(expr: &Expr) -> Walker<'_> {
         out: Vec::new(),
         calls: Vec::new(),
     };
-    w.expr(expr, 0);
+    fnhcl_syntax::visit::walk_expr(&mut w, expr);
     w
 }
 
@@ -86,12 +86,8 @@ struct Walker<'a> {
     calls: Vec<&'a Expr>,
 }
 
-impl<'a> Walker<'a> {
-    fn expr(&mut self, e: &'a Expr, depth: usize) {
-        if depth > MAX_DEPTH {
-            return;
-        }
-        let d = depth + 1;
+impl<'a> fnhcl_syntax::visit::Visitor<'a> for Walker<'a> {
+    fn enter(&mut self, e: &'a Expr) -> bool {
         if let Some((root, first_attr)) = chain_root(e) {
             if !self.bound.iter().any(|b| **b == *root.name) {
                 self.out.push(Traversal {
@@ -100,115 +96,18 @@ impl<'a> Walker<'a> {
                     first_attr,
                 });
             }
-            return;
+            return false;
         }
-        match &e.kind {
-            ExprKind::Null
-            | ExprKind::Bool(_)
-            | ExprKind::Number(_)
-            | ExprKind::SplatItem
-            | ExprKind::Variable(_) => {}
-            ExprKind::Template(t) => self.template(t, d),
-            ExprKind::Tuple(items) => {
-                for i in items {
-                    self.expr(i, d);
-                }
-            }
-            ExprKind::Object(items) => {
-                for it in items {
-                    if let ObjectKey::Expr(k) = &it.key {
-                        self.expr(k, d);
-                    }
-                    self.expr(&it.value, d);
-                }
-            }
-            ExprKind::GetAttr(inner, _) => self.expr(inner, d),
-            ExprKind::Index(inner, key) => {
-                self.expr(inner, d);
-                self.expr(key, d);
-            }
-            ExprKind::Splat { source, each, .. } => {
-                self.expr(source, d);
-                self.expr(each, d);
-            }
-            ExprKind::FuncCall { args, .. } => {
-                self.calls.push(e);
-                for a in args {
-                    self.expr(a, d);
-                }
-            }
-            ExprKind::Conditional {
-                cond,
-                then,
-                otherwise,
-            } => {
-                self.expr(cond, d);
-                self.expr(then, d);
-                self.expr(otherwise, d);
-            }
-            ExprKind::Unary(_, x) | ExprKind::Parens(x) => self.expr(x, d),
-            ExprKind::Binary(_, a, b) => {
-                self.expr(a, d);
-                self.expr(b, d);
-            }
-            ExprKind::For(f) => {
-                self.expr(&f.collection, d);
-                let n = self.bound.len();
-                if let Some(k) = &f.key_var {
-                    self.bound.push(k.name.clone());
-                }
-                self.bound.push(f.value_var.name.clone());
-                if let Some(k) = &f.key_expr {
-                    self.expr(k, d);
-                }
-                self.expr(&f.value_expr, d);
-                if let Some(c) = &f.cond {
-                    self.expr(c, d);
-                }
-                self.bound.truncate(n);
-            }
+        if let ExprKind::FuncCall { .. } = e.kind {
+            self.calls.push(e);
         }
+        true
     }
-
-    fn template(&mut self, t: &'a Template, depth: usize) {
-        if depth > MAX_DEPTH {
-            return;
-        }
-        let d = depth + 1;
-        for p in &t.parts {
-            match p {
-                TemplatePart::Literal(_) => {}
-                TemplatePart::Interpolation(e) => self.expr(e, d),
-                TemplatePart::If {
-                    cond,
-                    then,
-                    otherwise,
-                    ..
-                } => {
-                    self.expr(cond, d);
-                    self.template(then, d);
-                    if let Some(o) = otherwise {
-                        self.template(o, d);
-                    }
-                }
-                TemplatePart::For {
-                    key_var,
-                    value_var,
-                    collection,
-                    body,
-                    ..
-                } => {
-                    self.expr(collection, d);
-                    let n = self.bound.len();
-                    if let Some(k) = key_var {
-                        self.bound.push(k.name.clone());
-                    }
-                    self.bound.push(value_var.name.clone());
-                    self.template(body, d);
-                    self.bound.truncate(n);
-                }
-            }
-        }
+    fn bind(&mut self, var: &'a fnhcl_syntax::ast::Ident) {
+        self.bound.push(var.name.clone());
+    }
+    fn unbind(&mut self, n: usize) {
+        self.bound.truncate(self.bound.len().saturating_sub(n));
     }
 }
 

@@ -14,10 +14,8 @@
 use std::collections::HashMap;
 
 use fnhcl_base::{FileId, Span};
-use fnhcl_syntax::ast::{
-    Block, Body, Expr, ExprKind, ObjectKey, Structure, Template, TemplatePart,
-};
-use fnhcl_syntax::visit::{each_block, literal_text};
+use fnhcl_syntax::ast::{Block, Body, Expr, ExprKind, Structure};
+use fnhcl_syntax::visit::{Visitor, each_block, literal_text, walk_expr};
 
 use crate::{FilePosition, Snapshot};
 
@@ -502,127 +500,65 @@ impl Builder {
     }
 
     fn expr(&mut self, e: &Expr, ctx: Ctx) {
+        walk_expr(&mut Uses { b: self, ctx }, e);
+    }
+}
+
+/// The uses of names in one expression, in the scope `ctx`.
+struct Uses<'b> {
+    b: &'b mut Builder,
+    ctx: Ctx,
+}
+
+impl Visitor<'_> for Uses<'_> {
+    fn enter(&mut self, e: &Expr) -> bool {
+        let (b, ctx) = (&mut *self.b, self.ctx);
         match &e.kind {
-            ExprKind::Null | ExprKind::Bool(_) | ExprKind::Number(_) | ExprKind::SplatItem => {}
             ExprKind::Variable(v) => match &*v.name {
-                "each" if self.lookup("each", ctx).is_none() => {
+                "each" if b.lookup("each", ctx).is_none() => {
                     if let Some(s) = ctx.each {
-                        self.index.specials.push((v.span, Special::Each(s)));
+                        b.index.specials.push((v.span, Special::Each(s)));
                     }
                 }
-                "self" if self.lookup("self", ctx).is_none() => {
+                "self" if b.lookup("self", ctx).is_none() => {
                     if let Some(s) = ctx.self_of {
-                        self.index.specials.push((v.span, Special::SelfOf(s)));
+                        b.index.specials.push((v.span, Special::SelfOf(s)));
                     }
                 }
                 name => {
-                    if let Some(d) = self.lookup(name, ctx) {
-                        self.index.refs.push((v.span, d));
+                    if let Some(d) = b.lookup(name, ctx) {
+                        b.index.refs.push((v.span, d));
                     }
                 }
             },
-            ExprKind::Template(t) => self.template(t, ctx),
-            ExprKind::Tuple(items) => items.iter().for_each(|i| self.expr(i, ctx)),
-            ExprKind::Object(items) => {
-                for it in items {
-                    if let ObjectKey::Expr(k) = &it.key {
-                        self.expr(k, ctx);
-                    }
-                    self.expr(&it.value, ctx);
-                }
-            }
             ExprKind::GetAttr(src, name) => {
-                self.req_ref(src, &name.name, name.span, ctx);
-                self.module_ref(src, &name.name, name.span, ctx);
-                self.expr(src, ctx);
+                b.req_ref(src, &name.name, name.span, ctx);
+                b.module_ref(src, &name.name, name.span, ctx);
             }
             ExprKind::Index(src, key) => {
                 if let Some((name, span)) = string_literal(key) {
-                    self.req_ref(src, &name, span, ctx);
+                    b.req_ref(src, &name, span, ctx);
                 }
-                self.expr(src, ctx);
-                self.expr(key, ctx);
-            }
-            ExprKind::Splat { source, each, .. } => {
-                self.expr(source, ctx);
-                self.expr(each, ctx);
             }
             ExprKind::FuncCall { name, args, .. } => {
                 if &*name.name == "invoke"
                     && let Some((target, span)) = args.first().and_then(string_literal)
-                    && let Some(d) = self.global(ctx, DefKind::Function, &target)
+                    && let Some(d) = b.global(ctx, DefKind::Function, &target)
                 {
-                    self.index.refs.push((span, d));
+                    b.index.refs.push((span, d));
                 }
-                args.iter().for_each(|a| self.expr(a, ctx));
             }
-            ExprKind::Conditional {
-                cond,
-                then,
-                otherwise,
-            } => {
-                self.expr(cond, ctx);
-                self.expr(then, ctx);
-                self.expr(otherwise, ctx);
-            }
-            ExprKind::Unary(_, x) | ExprKind::Parens(x) => self.expr(x, ctx),
-            ExprKind::Binary(_, a, b) => {
-                self.expr(a, ctx);
-                self.expr(b, ctx);
-            }
-            ExprKind::For(f) => {
-                self.expr(&f.collection, ctx);
-                let n = self.bound.len();
-                if let Some(k) = &f.key_var {
-                    self.bind(k, ctx);
-                }
-                self.bind(&f.value_var, ctx);
-                if let Some(k) = &f.key_expr {
-                    self.expr(k, ctx);
-                }
-                self.expr(&f.value_expr, ctx);
-                if let Some(c) = &f.cond {
-                    self.expr(c, ctx);
-                }
-                self.bound.truncate(n);
-            }
+            _ => {}
         }
+        true
     }
 
-    fn template(&mut self, t: &Template, ctx: Ctx) {
-        for p in &t.parts {
-            match p {
-                TemplatePart::Literal(_) => {}
-                TemplatePart::Interpolation(e) => self.expr(e, ctx),
-                TemplatePart::If {
-                    cond,
-                    then,
-                    otherwise,
-                    ..
-                } => {
-                    self.expr(cond, ctx);
-                    self.template(then, ctx);
-                    if let Some(o) = otherwise {
-                        self.template(o, ctx);
-                    }
-                }
-                TemplatePart::For {
-                    key_var,
-                    value_var,
-                    collection,
-                    body,
-                    ..
-                } => {
-                    self.expr(collection, ctx);
-                    let n = self.bound.len();
-                    if let Some(k) = key_var {
-                        self.bind(k, ctx);
-                    }
-                    self.bind(value_var, ctx);
-                    self.template(body, ctx);
-                    self.bound.truncate(n);
-                }
-            }
-        }
+    fn bind(&mut self, var: &fnhcl_syntax::ast::Ident) {
+        self.b.bind(var, self.ctx);
+    }
+
+    fn unbind(&mut self, n: usize) {
+        let bound = &mut self.b.bound;
+        bound.truncate(bound.len().saturating_sub(n));
     }
 }

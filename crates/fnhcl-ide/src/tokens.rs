@@ -7,6 +7,7 @@ use fnhcl_base::{FileId, Span};
 use fnhcl_syntax::ast::{
     BinaryOp, Block, Body, Expr, ExprKind, ObjectKey, Structure, Template, TemplatePart,
 };
+use fnhcl_syntax::visit::{Visitor, walk_expr};
 
 use crate::Snapshot;
 
@@ -158,7 +159,7 @@ impl Walker<'_> {
                     } else {
                         self.push(a.name.span, TokenKind::Keyword);
                     }
-                    self.expr(&a.expr, depth + 1);
+                    self.expr(&a.expr);
                 }
                 Structure::Block(b) => self.block(b, depth + 1),
             }
@@ -180,16 +181,50 @@ impl Walker<'_> {
         self.body(&b.body, Some(ident), depth);
     }
 
-    fn expr(&mut self, e: &Expr, depth: usize) {
-        if depth > MAX_DEPTH {
-            return;
+    fn expr(&mut self, e: &Expr) {
+        walk_expr(self, e);
+    }
+
+    /// A string: the text between its interpolations and directives is a
+    /// string token (what is inside them is walked on).
+    fn template(&mut self, span: Span, t: &Template) {
+        let mut holes: Vec<Span> = t
+            .parts
+            .iter()
+            .filter_map(|p| match p {
+                TemplatePart::Literal(_) => None,
+                TemplatePart::Interpolation(x) => Some(x.span),
+                TemplatePart::If { span, .. } | TemplatePart::For { span, .. } => Some(*span),
+            })
+            .collect();
+        holes.sort_by_key(|h| h.start);
+        let mut at = span.start;
+        for h in holes {
+            if h.start > at {
+                self.push(
+                    Span::new(span.file, at as usize, h.start as usize),
+                    TokenKind::String,
+                );
+            }
+            at = at.max(h.end);
         }
-        let d = depth + 1;
+        if span.end > at {
+            self.push(
+                Span::new(span.file, at as usize, span.end as usize),
+                TokenKind::String,
+            );
+        }
+    }
+}
+
+/// Each expression's own tokens: its keywords, operators and names (the
+/// walk goes on into its sub-expressions).
+impl Visitor<'_> for Walker<'_> {
+    fn enter(&mut self, e: &Expr) -> bool {
         let file = e.span.file;
         match &e.kind {
             ExprKind::Null | ExprKind::Bool(_) => self.push(e.span, TokenKind::Keyword),
             ExprKind::Number(_) => self.push(e.span, TokenKind::Number),
-            ExprKind::SplatItem => {}
             ExprKind::Variable(v) => {
                 let kind = if WELL_KNOWN.iter().any(|(r, _)| **r == *v.name) {
                     TokenKind::Keyword
@@ -211,45 +246,27 @@ impl Walker<'_> {
                     TokenKind::Property
                 };
                 self.push(name.span, kind);
-                self.expr(src, d);
             }
-            ExprKind::Index(src, key) => {
-                self.expr(src, d);
-                self.expr(key, d);
-            }
-            ExprKind::Splat { source, each, .. } => {
-                self.expr(source, d);
-                self.expr(each, d);
-            }
-            ExprKind::Template(t) => self.template(e.span, t, d),
-            ExprKind::Tuple(items) => items.iter().for_each(|i| self.expr(i, d)),
+            ExprKind::Template(t) => self.template(e.span, t),
             ExprKind::Object(items) => {
                 for it in items {
-                    match &it.key {
-                        ObjectKey::Ident(k) => self.push(k.span, TokenKind::Property),
-                        ObjectKey::Expr(k) => self.expr(k, d),
+                    if let ObjectKey::Ident(k) = &it.key {
+                        self.push(k.span, TokenKind::Property);
                     }
-                    self.expr(&it.value, d);
                 }
             }
-            ExprKind::FuncCall { name, args, .. } => {
-                self.push(name.span, TokenKind::Function);
-                args.iter().for_each(|a| self.expr(a, d));
-            }
+            ExprKind::FuncCall { name, .. } => self.push(name.span, TokenKind::Function),
             ExprKind::Conditional {
                 cond,
                 then,
                 otherwise,
             } => {
-                self.expr(cond, d);
                 if let Some(s) = self.find(file, cond.span.end, then.span.start, "?") {
                     self.push(s, TokenKind::Operator);
                 }
-                self.expr(then, d);
                 if let Some(s) = self.find(file, then.span.end, otherwise.span.start, ":") {
                     self.push(s, TokenKind::Operator);
                 }
-                self.expr(otherwise, d);
             }
             ExprKind::Unary(_, x) => {
                 if x.span.start > e.span.start {
@@ -258,15 +275,11 @@ impl Walker<'_> {
                         TokenKind::Operator,
                     );
                 }
-                self.expr(x, d);
             }
-            ExprKind::Parens(x) => self.expr(x, d),
             ExprKind::Binary(op, a, b) => {
-                self.expr(a, d);
                 if let Some(s) = self.find(file, a.span.end, b.span.start, op_text(*op)) {
                     self.push(s, TokenKind::Operator);
                 }
-                self.expr(b, d);
             }
             ExprKind::For(f) => {
                 if let Some(s) = self.find(file, e.span.start, f.value_var.span.start, "for") {
@@ -281,61 +294,15 @@ impl Walker<'_> {
                 {
                     self.push(s, TokenKind::Keyword);
                 }
-                self.expr(&f.collection, d);
-                if let Some(k) = &f.key_expr {
-                    self.expr(k, d);
-                }
-                self.expr(&f.value_expr, d);
-                if let Some(c) = &f.cond {
-                    if let Some(s) = self.find(file, f.value_expr.span.end, c.span.start, "if") {
-                        self.push(s, TokenKind::Keyword);
-                    }
-                    self.expr(c, d);
+                if let Some(c) = &f.cond
+                    && let Some(s) = self.find(file, f.value_expr.span.end, c.span.start, "if")
+                {
+                    self.push(s, TokenKind::Keyword);
                 }
             }
+            _ => {}
         }
-    }
-
-    /// A string: the text between its interpolations and directives is a
-    /// string token; what is inside them is walked.
-    fn template(&mut self, span: Span, t: &Template, depth: usize) {
-        let mut holes: Vec<Span> = Vec::new();
-        for p in &t.parts {
-            match p {
-                TemplatePart::Literal(_) => {}
-                TemplatePart::Interpolation(x) => {
-                    holes.push(x.span);
-                    self.expr(x, depth);
-                }
-                TemplatePart::If { cond, span, .. } => {
-                    holes.push(*span);
-                    self.expr(cond, depth);
-                }
-                TemplatePart::For {
-                    collection, span, ..
-                } => {
-                    holes.push(*span);
-                    self.expr(collection, depth);
-                }
-            }
-        }
-        holes.sort_by_key(|h| h.start);
-        let mut at = span.start;
-        for h in holes {
-            if h.start > at {
-                self.push(
-                    Span::new(span.file, at as usize, h.start as usize),
-                    TokenKind::String,
-                );
-            }
-            at = at.max(h.end);
-        }
-        if span.end > at {
-            self.push(
-                Span::new(span.file, at as usize, span.end as usize),
-                TokenKind::String,
-            );
-        }
+        true
     }
 }
 

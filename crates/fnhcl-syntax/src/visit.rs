@@ -9,10 +9,12 @@ use crate::ast::*;
 /// bound by an enclosing `for` expression or `%{for}` directive are
 /// excluded.
 pub fn traversals(expr: &Expr) -> Vec<&Expr> {
-    let mut out = Vec::new();
-    let mut bound: Vec<&str> = Vec::new();
-    collect(expr, &mut bound, &mut out, 0);
-    out
+    let mut t = Traversals {
+        bound: Vec::new(),
+        out: Vec::new(),
+    };
+    walk_expr(&mut t, expr);
+    t.out
 }
 
 /// The root variable of a static traversal (`req.composite["x"][0]` →
@@ -64,17 +66,34 @@ pub fn each_block<'b>(body: &'b Body, f: &mut dyn FnMut(&'b Block)) {
     }
 }
 
-/// Guard against pathological nesting (the parser already limits it).
-const MAX_DEPTH: usize = 10_000;
+/// What a walk over an expression ([`walk_expr`]) does at each node.
+/// The walk visits every sub-expression in source order and knows HCL's
+/// scoping: the variables of a `for` expression or `%{for}` directive are
+/// bound around its body (not its collection).
+pub trait Visitor<'a> {
+    /// Called on `e` before its sub-expressions; `false` skips them.
+    fn enter(&mut self, e: &'a Expr) -> bool;
+    /// A `for` binds `var` (key variable first, then value variable).
+    fn bind(&mut self, _var: &'a Ident) {}
+    /// The last `n` bound variables go out of scope.
+    fn unbind(&mut self, _n: usize) {}
+}
 
-fn collect<'a>(e: &'a Expr, bound: &mut Vec<&'a str>, out: &mut Vec<&'a Expr>, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    if let Some(root) = traversal_root(e) {
-        if !bound.contains(&&*root.name) {
-            out.push(e);
-        }
+/// Guard against pathological nesting (the parser already limits it).
+const MAX_DEPTH: usize = 1024;
+
+/// Walks `e` and everything in it (see [`Visitor`]).
+pub fn walk_expr<'a>(v: &mut impl Visitor<'a>, e: &'a Expr) {
+    walk(v, e, 0)
+}
+
+/// Walks the interpolations and directives of a template.
+pub fn walk_template<'a>(v: &mut impl Visitor<'a>, t: &'a Template) {
+    template(v, t, 0)
+}
+
+fn walk<'a>(v: &mut impl Visitor<'a>, e: &'a Expr, depth: usize) {
+    if depth > MAX_DEPTH || !v.enter(e) {
         return;
     }
     let d = depth + 1;
@@ -84,87 +103,82 @@ fn collect<'a>(e: &'a Expr, bound: &mut Vec<&'a str>, out: &mut Vec<&'a Expr>, d
         | ExprKind::Number(_)
         | ExprKind::Variable(_)
         | ExprKind::SplatItem => {}
-        ExprKind::Template(t) => collect_template(t, bound, out, d),
-        ExprKind::Tuple(items) => {
-            for i in items {
-                collect(i, bound, out, d);
-            }
-        }
+        ExprKind::Template(t) => template(v, t, d),
+        ExprKind::Tuple(items) => items.iter().for_each(|i| walk(v, i, d)),
         ExprKind::Object(items) => {
             for it in items {
                 if let ObjectKey::Expr(k) = &it.key {
-                    collect(k, bound, out, d);
+                    walk(v, k, d);
                 }
-                collect(&it.value, bound, out, d);
+                walk(v, &it.value, d);
             }
         }
-        ExprKind::GetAttr(src, _) => collect(src, bound, out, d),
+        ExprKind::GetAttr(src, _) => walk(v, src, d),
         ExprKind::Index(src, k) => {
-            collect(src, bound, out, d);
-            collect(k, bound, out, d);
+            walk(v, src, d);
+            walk(v, k, d);
         }
         ExprKind::Splat { source, each, .. } => {
-            collect(source, bound, out, d);
-            collect(each, bound, out, d);
+            walk(v, source, d);
+            walk(v, each, d);
         }
-        ExprKind::FuncCall { args, .. } => {
-            for a in args {
-                collect(a, bound, out, d);
-            }
-        }
+        ExprKind::FuncCall { args, .. } => args.iter().for_each(|a| walk(v, a, d)),
         ExprKind::Conditional {
             cond,
             then,
             otherwise,
         } => {
-            collect(cond, bound, out, d);
-            collect(then, bound, out, d);
-            collect(otherwise, bound, out, d);
+            walk(v, cond, d);
+            walk(v, then, d);
+            walk(v, otherwise, d);
         }
-        ExprKind::Unary(_, x) | ExprKind::Parens(x) => collect(x, bound, out, d),
+        ExprKind::Unary(_, x) | ExprKind::Parens(x) => walk(v, x, d),
         ExprKind::Binary(_, a, b) => {
-            collect(a, bound, out, d);
-            collect(b, bound, out, d);
+            walk(v, a, d);
+            walk(v, b, d);
         }
         ExprKind::For(f) => {
-            collect(&f.collection, bound, out, d);
-            let n = bound.len();
-            if let Some(k) = &f.key_var {
-                bound.push(&k.name);
-            }
-            bound.push(&f.value_var.name);
+            walk(v, &f.collection, d);
+            let n = bind(v, f.key_var.as_ref(), &f.value_var);
             if let Some(k) = &f.key_expr {
-                collect(k, bound, out, d);
+                walk(v, k, d);
             }
-            collect(&f.value_expr, bound, out, d);
+            walk(v, &f.value_expr, d);
             if let Some(c) = &f.cond {
-                collect(c, bound, out, d);
+                walk(v, c, d);
             }
-            bound.truncate(n);
+            v.unbind(n);
         }
     }
 }
 
-fn collect_template<'a>(
-    t: &'a Template,
-    bound: &mut Vec<&'a str>,
-    out: &mut Vec<&'a Expr>,
-    depth: usize,
-) {
+fn bind<'a>(v: &mut impl Visitor<'a>, key: Option<&'a Ident>, value: &'a Ident) -> usize {
+    if let Some(k) = key {
+        v.bind(k);
+    }
+    v.bind(value);
+    1 + usize::from(key.is_some())
+}
+
+fn template<'a>(v: &mut impl Visitor<'a>, t: &'a Template, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let d = depth + 1;
     for p in &t.parts {
         match p {
             TemplatePart::Literal(_) => {}
-            TemplatePart::Interpolation(e) => collect(e, bound, out, depth),
+            TemplatePart::Interpolation(e) => walk(v, e, d),
             TemplatePart::If {
                 cond,
                 then,
                 otherwise,
                 ..
             } => {
-                collect(cond, bound, out, depth);
-                collect_template(then, bound, out, depth + 1);
+                walk(v, cond, d);
+                template(v, then, d);
                 if let Some(o) = otherwise {
-                    collect_template(o, bound, out, depth + 1);
+                    template(v, o, d);
                 }
             }
             TemplatePart::For {
@@ -174,15 +188,35 @@ fn collect_template<'a>(
                 body,
                 ..
             } => {
-                collect(collection, bound, out, depth);
-                let n = bound.len();
-                if let Some(k) = key_var {
-                    bound.push(&k.name);
-                }
-                bound.push(&value_var.name);
-                collect_template(body, bound, out, depth + 1);
-                bound.truncate(n);
+                walk(v, collection, d);
+                let n = bind(v, key_var.as_ref(), value_var);
+                template(v, body, d);
+                v.unbind(n);
             }
         }
+    }
+}
+
+/// Collects the traversals of an expression that are not `for` variables.
+struct Traversals<'a> {
+    bound: Vec<&'a str>,
+    out: Vec<&'a Expr>,
+}
+
+impl<'a> Visitor<'a> for Traversals<'a> {
+    fn enter(&mut self, e: &'a Expr) -> bool {
+        let Some(root) = traversal_root(e) else {
+            return true;
+        };
+        if !self.bound.contains(&&*root.name) {
+            self.out.push(e);
+        }
+        false
+    }
+    fn bind(&mut self, var: &'a Ident) {
+        self.bound.push(&var.name);
+    }
+    fn unbind(&mut self, n: usize) {
+        self.bound.truncate(self.bound.len().saturating_sub(n));
     }
 }
