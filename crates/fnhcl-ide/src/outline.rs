@@ -2,7 +2,8 @@
 //! workspace symbols (named things across the program) and folding ranges.
 
 use fnhcl_base::{FileId, Span};
-use fnhcl_syntax::ast::{Block, Body, Expr, ExprKind, ObjectKey, Structure, TemplatePart};
+use fnhcl_syntax::ast::{Block, Body, Expr, ExprKind, Structure};
+use fnhcl_syntax::visit::{Visitor, walk_expr};
 
 use crate::Snapshot;
 use crate::resolve::{DefKind, Index, label_value_span};
@@ -228,7 +229,7 @@ fn fold_body(body: &Body, out: &mut Vec<Span>, depth: usize) {
     }
     for s in &body.items {
         match s {
-            Structure::Attribute(a) => fold_expr(&a.expr, out, depth + 1),
+            Structure::Attribute(a) => fold_expr(&a.expr, out),
             Structure::Block(b) => {
                 out.push(b.span);
                 fold_body(&b.body, out, depth + 1);
@@ -237,66 +238,26 @@ fn fold_body(body: &Body, out: &mut Vec<Span>, depth: usize) {
     }
 }
 
-fn fold_expr(e: &Expr, out: &mut Vec<Span>, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
+/// Multi-line expressions fold: objects, tuples, calls, `for`s, heredocs.
+fn fold_expr(e: &Expr, out: &mut Vec<Span>) {
+    struct Folds<'o>(&'o mut Vec<Span>);
+    impl Visitor<'_> for Folds<'_> {
+        fn enter(&mut self, e: &Expr) -> bool {
+            let folds = match &e.kind {
+                ExprKind::Object(_)
+                | ExprKind::Tuple(_)
+                | ExprKind::FuncCall { .. }
+                | ExprKind::For(_) => true,
+                ExprKind::Template(t) => t.heredoc,
+                _ => false,
+            };
+            if folds {
+                self.0.push(e.span);
+            }
+            true
+        }
     }
-    let d = depth + 1;
-    match &e.kind {
-        ExprKind::Object(items) => {
-            out.push(e.span);
-            for it in items {
-                if let ObjectKey::Expr(k) = &it.key {
-                    fold_expr(k, out, d);
-                }
-                fold_expr(&it.value, out, d);
-            }
-        }
-        ExprKind::Tuple(items) => {
-            out.push(e.span);
-            items.iter().for_each(|i| fold_expr(i, out, d));
-        }
-        ExprKind::Template(t) => {
-            if t.heredoc {
-                out.push(e.span);
-            }
-            for p in &t.parts {
-                if let TemplatePart::Interpolation(x) = p {
-                    fold_expr(x, out, d);
-                }
-            }
-        }
-        ExprKind::FuncCall { args, .. } => {
-            out.push(e.span);
-            args.iter().for_each(|a| fold_expr(a, out, d));
-        }
-        ExprKind::For(f) => {
-            out.push(e.span);
-            fold_expr(&f.collection, out, d);
-            fold_expr(&f.value_expr, out, d);
-        }
-        ExprKind::Conditional {
-            cond,
-            then,
-            otherwise,
-        } => {
-            fold_expr(cond, out, d);
-            fold_expr(then, out, d);
-            fold_expr(otherwise, out, d);
-        }
-        ExprKind::Parens(x) | ExprKind::Unary(_, x) => fold_expr(x, out, d),
-        ExprKind::Binary(_, a, b) => {
-            fold_expr(a, out, d);
-            fold_expr(b, out, d);
-        }
-        ExprKind::GetAttr(x, _) => fold_expr(x, out, d),
-        ExprKind::Index(x, k) => {
-            fold_expr(x, out, d);
-            fold_expr(k, out, d);
-        }
-        ExprKind::Splat { source, .. } => fold_expr(source, out, d),
-        _ => {}
-    }
+    walk_expr(&mut Folds(out), e);
 }
 
 /// The comments of a file: `#` and `//` line comments (without a
