@@ -3,7 +3,7 @@
 //! parts of `req.*`). Spans are bytes; the LSP layer splits multi-line
 //! tokens and encodes UTF-16 deltas.
 
-use fnhcl_base::{FileId, Span};
+use fnhcl_base::{FileId, Severity, Span};
 use fnhcl_syntax::ast::{
     BinaryOp, Block, Body, Expr, ExprKind, ObjectKey, Structure, Template, TemplatePart,
 };
@@ -24,10 +24,11 @@ pub enum TokenKind {
     Function,
     Operator,
     Parameter,
+    Comment,
 }
 
 impl TokenKind {
-    pub const ALL: [TokenKind; 10] = [
+    pub const ALL: [TokenKind; 11] = [
         TokenKind::Keyword,
         TokenKind::Class,
         TokenKind::EnumMember,
@@ -38,6 +39,7 @@ impl TokenKind {
         TokenKind::Function,
         TokenKind::Operator,
         TokenKind::Parameter,
+        TokenKind::Comment,
     ];
 }
 
@@ -80,15 +82,29 @@ const WELL_KNOWN: &[(&str, &[&str])] = &[
 ];
 
 /// The tokens of a file, sorted and not overlapping. A file that does not
-/// parse has none.
+/// parse gets a degraded classification from the tolerant lexer.
 pub fn semantic_tokens(snapshot: &Snapshot, file: FileId) -> Vec<Token> {
     let text = &snapshot.sources().get(file).text;
-    let mut w = Walker {
-        text,
-        out: Vec::new(),
+    let (body, errors) = snapshot.parse(file);
+    let mut out = if errors.iter().any(|d| d.severity == Severity::Error) {
+        fallback::tokens(file, text)
+    } else {
+        let mut w = Walker {
+            text,
+            out: Vec::new(),
+        };
+        w.body(body, None, 0);
+        w.out.extend(
+            crate::outline::comments(file, text)
+                .into_iter()
+                .map(|span| Token {
+                    span,
+                    kind: TokenKind::Comment,
+                    definition: false,
+                }),
+        );
+        w.out
     };
-    w.body(&snapshot.parse(file).0, None, 0);
-    let mut out = w.out;
     out.retain(|t| t.span.start < t.span.end && (t.span.end as usize) <= text.len());
     out.sort_by_key(|t| (t.span.start, t.span.end));
     let mut kept: Vec<Token> = Vec::with_capacity(out.len());
@@ -170,13 +186,12 @@ impl Walker<'_> {
         let ident = &*b.ident.name;
         self.push(b.ident.span, TokenKind::Keyword);
         for (i, l) in b.labels.iter().enumerate() {
-            match (ident, i) {
-                ("resource" | "resources", 0) => self.define(l.span, TokenKind::Class),
-                ("composite", 0) => self.push(l.span, TokenKind::EnumMember),
-                ("function", 0) => self.define(l.span, TokenKind::Function),
-                ("arg", 0) => self.define(l.span, TokenKind::Parameter),
-                _ => self.push(l.span, TokenKind::String),
-            }
+            let (kind, definition) = label_kind(ident, i);
+            self.out.push(Token {
+                span: l.span,
+                kind,
+                definition,
+            });
         }
         self.body(&b.body, Some(ident), depth);
     }
@@ -306,6 +321,18 @@ impl Visitor<'_> for Walker<'_> {
     }
 }
 
+/// What the `i`th label of a block of type `ident` is, and whether it
+/// defines a name.
+fn label_kind(ident: &str, i: usize) -> (TokenKind, bool) {
+    match (ident, i) {
+        ("resource" | "resources", 0) => (TokenKind::Class, true),
+        ("composite", 0) => (TokenKind::EnumMember, false),
+        ("function", 0) => (TokenKind::Function, true),
+        ("arg", 0) => (TokenKind::Parameter, true),
+        _ => (TokenKind::String, false),
+    }
+}
+
 fn op_text(op: BinaryOp) -> &'static str {
     match op {
         BinaryOp::Or => "||",
@@ -323,6 +350,9 @@ fn op_text(op: BinaryOp) -> &'static str {
         BinaryOp::Mod => "%",
     }
 }
+
+#[path = "tokens_fallback.rs"]
+mod fallback;
 
 #[cfg(test)]
 #[path = "tokens_tests.rs"]

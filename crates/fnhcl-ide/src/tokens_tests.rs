@@ -94,10 +94,79 @@ fn functions_and_conditionals() {
 }
 
 #[test]
-fn tokens_never_overlap_and_broken_text_has_none() {
+fn tokens_never_overlap() {
     let (snap, pos) = fixture(&[("main.hcl", "$0locals {\n  a = [for x in y : \"${x}\"]\n}\n")]);
     let toks = semantic_tokens(&snap, pos.file);
     assert!(!toks.is_empty());
     assert!(toks.windows(2).all(|w| w[0].span.end <= w[1].span.start));
-    assert!(show("locals {\n  a = \n").is_empty());
+}
+
+#[test]
+fn broken_text_is_classified_by_the_lexer() {
+    let got = show(
+        r#"# top
+locals {
+  n = req.composite.spec.count + 1
+  s = "x-${each.key}"
+  m = {
+    k = upper(n)
+  }
+resource "bucket" {
+  body = { name = self.name, v = [for x in n : x if true] }
+  bad = 
+"#,
+    );
+    assert_eq!(
+        got,
+        [
+            "# top:Comment",
+            "locals:Keyword",
+            "n:Variable+def",
+            "req:Keyword",
+            "composite:Keyword",
+            "spec:Property",
+            "count:Property",
+            "+:Operator",
+            "1:Number",
+            "s:Variable+def",
+            "\"x-:String",
+            "each:Keyword",
+            "key:Keyword",
+            "\":String",
+            "m:Variable+def",
+            "k:Property",
+            "upper:Function",
+            "n:Variable",
+            "resource:Keyword",
+            "\"bucket\":Class+def",
+            "body:Keyword",
+            "name:Property",
+            "self:Keyword",
+            "name:Keyword",
+            "v:Property",
+            "for:Keyword",
+            "x:Variable",
+            "in:Keyword",
+            "n:Variable",
+            "x:Variable",
+            "if:Keyword",
+            "true:Keyword",
+            "bad:Keyword",
+        ]
+    );
+}
+
+#[test]
+fn the_fallback_never_panics_and_never_overlaps() {
+    let text = "resource \"a\" {\n  body = { x = \"${req.b}\" }\n}\nlocals { y = [1, 2.5e3] }\n";
+    for end in 0..=text.len() {
+        for tail in ["", "\"", "${", "<<EOT\n", "}", "(", "."] {
+            let src = format!("{}{tail}", &text[..end]);
+            let toks = fallback::tokens(fnhcl_base::FileId(0), &src);
+            assert!(
+                toks.windows(2).all(|w| w[0].span.end <= w[1].span.start),
+                "{src:?}"
+            );
+        }
+    }
 }

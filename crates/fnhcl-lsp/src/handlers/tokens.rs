@@ -26,6 +26,7 @@ fn token_type(k: TokenKind) -> SemanticTokenType {
         TokenKind::Function => SemanticTokenType::FUNCTION,
         TokenKind::Operator => SemanticTokenType::OPERATOR,
         TokenKind::Parameter => SemanticTokenType::PARAMETER,
+        TokenKind::Comment => SemanticTokenType::COMMENT,
     }
 }
 
