@@ -283,13 +283,11 @@ impl Visitor<'_> for Walker<'_> {
                     self.push(s, TokenKind::Operator);
                 }
             }
-            ExprKind::Unary(_, x) => {
-                if x.span.start > e.span.start {
-                    self.push(
-                        Span::new(file, e.span.start as usize, e.span.start as usize + 1),
-                        TokenKind::Operator,
-                    );
-                }
+            ExprKind::Unary(_, x) if x.span.start > e.span.start => {
+                self.push(
+                    Span::new(file, e.span.start as usize, e.span.start as usize + 1),
+                    TokenKind::Operator,
+                );
             }
             ExprKind::Binary(op, a, b) => {
                 if let Some(s) = self.find(file, a.span.end, b.span.start, op_text(*op)) {
