@@ -103,6 +103,16 @@ fn percent_decode(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// The message a diagnostic is published with: its summary, then its
+/// detail after `; ` (code actions find their diagnostic by it).
+pub(crate) fn message(d: &fnhcl_base::Diagnostic) -> String {
+    if d.detail.is_empty() {
+        d.summary.clone()
+    } else {
+        format!("{}; {}", d.summary, d.detail)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,15 +142,5 @@ mod tests {
         assert_eq!(uri_to_path(&u).as_deref(), Some(p));
         let other = Uri::from_str("untitled:Untitled-1").unwrap();
         assert_eq!(uri_to_path(&other), None);
-    }
-}
-
-/// The message a diagnostic is published with: its summary, then its
-/// detail after `; ` (code actions find their diagnostic by it).
-pub(crate) fn message(d: &fnhcl_base::Diagnostic) -> String {
-    if d.detail.is_empty() {
-        d.summary.clone()
-    } else {
-        format!("{}; {}", d.summary, d.detail)
     }
 }
