@@ -26,6 +26,8 @@ mod walk;
 #[cfg(test)]
 mod nav_robust_tests;
 #[cfg(test)]
+mod perf_tests;
+#[cfg(test)]
 mod tests;
 
 pub use completion::{CompletionItem, CompletionKind, complete};

@@ -10,7 +10,7 @@ use crate::{FilePosition, Snapshot, TextEdit};
 /// `for_each` attribute for `each`, the enclosing block's header for
 /// `self`. Empty when nothing navigable is there.
 pub fn definition(snapshot: &Snapshot, pos: FilePosition) -> Vec<Span> {
-    let index = Index::build(snapshot);
+    let index = snapshot.index();
     match index.at(pos) {
         Some(Hit::Def(d) | Hit::Ref(d, _)) => vec![index.defs[d].span],
         Some(Hit::Special(Special::Each(s) | Special::SelfOf(s), _)) => vec![s],
@@ -21,7 +21,7 @@ pub fn definition(snapshot: &Snapshot, pos: FilePosition) -> Vec<Span> {
 /// Every use of what is at `pos`, in every file of the program, and its
 /// definition when `include_declaration`.
 pub fn references(snapshot: &Snapshot, pos: FilePosition, include_declaration: bool) -> Vec<Span> {
-    let index = Index::build(snapshot);
+    let index = snapshot.index();
     let mut out: Vec<Span> = match index.at(pos) {
         Some(Hit::Def(d) | Hit::Ref(d, _)) => {
             let mut v: Vec<Span> = index.uses(d).collect();
@@ -53,7 +53,7 @@ pub fn references(snapshot: &Snapshot, pos: FilePosition, include_declaration: b
 /// The name a rename at `pos` would change, or why nothing can be renamed
 /// there.
 pub fn prepare_rename(snapshot: &Snapshot, pos: FilePosition) -> Result<Span, String> {
-    let index = Index::build(snapshot);
+    let index = snapshot.index();
     let (def, span) = renameable(&index, pos)?;
     let _ = def;
     Ok(span)
@@ -67,7 +67,7 @@ pub fn rename(
     pos: FilePosition,
     new_name: &str,
 ) -> Result<Vec<TextEdit>, String> {
-    let index = Index::build(snapshot);
+    let index = snapshot.index();
     let (def, _) = renameable(&index, pos)?;
     let d = &index.defs[def];
     if !is_identifier(new_name) {

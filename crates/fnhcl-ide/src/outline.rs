@@ -6,7 +6,7 @@ use fnhcl_syntax::ast::{Block, Body, Expr, ExprKind, Structure};
 use fnhcl_syntax::visit::{Visitor, walk_expr};
 
 use crate::Snapshot;
-use crate::resolve::{DefKind, Index, label_value_span};
+use crate::resolve::{DefKind, label_value_span};
 
 /// What a symbol is (the LSP layer picks the editor's icon).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,7 +127,7 @@ pub struct WorkspaceSymbol {
 /// whose names match `query` (case-insensitive, its characters in order;
 /// an empty query matches everything), best matches first.
 pub fn workspace_symbols(snapshot: &Snapshot, query: &str) -> Vec<WorkspaceSymbol> {
-    let index = Index::build(snapshot);
+    let index = snapshot.index();
     let mut out: Vec<(u32, WorkspaceSymbol)> = index
         .defs
         .iter()

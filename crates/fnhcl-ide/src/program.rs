@@ -6,12 +6,12 @@ use fnhcl_base::FileId;
 
 use crate::Snapshot;
 use crate::lex::{Tok, Token, text_of, tokenize};
-use crate::walk::{AttrDecl, BlockDecl, Outline, outline};
+use crate::walk::{AttrDecl, BlockDecl, Outline};
 
 pub(crate) struct FileInfo<'s> {
     pub(crate) id: FileId,
     pub(crate) text: &'s str,
-    pub(crate) outline: Outline,
+    pub(crate) outline: std::sync::Arc<Outline>,
 }
 
 pub(crate) struct Program<'s> {
@@ -45,12 +45,12 @@ impl<'s> Program<'s> {
                 let info = FileInfo {
                     id,
                     text: &f.text,
-                    outline: outline(&f.text),
+                    outline: snap.outline(id),
                 };
                 (info, f.name.as_str())
             })
             .collect();
-        let dirs = module_dirs(files.iter().map(|(f, _)| &f.outline));
+        let dirs = module_dirs(files.iter().map(|(f, _)| &*f.outline));
         let module_of = |name: &str| {
             let dir = name.rsplit_once('/').map_or("", |(d, _)| d);
             dirs.iter()

@@ -5,6 +5,9 @@ use std::sync::{Arc, OnceLock};
 use fnhcl_base::{Diagnostic, FileId, SourceMap};
 use fnhcl_syntax::ast;
 
+use crate::resolve::Index;
+use crate::walk::Outline;
+
 /// The files of one program and what is known of its schemas. Cheap to
 /// share (`Arc`); derived data (parses, analysis) is computed on first use
 /// and kept for the snapshot's life.
@@ -14,16 +17,21 @@ pub struct Snapshot {
     options: fnhcl_analyze::Options,
     parses: Vec<OnceLock<(ast::Body, Vec<Diagnostic>)>>,
     analysis: OnceLock<Vec<Diagnostic>>,
+    index: OnceLock<Index>,
+    outlines: Vec<OnceLock<Arc<Outline>>>,
 }
 
 impl Snapshot {
     pub fn new(sources: Arc<SourceMap>, options: fnhcl_analyze::Options) -> Snapshot {
         let parses = (0..sources.len()).map(|_| OnceLock::new()).collect();
+        let outlines = (0..sources.len()).map(|_| OnceLock::new()).collect();
         Snapshot {
             sources,
             options,
             parses,
             analysis: OnceLock::new(),
+            index: OnceLock::new(),
+            outlines,
         }
     }
 
@@ -54,5 +62,19 @@ impl Snapshot {
     pub fn diagnostics(&self) -> &[Diagnostic] {
         self.analysis
             .get_or_init(|| fnhcl_analyze::analyze_with(&self.sources, &self.options))
+    }
+
+    /// Every definition and use of a name in the program (navigation,
+    /// rename, symbols).
+    pub(crate) fn index(&self) -> &Index {
+        self.index.get_or_init(|| Index::build(self))
+    }
+
+    /// What a file declares as far as its tokens tell (completion, hover,
+    /// signature help); shared with earlier snapshots holding the same text.
+    pub(crate) fn outline(&self, file: FileId) -> Arc<Outline> {
+        self.outlines[file.0 as usize]
+            .get_or_init(|| crate::walk::cached_outline(&self.sources.get(file).text))
+            .clone()
     }
 }

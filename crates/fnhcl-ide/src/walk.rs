@@ -4,6 +4,10 @@
 //! linear pass; the editor features use it where the syntax tree is not
 //! available (the file being typed rarely parses).
 
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex};
+
 use crate::lex::{Tok, Token, text_of, tokenize};
 
 /// What an open bracket (or string) is.
@@ -81,6 +85,35 @@ pub(crate) struct AttrDecl {
 pub(crate) struct Outline {
     pub(crate) blocks: Vec<BlockDecl>,
     pub(crate) attrs: Vec<AttrDecl>,
+}
+
+/// The outlines of the texts seen lately, so that a file the editor did
+/// not change is not lexed again for every new snapshot. Keyed by a hash
+/// of the text, checked against the text itself.
+static OUTLINES: Mutex<Option<HashMap<u64, (Arc<str>, Arc<Outline>)>>> = Mutex::new(None);
+
+/// How many texts [`OUTLINES`] keeps before it starts afresh.
+const OUTLINES_KEPT: usize = 512;
+
+/// [`outline`] of `text`, from [`OUTLINES`] when it was seen before.
+pub(crate) fn cached_outline(text: &Arc<str>) -> Arc<Outline> {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    let key = h.finish();
+    let lock = || OUTLINES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((t, o)) = lock().as_ref().and_then(|c| c.get(&key))
+        && (Arc::ptr_eq(t, text) || **t == **text)
+    {
+        return o.clone();
+    }
+    let o = Arc::new(outline(text));
+    let mut guard = lock();
+    let cache = guard.get_or_insert_with(HashMap::new);
+    if cache.len() >= OUTLINES_KEPT {
+        cache.clear();
+    }
+    cache.insert(key, (text.clone(), o.clone()));
+    o
 }
 
 /// Deeper nesting is ignored (the parser rejects it anyway).
