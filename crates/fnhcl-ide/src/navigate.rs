@@ -54,7 +54,7 @@ pub fn references(snapshot: &Snapshot, pos: FilePosition, include_declaration: b
 /// there.
 pub fn prepare_rename(snapshot: &Snapshot, pos: FilePosition) -> Result<Span, String> {
     let index = snapshot.index();
-    let (def, span) = renameable(&index, pos)?;
+    let (def, span) = renameable(index, pos)?;
     let _ = def;
     Ok(span)
 }
@@ -68,7 +68,7 @@ pub fn rename(
     new_name: &str,
 ) -> Result<Vec<TextEdit>, String> {
     let index = snapshot.index();
-    let (def, _) = renameable(&index, pos)?;
+    let (def, _) = renameable(index, pos)?;
     let d = &index.defs[def];
     if !is_identifier(new_name) {
         return Err(format!(
@@ -78,7 +78,7 @@ pub fn rename(
     if new_name == d.name {
         return Ok(Vec::new());
     }
-    if let Some(clash) = clash(&index, def, new_name) {
+    if let Some(clash) = clash(index, def, new_name) {
         return Err(clash);
     }
     let mut spans: Vec<Span> = index.uses(def).collect();
