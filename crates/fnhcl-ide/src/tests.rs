@@ -476,6 +476,11 @@ fn signature_help_cases() {
     assert_eq!(active, Some(0));
     assert_eq!(signature("locals {\n  a = (1 + |"), None);
     assert_eq!(signature("locals {\n  a = invoke(\"nope\", { |"), None);
+    // A string that is only part of the first argument names no function:
+    // the built-in invoke's own signature shows.
+    let (label, _, _) = signature("locals {\n  a = invoke(\"ta\" + \"g\", { |").expect("invoke");
+    assert!(label.starts_with("invoke("), "{label}");
+    assert!(!label.starts_with("invoke(\"tag\""), "{label}");
 }
 
 #[test]

@@ -218,6 +218,19 @@ impl<'t> Walker<'t> {
 
     pub(crate) fn step(&mut self, t: Token) {
         let text = self.text;
+        // `invoke("a" + x, ...)`: a string followed by more of the first
+        // argument is not the whole argument, so names no function.
+        if !matches!(
+            t.kind,
+            Tok::Comment | Tok::Newline | Tok::Punct(b',' | b')')
+        ) && let Kind::Paren {
+            commas: 0,
+            first_string,
+            ..
+        } = &mut self.top().kind
+        {
+            *first_string = None;
+        }
         match t.kind {
             Tok::Comment => return,
             Tok::Newline => {
@@ -478,6 +491,24 @@ mod tests {
         );
         assert_eq!(f.last().map(|f| &f.kind), Some(&Kind::Object));
         // Only a string that is the whole first argument names the function.
+        for text in [
+            "locals {\n  x = invoke(y + \"fn\", |",
+            "locals {\n  x = invoke(\"fn\" + y, |",
+            "locals {\n  x = invoke(\"fn\"[0], |",
+        ] {
+            let f = at(text);
+            let paren = f.iter().find(|f| matches!(f.kind, Kind::Paren { .. }));
+            assert!(
+                matches!(
+                    paren.map(|p| &p.kind),
+                    Some(Kind::Paren {
+                        first_string: None,
+                        ..
+                    })
+                ),
+                "{text}: {paren:?}"
+            );
+        }
         let f = at("locals {\n  x = invoke(y + \"fn\", |");
         let paren = f.iter().find(|f| matches!(f.kind, Kind::Paren { .. }));
         assert!(
