@@ -134,6 +134,19 @@ pub(crate) const EACH: &[(&str, &str)] = &[
 ];
 
 /// Labels of `composite` blocks.
+/// What `switch.X` has besides the chosen branch's exports.
+pub(crate) const SWITCH: &[(&str, &str)] = &[
+    (
+        "evaluated",
+        "The name of the chosen case, `\"default\"`, or null when none is chosen.",
+    ),
+    (
+        "branches",
+        "Case name to bool: whether each case is the chosen one (with a `default` key when there is one).",
+    ),
+    ("case", "The cases by name: `case.NAME.evaluated`."),
+];
+
 pub(crate) const COMPOSITE_LABELS: &[(&str, &str)] = &[
     ("status", "Sets fields of the composite resource's status."),
     (

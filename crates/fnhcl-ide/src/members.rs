@@ -164,6 +164,45 @@ fn members_at(
             .collect(),
         ["param"] => names("param", "parameter"),
         ["switch"] => names("switch", "switch"),
+        ["switch", name] => {
+            let mut out: Vec<Member> = docs::SWITCH
+                .iter()
+                .map(|(n, d)| member(n, CompletionKind::Field, None, Some(d)))
+                .collect();
+            if let Some((f, i)) = program.decl_index("switch", name) {
+                out.extend(program.exports(Some((f, i))).iter().map(|n| {
+                    member(
+                        n,
+                        CompletionKind::Field,
+                        Some("export of the chosen branch".to_owned()),
+                        None,
+                    )
+                }));
+            }
+            out
+        }
+        ["switch", name, "case"] => match program.decl_index("switch", name) {
+            Some((f, i)) => program
+                .cases(f, i)
+                .iter()
+                .map(|n| member(n, CompletionKind::Field, Some("case".to_owned()), None))
+                .collect(),
+            None => Vec::new(),
+        },
+        ["switch", _, "case", _] => vec![member(
+            "evaluated",
+            CompletionKind::Field,
+            None,
+            Some("True when this case is the one chosen."),
+        )],
+        ["module", instance] => match program.module_of_instance(snap, instance) {
+            Some(m) => m
+                .exports(None)
+                .iter()
+                .map(|n| member(n, CompletionKind::Field, Some("export".to_owned()), None))
+                .collect(),
+            None => Vec::new(),
+        },
         ["module"] => {
             let mut out: Vec<Member> = program
                 .decls("module")

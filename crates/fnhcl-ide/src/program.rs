@@ -102,6 +102,111 @@ impl<'s> Program<'s> {
             .find(|(_, b)| b.labels[0].0 == name)
     }
 
+    /// The file and outline index of the block `ty "name"`.
+    pub(crate) fn decl_index(&self, ty: &str, name: &str) -> Option<(FileId, usize)> {
+        self.files.iter().find_map(|f| {
+            let i = f
+                .outline
+                .blocks
+                .iter()
+                .position(|b| b.ty == ty && b.labels.first().is_some_and(|l| l.0 == name))?;
+            Some((f.id, i))
+        })
+    }
+
+    /// The case names of the switch at block `i` of `file`.
+    pub(crate) fn cases(&self, file: FileId, i: usize) -> Vec<String> {
+        let Some(f) = self.file(file) else {
+            return Vec::new();
+        };
+        f.outline
+            .blocks
+            .iter()
+            .filter(|b| b.parent == Some(i) && b.ty == "case")
+            .filter_map(|b| Some(b.labels.first()?.0.clone()))
+            .collect()
+    }
+
+    /// The program of the module instance `instance` uses (`module "A"
+    /// "instance"`, A an import's alias or a directory).
+    pub(crate) fn module_of_instance(
+        &self,
+        snap: &'s Snapshot,
+        instance: &str,
+    ) -> Option<Program<'s>> {
+        let (_, m) = self
+            .decls("module")
+            .into_iter()
+            .find(|(_, b)| b.labels.get(1).is_some_and(|l| l.0 == instance))?;
+        let target = m.labels[0].0.as_str();
+        let dir = if target.contains('/') {
+            clean_dir(target)
+        } else {
+            self.files.iter().find_map(|f| {
+                f.outline.blocks.iter().enumerate().find_map(|(i, b)| {
+                    let path = clean_dir(&b.labels.first()?.0);
+                    let alias = f.attr(i, "as").map_or_else(
+                        || path.rsplit('/').next().unwrap_or("").to_owned(),
+                        |a| f.value(a).trim().trim_matches('"').to_owned(),
+                    );
+                    (b.ty == "import" && alias == target).then_some(path)
+                })
+            })?
+        };
+        let prefix = format!("{dir}/");
+        snap.sources()
+            .files()
+            .filter(|(_, f)| f.name.starts_with(&prefix) && f.name.ends_with(".hcl"))
+            .map(|(id, _)| Program::new(snap, id))
+            .find(|p| {
+                p.files
+                    .iter()
+                    .all(|f| snap.sources().get(f.id).name.starts_with(&prefix))
+            })
+    }
+
+    /// The names exported by the `export` blocks directly in block `within`
+    /// of `file` (a switch: through its `case`/`default` blocks), or at the
+    /// top level of the program when `within` is `None` (a module).
+    pub(crate) fn exports(&self, within: Option<(FileId, usize)>) -> Vec<String> {
+        let mut out = Vec::new();
+        for f in &self.files {
+            for (i, b) in f.outline.blocks.iter().enumerate() {
+                let placed = match within {
+                    None => b.chain.is_empty(),
+                    Some((file, w)) => {
+                        f.id == file
+                            && b.parent
+                                .is_some_and(|p| p == w || f.outline.blocks[p].parent == Some(w))
+                    }
+                };
+                if b.ty != "export" || !placed {
+                    continue;
+                }
+                out.extend(
+                    f.outline
+                        .attrs
+                        .iter()
+                        .filter(|a| a.block == Some(i))
+                        .map(|a| a.name.clone()),
+                );
+                // `resource "bucket" { as = "b" }`: exported as b (or bucket).
+                for (r, rb) in f.outline.blocks.iter().enumerate() {
+                    if rb.ty == "resource" && rb.parent == Some(i) {
+                        match f.attr(r, "as") {
+                            Some(a) => out.push(f.value(a).trim().trim_matches('"').to_owned()),
+                            None => out.extend(rb.labels.first().map(|l| l.0.clone())),
+                        }
+                    }
+                }
+            }
+        }
+        out.retain(|n| !n.is_empty());
+        out.sort();
+        out.dedup();
+        out
+    }
+
     pub(crate) fn functions(&self) -> Vec<UserFn> {
         let mut out = Vec::new();
         for f in &self.files {
@@ -185,6 +290,11 @@ impl<'s> Program<'s> {
 /// The module directories the program imports: `import "dir"` and
 /// `module "dir" "name"` labels that are paths (normalised: no `./`, no
 /// trailing `/`).
+/// An import path as a directory name (`./modules/x/` → `modules/x`).
+fn clean_dir(p: &str) -> String {
+    p.trim_start_matches("./").trim_end_matches('/').to_owned()
+}
+
 fn module_dirs<'o>(outlines: impl Iterator<Item = &'o Outline>) -> Vec<String> {
     let mut dirs = Vec::new();
     for o in outlines {
@@ -218,6 +328,13 @@ impl FileInfo<'_> {
             })
             .map(|(i, _)| i)
             .collect()
+    }
+
+    /// The text of an attribute's value.
+    pub(crate) fn value(&self, a: &AttrDecl) -> &str {
+        self.text
+            .get(a.value_start as usize..a.value_end as usize)
+            .unwrap_or("")
     }
 
     pub(crate) fn attr(&self, block: usize, name: &str) -> Option<&AttrDecl> {

@@ -509,6 +509,70 @@ fn a_module_sees_its_own_names_only() {
     assert!(!names.contains(&"root_local".to_owned()), "{names:?}");
 }
 
+#[test]
+fn module_instances_complete_their_exports_and_switches_their_attributes() {
+    let mut sources = SourceMap::new();
+    let text = r#"import "modules/bucket" {}
+import "./modules/db" {
+  as = "store"
+}
+module "bucket" "logs" {}
+module "store" "main" {}
+module "modules/bucket" "tmp" {}
+switch "tier" {
+  case "small" {
+    export {
+      class = "s"
+    }
+  }
+  case "large" {
+    export {
+      class = "l"
+    }
+  }
+  default {
+    export {
+      class = "none"
+    }
+  }
+}
+locals {
+  a = module.logs.
+  b = module.main.
+  c = module.tmp.
+  d = switch.tier.
+  e = switch.tier.case.
+  f = module.nope.
+}
+"#;
+    let file = sources.add("main.hcl", text);
+    sources.add(
+        "modules/bucket/main.hcl",
+        "resource bucket {\n  body = {}\n}\nexport {\n  arn = 1\n  name = \"x\"\n  resource \"bucket\" {\n    as = \"b\"\n  }\n}\n",
+    );
+    sources.add("modules/db/main.hcl", "export {\n  host = 1\n}\n");
+    let s = Snapshot::new(Arc::new(sources), fnhcl_analyze::Options::default());
+    let labels = |needle: &str| -> Vec<String> {
+        let pos = FilePosition {
+            file,
+            offset: (text.find(needle).expect("needle") + needle.len()) as u32,
+        };
+        crate::complete(&s, pos)
+            .into_iter()
+            .map(|i| i.label)
+            .collect()
+    };
+    assert_eq!(labels("module.logs."), ["arn", "b", "name"]);
+    assert_eq!(labels("module.main."), ["host"]);
+    assert_eq!(labels("module.tmp."), ["arn", "b", "name"]);
+    assert_eq!(labels("module.nope."), Vec::<String>::new());
+    assert_eq!(
+        labels("switch.tier."),
+        ["evaluated", "branches", "case", "class"]
+    );
+    assert_eq!(labels("switch.tier.case."), ["small", "large"]);
+}
+
 /// Random cuts and insertions of HCL punctuation into a program: every
 /// feature answers at every few offsets without panicking.
 #[test]
