@@ -133,7 +133,13 @@ fn describe(
         if assigned {
             let block = chain.last().copied().unwrap_or("");
             if block == "locals" {
-                return None;
+                // The local's own name: what it is defined as.
+                let program = Program::new(snap, pos.file);
+                let b = program
+                    .bindings_at(pos.file, c.word_start)
+                    .into_iter()
+                    .find(|b| b.name == name && !b.is_arg)?;
+                return Some(local_markdown(snap, name, &b.text));
             }
             return docs::attribute(block, name).map(|d| format!("**{name}** (attribute)\n\n{d}"));
         }
@@ -233,9 +239,71 @@ fn reference(
                 }
                 s
             } else {
-                format!("**local** `{n}`\n\n```hcl\n{n} = {}\n```", b.text)
+                local_markdown(snap, n, &b.text)
             })
         }
         _ => None,
     }
+}
+
+/// A local: its defining expression and, when the expression tells, its type.
+fn local_markdown(snap: &Snapshot, name: &str, value: &str) -> String {
+    let mut s = format!("**local** `{name}`");
+    if let Some(t) = type_hint(snap, value) {
+        s.push_str(&format!(": `{t}`"));
+    }
+    s.push_str(&format!("\n\n```hcl\n{name} = {value}\n```"));
+    s
+}
+
+/// The type of an expression where its text alone tells: a literal, an
+/// object or tuple constructor, or a path into the XR's schema.
+fn type_hint(snap: &Snapshot, value: &str) -> Option<String> {
+    let tokens = crate::lex::tokenize(value);
+    let kinds: Vec<Tok> = tokens.iter().map(|t| t.kind).collect();
+    let first = tokens.first()?;
+    match kinds.as_slice() {
+        [Tok::Number] => return Some("number".to_owned()),
+        [Tok::Ident] if matches!(text_of(value, first), "true" | "false") => {
+            return Some("bool".to_owned());
+        }
+        [Tok::StrOpen, ..] if one_string(&kinds) => return Some("string".to_owned()),
+        [Tok::Punct(b'{'), ..] if kinds.last() == Some(&Tok::Punct(b'}')) => {
+            return Some("object".to_owned());
+        }
+        [Tok::Punct(b'['), ..] if kinds.last() == Some(&Tok::Punct(b']')) => {
+            return Some("tuple".to_owned());
+        }
+        _ => {}
+    }
+    let path = crate::members::alias_of(value, &tokens)?;
+    let p: Vec<&str> = path.iter().map(String::as_str).collect();
+    match p.as_slice() {
+        ["req", "composite", rest @ ..] => Some(
+            snap.options()
+                .composite_schema
+                .as_ref()?
+                .field(rest)?
+                .type_name(),
+        ),
+        _ => None,
+    }
+}
+
+/// True if the tokens are one string, interpolations included.
+fn one_string(kinds: &[Tok]) -> bool {
+    let mut depth = 0usize;
+    for (i, k) in kinds.iter().enumerate() {
+        match k {
+            Tok::StrOpen => depth += 1,
+            Tok::StrClose => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1 == kinds.len();
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }

@@ -252,7 +252,7 @@ fn members_at(
 }
 
 /// The path an expression is, when it is only a static traversal.
-fn alias_of(text: &str, tokens: &[Token]) -> Option<Vec<String>> {
+pub(crate) fn alias_of(text: &str, tokens: &[Token]) -> Option<Vec<String>> {
     let simple = tokens.first()?.kind == Tok::Ident
         && tokens.iter().all(|t| {
             matches!(

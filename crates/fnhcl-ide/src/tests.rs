@@ -431,6 +431,31 @@ fn hover_cases() {
         let got = hover(text).unwrap_or_default();
         assert!(got.contains(want), "{text:?}: {want:?} not in {got:?}");
     }
+    // A local's own name: its expression and, where the text tells, its type.
+    for (text, want) in [
+        (
+            "locals {\n  na|me = \"x-${req.x}\"\n}",
+            "**local** `name`: `string`",
+        ),
+        (
+            "locals {\n  n|n = 3\n}",
+            "**local** `nn`: `number`\n\n```hcl\nnn = 3\n```",
+        ),
+        ("locals {\n  o|o = { a = 1 }\n}", "**local** `oo`: `object`"),
+        ("locals {\n  t|t = [1]\n}", "**local** `tt`: `tuple`"),
+        (
+            "locals {\n  sp|ec = req.composite.spec.region\n}",
+            "**local** `spec`: `string`",
+        ),
+        ("locals {\n  a|a = \"x\" + \"y\"\n}", "**local** `aa`\n\n"),
+        (
+            "resource r {\n  locals {\n    in|ner = true\n  }\n}",
+            "**local** `inner`: `bool`",
+        ),
+    ] {
+        let got = hover(text).unwrap_or_default();
+        assert!(got.contains(want), "{text:?}: {want:?} not in {got:?}");
+    }
     assert_eq!(hover("locals {\n  a = 1 |+ 2\n}"), None);
     assert_eq!(hover("locals {\n  a = nothing_he|re\n}"), None);
 }
@@ -563,6 +588,25 @@ locals {
             .collect()
     };
     assert_eq!(labels("module.logs."), ["arn", "b", "name"]);
+    {
+        let mut sources = SourceMap::new();
+        let main = "import \"modules/bucket\" {}\n\nmodule \"bucket\" \"logs\" {\n  region = \"eu-west-1\"\n}\n\ncomposite status {\n  body = {\n    logsArn = module.logs.\n  }\n}\n";
+        let file = sources.add("main.hcl", main);
+        sources.add(
+            "modules/bucket/main.hcl",
+            include_str!("../../fnhcl-lsp/tests/python/workspaces/modules/modules/bucket/main.hcl"),
+        );
+        let s = Snapshot::new(Arc::new(sources), fnhcl_analyze::Options::default());
+        let pos = FilePosition {
+            file,
+            offset: (main.find("module.logs.").unwrap() + 12) as u32,
+        };
+        let got: Vec<String> = crate::complete(&s, pos)
+            .into_iter()
+            .map(|i| i.label)
+            .collect();
+        assert_eq!(got, ["arn"]);
+    }
     assert_eq!(labels("module.main."), ["host"]);
     assert_eq!(labels("module.tmp."), ["arn", "b", "name"]);
     assert_eq!(labels("module.nope."), Vec::<String>::new());

@@ -134,7 +134,14 @@ fn follow_imports(
     while next < files.len() {
         let mut sources = SourceMap::new();
         let id = sources.add(files[next].name.clone(), files[next].text.as_str());
-        let (body, _) = fnhcl_syntax::parse_file(&sources, id);
+        let (mut body, errors) = fnhcl_syntax::parse_file(&sources, id);
+        if errors.iter().any(fnhcl_base::Diagnostic::is_error) {
+            // A file being edited (the language server's buffers) still
+            // names its modules: read its top-level import and module
+            // blocks alone.
+            let id = sources.add(files[next].name.clone(), import_blocks(&files[next].text));
+            body = fnhcl_syntax::parse_file(&sources, id).0;
+        }
         for imp in fnhcl_eval::imported_dirs(&body) {
             if done.contains(&imp.path) {
                 continue;
@@ -171,6 +178,29 @@ fn follow_imports(
         next += 1;
     }
     Ok(())
+}
+
+/// The `import` and `module` blocks that start in the first column of
+/// `text`, each up to the first line in the first column that closes it
+/// (`}`), other lines blanked so that spans keep their lines.
+fn import_blocks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut inside = false;
+    for line in text.split_inclusive('\n') {
+        let starts = line.starts_with("import ") || line.starts_with("module ");
+        if starts || inside {
+            out.push_str(line);
+            let closed = if starts {
+                line.trim_end().ends_with('}')
+            } else {
+                line.starts_with('}')
+            };
+            inside = !closed;
+        } else {
+            out.extend(line.chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
+        }
+    }
+    out
 }
 
 /// `*.hcl` regular files under `path` (named `prefix/...`), sorted,
@@ -346,4 +376,46 @@ pub fn program_root(dir: &Path, overlay: &Overlay) -> PathBuf {
         }
     }
     dir.to_path_buf()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_that_does_not_parse_still_brings_its_modules() {
+        let dir =
+            std::env::temp_dir().join(format!("fnhcl-project-imports-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("modules/bucket")).expect("mkdir");
+        std::fs::write(
+            dir.join("modules/bucket/main.hcl"),
+            "export {\n  a = 1\n}\n",
+        )
+        .expect("write");
+        std::fs::write(dir.join("modules/db.hcl"), "locals {}\n").expect("write");
+        let main =
+            "import \"modules/bucket\" {\n  as = \"b\"\n}\nlocals {\n  x = module.logs.\n}\n";
+        std::fs::write(dir.join("main.hcl"), main).expect("write");
+        let names: Vec<String> = load_dir(&dir)
+            .expect("load")
+            .into_iter()
+            .map(|f| f.name)
+            .collect();
+        std::fs::remove_dir_all(&dir).ok();
+        assert_eq!(names, ["main.hcl", "modules/bucket/main.hcl"]);
+    }
+
+    #[test]
+    fn import_blocks_keep_lines_and_drop_the_rest() {
+        let text = "import \"a\" {}\nlocals {\n  x = (\n}\nmodule \"a\" \"i\" {\n  p = 1\n}\n";
+        let got = import_blocks(text);
+        assert_eq!(got.lines().count(), text.lines().count());
+        assert_eq!(
+            got.lines()
+                .filter(|l| !l.trim().is_empty())
+                .collect::<Vec<_>>(),
+            ["import \"a\" {}", "module \"a\" \"i\" {", "  p = 1", "}"]
+        );
+    }
 }
