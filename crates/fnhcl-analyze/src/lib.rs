@@ -23,7 +23,7 @@ pub mod codes;
 mod schema;
 mod walk;
 
-pub use schema::composite_schema;
+pub use schema::{composite_schema, connection_keys};
 
 use std::sync::Arc;
 
@@ -38,6 +38,9 @@ pub struct Options {
     /// Schemas of the kinds the program composes (CRDs): the literal parts
     /// of resource bodies are checked against them.
     pub schemas: Option<Arc<fnhcl_schema::SchemaSet>>,
+    /// The connection secret keys the XRD declares
+    /// (`spec.connectionSecretKeys`): what `composite connection` sets.
+    pub connection_keys: Vec<String>,
 }
 
 /// Analyses the program made of every file of `sources`.

@@ -8,6 +8,20 @@ use std::sync::Arc;
 use fnhcl_schema::{Schema, SchemaSet};
 use serde_json::Value;
 
+/// The connection secret keys an XRD document declares
+/// (`spec.connectionSecretKeys`), in order.
+pub fn connection_keys(xrd: &Value) -> Vec<String> {
+    xrd.pointer("/spec/connectionSecretKeys")
+        .and_then(Value::as_array)
+        .map(|keys| {
+            keys.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The schema of the composite resource defined by a
 /// CompositeResourceDefinition document: the version named by
 /// `api_version` (`group/version`) if given and present, else the

@@ -388,6 +388,20 @@ impl Ctx<'_> {
 
     /// Schema fields of a body at `path`.
     fn body_fields(&mut self, body: &BodyOf, path: &[String]) {
+        if *body == BodyOf::CompositeConnection {
+            let written = self.written_keys();
+            for k in &self.snap.options().connection_keys {
+                if !written.contains(k) {
+                    self.item(
+                        k,
+                        CompletionKind::Field,
+                        Some("connection secret key (XRD)".to_owned()),
+                        None,
+                    );
+                }
+            }
+            return;
+        }
         let Some(field) = members::field_at(self.snap, body, path) else {
             return;
         };

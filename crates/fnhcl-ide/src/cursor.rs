@@ -26,6 +26,8 @@ pub(crate) enum BodyOf {
     Resource(Option<String>, Option<String>),
     /// `composite status { body = ... }`: the XR (path starts at `status`).
     CompositeStatus,
+    /// `composite connection { body = ... }`: the XR's connection details.
+    CompositeConnection,
 }
 
 impl<'t> Cursor<'t> {
@@ -125,6 +127,11 @@ impl<'t> Cursor<'t> {
                 (true, obj.open, &frames[bi + 2..])
             } else if ty == "composite" && labels.first().map(String::as_str) == Some("status") {
                 (false, obj.open, &frames[bi + 2..])
+            } else if ty == "composite" && labels.first().map(String::as_str) == Some("connection")
+            {
+                // Connection details are flat: keys directly in the body.
+                return (frames.len() == bi + 2)
+                    .then_some((BodyOf::CompositeConnection, Vec::new()));
             } else {
                 return None;
             }

@@ -39,6 +39,7 @@ pub(crate) fn field_at<'s>(
         }
         BodyOf::Resource(..) => None,
         BodyOf::CompositeStatus => snap.options().composite_schema.as_ref()?.field(&path),
+        BodyOf::CompositeConnection => None,
     }
 }
 

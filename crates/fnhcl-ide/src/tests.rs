@@ -64,6 +64,7 @@ fn snap(text: &str) -> (Snapshot, FilePosition) {
     let options = fnhcl_analyze::Options {
         composite_schema: fnhcl_analyze::composite_schema(&xrd[0], None),
         schemas: Some(Arc::new(set)),
+        connection_keys: fnhcl_analyze::connection_keys(&xrd[0]),
     };
     let pos = FilePosition {
         file,
@@ -665,4 +666,20 @@ fn never_panics_on_random_edits() {
             crate::signature_help(&s, pos);
         }
     }
+}
+
+#[test]
+fn composite_connection_bodies_propose_the_xrd_connection_keys() {
+    assert_eq!(
+        labels("composite connection {\n  body = {\n    |\n  }\n}"),
+        ["endpoint", "password"]
+    );
+    assert_eq!(
+        labels("composite connection {\n  body = {\n    endpoint = \"x\"\n    |\n  }\n}"),
+        ["password"]
+    );
+    // A value is an expression, not a key.
+    let values = labels("composite connection {\n  body = {\n    endpoint = req.|\n  }\n}");
+    assert!(values.contains(&"connection".to_owned()), "{values:?}");
+    assert!(!values.contains(&"password".to_owned()), "{values:?}");
 }

@@ -256,28 +256,31 @@ pub fn analysis_options(dir: &Path, xrd: Option<&Path>) -> anyhow::Result<fnhcl_
         }
         Err(_) => (None, None),
     };
-    let schema = match xrd {
+    let xrd = match xrd {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("read {}", path.display()))?;
             let docs = fnhcl_render::yaml::load_stream(&text)
                 .map_err(|e| anyhow!("{}: {e}", path.display()))?;
-            let schema = docs
-                .iter()
-                .find_map(|d| fnhcl_analyze::composite_schema(d, want_api.as_deref()));
-            if schema.is_none() {
+            let found = docs.iter().find_map(|d| {
+                fnhcl_analyze::composite_schema(d, want_api.as_deref())
+                    .map(|s| (s, fnhcl_analyze::connection_keys(d)))
+            });
+            if found.is_none() {
                 bail!(
                     "{}: no CompositeResourceDefinition with a schema",
                     path.display()
                 );
             }
-            schema
+            found
         }
         None => find_xrd(dir, want_api.as_deref(), want_kind.as_deref()),
     };
+    let (composite_schema, connection_keys) = xrd.unzip();
     Ok(fnhcl_analyze::Options {
-        composite_schema: schema,
+        composite_schema,
         schemas: None,
+        connection_keys: connection_keys.unwrap_or_default(),
     })
 }
 
@@ -285,7 +288,7 @@ fn find_xrd(
     dir: &Path,
     api_version: Option<&str>,
     kind: Option<&str>,
-) -> Option<std::sync::Arc<fnhcl_schema::Schema>> {
+) -> Option<(std::sync::Arc<fnhcl_schema::Schema>, Vec<String>)> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
         .filter_map(Result::ok)
@@ -307,7 +310,7 @@ fn find_xrd(
                 continue;
             }
             if let Some(s) = fnhcl_analyze::composite_schema(&d, api_version) {
-                found.push(s);
+                found.push((s, fnhcl_analyze::connection_keys(&d)));
             }
         }
     }

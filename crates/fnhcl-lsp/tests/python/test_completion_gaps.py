@@ -67,3 +67,12 @@ async def test_invoke_with_a_computed_name_shows_the_builtin_signature(client, w
     label = help.signatures[0].label
     assert label.startswith("invoke(")
     assert not label.startswith('invoke("tag"')
+
+
+async def test_composite_connection_body_proposes_the_xrd_connection_keys(client, workspace):
+    ws = workspace("storage")
+    main = ws / "main.hcl"
+    text = main.read_text() + '\ncomposite connection {\n  body = {\n    endpoint = "x"\n    |\n  }\n}\n'
+    items, _ = await complete(client, main, text)
+    assert [i.label for i in items] == ["password"]
+    assert items[0].detail == "connection secret key (XRD)"
