@@ -5,9 +5,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use fnhcl_base::{Diagnostic, Span};
-use fnhcl_syntax::ast::{
-    Block, Body, Expr, ExprKind, Ident, ObjectKey, Structure, Template, TemplatePart,
-};
+use fnhcl_syntax::ast::{Block, Body, Expr, ExprKind, Ident, ObjectKey, Structure, TemplatePart};
 
 use fnhcl_value::{Type, Value};
 
@@ -286,7 +284,7 @@ impl Walker {
             }
         }
         let mut calls = Vec::new();
-        collect_calls(e, &mut calls, 0);
+        collect_calls(e, &mut calls);
         let mut unknown_call = false;
         for (name, args, expand, span) in calls {
             let nargs = args.len();
@@ -763,99 +761,23 @@ fn literal_string(e: &Expr) -> Option<&str> {
 
 type Call<'a> = (&'a Ident, &'a [Expr], bool, Span);
 
-fn collect_calls<'a>(e: &'a Expr, out: &mut Vec<Call<'a>>, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    let d = depth + 1;
-    match &e.kind {
-        ExprKind::Null
-        | ExprKind::Bool(_)
-        | ExprKind::Number(_)
-        | ExprKind::Variable(_)
-        | ExprKind::SplatItem => {}
-        ExprKind::Template(t) => collect_template_calls(t, out, d),
-        ExprKind::Tuple(items) => items.iter().for_each(|i| collect_calls(i, out, d)),
-        ExprKind::Object(items) => {
-            for it in items {
-                if let ObjectKey::Expr(k) = &it.key {
-                    collect_calls(k, out, d);
-                }
-                collect_calls(&it.value, out, d);
+/// Every function call in `e` (outer calls first), by the shared walk.
+fn collect_calls<'a>(e: &'a Expr, out: &mut Vec<Call<'a>>) {
+    struct Calls<'o, 'a>(&'o mut Vec<Call<'a>>);
+    impl<'a> fnhcl_syntax::visit::Visitor<'a> for Calls<'_, 'a> {
+        fn enter(&mut self, e: &'a Expr) -> bool {
+            if let ExprKind::FuncCall {
+                name,
+                args,
+                expand_final,
+            } = &e.kind
+            {
+                self.0.push((name, args, *expand_final, e.span));
             }
-        }
-        ExprKind::GetAttr(src, _) => collect_calls(src, out, d),
-        ExprKind::Index(src, k) => {
-            collect_calls(src, out, d);
-            collect_calls(k, out, d);
-        }
-        ExprKind::Splat { source, each, .. } => {
-            collect_calls(source, out, d);
-            collect_calls(each, out, d);
-        }
-        ExprKind::FuncCall {
-            name,
-            args,
-            expand_final,
-        } => {
-            out.push((name, args, *expand_final, e.span));
-            args.iter().for_each(|a| collect_calls(a, out, d));
-        }
-        ExprKind::Conditional {
-            cond,
-            then,
-            otherwise,
-        } => {
-            collect_calls(cond, out, d);
-            collect_calls(then, out, d);
-            collect_calls(otherwise, out, d);
-        }
-        ExprKind::Unary(_, x) | ExprKind::Parens(x) => collect_calls(x, out, d),
-        ExprKind::Binary(_, a, b) => {
-            collect_calls(a, out, d);
-            collect_calls(b, out, d);
-        }
-        ExprKind::For(f) => {
-            collect_calls(&f.collection, out, d);
-            if let Some(k) = &f.key_expr {
-                collect_calls(k, out, d);
-            }
-            collect_calls(&f.value_expr, out, d);
-            if let Some(c) = &f.cond {
-                collect_calls(c, out, d);
-            }
+            true
         }
     }
-}
-
-fn collect_template_calls<'a>(t: &'a Template, out: &mut Vec<Call<'a>>, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    for p in &t.parts {
-        match p {
-            TemplatePart::Literal(_) => {}
-            TemplatePart::Interpolation(e) => collect_calls(e, out, depth + 1),
-            TemplatePart::If {
-                cond,
-                then,
-                otherwise,
-                ..
-            } => {
-                collect_calls(cond, out, depth + 1);
-                collect_template_calls(then, out, depth + 1);
-                if let Some(o) = otherwise {
-                    collect_template_calls(o, out, depth + 1);
-                }
-            }
-            TemplatePart::For {
-                collection, body, ..
-            } => {
-                collect_calls(collection, out, depth + 1);
-                collect_template_calls(body, out, depth + 1);
-            }
-        }
-    }
+    fnhcl_syntax::visit::walk_expr(&mut Calls(out), e);
 }
 
 /// Appends ` (did you mean "x"?)` when a candidate is close to `name`.
@@ -893,7 +815,7 @@ fn constant_value(e: &Expr) -> Option<Value> {
         return None;
     }
     let mut calls = Vec::new();
-    collect_calls(e, &mut calls, 0);
+    collect_calls(e, &mut calls);
     if calls
         .iter()
         .any(|(n, ..)| &*n.name == "invoke" || fnhcl_functions::registry().get(&n.name).is_none())
@@ -906,6 +828,6 @@ fn constant_value(e: &Expr) -> Option<Value> {
 
 fn calls_invoke(e: &Expr) -> bool {
     let mut calls = Vec::new();
-    collect_calls(e, &mut calls, 0);
+    collect_calls(e, &mut calls);
     calls.iter().any(|(name, ..)| &*name.name == "invoke")
 }

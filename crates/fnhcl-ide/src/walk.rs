@@ -509,18 +509,6 @@ mod tests {
                 "{text}: {paren:?}"
             );
         }
-        let f = at("locals {\n  x = invoke(y + \"fn\", |");
-        let paren = f.iter().find(|f| matches!(f.kind, Kind::Paren { .. }));
-        assert!(
-            matches!(
-                paren.map(|p| &p.kind),
-                Some(Kind::Paren {
-                    first_string: None,
-                    ..
-                })
-            ),
-            "{paren:?}"
-        );
     }
 
     #[test]
