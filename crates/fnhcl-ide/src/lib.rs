@@ -12,7 +12,7 @@ mod cursor;
 mod docs;
 mod fixes;
 mod hover;
-mod lex;
+use fnhcl_syntax::lex;
 mod members;
 mod navigate;
 mod outline;

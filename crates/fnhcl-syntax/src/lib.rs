@@ -8,6 +8,7 @@ pub mod ast;
 mod convert;
 mod dupkeys;
 mod errors;
+pub mod lex;
 mod scan;
 mod structure;
 pub mod visit;

@@ -1,12 +1,14 @@
-//! A forgiving tokenizer for the editor features: it never fails, so the
-//! text being typed (an unclosed string, a dangling `.`, an unbalanced
-//! brace) still gives tokens up to the cursor. It knows just enough of HCL
+//! A forgiving tokenizer: it never fails, so the text being typed (an
+//! unclosed string, a dangling `.`, an unbalanced brace) still gives tokens
+//! up to the cursor. The editor features use it where there is no syntax
+//! tree, and the parser's bracket pre-scan ([`crate::parse_file`]) uses it
+//! to count unclosed brackets. It knows just enough of HCL
 //! for that: identifiers, numbers, quoted strings and heredocs with their
 //! `${ }` / `%{ }` interpolations, comments, punctuation.
 
 /// What a token is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Tok {
+pub enum Tok {
     Ident,
     Number,
     /// The opening `"` of a quoted string (or `<<EOF` of a heredoc).
@@ -30,10 +32,10 @@ pub(crate) enum Tok {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Token {
-    pub(crate) kind: Tok,
-    pub(crate) start: u32,
-    pub(crate) end: u32,
+pub struct Token {
+    pub kind: Tok,
+    pub start: u32,
+    pub end: u32,
 }
 
 enum Mode {
@@ -48,16 +50,16 @@ enum Mode {
     },
 }
 
-pub(crate) fn is_ident_start(c: u8) -> bool {
+pub fn is_ident_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_' || c >= 0x80
 }
 
-pub(crate) fn is_ident_char(c: u8) -> bool {
+pub fn is_ident_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c >= 0x80
 }
 
 /// The tokens of `text`, in order.
-pub(crate) fn tokenize(text: &str) -> Vec<Token> {
+pub fn tokenize(text: &str) -> Vec<Token> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut modes = vec![Mode::Code {
@@ -130,11 +132,18 @@ pub(crate) fn tokenize(text: &str) -> Vec<Token> {
                 }
                 let s = i;
                 let mut j = i;
-                while j < line_end
-                    && !((b[j] == b'$' || b[j] == b'%') && b.get(j + 1) == Some(&b'{'))
-                {
-                    j += 1;
+                while j < line_end {
+                    let sigil = b[j] == b'$' || b[j] == b'%';
+                    if sigil && b.get(j + 1) == Some(&b[j]) && b.get(j + 2) == Some(&b'{') {
+                        // `$${` / `%%{`: an escaped, literal `${` / `%{`.
+                        j += 3;
+                    } else if sigil && b.get(j + 1) == Some(&b'{') {
+                        break;
+                    } else {
+                        j += 1;
+                    }
                 }
+                let j = j.min(line_end);
                 if j > s {
                     push(&mut out, Tok::StrText, s, j);
                 }
@@ -266,7 +275,7 @@ fn heredoc_tag(s: &str) -> Option<(String, usize)> {
 }
 
 /// The text of a token.
-pub(crate) fn text_of<'t>(text: &'t str, t: &Token) -> &'t str {
+pub fn text_of<'t>(text: &'t str, t: &Token) -> &'t str {
     text.get(t.start as usize..t.end as usize).unwrap_or("")
 }
 
@@ -321,6 +330,17 @@ mod tests {
         assert_eq!(idents, ["x", "a", "y", "a", "b"]);
         assert!(k.contains(&(Tok::Op, "==")));
         assert!(k.contains(&(Tok::StrClose, "EOT")));
+    }
+
+    #[test]
+    fn escaped_interpolations_are_text() {
+        for text in ["a = \"$${x}\"\n", "a = <<EOT\n$${x} %%{y}\nEOT\n"] {
+            assert!(
+                !kinds(text).iter().any(|(t, _)| *t == Tok::InterpOpen),
+                "{text:?}: {:?}",
+                kinds(text)
+            );
+        }
     }
 
     #[test]
