@@ -656,6 +656,9 @@ fn never_panics_on_random_edits() {
         let mut sources = SourceMap::new();
         let file = sources.add("main.hcl", text.clone());
         let s = Snapshot::new(Arc::new(sources), fnhcl_analyze::Options::default());
+        let tokens = crate::semantic_tokens(&s, file);
+        assert!(tokens.windows(2).all(|w| w[0].span.end <= w[1].span.start));
+        crate::folding_ranges(&s, file);
         for (offset, _) in text.char_indices().step_by(5) {
             let pos = FilePosition {
                 file,
