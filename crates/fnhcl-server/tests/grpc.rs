@@ -630,3 +630,25 @@ async fn metrics_count_runs_and_cache_lookups() {
         assert!(text.contains(line), "missing {line:?} in\n{text}");
     }
 }
+
+// --- Scheduling (fnhcl_server::lanes) ---
+
+fn quiet() -> HclFunction {
+    HclFunction::standard().with_debug_sink(std::sync::Arc::new(|_: &str| {}))
+}
+
+fn heavy_request(rows: usize) -> RunFunctionRequest {
+    let hcl = format!(
+        "-- main.hcl --\nlocals {{\n  grid = [for a in range({rows}) : [for b in range(1024) : a * b + 1]]\n}}\n\nresource heavy {{\n  body = {{\n    apiVersion = \"example.com/v1\"\n    kind       = \"Heavy\"\n    spec       = {{ total = length(flatten(grid)) }}\n  }}\n}}\n"
+    );
+    request(&hcl, "heavy")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_small_request_runs_inline() {
+    let f = quiet();
+    let rsp = f.handle(request(BUCKET, "inline")).await.expect("run");
+    check_bucket(&rsp, "inline");
+    let s = f.lane_stats();
+    assert_eq!((s.inline, s.moved, s.admitted), (1, 0, 0), "{s:?}");
+}
