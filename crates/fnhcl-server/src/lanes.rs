@@ -227,6 +227,7 @@ impl Lanes {
             gone: gone.flag.clone(),
             state: Mutex::new(State::Light(permit)),
             checks: AtomicU64::new(0),
+            stopped: AtomicBool::new(false),
         }
     }
 
@@ -303,6 +304,7 @@ pub struct Ticket {
     gone: Arc<AtomicBool>,
     state: Mutex<State>,
     checks: AtomicU64,
+    stopped: AtomicBool,
 }
 
 impl Ticket {
@@ -319,7 +321,7 @@ impl Ticket {
     /// to the heavy lane after enough checks (and may wait there).
     pub fn check(&self) -> bool {
         if self.gone.load(Ordering::Relaxed) {
-            self.lanes.interrupted.fetch_add(1, Ordering::Relaxed);
+            self.stop();
             return false;
         }
         let n = self.checks.fetch_add(1, Ordering::Relaxed) + 1;
@@ -342,8 +344,16 @@ impl Ticket {
             true
         } else {
             *state = State::Done;
-            self.lanes.interrupted.fetch_add(1, Ordering::Relaxed);
+            self.stop();
             false
+        }
+    }
+
+    /// Counts the run as interrupted (once: the evaluator may check again
+    /// while it unwinds).
+    fn stop(&self) {
+        if !self.stopped.swap(true, Ordering::Relaxed) {
+            self.lanes.interrupted.fetch_add(1, Ordering::Relaxed);
         }
     }
 

@@ -26,6 +26,8 @@
 //!   stubs of crossplane-function-sdk-python instead (one client;
 //!   `--python PATH`, default `target/pyvenv/bin/python`, the virtualenv
 //!   `crates/fnhcl-server/tests/python/run.sh` sets up).
+//!   `--empty-server` measures the floor instead: the SDK's server on the
+//!   same runtime answering every call with an empty response.
 //! - `fairness`: `--heavy N` clients keep a heavy request each in flight
 //!   (`fnhcl_bench::heavy_composition(--heavy-rows)`, ~0.25 s of
 //!   evaluation at 100 rows) while one client sends a trivial request (one
@@ -71,6 +73,7 @@ struct Config {
     heavy_rows: usize,
     interval: Duration,
     python: Option<String>,
+    empty_server: bool,
     server: Option<String>,
     connect: Option<String>,
     pid: Option<u32>,
@@ -85,6 +88,7 @@ fn usage() -> &'static str {
      [--server PATH | --connect HOST:PORT [--pid PID]] \
      [--clients N] [--requests N] [--duration SECS] [--resources N] \
      [--workload buckets|composition] [--sizes N,N,..] [--client tonic|python] [--python PATH] \
+     [--empty-server] \
      [--heavy N] [--heavy-rows N] [--interval-ms N]"
 }
 
@@ -97,6 +101,7 @@ fn parse_args() -> Result<Config, String> {
         heavy_rows: 100,
         interval: Duration::from_millis(5),
         python: None,
+        empty_server: false,
         server: None,
         connect: None,
         pid: None,
@@ -152,6 +157,7 @@ fn parse_args() -> Result<Config, String> {
                 other => return Err(format!("unknown client {other}\n{}", usage())),
             },
             "--python" => c.python = Some(val()?),
+            "--empty-server" => c.empty_server = true,
             "--heavy" => c.heavy = num(val()?)? as usize,
             "--heavy-rows" => c.heavy_rows = num(val()?)? as usize,
             "--interval-ms" => c.interval = Duration::from_millis(num(val()?)?),
@@ -270,6 +276,7 @@ fn start_server(cfg: &Config) -> Result<Server, String> {
     let sibling = me.with_file_name("fn-hcl");
     let (bin, args): (std::path::PathBuf, Vec<&str>) = match &cfg.server {
         Some(p) => (p.into(), vec!["serve", "--insecure"]),
+        None if cfg.empty_server => (me.clone(), vec!["--serve-empty", &addr]),
         None if sibling.exists() => (sibling, vec!["serve", "--insecure"]),
         None => (me.clone(), vec!["--serve", &addr]),
     };
@@ -878,6 +885,28 @@ fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().collect();
     if argv.len() == 3 && argv[1] == "--serve" {
         return serve_child(argv[2].clone());
+    }
+    if argv.len() == 3 && argv[1] == "--serve-empty" {
+        // The floor: the SDK's server on fn-hcl's runtime, answering every
+        // call with an empty response.
+        let args = sdk_args(0);
+        let args = fnhcl_server::Args {
+            address: argv[2].clone(),
+            ..args
+        };
+        let served = fnhcl_server::runtime()
+            .map_err(|e| e.to_string())
+            .and_then(|rt| {
+                rt.block_on(function_sdk_rust::serve(Empty, &args))
+                    .map_err(|e| e.to_string())
+            });
+        return match served {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("fnhcl-loadtest --serve-empty: {e}");
+                ExitCode::FAILURE
+            }
+        };
     }
     let cfg = match parse_args() {
         Ok(c) => c,
