@@ -36,7 +36,9 @@
 //! - `split`: in one process, the median round trip of `--resources`
 //!   (default 10) through `fnhcl_server::serve` (the SDK's server), the
 //!   same function behind a bare tonic server, an empty call through the
-//!   SDK's server, and the in-process run; `--requests` calls each, in
+//!   SDK's server, the same messages through the SDK's server with the
+//!   response precomputed ("same bytes": the transport floor for them), and
+//!   the in-process run; `--requests` calls each, in
 //!   alternating rounds.
 
 use std::process::{Child, Command, ExitCode, Stdio};
@@ -598,6 +600,20 @@ impl FunctionRunnerService for Empty {
     }
 }
 
+/// Answers every call with a finished response (cloned): the transport
+/// floor for the same messages, without evaluation.
+struct Canned(RunFunctionResponse);
+
+#[tonic::async_trait]
+impl FunctionRunnerService for Canned {
+    async fn run_function(
+        &self,
+        _request: tonic::Request<RunFunctionRequest>,
+    ) -> Result<tonic::Response<RunFunctionResponse>, tonic::Status> {
+        Ok(tonic::Response::new(self.0.clone()))
+    }
+}
+
 fn sdk_args(port: u16) -> fnhcl_server::Args {
     fnhcl_server::Args {
         debug: false,
@@ -614,7 +630,8 @@ fn run_split(cfg: &Config) -> Result<bool, String> {
     let n = cfg.resources;
     let req = workload_request(cfg.workload.unwrap_or(Workload::Composition), n);
     let port = |()| free_port().map_err(|e| e.to_string());
-    let (sdk, bare, empty) = (port(())?, port(())?, port(())?);
+    let (sdk, bare, empty, canned) = (port(())?, port(())?, port(())?, port(())?);
+    let canned_rsp = fnhcl_server::standard_function().run(&req);
     std::thread::spawn(move || {
         let Ok(rt) = fnhcl_server::runtime() else {
             return;
@@ -623,6 +640,7 @@ fn run_split(cfg: &Config) -> Result<bool, String> {
             let quiet = |f: fnhcl_server::HclFunction| f.with_debug_sink(Arc::new(|_: &str| {}));
             let a = sdk_args(sdk);
             let e = sdk_args(empty);
+            let c = sdk_args(canned);
             let bare_addr = format!("127.0.0.1:{bare}").parse().expect("address");
             let bare_service =
                 FunctionRunnerServiceServer::new(quiet(fnhcl_server::HclFunction::standard()));
@@ -633,6 +651,9 @@ fn run_split(cfg: &Config) -> Result<bool, String> {
                 },
                 async {
                     let _ = function_sdk_rust::serve(Empty, &e).await;
+                },
+                async {
+                    let _ = function_sdk_rust::serve(Canned(canned_rsp), &c).await;
                 },
                 async {
                     let _ = tonic::transport::Server::builder()
@@ -648,11 +669,11 @@ fn run_split(cfg: &Config) -> Result<bool, String> {
         .build()
         .map_err(|e| e.to_string())?;
     let mut clients = Vec::new();
-    for p in [sdk, bare, empty] {
+    for p in [sdk, bare, empty, canned] {
         clients.push(rt.block_on(connect(&format!("127.0.0.1:{p}")))?);
     }
-    let names = ["SDK server", "bare tonic", "empty call"];
-    let mut lat: Vec<Vec<u32>> = vec![Vec::new(); 3];
+    let names = ["SDK server", "bare tonic", "empty call", "same bytes"];
+    let mut lat: Vec<Vec<u32>> = vec![Vec::new(); 4];
     let rounds = 10;
     let per = (cfg.requests / rounds).max(1);
     for round in 0..=rounds {
@@ -724,6 +745,10 @@ fn run_split(cfg: &Config) -> Result<bool, String> {
         "  round trip - (empty call + in-process) = {:.1} us (bound: 30 us); SDK - bare tonic = {:+} us",
         rt_us - floor - inproc_us,
         i64::from(med(&lat[0])) - i64::from(med(&lat[1]))
+    );
+    println!(
+        "  round trip - (same bytes + in-process) = {:.1} us",
+        rt_us - f64::from(med(&lat[3])) - inproc_us
     );
     Ok(true)
 }
