@@ -30,7 +30,7 @@ use function_sdk_rust::proto::v1::{RunFunctionRequest, RunFunctionResponse};
 pub use crate::cache::CacheStats;
 use crate::cache::LruCache;
 use crate::input::{HclInput, Source};
-pub use fnhcl_eval::{INTERRUPT_INTERVAL, Interrupt};
+pub use fnhcl_eval::{INTERRUPT_INTERVAL, INTERRUPTED_DETAIL, Interrupt};
 
 /// The response TTL unless the input overrides it (D22: the Go SDK's).
 pub const DEFAULT_TTL: Duration = Duration::from_secs(60);
