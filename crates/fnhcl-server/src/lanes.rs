@@ -88,8 +88,18 @@ impl LaneLimits {
 pub const SMALL_REQUEST_VALUES: usize = 20_000;
 
 /// Whether `req` holds at most [`SMALL_REQUEST_VALUES`] values (counted
-/// until the bound is passed, so a big request costs no more to look at).
+/// until the bound is passed, so a big request costs no more to look at)
+/// and its program is inline: a `source: FileSystem` program is read from
+/// disk, which must not happen on a runtime thread.
 pub fn small_request(req: &RunFunctionRequest) -> bool {
+    let from_files = req
+        .input
+        .as_ref()
+        .and_then(|i| i.fields.get("source"))
+        .is_some_and(|v| !matches!(&v.kind, Some(Kind::StringValue(s)) if s == "Inline"));
+    if from_files {
+        return false;
+    }
     let mut left = SMALL_REQUEST_VALUES;
     let mut stack: Vec<&pbjson_types::Value> = Vec::new();
     let mut structs: Vec<&pbjson_types::Struct> = Vec::new();

@@ -715,3 +715,23 @@ async fn a_small_request_runs_inline() {
     let s = f.lane_stats();
     assert_eq!((s.inline, s.moved, s.admitted), (1, 0, 0), "{s:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_filesystem_program_is_read_in_the_pool_not_inline() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("main.hcl"),
+        BUCKET.trim_start_matches("-- main.hcl --\n"),
+    )
+    .expect("write");
+    let mut req = request(BUCKET, "fs-pool");
+    req.input = json_to_struct(&json!({
+        "apiVersion": "function-hcl/v1", "kind": "HclInput",
+        "source": "FileSystem", "path": dir.path().to_str().expect("utf-8 path")
+    }));
+    let f = quiet();
+    let rsp = f.handle(req).await.expect("run");
+    check_bucket(&rsp, "fs-pool");
+    let s = f.lane_stats();
+    assert_eq!((s.inline, s.moved, s.admitted), (0, 0, 1), "{s:?}");
+}
