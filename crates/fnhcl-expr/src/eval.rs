@@ -116,7 +116,23 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         if self.aborted {
             return false;
         }
-        self.steps = self.steps.saturating_add(n);
+        let before = self.steps;
+        self.steps = before.saturating_add(n);
+        // The count crossed a multiple of the interval (it is a power of
+        // two: the bits above it differ).
+        if (before ^ self.steps) >= crate::INTERRUPT_INTERVAL
+            && let Some(interrupt) = &self.ctx.limits.interrupt
+            && !interrupt.check()
+        {
+            self.aborted = true;
+            diags.push(self.error(
+                "Evaluation limit exceeded",
+                crate::INTERRUPTED_DETAIL,
+                span,
+                span,
+            ));
+            return false;
+        }
         if self.steps > self.ctx.limits.max_steps {
             self.aborted = true;
             diags.push(self.error(
