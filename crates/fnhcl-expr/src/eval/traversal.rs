@@ -53,8 +53,9 @@ impl Evaluator<'_, '_> {
     ) -> Result<Value, Diagnostic> {
         let err =
             |summary: &str, detail: String| Err(self.error(summary, detail, subject, context));
-        // Headlines name the attribute (D9); the detail is HCL's.
-        let unsupported = format!("Unsupported attribute {name:?}");
+        // Headlines name the attribute (D9); the detail is HCL's. Built
+        // only on error: this runs for every `.name` step.
+        let unsupported = || format!("Unsupported attribute {name:?}");
         if obj.is_null() {
             return err(
                 "Attempt to get attribute from null value",
@@ -69,7 +70,7 @@ impl Evaluator<'_, '_> {
             return match vals.get(name) {
                 Some(v) => Ok(v.clone().mark_if(marked)),
                 None => err(
-                    &unsupported,
+                    &unsupported(),
                     format!("This object does not have an attribute named {name:?}."),
                 ),
             };
@@ -79,7 +80,7 @@ impl Evaluator<'_, '_> {
             Type::Object(attrs) => {
                 let Some(aty) = attrs.get(name) else {
                     return err(
-                        &unsupported,
+                        &unsupported(),
                         format!("This object does not have an attribute named {name:?}."),
                     );
                 };
@@ -111,11 +112,11 @@ impl Evaluator<'_, '_> {
                     (true, false) => "Can't access attributes on a list of objects. Did you mean to access an attribute for a specific element of the list, or across all elements of the list?".to_owned(),
                     (false, _) => "Can't access attributes on a set of objects. Did you mean to access an attribute across all elements of the set?".to_owned(),
                 };
-                return err(&unsupported, detail);
+                return err(&unsupported(), detail);
             }
             t if t.is_primitive() => {
                 return err(
-                    &unsupported,
+                    &unsupported(),
                     format!(
                         "Can't access attributes on a primitive-typed value ({}).",
                         ty.friendly_name()
@@ -124,7 +125,7 @@ impl Evaluator<'_, '_> {
             }
             _ => {
                 return err(
-                    &unsupported,
+                    &unsupported(),
                     "This value does not have any attributes.".into(),
                 );
             }
@@ -428,6 +429,10 @@ fn chain_base(e: &Expr) -> &Expr {
 /// chain as their context ("Expression"); `e` is the chain's outermost
 /// node when the recursion unwinds.
 pub(super) fn widen_chain_context(e: &Expr, diags: &mut Diags) {
+    if diags.is_empty() {
+        // The usual case; finding the chain's base walks the chain.
+        return;
+    }
     let base = chain_base(e);
     let root_var = matches!(base.kind, ExprKind::Variable(_));
     for d in diags.iter_mut() {
