@@ -120,6 +120,8 @@ impl<'c, 'a> Evaluator<'c, 'a> {
     }
 
     /// Counts `n` steps; false (with a diagnostic) once the limit is hit.
+    /// Runs for every node: the limit's message is built out of line.
+    #[inline]
     fn step(&mut self, n: u64, span: Span, diags: &mut Diags) -> bool {
         if self.aborted {
             return false;
@@ -127,18 +129,38 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         self.steps = self.steps.saturating_add(n);
         if self.steps > self.ctx.limits.max_steps {
             self.aborted = true;
-            diags.push(self.error(
-                "Evaluation limit exceeded",
-                format!(
-                    "Evaluating this expression took more than {} steps; simplify it or reduce the size of the data it works on.",
-                    self.ctx.limits.max_steps
-                ),
-                span,
-                span,
-            ));
+            diags.push(self.steps_exceeded(span));
             return false;
         }
         true
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn steps_exceeded(&self, span: Span) -> Diagnostic {
+        self.error(
+            "Evaluation limit exceeded",
+            format!(
+                "Evaluating this expression took more than {} steps; simplify it or reduce the size of the data it works on.",
+                self.ctx.limits.max_steps
+            ),
+            span,
+            span,
+        )
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&self, span: Span) -> Diagnostic {
+        self.error(
+            "Expression too deeply nested",
+            format!(
+                "Evaluation exceeded the nesting limit of {} levels.",
+                self.ctx.limits.max_depth
+            ),
+            span,
+            span,
+        )
     }
 
     pub(crate) fn eval(&mut self, e: &Expr) -> R {
@@ -147,15 +169,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             return (dynamic(), diags);
         }
         if self.depth >= self.ctx.limits.max_depth {
-            diags.push(self.error(
-                "Expression too deeply nested",
-                format!(
-                    "Evaluation exceeded the nesting limit of {} levels.",
-                    self.ctx.limits.max_depth
-                ),
-                e.span,
-                e.span,
-            ));
+            diags.push(self.too_deep(e.span));
             return (dynamic(), diags);
         }
         self.depth += 1;
