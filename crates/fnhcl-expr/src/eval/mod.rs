@@ -22,6 +22,7 @@ use fnhcl_base::{Diagnostic, SourceMap, Span};
 use fnhcl_syntax::ast::{Expr, ExprKind, Template, TemplatePart};
 use fnhcl_value::{Number, Type, Value};
 
+use crate::conv;
 use crate::{EvalContext, Evaluated};
 use traversal::widen_chain_context;
 
@@ -36,15 +37,39 @@ fn dynamic() -> Value {
     Value::dynamic_unknown()
 }
 
-/// Splits off the top-level mark.
+/// Splits off the top-level mark. Inlined: it runs for every traversal
+/// step, and the usual value has no mark.
+#[inline]
 fn unmark(v: Value) -> (Value, bool) {
     match v {
         Value::Marked(inner) => {
-            let (i, _) = unmark((*inner).clone());
-            (i, true)
+            let mut cur: &Value = &inner;
+            while let Value::Marked(i) = cur {
+                cur = i;
+            }
+            (cur.clone(), true)
         }
         v => (v, false),
     }
+}
+
+/// [`Value::unmark_deep`] of an owned value: no copy when nothing is
+/// marked (the usual case).
+fn unmark_deep_owned(v: Value) -> (Value, bool) {
+    if v.is_marked_deep() {
+        v.unmark_deep()
+    } else {
+        (v, false)
+    }
+}
+
+/// `conv::convert` of an owned value: no copy when it already has the
+/// type (what `convert` checks first).
+fn convert_owned(v: Value, to: &Type) -> Result<Value, (Value, String)> {
+    if fnhcl_value::convert::has_type_shallow(&v, to) {
+        return Ok(v);
+    }
+    conv::convert(&v, to).map_err(|m| (v, m))
 }
 
 /// A branch of a conditional: an expression, or a template (`%{if}`).

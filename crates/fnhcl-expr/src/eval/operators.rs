@@ -6,7 +6,7 @@ use fnhcl_base::{Diagnostic, Span};
 use fnhcl_syntax::ast::{BinaryOp, Expr, UnaryOp};
 use fnhcl_value::{Type, Value};
 
-use super::{Branch, Diags, Evaluator, R, dynamic, has_errors};
+use super::{Branch, Diags, Evaluator, R, convert_owned, dynamic, has_errors, unmark_deep_owned};
 use crate::conv;
 use crate::ops::{self, Arith, Cmp};
 
@@ -70,11 +70,11 @@ impl Evaluator<'_, '_> {
             return (Value::Unknown(result_ty), diags);
         }
         // HCL 2.14: the condition's marks are not carried to the result.
-        let (cv, _) = cv.unmark_deep();
+        let (cv, _) = unmark_deep_owned(cv);
         if !cv.is_known() {
             return (Value::Unknown(result_ty), diags);
         }
-        let cb = match conv::convert(&cv, &Type::Bool) {
+        let cb = match convert_owned(cv, &Type::Bool) {
             Ok(Value::Bool(b)) => b,
             _ => {
                 diags.push(self.error(
@@ -119,9 +119,9 @@ impl Evaluator<'_, '_> {
             UnaryOp::Neg => Type::Number,
             UnaryOp::Not => Type::Bool,
         };
-        let v = match conv::convert(&v, &want) {
+        let v = match convert_owned(v, &want) {
             Ok(v) => v,
-            Err(m) => {
+            Err((v, m)) => {
                 diags.push(self.error(
                     "Invalid operand",
                     format!("Unsuitable value for unary operand: {m}."),
@@ -134,7 +134,7 @@ impl Evaluator<'_, '_> {
         if has_errors(&diags) {
             return (Value::Unknown(want), diags);
         }
-        let (v, marked) = v.unmark_deep();
+        let (v, marked) = unmark_deep_owned(v);
         if v.is_null() {
             diags.push(self.op_failed("argument must not be null", span));
             return (Value::Unknown(want), diags);
@@ -173,9 +173,9 @@ impl Evaluator<'_, '_> {
             _ => (Type::Number, Type::Number),
         };
         let convert =
-            |v: Value, side: &str, s: Span, diags: &mut Diags| match conv::convert(&v, &param) {
+            |v: Value, side: &str, s: Span, diags: &mut Diags| match convert_owned(v, &param) {
                 Ok(v) => v,
-                Err(m) => {
+                Err((v, m)) => {
                     diags.push(self.error(
                         "Invalid operand",
                         format!("Unsuitable value for {side} operand: {m}."),
@@ -190,8 +190,8 @@ impl Evaluator<'_, '_> {
         if has_errors(&diags) {
             return (Value::Unknown(result), diags);
         }
-        let (av, am) = av.unmark_deep();
-        let (bv, bm) = bv.unmark_deep();
+        let (av, am) = unmark_deep_owned(av);
+        let (bv, bm) = unmark_deep_owned(bv);
         let marked = am || bm;
         if matches!(op, BinaryOp::Eq | BinaryOp::NotEq) {
             let r = match ops::equals(&av, &bv) {
