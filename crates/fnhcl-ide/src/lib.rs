@@ -7,8 +7,11 @@
 //!
 //! Pure: no IO, no LSP types. Each feature has a module of its own.
 
+mod preview;
 mod snapshot;
 
+pub use fnhcl_render::Source as PreviewSource;
+pub use preview::{HintKind, InlayHint, Preview, PreviewInputs, preview};
 pub use snapshot::Snapshot;
 
 pub use fnhcl_base::{Diagnostic, FileId, Severity, SourceMap, Span};
