@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::api::{
-    DesiredResource, Discard, DiscardKind, DiscardReason, Fatal, LocalValue, Output, ReadyState, Request,
-    Selector, SelectorMatch,
+    DesiredResource, Discard, DiscardKind, DiscardReason, Fatal, LocalValue, Output, ReadyState,
+    Request, Selector, SelectorMatch,
 };
 use crate::compile::{
     Case, Child, Collection, Composite, CompositeKind, Cond, ContextBlock, ExportValue, Group,

@@ -26,8 +26,8 @@ mod schema;
 mod unify;
 
 pub use api::{
-    DesiredResource, Discard, DiscardKind, DiscardReason, Fatal, LocalValue, ObservedResource, Output,
-    ReadyState, Request, Selector, SelectorMatch, fatal_message,
+    DesiredResource, Discard, DiscardKind, DiscardReason, Fatal, LocalValue, ObservedResource,
+    Output, ReadyState, Request, Selector, SelectorMatch, fatal_message,
 };
 pub use compile::{Program, compile};
 pub use eval::{evaluate, evaluate_traced, evaluate_with_limits};

@@ -25,6 +25,10 @@ const FUNCTION_NAME: &str = "function-hcl";
 /// an editor waits for it.
 pub(crate) const PREVIEW_MAX_STEPS: u64 = 2_000_000;
 
+/// Why there is no preview without an XR.
+pub(crate) const NO_XR: &str =
+    "no xr.yaml next to the program: the preview renders the program against the XR in that file";
+
 /// Longest inlay hint label, in characters.
 const MAX_LABEL: usize = 60;
 
@@ -88,7 +92,7 @@ impl Preview {
 pub fn preview(snapshot: &Snapshot, inputs: &PreviewInputs) -> Preview {
     let Some(xr) = &inputs.xr else {
         return Preview {
-            rendered: Err("no xr.yaml next to the program".to_owned()),
+            rendered: Err(NO_XR.to_owned()),
             hints: Vec::new(),
         };
     };

@@ -99,7 +99,7 @@ fn locals_show_their_values_and_deferred_blocks_their_unknowns() {
 fn without_an_xr_nothing_is_rendered() {
     let snap = snapshot(&[("main.hcl", PROGRAM)]);
     let p = preview(&snap, &PreviewInputs::default());
-    assert_eq!(p.rendered, Err("no xr.yaml next to the program".to_owned()));
+    assert_eq!(p.rendered, Err(NO_XR.to_owned()));
     assert!(p.hints.is_empty());
 }
 
@@ -124,13 +124,18 @@ fn broken_programs_and_inputs_give_errors_not_panics() {
 
 #[test]
 fn runaway_programs_stop_at_the_step_limit() {
-    let program = "locals {\n  n = range(1000)\n  big = [for a in n : [for b in n : a * b]]\n  x = 1\n}\n";
+    let program =
+        "locals {\n  n = range(1000)\n  big = [for a in n : [for b in n : a * b]]\n  x = 1\n}\n";
     let snap = snapshot(&[("main.hcl", program)]);
     let start = std::time::Instant::now();
     let p = preview(&snap, &inputs(XR));
     assert!(start.elapsed() < std::time::Duration::from_secs(20));
     // `x` is still shown: an exhausted budget makes the rest unknown.
-    assert!(p.hints.iter().any(|h| h.label.starts_with("→ ")), "{:?}", p.hints);
+    assert!(
+        p.hints.iter().any(|h| h.label.starts_with("→ ")),
+        "{:?}",
+        p.hints
+    );
 }
 
 #[test]

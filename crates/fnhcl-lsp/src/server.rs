@@ -90,6 +90,11 @@ fn capabilities() -> lsp_types::ServerCapabilities {
             },
         )),
         document_formatting_provider: Some(OneOf::Left(true)),
+        inlay_hint_provider: Some(OneOf::Left(true)),
+        execute_command_provider: Some(ExecuteCommandOptions {
+            commands: vec![handlers::RENDER_COMMAND.to_owned()],
+            ..Default::default()
+        }),
         ..Default::default()
     }
 }
@@ -193,6 +198,8 @@ impl Server {
     fn route(&mut self, req: Request) -> Result<Json, (i32, String)> {
         match req.method.as_str() {
             "textDocument/formatting" => call(self, req.params, handlers::formatting),
+            "textDocument/inlayHint" => call(self, req.params, handlers::inlay_hints),
+            "workspace/executeCommand" => call(self, req.params, handlers::execute_command),
             m => Err((
                 ErrorCode::MethodNotFound as i32,
                 format!("method not supported: {m}"),
@@ -441,6 +448,15 @@ impl Server {
         let snap = project.snapshot(&overlay);
         let id = snap.file_id(&project.name_of(&path)?)?;
         Some((snap, id))
+    }
+
+    /// The live preview of the program `uri` belongs to (computed once per
+    /// snapshot).
+    pub(crate) fn preview(&mut self, uri: &Uri) -> Option<Arc<fnhcl_ide::Preview>> {
+        let path = uri_to_path(uri)?;
+        let root = self.ensure_project(&path)?;
+        let overlay = self.overlay();
+        Some(self.projects.get_mut(&root)?.preview(&overlay))
     }
 
     /// Publishes what changed since the last time: every file of every
