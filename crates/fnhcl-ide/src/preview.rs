@@ -134,11 +134,27 @@ pub fn preview(snapshot: &Snapshot, inputs: &PreviewInputs) -> Preview {
         ),
     };
     // The last request is the most complete one (requirements answered).
-    let hints = requests
-        .last()
-        .map(|req| hints(snapshot, &fnhcl_crossplane::request::eval_request(req)))
-        .unwrap_or_default();
+    // When the render failed (a fatal result, a conflict in the outputs)
+    // the locals are still worth showing: evaluate against the XR alone.
+    let request = match requests.last() {
+        Some(req) => Some(fnhcl_crossplane::request::eval_request(req)),
+        None => xr_only(&xr.text),
+    };
+    let hints = request.map(|r| hints(snapshot, &r)).unwrap_or_default();
     Preview { rendered, hints }
+}
+
+/// A request with the XR alone (no observed resources), if it loads.
+fn xr_only(text: &str) -> Option<fnhcl_eval::Request> {
+    let docs = fnhcl_render::yaml::load_stream(text).ok()?;
+    let xr = docs
+        .into_iter()
+        .next()
+        .filter(serde_json::Value::is_object)?;
+    Some(fnhcl_eval::Request {
+        composite: Some(fnhcl_value::from_serde_json(&xr)),
+        ..fnhcl_eval::Request::default()
+    })
 }
 
 /// The in-process function, with the preview's limits.

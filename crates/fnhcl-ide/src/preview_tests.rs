@@ -96,6 +96,22 @@ fn locals_show_their_values_and_deferred_blocks_their_unknowns() {
 }
 
 #[test]
+fn a_failed_render_still_shows_the_locals() {
+    // Two resources set the same status field differently: a conflict.
+    let program = "locals {\n  r = req.composite.spec.region\n}\nresource a {\n  body = { apiVersion = \"v1\", kind = \"ConfigMap\" }\n  composite status {\n    body = { x = 1 }\n  }\n}\nresource b {\n  body = { apiVersion = \"v1\", kind = \"ConfigMap\" }\n  composite status {\n    body = { x = 2 }\n  }\n}\n";
+    let snap = snapshot(&[("main.hcl", program)]);
+    let p = preview(&snap, &inputs(XR));
+    assert!(p.rendered.is_err(), "{:?}", p.rendered);
+    assert_eq!(
+        labels(program, &p),
+        [(
+            "r = req.composite.spec.region".to_owned(),
+            "→ \"eu-west-1\"".to_owned()
+        )]
+    );
+}
+
+#[test]
 fn without_an_xr_nothing_is_rendered() {
     let snap = snapshot(&[("main.hcl", PROGRAM)]);
     let p = preview(&snap, &PreviewInputs::default());

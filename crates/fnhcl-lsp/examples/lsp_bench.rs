@@ -144,7 +144,7 @@ fn program() -> String {
     }}
   }}
   composite status {{
-    body = {{ lastBucket = name, previous = prev }}
+    body = {{ bucket{i} = {{ name = name, previous = prev }} }}
   }}
 }}
 
@@ -287,6 +287,41 @@ fn diagnostics_and_completion() {
         times,
         Some(Duration::from_millis(50)),
     );
+
+    // The live preview (xr.yaml is beside the program): computed once per
+    // change, then cached.
+    let hints = json!({ "textDocument": { "uri": key }, "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 9999, "character": 0 } } });
+    let mut first = Vec::new();
+    let mut cached = Vec::new();
+    for v in 42..52 {
+        let insert = if v % 2 == 0 { "x" } else { "" };
+        let end = if v % 2 == 0 { col } else { col + 1 };
+        c.notify(
+            "textDocument/didChange",
+            json!({
+                "textDocument": { "uri": key, "version": v },
+                "contentChanges": [{
+                    "range": { "start": { "line": line, "character": col }, "end": { "line": line, "character": end } },
+                    "text": insert,
+                }],
+            }),
+        );
+        let t = Instant::now();
+        let r = c.request("textDocument/inlayHint", hints.clone());
+        first.push(t.elapsed());
+        let t = Instant::now();
+        c.request("textDocument/inlayHint", hints.clone());
+        cached.push(t.elapsed());
+        if v == 43 {
+            println!("inlay hints: {}", r.as_array().map_or(0, Vec::len));
+        }
+    }
+    stats(
+        "inlay hints after an edit (preview of 80 resources)",
+        first,
+        None,
+    );
+    stats("inlay hints, cached", cached, None);
 
     if caps.get("completionProvider").is_some_and(|v| !v.is_null()) {
         let mut times = Vec::new();
