@@ -391,6 +391,52 @@ fn crd_load_in_background() -> PathBuf {
     };
     println!("CRD load: {:.2?} ({loaded})", start.elapsed());
     stats("requests during the CRD load (formatting)", times, None);
+    // The first request after the load waits for the analysis with the
+    // new kinds; then edits are analysed against all 160 kinds.
+    let t = Instant::now();
+    c.request(
+        "textDocument/formatting",
+        json!({ "textDocument": { "uri": key }, "options": { "tabSize": 2, "insertSpaces": true } }),
+    );
+    println!("first request after the load: {:.2?}", t.elapsed());
+    let line = text
+        .lines()
+        .position(|l| l.contains("\"bucket-3-"))
+        .expect("line") as u32;
+    let col = text
+        .lines()
+        .nth(line as usize)
+        .and_then(|l| l.find("region}"))
+        .expect("col") as u32
+        + 6;
+    let mut edits = Vec::new();
+    for v in 2..22 {
+        let t = Instant::now();
+        let (end, insert) = if v % 2 == 0 {
+            (col, "x")
+        } else {
+            (col + 1, "")
+        };
+        c.notify(
+            "textDocument/didChange",
+            json!({
+                "textDocument": { "uri": key, "version": v },
+                "contentChanges": [{
+                    "range": { "start": { "line": line, "character": col }, "end": { "line": line, "character": end } },
+                    "text": insert,
+                }],
+            }),
+        );
+        c.wait("textDocument/publishDiagnostics", |p| {
+            p["uri"] == key && p["version"] == v
+        });
+        edits.push(t.elapsed());
+    }
+    stats(
+        "diagnostics after didChange with the 160 kinds",
+        edits,
+        Some(Duration::from_millis(50)),
+    );
     c.request("shutdown", Value::Null);
     c.notify("exit", Value::Null);
     let _ = server.join();
@@ -467,7 +513,10 @@ fn rss(dir: &Path) {
 }
 
 fn main() {
-    diagnostics_and_completion();
+    // `LSP_BENCH_ONLY=crds`: the CRD phases alone (for a profiler).
+    if std::env::var("LSP_BENCH_ONLY").as_deref() != Ok("crds") {
+        diagnostics_and_completion();
+    }
     let dir = crd_load_in_background();
     rss(&dir);
     let _ = std::fs::remove_dir_all(dir);
