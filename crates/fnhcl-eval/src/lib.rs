@@ -26,11 +26,11 @@ mod schema;
 mod unify;
 
 pub use api::{
-    DesiredResource, Discard, DiscardKind, DiscardReason, Fatal, ObservedResource, Output,
-    ReadyState, Request, Selector, SelectorMatch, fatal_message,
+    DesiredResource, Discard, DiscardKind, DiscardReason, Fatal, LocalValue, ObservedResource,
+    Output, ReadyState, Request, Selector, SelectorMatch, fatal_message,
 };
 pub use compile::{Program, compile};
-pub use eval::{evaluate, evaluate_with_limits};
+pub use eval::{evaluate, evaluate_traced, evaluate_with_limits};
 /// Resource limits of an evaluation (see [`evaluate_with_limits`]).
 pub use fnhcl_expr::{INTERRUPT_INTERVAL, INTERRUPTED_DETAIL, Interrupt, Limits};
 pub use layout::{ImportedDir, imported_dirs};
