@@ -17,6 +17,7 @@ bash crates/fnhcl-server/tests/python/run.sh
 # smoke tests in a headless Neovim when `nvim` is there (installed here
 # when we are root on Debian/Ubuntu with apt reachable; skipped otherwise).
 if ! command -v nvim >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
   if ! { apt-get install -y -qq neovim >/dev/null 2>&1 \
       || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq neovim >/dev/null 2>&1; }; }; then
     echo "test.sh: cannot install neovim with apt-get: the Neovim smoke tests will be skipped"
