@@ -13,7 +13,16 @@ fi
 # crossplane-function-sdk-python (installed into target/pyvenv).
 bash crates/fnhcl-server/tests/python/run.sh
 # The language server with a real LSP client: pytest-lsp (installed into
-# target/lspvenv) with VS Code's and Neovim's client capabilities.
+# target/lspvenv) with VS Code's and Neovim's client capabilities, plus
+# smoke tests in a headless Neovim when `nvim` is there (installed here
+# when we are root on Debian/Ubuntu with apt reachable; skipped otherwise).
+if ! command -v nvim >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  if ! { apt-get install -y -qq neovim >/dev/null 2>&1 \
+      || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq neovim >/dev/null 2>&1; }; }; then
+    echo "test.sh: cannot install neovim with apt-get: the Neovim smoke tests will be skipped"
+  fi
+fi
 bash crates/fnhcl-lsp/tests/python/run.sh
 # The VS Code extension's grammar and manifest (stdlib Python; the npm
 # build is scripts/build-vscode-extension.sh, not run here).

@@ -7,7 +7,10 @@
 //! response types costs at the least, without evaluating anything). Modes
 //! `flat` and `schemas` run the 50 buckets of `flat_composition(10, 5)`
 //! (N is ignored) without schemas, and validated against the S3 Bucket
-//! CRD's schema as Crossplane supplies it.
+//! CRD's schema as Crossplane supplies it. Mode `buckets` runs N buckets
+//! of `bucket_composition` (function-starlark's workload); `wire` does
+//! what the server does per call with them: decode the request, run, encode
+//! the response.
 
 use fnhcl_crossplane::{Function, Options};
 use prost::Message as _;
@@ -30,8 +33,11 @@ fn run() {
     let encode_only = mode.as_deref() == Some("encode");
     let build_only = mode.as_deref() == Some("build");
     let schemas = mode.as_deref() == Some("schemas");
+    let wire = mode.as_deref() == Some("wire");
     let mut req = if schemas || mode.as_deref() == Some("flat") {
         fnhcl_bench::request(0, &fnhcl_bench::flat_composition(10, 5))
+    } else if wire || mode.as_deref() == Some("buckets") {
+        fnhcl_bench::request(n, &fnhcl_bench::bucket_composition(n))
     } else {
         fnhcl_bench::request(n, &fnhcl_bench::composition(n))
     };
@@ -47,6 +53,10 @@ fn run() {
     for _ in 0..k {
         if build_only {
             total += std::hint::black_box(rsp.clone()).desired.iter().count();
+        } else if wire {
+            let r =
+                fnhcl_crossplane::proto::RunFunctionRequest::decode(&bytes[..]).expect("decode");
+            total += f.run(&r).encode_to_vec().len();
         } else if encode_only {
             let r =
                 fnhcl_crossplane::proto::RunFunctionRequest::decode(&bytes[..]).expect("decode");

@@ -302,3 +302,61 @@ pub fn expr_vars() -> std::collections::BTreeMap<String, fnhcl_value::Value> {
     );
     vars
 }
+
+/// function-starlark's bucket workload: `n` S3 buckets, each a name from
+/// the XR and the XR's region (the program of its benchmark, written in
+/// HCL). Runs against [`request`]`(n, ..)` (whose XR has the region).
+pub fn bucket_composition(n: usize) -> String {
+    let mut s = String::from(
+        r#"locals {
+  region = req.composite.spec.parameters.region
+  prefix = req.composite.metadata.name
+}
+
+"#,
+    );
+    for i in 0..n {
+        let _ = write!(
+            s,
+            r#"resource bucket-{i} {{
+  body = {{
+    apiVersion = "s3.aws.upbound.io/v1beta1"
+    kind       = "Bucket"
+    metadata = {{
+      name = "${{prefix}}-bucket-{i}"
+    }}
+    spec = {{
+      forProvider = {{
+        region = region
+      }}
+    }}
+  }}
+}}
+
+"#
+        );
+    }
+    s
+}
+
+/// A heavy program: one resource whose body needs `rows * 1,024` elements
+/// computed (`rows` = 100 takes ~0.25 s of evaluation on the benchmark
+/// machine). For the fairness load test and the lanes' tests.
+pub fn heavy_composition(rows: usize) -> String {
+    format!(
+        r#"locals {{
+  grid = [for a in range({rows}) : [for b in range(1024) : a * b + 1]]
+}}
+
+resource heavy {{
+  body = {{
+    apiVersion = "example.com/v1"
+    kind       = "Heavy"
+    spec = {{
+      total = length(flatten(grid))
+    }}
+  }}
+}}
+"#
+    )
+}

@@ -30,6 +30,7 @@ use function_sdk_rust::proto::v1::{RunFunctionRequest, RunFunctionResponse};
 pub use crate::cache::CacheStats;
 use crate::cache::LruCache;
 use crate::input::{HclInput, Source};
+pub use fnhcl_eval::{INTERRUPT_INTERVAL, INTERRUPTED_DETAIL, Interrupt};
 
 /// The response TTL unless the input overrides it (D22: the Go SDK's).
 pub const DEFAULT_TTL: Duration = Duration::from_secs(60);
@@ -338,33 +339,47 @@ impl Function {
     /// A panic anywhere (input decoding, debug dumps, evaluation) becomes
     /// a Fatal result for this request.
     pub fn run_outcome(&self, req: &RunFunctionRequest) -> Outcome {
+        self.run_outcome_with(req, None)
+    }
+
+    /// [`Function::run_outcome`] with a check the evaluation calls every
+    /// few thousand steps ([`fnhcl_eval::Limits::interrupt`]): when it
+    /// says stop, the run ends with a Fatal result (the server's caller
+    /// has gone, nobody reads it). The check may also block for a while:
+    /// the server parks long runs there (see `fnhcl-server`).
+    pub fn run_outcome_with(
+        &self,
+        req: &RunFunctionRequest,
+        interrupt: Option<Interrupt>,
+    ) -> Outcome {
         stacker::maybe_grow(RUN_STACK_BYTES - (1 << 20), RUN_STACK_BYTES, || {
-            catch_unwind(AssertUnwindSafe(|| self.run_outcome_inner(req))).unwrap_or_else(|p| {
-                let message = format!(
-                    "internal error: the function panicked: {}",
-                    panic_message(&*p)
-                );
-                let response = response::fatal(req, self.options.default_ttl, message.clone());
-                let xr_body = req
-                    .observed
-                    .as_ref()
-                    .and_then(|o| o.composite.as_ref())
-                    .and_then(|c| c.resource.as_ref());
-                Outcome {
-                    response,
-                    xr: catch_unwind(|| xr_ref(xr_body)).unwrap_or_default(),
-                    tag: req.meta.as_ref().map(|m| m.tag.clone()).unwrap_or_default(),
-                    error: Some(message),
-                    warnings: 0,
-                    cache_hit: None,
-                    debug_request: None,
-                    debug_response: None,
-                }
-            })
+            catch_unwind(AssertUnwindSafe(|| self.run_outcome_inner(req, interrupt)))
+                .unwrap_or_else(|p| {
+                    let message = format!(
+                        "internal error: the function panicked: {}",
+                        panic_message(&*p)
+                    );
+                    let response = response::fatal(req, self.options.default_ttl, message.clone());
+                    let xr_body = req
+                        .observed
+                        .as_ref()
+                        .and_then(|o| o.composite.as_ref())
+                        .and_then(|c| c.resource.as_ref());
+                    Outcome {
+                        response,
+                        xr: catch_unwind(|| xr_ref(xr_body)).unwrap_or_default(),
+                        tag: req.meta.as_ref().map(|m| m.tag.clone()).unwrap_or_default(),
+                        error: Some(message),
+                        warnings: 0,
+                        cache_hit: None,
+                        debug_request: None,
+                        debug_response: None,
+                    }
+                })
         })
     }
 
-    fn run_outcome_inner(&self, req: &RunFunctionRequest) -> Outcome {
+    fn run_outcome_inner(&self, req: &RunFunctionRequest, interrupt: Option<Interrupt>) -> Outcome {
         let xr_body = req
             .observed
             .as_ref()
@@ -411,7 +426,18 @@ impl Function {
                     ));
                 }
                 let eval_req = request::eval_request(req);
-                let output = fnhcl_eval::evaluate_with_limits(program, &eval_req, &limits.eval)
+                let with_interrupt;
+                let eval_limits = match interrupt {
+                    None => &limits.eval,
+                    Some(i) => {
+                        with_interrupt = fnhcl_eval::Limits {
+                            interrupt: Some(i),
+                            ..limits.eval.clone()
+                        };
+                        &with_interrupt
+                    }
+                };
+                let output = fnhcl_eval::evaluate_with_limits(program, &eval_req, eval_limits)
                     .map_err(|f| f.message())?;
                 // Measured exactly only when a cheap upper bound says the
                 // response might be too big.

@@ -515,3 +515,35 @@ fn deep_recursion_does_not_overflow_a_small_thread_stack() {
         .expect("no panic");
     assert!(rsp.results.is_empty(), "{:?}", rsp.results);
 }
+
+/// `run_outcome_with`'s interrupt: a run that says stop ends in a Fatal
+/// result naming the cancellation; many small expressions are checked as
+/// well as one long one (the budget of the whole request counts).
+#[test]
+fn an_interrupt_that_says_stop_ends_the_run() {
+    let f = Function::default();
+    let long = inline(
+        "locals {\n  xs = [for a in range(100) : [for b in range(100) : a * b]]\n}\nresource r {\n  body = { apiVersion = \"v1\", kind = \"ConfigMap\", data = { n = length(flatten(xs)) } }\n}\n",
+    );
+    let stop = || Some(fnhcl_crossplane::Interrupt::new(|| false));
+    let out = f.run_outcome_with(&long, stop());
+    assert!(out.error.is_some());
+    let msg = fatal_message(&out.response);
+    assert!(msg.contains(fnhcl_crossplane::INTERRUPTED_DETAIL), "{msg}");
+    // 300 small resources, none near the interval on its own.
+    let mut many = String::new();
+    for i in 0..300 {
+        many.push_str(&format!(
+            "resource r{i} {{\n  body = {{ apiVersion = \"v1\", kind = \"ConfigMap\", data = {{ a = \"${{upper(\"x\")}}-{i}\", b = lower(\"Y\") }} }}\n}}\n"
+        ));
+    }
+    let many = inline(&many);
+    let msg = fatal_message(&f.run_outcome_with(&many, stop()).response).to_owned();
+    assert!(msg.contains(fnhcl_crossplane::INTERRUPTED_DETAIL), "{msg}");
+    // Without an interrupt, or with one that says go on, both run.
+    let go = Some(fnhcl_crossplane::Interrupt::new(|| true));
+    for req in [&long, &many] {
+        assert!(f.run_outcome_with(req, go.clone()).error.is_none());
+        assert!(f.run(req).results.is_empty());
+    }
+}

@@ -227,6 +227,15 @@ impl Output {
     }
 }
 
+/// The value a local had in one evaluation ([`crate::evaluate_traced`]).
+#[derive(Clone, Debug)]
+pub struct LocalValue {
+    pub name: String,
+    /// The local's expression.
+    pub span: Span,
+    pub value: Value,
+}
+
 /// A fatal error: evaluation produced nothing usable.
 #[derive(Clone, Debug)]
 pub struct Fatal {

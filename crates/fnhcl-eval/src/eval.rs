@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::api::{
-    DesiredResource, Discard, DiscardKind, DiscardReason, Fatal, Output, ReadyState, Request,
-    Selector, SelectorMatch,
+    DesiredResource, Discard, DiscardKind, DiscardReason, Fatal, LocalValue, Output, ReadyState,
+    Request, Selector, SelectorMatch,
 };
 use crate::compile::{
     Case, Child, Collection, Composite, CompositeKind, Cond, ContextBlock, ExportValue, Group,
@@ -53,10 +53,42 @@ pub fn evaluate_with_limits(
     request: &Request,
     limits: &Limits,
 ) -> Result<Output, Fatal> {
-    let ctx = Ctx::new(program, request, limits.clone());
+    run(program, request, limits, None)
+}
+
+/// [`evaluate_with_limits`] that also records the value of every local it
+/// computes (an editor's live preview): block-scoped locals once per
+/// instance, in evaluation order. The root program's top-level locals are
+/// all computed, used or not.
+pub fn evaluate_traced(
+    program: &Program,
+    request: &Request,
+    limits: &Limits,
+) -> (Result<Output, Fatal>, Vec<LocalValue>) {
+    let trace = RefCell::new(Vec::new());
+    let result = run(program, request, limits, Some(&trace));
+    (result, trace.into_inner())
+}
+
+fn run(
+    program: &Program,
+    request: &Request,
+    limits: &Limits,
+    trace: Option<&RefCell<Vec<LocalValue>>>,
+) -> Result<Output, Fatal> {
+    let mut ctx = Ctx::new(program, request, limits.clone());
+    ctx.trace = trace;
     let root_module = &program.modules[0];
     let root = Frame::instance(&ctx, root_module, 0, Value::null());
     let top = Frame::locals(&root, &root_module.top);
+    if trace.is_some()
+        && let Some(f) = &top
+        && let FrameVars::Locals { scope, cells } = &f.vars
+    {
+        for i in 0..scope.locals.len() {
+            f.force(scope, cells, i);
+        }
+    }
     let mut w = Walk {
         ctx: &ctx,
         out: Builder::default(),
@@ -103,6 +135,8 @@ fn finish_warnings(mut ws: Vec<Diagnostic>, program: &Program) -> Vec<Diagnostic
 
 struct Ctx<'p> {
     program: &'p Program,
+    /// Where computed locals are recorded ([`evaluate_traced`]).
+    trace: Option<&'p RefCell<Vec<LocalValue>>>,
     request: &'p Request,
     req: Value,
     /// `req.resource` and `req.connection` (looked up for every resource).
@@ -218,6 +252,7 @@ impl<'p> Ctx<'p> {
         };
         Ctx {
             program,
+            trace: None,
             request,
             req_resource: field("resource"),
             req_connection: field("connection"),
@@ -467,6 +502,13 @@ impl<'a> Frame<'a> {
             self.ctx.warn(diags);
             v
         };
+        if let Some(trace) = self.ctx.trace {
+            trace.borrow_mut().push(LocalValue {
+                name: local.name.to_string(),
+                span: local.expr.span,
+                value: v.clone(),
+            });
+        }
         cells.borrow_mut()[i] = LocalCell::Done(v.clone());
         v
     }

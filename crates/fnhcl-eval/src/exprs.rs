@@ -75,7 +75,25 @@ pub(crate) fn eval(
     let r = fnhcl_expr::evaluate(expr, &ctx);
     // Nested evaluations (locals forced, user functions called) have taken
     // their own steps off the budget meanwhile; take ours off what is left.
-    budget.left.set(budget.left.get().saturating_sub(r.steps));
+    let left = budget.left.get();
+    let after = left.saturating_sub(r.steps);
+    budget.left.set(after);
+    // Many small expressions never reach the interval inside `fnhcl-expr`:
+    // the budget checks the interrupt whenever the steps of the whole
+    // request cross a multiple of it. Stopping empties the budget, so every
+    // later expression stops at its first step.
+    if (left ^ after) >= fnhcl_expr::INTERRUPT_INTERVAL
+        && let Some(interrupt) = &budget.limits.interrupt
+        && !interrupt.check()
+    {
+        budget.left.set(0);
+        if budget.exceeded.borrow().is_none() {
+            *budget.exceeded.borrow_mut() = Some(
+                Diagnostic::error("Evaluation limit exceeded", fnhcl_expr::INTERRUPTED_DETAIL)
+                    .with_span(expr.span),
+            );
+        }
+    }
     if budget.exceeded.borrow().is_none()
         && let Some(d) = r.diagnostics.iter().find(|d| is_limit_error(d))
     {

@@ -26,13 +26,13 @@ mod schema;
 mod unify;
 
 pub use api::{
-    DesiredResource, Discard, DiscardKind, DiscardReason, Fatal, ObservedResource, Output,
-    ReadyState, Request, Selector, SelectorMatch, fatal_message,
+    DesiredResource, Discard, DiscardKind, DiscardReason, Fatal, LocalValue, ObservedResource,
+    Output, ReadyState, Request, Selector, SelectorMatch, fatal_message,
 };
 pub use compile::{Program, compile};
-pub use eval::{evaluate, evaluate_with_limits};
+pub use eval::{evaluate, evaluate_traced, evaluate_with_limits};
 /// Resource limits of an evaluation (see [`evaluate_with_limits`]).
-pub use fnhcl_expr::Limits;
+pub use fnhcl_expr::{INTERRUPT_INTERVAL, INTERRUPTED_DETAIL, Interrupt, Limits};
 pub use layout::{ImportedDir, imported_dirs};
 pub use locate::{FieldStep, Location, Locator, locate_composite_field, locate_resource_field};
 pub use render::{

@@ -78,7 +78,42 @@ pub struct Limits {
     /// Maximum number of elements of a collection produced by a `for`
     /// expression, splat or function-argument expansion.
     pub max_collection_len: usize,
+    /// Called every [`INTERRUPT_INTERVAL`] steps; `false` stops the
+    /// evaluation with an "Evaluation limit exceeded" error (a server
+    /// whose client went away stops spending CPU on it). It may also
+    /// block for a while (a scheduler moving a long run aside).
+    pub interrupt: Option<Interrupt>,
 }
+
+/// How many evaluation steps pass between two calls of
+/// [`Limits::interrupt`] (a power of two: the check is a shift and a
+/// compare per step).
+pub const INTERRUPT_INTERVAL: u64 = 1 << 12;
+
+/// A check that may stop a running evaluation: returns `true` to go on,
+/// `false` to stop. See [`Limits::interrupt`].
+#[derive(Clone)]
+pub struct Interrupt(std::sync::Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl Interrupt {
+    pub fn new(check: impl Fn() -> bool + Send + Sync + 'static) -> Interrupt {
+        Interrupt(std::sync::Arc::new(check))
+    }
+
+    /// Whether the evaluation may go on.
+    pub fn check(&self) -> bool {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for Interrupt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Interrupt")
+    }
+}
+
+/// The detail of the error an [`Interrupt`] that said stop leaves.
+pub const INTERRUPTED_DETAIL: &str = "The evaluation was stopped: the request was cancelled (its caller went away or its deadline passed).";
 
 impl Default for Limits {
     fn default() -> Limits {
@@ -87,6 +122,7 @@ impl Default for Limits {
             max_steps: 5_000_000,
             max_string_bytes: 16 * 1024 * 1024,
             max_collection_len: 1_000_000,
+            interrupt: None,
         }
     }
 }

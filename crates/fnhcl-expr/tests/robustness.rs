@@ -241,3 +241,49 @@ fn mutated_corpus_never_panics() {
         }
     }
 }
+
+/// The interrupt is called once per `INTERRUPT_INTERVAL` steps; when it
+/// says go on the result is unchanged, when it says stop the evaluation
+/// ends with an error naming the cancellation.
+#[test]
+fn the_interrupt_is_checked_every_interval_and_can_stop_the_evaluation() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let src = "length([for a in range(100) : [for b in range(100) : a * b]])";
+    let (plain, _) = eval_with(src, &Limits::default());
+    assert!(!plain.has_errors(), "{}", first_error(&plain));
+
+    let calls = Arc::new(AtomicU64::new(0));
+    let counted = calls.clone();
+    let limits = Limits {
+        interrupt: Some(fnhcl_expr::Interrupt::new(move || {
+            counted.fetch_add(1, Ordering::Relaxed);
+            true
+        })),
+        ..Limits::default()
+    };
+    let (ev, _) = eval_with(src, &limits);
+    assert_eq!(ev.value, plain.value);
+    assert_eq!(ev.steps, plain.steps);
+    // Once per multiple of the interval crossed (a single charge that
+    // crosses two counts once).
+    let n = calls.load(Ordering::Relaxed);
+    assert!(
+        n >= 1 && n <= plain.steps / fnhcl_expr::INTERRUPT_INTERVAL,
+        "{n} calls for {} steps",
+        plain.steps
+    );
+
+    let limits = Limits {
+        interrupt: Some(fnhcl_expr::Interrupt::new(|| false)),
+        ..Limits::default()
+    };
+    let (ev, _) = eval_with(src, &limits);
+    assert!(
+        ev.steps < 2 * fnhcl_expr::INTERRUPT_INTERVAL,
+        "{}",
+        ev.steps
+    );
+    let err = first_error(&ev);
+    assert!(err.contains(fnhcl_expr::INTERRUPTED_DETAIL), "{err}");
+}

@@ -16,6 +16,7 @@ use fnhcl_syntax::lex;
 mod members;
 mod navigate;
 mod outline;
+mod preview;
 mod program;
 pub mod resolve;
 mod signature;
@@ -32,12 +33,14 @@ mod tests;
 
 pub use completion::{CompletionItem, CompletionKind, complete};
 pub use fixes::{QuickFix, quick_fix};
+pub use fnhcl_render::Source as PreviewSource;
 pub use hover::{Hover, hover};
 pub use navigate::{definition, prepare_rename, references, rename};
 pub use outline::{
     Fold, FoldKind, Symbol, SymbolKind, WorkspaceSymbol, document_symbols, folding_ranges,
     workspace_symbols,
 };
+pub use preview::{HintKind, InlayHint, Preview, PreviewInputs, preview};
 pub use signature::{SignatureHelp, SignatureInfo, signature_help};
 pub use snapshot::Snapshot;
 pub use tokens::{Token, TokenKind, semantic_tokens};

@@ -13,6 +13,7 @@
 mod convert;
 mod documents;
 mod handlers;
+mod preview;
 mod project;
 mod server;
 

@@ -33,6 +33,8 @@ pub(crate) struct Project {
     /// module directory, an unreadable `composition.yaml`): reported on
     /// the project's files, which are then analysed on their own.
     pub(crate) load_error: Option<String>,
+    /// The live preview of the current snapshot, once asked for.
+    preview: Option<Arc<fnhcl_ide::Preview>>,
 }
 
 impl Project {
@@ -44,11 +46,25 @@ impl Project {
             options,
             crds: Crds::Loading(generation),
             load_error: None,
+            preview: None,
         }
     }
 
     pub(crate) fn invalidate(&mut self) {
         self.snapshot = None;
+        self.preview = None;
+    }
+
+    /// The live preview of the current snapshot (see [`crate::preview`]).
+    pub(crate) fn preview(&mut self, overlay: &fnhcl_project::Overlay) -> Arc<fnhcl_ide::Preview> {
+        if let Some(p) = &self.preview {
+            return p.clone();
+        }
+        let snap = self.snapshot(overlay);
+        let inputs = crate::preview::inputs(&self.root, overlay);
+        let p = Arc::new(fnhcl_ide::preview(&snap, &inputs));
+        self.preview = Some(p.clone());
+        p
     }
 
     pub(crate) fn reload_xrd(&mut self) {

@@ -117,6 +117,11 @@ fn capabilities() -> lsp_types::ServerCapabilities {
             ..Default::default()
         }),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
+        inlay_hint_provider: Some(OneOf::Left(true)),
+        execute_command_provider: Some(ExecuteCommandOptions {
+            commands: vec![handlers::RENDER_COMMAND.to_owned()],
+            ..Default::default()
+        }),
         ..Default::default()
     }
 }
@@ -247,6 +252,8 @@ impl Server {
             "textDocument/completion" => call(self, req.params, handlers::completion),
             "textDocument/signatureHelp" => call(self, req.params, handlers::signature_help),
             "textDocument/hover" => call(self, req.params, handlers::hover),
+            "textDocument/inlayHint" => call(self, req.params, handlers::inlay_hints),
+            "workspace/executeCommand" => call(self, req.params, handlers::execute_command),
             m => Err((
                 ErrorCode::MethodNotFound as i32,
                 format!("method not supported: {m}"),
@@ -504,6 +511,15 @@ impl Server {
             .iter_mut()
             .map(|(root, p)| (root.clone(), p.snapshot(&overlay)))
             .collect()
+    }
+
+    /// The live preview of the program `uri` belongs to (computed once per
+    /// snapshot).
+    pub(crate) fn preview(&mut self, uri: &Uri) -> Option<Arc<fnhcl_ide::Preview>> {
+        let path = uri_to_path(uri)?;
+        let root = self.ensure_project(&path)?;
+        let overlay = self.overlay();
+        Some(self.projects.get_mut(&root)?.preview(&overlay))
     }
 
     /// Publishes what changed since the last time: every file of every

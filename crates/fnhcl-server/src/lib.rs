@@ -3,9 +3,12 @@
 //! health, reflection, metrics, graceful shutdown on SIGTERM).
 //!
 //! Requests run concurrently on tokio's blocking pool (evaluation is CPU
-//! work); a panic in one becomes a Fatal result for that request only.
+//! work), admitted through two lanes ([`lanes`]) so that long runs do not
+//! hold up short ones; a panic in one becomes a Fatal result for that
+//! request only.
 
 mod fs;
+pub mod lanes;
 pub mod logging;
 mod metrics;
 
@@ -19,6 +22,7 @@ use tonic::{Request, Response, Status};
 
 pub use fs::{DEFAULT_FILES_CACHE_MAX_BYTES, DEFAULT_FILES_CACHE_MAX_ENTRIES, FsDirectoryReader};
 pub use function_sdk_rust::Args;
+pub use lanes::{LaneLimits, LaneStats, Lanes};
 pub use metrics::{CacheCollector, Metrics, StatsSource};
 
 /// The bounds of the server's two caches (least recently used entries go
@@ -59,6 +63,7 @@ pub struct HclFunction {
     files: Option<Arc<FsDirectoryReader>>,
     debug_sink: DebugSink,
     metrics: Option<Arc<Metrics>>,
+    lanes: Arc<Lanes>,
 }
 
 impl HclFunction {
@@ -69,6 +74,7 @@ impl HclFunction {
             files: None,
             debug_sink: Arc::new(|text: &str| eprintln!("{text}")),
             metrics: None,
+            lanes: Arc::new(Lanes::new(LaneLimits::detect())),
         }
     }
 
@@ -116,22 +122,81 @@ impl HclFunction {
         self
     }
 
+    /// Admits requests through lanes of the given sizes instead of the
+    /// defaults for this machine ([`LaneLimits::detect`]).
+    pub fn with_lanes(mut self, limits: LaneLimits) -> HclFunction {
+        self.lanes = Arc::new(Lanes::new(limits));
+        self
+    }
+
+    /// The lanes' counters (admitted, moved to the heavy lane, skipped,
+    /// interrupted).
+    pub fn lane_stats(&self) -> LaneStats {
+        self.lanes.stats()
+    }
+
     /// Records every run in `metrics`.
     pub fn with_metrics(mut self, metrics: Arc<Metrics>) -> HclFunction {
         self.metrics = Some(metrics);
         self
     }
 
-    /// Runs one request off the async executor and logs it.
+    /// Runs one request off the async executor, once the lanes admit it,
+    /// and logs it. When the caller goes away (tonic drops this future),
+    /// the request is not started, or its evaluation stops at its next
+    /// interrupt check.
     pub async fn handle(&self, req: RunFunctionRequest) -> Result<RunFunctionResponse, Status> {
+        if lanes::small_request(&req) {
+            let start = Instant::now();
+            if let Some(outcome) = self.run_inline(&req) {
+                self.report(&outcome, start);
+                return Ok(outcome.response);
+            }
+        }
+        self.run_in_pool(req).await
+    }
+
+    /// Runs a small request on the calling thread (the runtime's: no
+    /// hand-off to another thread, which costs more CPU than a small run
+    /// itself), unless it turns out to need more than
+    /// [`fnhcl_crossplane::INTERRUPT_INTERVAL`] evaluation steps: then the
+    /// run is stopped at once and `None` says to run it in the pool.
+    fn run_inline(&self, req: &RunFunctionRequest) -> Option<Outcome> {
+        let long = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = long.clone();
+        let interrupt = fnhcl_crossplane::Interrupt::new(move || {
+            flag.store(true, std::sync::atomic::Ordering::Relaxed);
+            false
+        });
+        let outcome = self.function.run_outcome_with(req, Some(interrupt));
+        if long.load(std::sync::atomic::Ordering::Relaxed) {
+            self.lanes.note_moved();
+            return None;
+        }
+        self.lanes.note_inline();
+        Some(outcome)
+    }
+
+    async fn run_in_pool(&self, req: RunFunctionRequest) -> Result<RunFunctionResponse, Status> {
+        let gone = lanes::Guard::new();
+        let ticket = self.lanes.admit(&gone).await;
         let function = self.function.clone();
         let start = Instant::now();
-        let outcome = tokio::task::spawn_blocking(move || function.run_outcome(&req))
-            .await
-            .map_err(|e| {
-                tracing::error!(error = %e, "function run did not complete");
-                Status::internal(format!("function run did not complete: {e}"))
-            })?;
+        let outcome = tokio::task::spawn_blocking(move || {
+            if ticket.caller_gone() {
+                return None;
+            }
+            let ticket = Arc::new(ticket);
+            let interrupt = fnhcl_crossplane::Interrupt::new(move || ticket.check());
+            Some(function.run_outcome_with(&req, Some(interrupt)))
+        })
+        .await
+        .map_err(|e| {
+            tracing::error!(error = %e, "function run did not complete");
+            Status::internal(format!("function run did not complete: {e}"))
+        })?
+        .ok_or_else(|| Status::cancelled("the caller went away"))?;
+        drop(gone);
         self.report(&outcome, start);
         Ok(outcome.response)
     }
@@ -221,13 +286,10 @@ pub fn init_logging(debug: bool) {
     logging::init(debug);
 }
 
-/// How many runs the server executes at once: twice the available cores,
-/// at least 4.
-fn max_concurrent_runs() -> usize {
-    std::thread::available_parallelism()
-        .map_or(2, std::num::NonZeroUsize::get)
-        .saturating_mul(2)
-        .max(4)
+/// Threads of the blocking pool: what the lanes can occupy (see
+/// [`lanes`]), plus two for anything else that blocks.
+fn max_blocking_threads() -> usize {
+    LaneLimits::detect().threads().saturating_add(2)
 }
 
 /// The multi-threaded runtime the server runs on (what [`serve_blocking`]
@@ -238,11 +300,10 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
         // Runs need a big stack (deep data); giving the pool threads one
         // saves mapping a fresh stack per request.
         .thread_stack_size(fnhcl_crossplane::THREAD_STACK_BYTES)
-        // Runs are CPU-bound: more of them at once than cores only adds
-        // threads, each with its own allocator caches (memory grew with
-        // the pool under load). Twice the cores, so a slow run does not
-        // hold up every other request.
-        .max_blocking_threads(max_concurrent_runs())
+        // Runs are CPU-bound: more threads than runs the lanes admit only
+        // adds allocator caches (memory grew with an unbounded pool under
+        // load). The lanes bound the runs; their threads are this bound.
+        .max_blocking_threads(max_blocking_threads())
         .build()
 }
 

@@ -16,29 +16,43 @@ type Labels = Vec<(String, String)>;
 
 /// Counters and timings of function runs.
 pub struct Metrics {
-    runs: Family<Labels, Counter>,
-    cache: Family<Labels, Counter>,
+    // The four series a run can touch, looked up once: a lookup by labels
+    // builds and hashes a label vector (four strings) on every call.
+    success: Counter,
+    fatal: Counter,
+    hit: Counter,
+    miss: Counter,
     duration: Histogram,
+}
+
+fn series(family: &Family<Labels, Counter>, key: &str, value: &str) -> Counter {
+    family
+        .get_or_create(&vec![(key.to_owned(), value.to_owned())])
+        .clone()
 }
 
 impl Metrics {
     /// Creates the series and registers them in `registry`.
     pub fn register(registry: &mut Registry) -> Metrics {
+        let runs = Family::<Labels, Counter>::default();
+        let cache = Family::<Labels, Counter>::default();
         let m = Metrics {
-            runs: Family::default(),
-            cache: Family::default(),
+            success: series(&runs, "result", "success"),
+            fatal: series(&runs, "result", "fatal"),
+            hit: series(&cache, "outcome", "hit"),
+            miss: series(&cache, "outcome", "miss"),
             // 100µs .. ~3.3s
             duration: Histogram::new(exponential_buckets(0.0001, 2.0, 16)),
         };
         registry.register(
             "function_hcl_runs",
             "RunFunction requests handled, by result (success or fatal)",
-            m.runs.clone(),
+            runs,
         );
         registry.register(
             "function_hcl_program_cache_lookups",
             "Compiled-program cache lookups, by outcome (hit or miss)",
-            m.cache.clone(),
+            cache,
         );
         registry.register(
             "function_hcl_run_duration_seconds",
@@ -49,15 +63,15 @@ impl Metrics {
     }
 
     pub(crate) fn observe(&self, fatal: bool, cache_hit: Option<bool>, seconds: f64) {
-        let result = if fatal { "fatal" } else { "success" };
-        self.runs
-            .get_or_create(&vec![("result".to_owned(), result.to_owned())])
-            .inc();
-        if let Some(hit) = cache_hit {
-            let outcome = if hit { "hit" } else { "miss" };
-            self.cache
-                .get_or_create(&vec![("outcome".to_owned(), outcome.to_owned())])
-                .inc();
+        if fatal { &self.fatal } else { &self.success }.inc();
+        match cache_hit {
+            Some(true) => {
+                self.hit.inc();
+            }
+            Some(false) => {
+                self.miss.inc();
+            }
+            None => {}
         }
         self.duration.observe(seconds);
     }

@@ -630,3 +630,108 @@ async fn metrics_count_runs_and_cache_lookups() {
         assert!(text.contains(line), "missing {line:?} in\n{text}");
     }
 }
+
+// --- Scheduling (fnhcl_server::lanes) ---
+
+fn quiet() -> HclFunction {
+    HclFunction::standard().with_debug_sink(std::sync::Arc::new(|_: &str| {}))
+}
+
+fn heavy_request(rows: usize) -> RunFunctionRequest {
+    let hcl = format!(
+        "-- main.hcl --\nlocals {{\n  grid = [for a in range({rows}) : [for b in range(1024) : a * b + 1]]\n}}\n\nresource heavy {{\n  body = {{\n    apiVersion = \"example.com/v1\"\n    kind       = \"Heavy\"\n    spec       = {{ total = length(flatten(grid)) }}\n  }}\n}}\n"
+    );
+    request(&hcl, "heavy")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_run_moves_to_the_pool_and_a_small_one_still_runs_inline() {
+    // One light slot, one heavy slot: a long run starts inline, is stopped
+    // at its first check and runs again in the pool, where it moves to the
+    // heavy lane; small requests meanwhile run inline, whatever the pool
+    // is doing.
+    let f = std::sync::Arc::new(quiet().with_lanes(fnhcl_server::LaneLimits {
+        light: 1,
+        heavy_running: 1,
+        heavy_total: 4,
+        demote_after_checks: 1,
+    }));
+    let heavy: Vec<_> = (0..3)
+        .map(|_| {
+            let f = f.clone();
+            tokio::spawn(async move { f.handle(heavy_request(20)).await })
+        })
+        .collect();
+    let rsp = f.handle(request(BUCKET, "small")).await.expect("run");
+    check_bucket(&rsp, "small");
+    for h in heavy {
+        let rsp = h.await.expect("task").expect("run");
+        assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+        let total = body(&rsp, "heavy")["spec"]["total"].clone();
+        assert_eq!(total, json!(20 * 1024));
+    }
+    let s = f.lane_stats();
+    assert_eq!(s.inline, 1, "{s:?}");
+    assert_eq!((s.moved, s.admitted, s.demoted), (3, 3, 3), "{s:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_whose_caller_has_gone_stops() {
+    let f = std::sync::Arc::new(quiet().with_lanes(fnhcl_server::LaneLimits {
+        light: 1,
+        heavy_running: 1,
+        heavy_total: 4,
+        demote_after_checks: 1,
+    }));
+    // A run far longer than this test: ~900,000 elements.
+    let task = {
+        let f = f.clone();
+        tokio::spawn(async move { f.handle(heavy_request(900)).await })
+    };
+    // Once it is in the pool, the caller goes away (tonic drops the
+    // handler the same way on a cancel or a passed deadline).
+    while f.lane_stats().admitted == 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    task.abort();
+    assert!(task.await.is_err_and(|e| e.is_cancelled()));
+    // The evaluation notices at its next check (or, had it not started
+    // yet, is never started) and gives its slot back: the next long
+    // request gets the only light slot.
+    while f.lane_stats().interrupted + f.lane_stats().skipped == 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let rsp = f.handle(heavy_request(2)).await.expect("run");
+    assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+    let s = f.lane_stats();
+    assert_eq!((s.interrupted + s.skipped, s.admitted), (1, 2), "{s:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_small_request_runs_inline() {
+    let f = quiet();
+    let rsp = f.handle(request(BUCKET, "inline")).await.expect("run");
+    check_bucket(&rsp, "inline");
+    let s = f.lane_stats();
+    assert_eq!((s.inline, s.moved, s.admitted), (1, 0, 0), "{s:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_filesystem_program_is_read_in_the_pool_not_inline() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("main.hcl"),
+        BUCKET.trim_start_matches("-- main.hcl --\n"),
+    )
+    .expect("write");
+    let mut req = request(BUCKET, "fs-pool");
+    req.input = json_to_struct(&json!({
+        "apiVersion": "function-hcl/v1", "kind": "HclInput",
+        "source": "FileSystem", "path": dir.path().to_str().expect("utf-8 path")
+    }));
+    let f = quiet();
+    let rsp = f.handle(req).await.expect("run");
+    check_bucket(&rsp, "fs-pool");
+    let s = f.lane_stats();
+    assert_eq!((s.inline, s.moved, s.admitted), (0, 0, 1), "{s:?}");
+}

@@ -13,6 +13,33 @@
 //! --pid PID` uses a server that is already running. Without an `fn-hcl`
 //! next to it, it starts itself as the server process (`--serve ADDR`
 //! runs `fnhcl_server::serve_blocking`, exactly what `fn-hcl serve` runs).
+//!
+//! Other modes (`--mode`):
+//!
+//! - `cpu`: the server's CPU (user + system time of the whole process,
+//!   from `/proc/<pid>/stat`) per call, over `--requests` calls from
+//!   `--clients` clients, for each program size of `--sizes` (default
+//!   `1,50`) of `--workload` (`buckets`: function-starlark's bucket
+//!   workload, the default here; `composition`: the benchmark
+//!   composition), and the cost per extra resource between the first and
+//!   last size. `--client python` sends the calls from grpcio with the
+//!   stubs of crossplane-function-sdk-python instead (one client;
+//!   `--python PATH`, default `target/pyvenv/bin/python`, the virtualenv
+//!   `crates/fnhcl-server/tests/python/run.sh` sets up).
+//!   `--empty-server` measures the floor instead: the SDK's server on the
+//!   same runtime answering every call with an empty response.
+//! - `fairness`: `--heavy N` clients keep a heavy request each in flight
+//!   (`fnhcl_bench::heavy_composition(--heavy-rows)`, ~0.25 s of
+//!   evaluation at 100 rows) while one client sends a trivial request (one
+//!   bucket) every `--interval-ms`; reports the trivial requests' latency
+//!   p50 / p99 / max over `--duration` seconds.
+//! - `split`: in one process, the median round trip of `--resources`
+//!   (default 10) through `fnhcl_server::serve` (the SDK's server), the
+//!   same function behind a bare tonic server, an empty call through the
+//!   SDK's server, the same messages through the SDK's server with the
+//!   response precomputed ("same bytes": the transport floor for them), and
+//!   the in-process run; `--requests` calls each, in
+//!   alternating rounds.
 
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::sync::Arc;
@@ -20,10 +47,35 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use fnhcl_crossplane::proto::function_runner_service_client::FunctionRunnerServiceClient;
-use fnhcl_crossplane::proto::{RunFunctionRequest, Severity};
+use fnhcl_crossplane::proto::function_runner_service_server::{
+    FunctionRunnerService, FunctionRunnerServiceServer,
+};
+use fnhcl_crossplane::proto::{RunFunctionRequest, RunFunctionResponse, Severity};
 use tonic::transport::Channel;
 
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Load,
+    Cpu,
+    Fairness,
+    Split,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Workload {
+    Composition,
+    Buckets,
+}
+
 struct Config {
+    mode: Mode,
+    workload: Option<Workload>,
+    sizes: Vec<usize>,
+    heavy: usize,
+    heavy_rows: usize,
+    interval: Duration,
+    python: Option<String>,
+    empty_server: bool,
     server: Option<String>,
     connect: Option<String>,
     pid: Option<u32>,
@@ -34,12 +86,24 @@ struct Config {
 }
 
 fn usage() -> &'static str {
-    "usage: fnhcl-loadtest [--server PATH | --connect HOST:PORT [--pid PID]] \
-     [--clients N] [--requests N] [--duration SECS] [--resources N]"
+    "usage: fnhcl-loadtest [--mode load|cpu|fairness|split] \
+     [--server PATH | --connect HOST:PORT [--pid PID]] \
+     [--clients N] [--requests N] [--duration SECS] [--resources N] \
+     [--workload buckets|composition] [--sizes N,N,..] [--client tonic|python] [--python PATH] \
+     [--empty-server] \
+     [--heavy N] [--heavy-rows N] [--interval-ms N]"
 }
 
 fn parse_args() -> Result<Config, String> {
     let mut c = Config {
+        mode: Mode::Load,
+        workload: None,
+        sizes: vec![1, 50],
+        heavy: 8,
+        heavy_rows: 100,
+        interval: Duration::from_millis(5),
+        python: None,
+        empty_server: false,
         server: None,
         connect: None,
         pid: None,
@@ -60,6 +124,45 @@ fn parse_args() -> Result<Config, String> {
             "--requests" => c.requests = num(val()?)?,
             "--duration" => c.duration = Duration::from_secs(num(val()?)?),
             "--resources" => c.resources = num(val()?)? as usize,
+            "--mode" => {
+                c.mode = match val()?.as_str() {
+                    "load" => Mode::Load,
+                    "cpu" => Mode::Cpu,
+                    "fairness" => Mode::Fairness,
+                    "split" => Mode::Split,
+                    m => return Err(format!("unknown mode {m}\n{}", usage())),
+                }
+            }
+            "--workload" => {
+                c.workload = Some(match val()?.as_str() {
+                    "buckets" => Workload::Buckets,
+                    "composition" => Workload::Composition,
+                    w => return Err(format!("unknown workload {w}\n{}", usage())),
+                })
+            }
+            "--sizes" => {
+                c.sizes = val()?
+                    .split(',')
+                    .map(|n| {
+                        n.trim()
+                            .parse::<usize>()
+                            .map_err(|e| format!("--sizes: {e}"))
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "--client" => match val()?.as_str() {
+                "python" => {
+                    c.python
+                        .get_or_insert_with(|| "target/pyvenv/bin/python".to_owned());
+                }
+                "tonic" => c.python = None,
+                other => return Err(format!("unknown client {other}\n{}", usage())),
+            },
+            "--python" => c.python = Some(val()?),
+            "--empty-server" => c.empty_server = true,
+            "--heavy" => c.heavy = num(val()?)? as usize,
+            "--heavy-rows" => c.heavy_rows = num(val()?)? as usize,
+            "--interval-ms" => c.interval = Duration::from_millis(num(val()?)?),
             "-h" | "--help" => return Err(usage().to_owned()),
             other => return Err(format!("unknown argument {other}\n{}", usage())),
         }
@@ -74,6 +177,70 @@ fn status_kib(pid: u32, field: &str) -> Option<u64> {
         .find(|l| l.starts_with(field))
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|v| v.parse().ok())
+}
+
+/// The process's user + system CPU time in clock ticks
+/// (`/proc/<pid>/stat` fields 14 and 15; 100 ticks a second on Linux).
+fn cpu_ticks(pid: u32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces.
+    let rest = &s[s.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // `rest` starts at field 3: utime is field 14, stime 15.
+    Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
+}
+
+const TICKS_PER_SECOND: f64 = 100.0;
+
+/// The process's CPU time in nanoseconds, summed over its live threads
+/// (`/proc/<pid>/task/*/schedstat`, first field): finer than the clock
+/// ticks of [`cpu_ticks`], but blind to threads that exit in between.
+fn cpu_ns(pid: u32) -> Option<u64> {
+    let mut total = 0;
+    for t in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let path = t.ok()?.path().join("schedstat");
+        if let Ok(s) = std::fs::read_to_string(path) {
+            total += s.split_whitespace().next()?.parse::<u64>().ok()?;
+        }
+    }
+    Some(total)
+}
+
+/// Context switches (voluntary + involuntary) of the process's live
+/// threads: each is a sleep and a wake-up, the main cost of a small call.
+fn switches(pid: u32) -> Option<u64> {
+    let mut total = 0;
+    for t in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let path = t.ok()?.path().join("status");
+        if let Ok(s) = std::fs::read_to_string(path) {
+            for l in s.lines() {
+                if l.starts_with("voluntary_ctxt_switches:")
+                    || l.starts_with("nonvoluntary_ctxt_switches:")
+                {
+                    total += l.split_whitespace().nth(1)?.parse::<u64>().ok()?;
+                }
+            }
+        }
+    }
+    Some(total)
+}
+
+/// CPU readings: (clock ticks, nanoseconds, context switches).
+fn cpu_now(pid: u32) -> Result<(u64, u64, u64), String> {
+    let err = || "cannot read the server's /proc stat".to_owned();
+    Ok((
+        cpu_ticks(pid).ok_or_else(err)?,
+        cpu_ns(pid).ok_or_else(err)?,
+        switches(pid).ok_or_else(err)?,
+    ))
+}
+
+fn workload_request(w: Workload, n: usize) -> RunFunctionRequest {
+    let hcl = match w {
+        Workload::Buckets => fnhcl_bench::bucket_composition(n),
+        Workload::Composition => fnhcl_bench::composition(n),
+    };
+    fnhcl_bench::request(n, &hcl)
 }
 
 fn free_port() -> std::io::Result<u16> {
@@ -111,6 +278,7 @@ fn start_server(cfg: &Config) -> Result<Server, String> {
     let sibling = me.with_file_name("fn-hcl");
     let (bin, args): (std::path::PathBuf, Vec<&str>) = match &cfg.server {
         Some(p) => (p.into(), vec!["serve", "--insecure"]),
+        None if cfg.empty_server => (me.clone(), vec!["--serve-empty", &addr]),
         None if sibling.exists() => (sibling, vec!["serve", "--insecure"]),
         None => (me.clone(), vec!["--serve", &addr]),
     };
@@ -198,15 +366,410 @@ fn percentile(sorted: &[u32], p: f64) -> u32 {
     sorted[i.min(sorted.len() - 1)]
 }
 
+/// Sends `calls` copies of `req` from `clients` clients (one connection
+/// each), failing on any error or Fatal result; the latencies in µs.
+async fn drive(
+    addr: &str,
+    req: &RunFunctionRequest,
+    clients: usize,
+    calls: u64,
+) -> Result<Vec<u32>, String> {
+    let issued = Arc::new(AtomicU64::new(0));
+    let req = Arc::new(req.clone());
+    let mut tasks = Vec::new();
+    for _ in 0..clients {
+        let c = connect(addr).await?;
+        tasks.push(tokio::spawn(client(
+            c,
+            req.clone(),
+            issued.clone(),
+            calls,
+            Instant::now() + Duration::from_secs(3600),
+        )));
+    }
+    let mut lat = Vec::new();
+    for t in tasks {
+        let r = t.await.map_err(|e| e.to_string())?;
+        if let Some(e) = r.first_error {
+            return Err(e);
+        }
+        lat.extend(r.latencies_us);
+    }
+    lat.sort_unstable();
+    Ok(lat)
+}
+
+/// `--mode cpu`: the server's CPU per call for each size.
+async fn run_cpu(cfg: Config) -> Result<bool, String> {
+    let server = start_server(&cfg)?;
+    let pid = server
+        .pid
+        .ok_or("--mode cpu needs the server's pid (--pid with --connect)")?;
+    connect(&server.addr).await?;
+    let workload = cfg.workload.unwrap_or(Workload::Buckets);
+    println!("fnhcl-loadtest --mode cpu");
+    println!("  server         {}", server.addr);
+    println!("  clients        {}", cfg.clients);
+    println!("  calls          {} per size", cfg.requests);
+    let mut rows = Vec::new();
+    for &n in &cfg.sizes {
+        let req = workload_request(workload, n);
+        let (before, after, elapsed, p50) = match &cfg.python {
+            Some(py) => python_calls(py, &server.addr, &req, pid, cfg.requests)?,
+            None => {
+                // Warm up: compile and cache the program, grow the pools.
+                drive(&server.addr, &req, cfg.clients, 200).await?;
+                let before = cpu_now(pid)?;
+                let start = Instant::now();
+                let lat = drive(&server.addr, &req, cfg.clients, cfg.requests).await?;
+                let elapsed = start.elapsed();
+                let after = cpu_now(pid)?;
+                (before, after, elapsed, percentile(&lat, 0.5))
+            }
+        };
+        let calls = cfg.requests as f64;
+        let us = (after.0 - before.0) as f64 / TICKS_PER_SECOND * 1e6 / calls;
+        let us_ns = (after.1 - before.1) as f64 / 1e3 / calls;
+        println!(
+            "  {n:>5} resources: server CPU {us:7.1} us/call ({} ticks; {us_ns:.1} us by schedstat), {:.2} context switches/call, latency p50 {} us, {:.0} calls/s",
+            after.0 - before.0,
+            (after.2 - before.2) as f64 / calls,
+            p50,
+            cfg.requests as f64 / elapsed.as_secs_f64()
+        );
+        rows.push((n, us, us_ns));
+    }
+    if let (Some(&(n0, c0, s0)), Some(&(n1, c1, s1))) = (rows.first(), rows.last())
+        && n1 > n0
+    {
+        println!(
+            "  per extra resource: {:.2} us ({:.2} us by schedstat) ({n0} -> {n1})",
+            (c1 - c0) / (n1 - n0) as f64,
+            (s1 - s0) / (n1 - n0) as f64
+        );
+    }
+    Ok(true)
+}
+
+/// The calls of `--client python`: `calls.py` warms up, says ready, then
+/// sends `calls` requests while this reads the server's CPU time around
+/// them. (before, after, elapsed, median latency in µs).
+fn python_calls(
+    python: &str,
+    addr: &str,
+    req: &RunFunctionRequest,
+    pid: u32,
+    calls: u64,
+) -> Result<((u64, u64, u64), (u64, u64, u64), Duration, u32), String> {
+    use std::io::{BufRead, Write};
+    let dir = std::env::temp_dir().join(format!("fnhcl-loadtest-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let script = dir.join("calls.py");
+    std::fs::write(&script, include_str!("../../python/calls.py")).map_err(|e| e.to_string())?;
+    let request = dir.join("request.pb");
+    std::fs::write(&request, prost::Message::encode_to_vec(req)).map_err(|e| e.to_string())?;
+    let mut child = Command::new(python)
+        .arg(&script)
+        .arg(addr)
+        .arg(&request)
+        .arg("200")
+        .arg(calls.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {python}: {e}"))?;
+    let mut out = std::io::BufReader::new(child.stdout.take().ok_or("no stdout")?);
+    let mut line = String::new();
+    out.read_line(&mut line).map_err(|e| e.to_string())?;
+    if line.trim() != "ready" {
+        let _ = child.wait();
+        return Err(format!("calls.py: {line}"));
+    }
+    let before = cpu_now(pid)?;
+    let start = Instant::now();
+    child
+        .stdin
+        .take()
+        .ok_or("no stdin")?
+        .write_all(b"go\n")
+        .map_err(|e| e.to_string())?;
+    line.clear();
+    out.read_line(&mut line).map_err(|e| e.to_string())?;
+    let elapsed = start.elapsed();
+    let after = cpu_now(pid)?;
+    let status = child.wait().map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(&dir);
+    if !status.success() {
+        return Err(format!("calls.py failed: {status}"));
+    }
+    let p50 = line
+        .trim()
+        .parse()
+        .map_err(|e| format!("calls.py said {line:?}: {e}"))?;
+    Ok((before, after, elapsed, p50))
+}
+
+/// `--mode fairness`: trivial latency while heavy requests are in flight.
+async fn run_fairness(cfg: Config) -> Result<bool, String> {
+    let server = start_server(&cfg)?;
+    let mut probe = connect(&server.addr).await?;
+    let heavy_req = Arc::new(fnhcl_bench::request(
+        0,
+        &fnhcl_bench::heavy_composition(cfg.heavy_rows),
+    ));
+    let trivial = workload_request(cfg.workload.unwrap_or(Workload::Buckets), 1);
+    // Compile both programs, and time one heavy request alone.
+    probe
+        .run_function(trivial.clone())
+        .await
+        .map_err(|e| e.to_string())?;
+    let t = Instant::now();
+    let r = probe
+        .run_function((*heavy_req).clone())
+        .await
+        .map_err(|e| e.to_string())?;
+    if is_fatal(r.get_ref()) {
+        return Err(format!("heavy request: {:?}", r.get_ref().results));
+    }
+    let heavy_alone = t.elapsed();
+    let stop = Arc::new(AtomicU64::new(0));
+    let heavy_done = Arc::new(AtomicU64::new(0));
+    let mut heavies = Vec::new();
+    for _ in 0..cfg.heavy {
+        let mut c = connect(&server.addr).await?;
+        let (req, stop, done) = (heavy_req.clone(), stop.clone(), heavy_done.clone());
+        heavies.push(tokio::spawn(async move {
+            while stop.load(Ordering::Relaxed) == 0 {
+                if c.run_function((*req).clone()).await.is_ok() {
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }));
+    }
+    // Let the heavy requests fill the server.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut c = connect(&server.addr).await?;
+    let mut lat = Vec::new();
+    let mut errors = 0;
+    let start = Instant::now();
+    while start.elapsed() < cfg.duration {
+        let t = Instant::now();
+        match c.run_function(trivial.clone()).await {
+            Ok(r) if !is_fatal(r.get_ref()) => {}
+            _ => errors += 1,
+        }
+        lat.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
+        tokio::time::sleep(cfg.interval).await;
+    }
+    stop.store(1, Ordering::Relaxed);
+    let heavy_completed = heavy_done.load(Ordering::Relaxed);
+    for h in heavies {
+        h.abort();
+    }
+    lat.sort_unstable();
+    println!("fnhcl-loadtest --mode fairness");
+    println!("  server          {}", server.addr);
+    println!(
+        "  heavy           {} in flight, {} rows, {:.0} ms alone, {heavy_completed} completed in {:.1} s",
+        cfg.heavy,
+        cfg.heavy_rows,
+        heavy_alone.as_secs_f64() * 1e3,
+        start.elapsed().as_secs_f64()
+    );
+    println!("  trivial calls   {} ({errors} errors)", lat.len());
+    let ms = |us: u32| f64::from(us) / 1000.0;
+    println!(
+        "  trivial p50 / p99 / max   {:.2} / {:.2} / {:.2} ms",
+        ms(percentile(&lat, 0.5)),
+        ms(percentile(&lat, 0.99)),
+        ms(lat.last().copied().unwrap_or(0))
+    );
+    Ok(errors == 0)
+}
+
+/// Answers every call with an empty response (the empty-call floor).
+struct Empty;
+
+#[tonic::async_trait]
+impl FunctionRunnerService for Empty {
+    async fn run_function(
+        &self,
+        _request: tonic::Request<RunFunctionRequest>,
+    ) -> Result<tonic::Response<RunFunctionResponse>, tonic::Status> {
+        Ok(tonic::Response::new(RunFunctionResponse::default()))
+    }
+}
+
+/// Answers every call with a finished response (cloned): the transport
+/// floor for the same messages, without evaluation.
+struct Canned(RunFunctionResponse);
+
+#[tonic::async_trait]
+impl FunctionRunnerService for Canned {
+    async fn run_function(
+        &self,
+        _request: tonic::Request<RunFunctionRequest>,
+    ) -> Result<tonic::Response<RunFunctionResponse>, tonic::Status> {
+        Ok(tonic::Response::new(self.0.clone()))
+    }
+}
+
+fn sdk_args(port: u16) -> fnhcl_server::Args {
+    fnhcl_server::Args {
+        debug: false,
+        address: format!("127.0.0.1:{port}"),
+        insecure: true,
+        tls_certs_dir: None,
+        max_recv_message_size: None,
+        metrics_address: String::new(),
+    }
+}
+
+/// `--mode split`: round trip vs floor vs in-process, SDK vs bare tonic.
+fn run_split(cfg: &Config) -> Result<bool, String> {
+    let n = cfg.resources;
+    let req = workload_request(cfg.workload.unwrap_or(Workload::Composition), n);
+    let port = |()| free_port().map_err(|e| e.to_string());
+    let (sdk, bare, empty, canned) = (port(())?, port(())?, port(())?, port(())?);
+    let canned_rsp = fnhcl_server::standard_function().run(&req);
+    std::thread::spawn(move || {
+        let Ok(rt) = fnhcl_server::runtime() else {
+            return;
+        };
+        rt.block_on(async move {
+            let quiet = |f: fnhcl_server::HclFunction| f.with_debug_sink(Arc::new(|_: &str| {}));
+            let a = sdk_args(sdk);
+            let e = sdk_args(empty);
+            let c = sdk_args(canned);
+            let bare_addr = format!("127.0.0.1:{bare}").parse().expect("address");
+            let bare_service =
+                FunctionRunnerServiceServer::new(quiet(fnhcl_server::HclFunction::standard()));
+            tokio::join!(
+                async {
+                    let _ =
+                        fnhcl_server::serve(quiet(fnhcl_server::HclFunction::standard()), &a).await;
+                },
+                async {
+                    let _ = function_sdk_rust::serve(Empty, &e).await;
+                },
+                async {
+                    let _ = function_sdk_rust::serve(Canned(canned_rsp), &c).await;
+                },
+                async {
+                    let _ = tonic::transport::Server::builder()
+                        .add_service(bare_service)
+                        .serve(bare_addr)
+                        .await;
+                },
+            );
+        });
+    });
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut clients = Vec::new();
+    for p in [sdk, bare, empty, canned] {
+        clients.push(rt.block_on(connect(&format!("127.0.0.1:{p}")))?);
+    }
+    let names = ["SDK server", "bare tonic", "empty call", "same bytes"];
+    let mut lat: Vec<Vec<u32>> = vec![Vec::new(); 4];
+    let rounds = 10;
+    let per = (cfg.requests / rounds).max(1);
+    for round in 0..=rounds {
+        for (i, c) in clients.iter_mut().enumerate() {
+            let r = if i == 2 {
+                RunFunctionRequest::default()
+            } else {
+                req.clone()
+            };
+            for _ in 0..per {
+                let t = Instant::now();
+                let rsp = rt
+                    .block_on(c.run_function(r.clone()))
+                    .map_err(|e| e.to_string())?;
+                let us = t.elapsed().as_micros().min(u32::MAX as u128) as u32;
+                if is_fatal(rsp.get_ref()) {
+                    return Err(format!("{}: {:?}", names[i], rsp.get_ref().results));
+                }
+                // Round 0 warms up (program cache, pools).
+                if round > 0 {
+                    lat[i].push(us);
+                }
+            }
+        }
+    }
+    // In-process, on a thread with the server's stack size.
+    let inproc = std::thread::Builder::new()
+        .stack_size(fnhcl_crossplane::THREAD_STACK_BYTES)
+        .spawn({
+            let req = req.clone();
+            let count = cfg.requests;
+            move || {
+                let f = fnhcl_server::standard_function();
+                let _ = f.run_outcome(&req);
+                let mut v: Vec<u32> = (0..count)
+                    .map(|_| {
+                        let t = Instant::now();
+                        let o = f.run_outcome(&req);
+                        std::hint::black_box(o);
+                        t.elapsed().as_nanos().min(u32::MAX as u128) as u32
+                    })
+                    .collect();
+                v.sort_unstable();
+                v
+            }
+        })
+        .map_err(|e| e.to_string())?
+        .join()
+        .map_err(|_| "in-process run panicked".to_owned())?;
+    for l in &mut lat {
+        l.sort_unstable();
+    }
+    let med = |v: &[u32]| percentile(v, 0.5);
+    let inproc_us = f64::from(med(&inproc)) / 1000.0;
+    println!(
+        "fnhcl-loadtest --mode split ({n} resources, {} calls each, medians)",
+        per * rounds
+    );
+    for (i, name) in names.iter().enumerate() {
+        println!(
+            "  {name:<12} p50 {:>6} us   p90 {:>6} us",
+            med(&lat[i]),
+            percentile(&lat[i], 0.9)
+        );
+    }
+    println!("  in-process   p50 {inproc_us:>8.1} us");
+    let (rt_us, floor) = (f64::from(med(&lat[0])), f64::from(med(&lat[2])));
+    println!(
+        "  round trip - (empty call + in-process) = {:.1} us (bound: 30 us); SDK - bare tonic = {:+} us",
+        rt_us - floor - inproc_us,
+        i64::from(med(&lat[0])) - i64::from(med(&lat[1]))
+    );
+    println!(
+        "  round trip - (same bytes + in-process) = {:.1} us",
+        rt_us - f64::from(med(&lat[3])) - inproc_us
+    );
+    Ok(true)
+}
+
 async fn run(cfg: Config) -> Result<bool, String> {
+    match cfg.mode {
+        Mode::Load => {}
+        Mode::Cpu => return run_cpu(cfg).await,
+        Mode::Fairness => return run_fairness(cfg).await,
+        Mode::Split => unreachable!("split runs its own runtimes"),
+    }
     let server = start_server(&cfg)?;
     let probe = connect(&server.addr).await?;
     let pid = server.pid;
     let rss = |field: &str| pid.and_then(|p| status_kib(p, field));
     let idle = rss("VmRSS:");
 
-    let hcl = fnhcl_bench::composition(cfg.resources);
-    let req = Arc::new(fnhcl_bench::request(cfg.resources, &hcl));
+    let req = Arc::new(workload_request(
+        cfg.workload.unwrap_or(Workload::Composition),
+        cfg.resources,
+    ));
     // One call compiles and caches the program.
     let first = probe
         .clone()
@@ -348,6 +911,28 @@ fn main() -> ExitCode {
     if argv.len() == 3 && argv[1] == "--serve" {
         return serve_child(argv[2].clone());
     }
+    if argv.len() == 3 && argv[1] == "--serve-empty" {
+        // The floor: the SDK's server on fn-hcl's runtime, answering every
+        // call with an empty response.
+        let args = sdk_args(0);
+        let args = fnhcl_server::Args {
+            address: argv[2].clone(),
+            ..args
+        };
+        let served = fnhcl_server::runtime()
+            .map_err(|e| e.to_string())
+            .and_then(|rt| {
+                rt.block_on(function_sdk_rust::serve(Empty, &args))
+                    .map_err(|e| e.to_string())
+            });
+        return match served {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("fnhcl-loadtest --serve-empty: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let cfg = match parse_args() {
         Ok(c) => c,
         Err(e) => {
@@ -355,6 +940,16 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if cfg.mode == Mode::Split {
+        return match run_split(&cfg) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(e) => {
+                eprintln!("fnhcl-loadtest: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

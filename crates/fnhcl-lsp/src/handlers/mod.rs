@@ -7,6 +7,7 @@ mod format;
 mod hover;
 mod navigate;
 mod outline;
+mod preview;
 mod signature;
 pub(crate) mod tokens;
 
@@ -16,6 +17,7 @@ pub(crate) use format::formatting;
 pub(crate) use hover::hover;
 pub(crate) use navigate::{definition, prepare_rename, references, rename};
 pub(crate) use outline::{document_symbols, folding_ranges, workspace_symbols};
+pub(crate) use preview::{RENDER_COMMAND, execute_command, inlay_hints};
 pub(crate) use signature::signature_help;
 pub(crate) use tokens::semantic_tokens_full;
 

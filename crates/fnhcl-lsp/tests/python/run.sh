@@ -22,5 +22,9 @@ if [ -z "${FN_HCL_BIN:-}" ]; then
   export FN_HCL_BIN="$PWD/target/debug/fn-hcl"
 fi
 
+if ! command -v nvim >/dev/null 2>&1; then
+  echo "run.sh: nvim not found: test_neovim.py (headless Neovim smoke tests) is skipped"
+fi
+
 cd crates/fnhcl-lsp/tests/python
 exec "../../../../$PY" -m pytest -q -p no:cacheprovider "$@"

@@ -1,0 +1,94 @@
+//! Object constructors (`{ k = v }`); tuples are built inline by the
+//! dispatch in `mod.rs`.
+
+use std::collections::BTreeMap;
+
+use fnhcl_base::Span;
+use fnhcl_syntax::ast::{ExprKind, ObjectKey, TemplatePart};
+use fnhcl_value::{Key, Type, Value};
+
+use super::{Evaluator, R, dynamic, has_errors, unmark};
+use crate::conv;
+
+impl Evaluator<'_, '_> {
+    pub(super) fn object(&mut self, items: &[fnhcl_syntax::ast::ObjectItem], _span: Span) -> R {
+        let mut diags = Vec::new();
+        let mut vals: BTreeMap<Key, Value> = BTreeMap::new();
+        let mut known = true;
+        let mut marked = false;
+        for it in items {
+            // Keys written as a name or a plain ASCII string (the usual
+            // case) are used as they are.
+            let literal_key = match &it.key {
+                ObjectKey::Ident(id) => Some(&id.name),
+                ObjectKey::Expr(k) => match &k.kind {
+                    ExprKind::Template(t) => match t.parts.as_slice() {
+                        [TemplatePart::Literal(s)] if s.is_ascii() => Some(s),
+                        _ => None,
+                    },
+                    _ => None,
+                },
+            };
+            if let Some(k) = literal_key {
+                let (val, vd) = self.eval(&it.value);
+                diags.extend(vd);
+                vals.insert(k.clone(), val);
+                continue;
+            }
+            let (key, kd, kspan) = match &it.key {
+                ObjectKey::Ident(id) => (Value::string(id.name.clone()), Vec::new(), id.span),
+                // A bare keyword key (`null`, `true`, `false`) is its name.
+                ObjectKey::Expr(k) if matches!(k.kind, ExprKind::Null) => {
+                    (Value::string("null"), Vec::new(), k.span)
+                }
+                ObjectKey::Expr(k) => {
+                    let (v, d) = self.eval(k);
+                    (v, d, k.span)
+                }
+            };
+            let kerr = has_errors(&kd);
+            diags.extend(kd);
+            let (val, vd) = self.eval(&it.value);
+            diags.extend(vd);
+            if kerr {
+                known = false;
+                continue;
+            }
+            if key.is_null() {
+                diags.push(self.error(
+                    "Null value as key",
+                    "Can't use a null value as a key.",
+                    it.value.span,
+                    kspan,
+                ));
+                known = false;
+                continue;
+            }
+            let (key, km) = unmark(key);
+            marked |= km;
+            let key = match conv::convert(&key, &Type::String) {
+                Ok(k) => k,
+                Err(m) => {
+                    diags.push(self.error(
+                        "Incorrect key type",
+                        format!("Can't use this value as a key: {m}."),
+                        kspan,
+                        kspan,
+                    ));
+                    known = false;
+                    continue;
+                }
+            };
+            match key.unmarked() {
+                Value::String(s) => {
+                    vals.insert(s.clone(), val);
+                }
+                _ => known = false,
+            }
+        }
+        if !known {
+            return (dynamic(), diags);
+        }
+        (Value::object(vals).mark_if(marked), diags)
+    }
+}

@@ -1,0 +1,324 @@
+//! `for` expressions (and `%{for}` in templates): iteration over lists,
+//! sets, tuples, maps and objects, the `if` clause, key expressions and
+//! grouping, the collection-size limit.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use fnhcl_base::Span;
+use fnhcl_syntax::ast::{Expr, ForExpr, Ident};
+use fnhcl_value::{Key, Type, Value};
+
+use super::{Branch, Diags, Evaluator, R, dynamic, has_errors, unmark};
+use crate::conv;
+
+impl Evaluator<'_, '_> {
+    pub(super) fn for_expr(&mut self, f: &ForExpr, span: Span) -> R {
+        self.for_core(
+            f.key_var.as_ref(),
+            &f.value_var,
+            &f.collection,
+            f.key_expr.as_ref(),
+            Branch::Expr(&f.value_expr),
+            f.grouping,
+            f.cond.as_ref(),
+            span,
+        )
+    }
+
+    pub(super) fn with_vars<T>(
+        &mut self,
+        key_var: Option<&Ident>,
+        k: Value,
+        value_var: &Ident,
+        v: Value,
+        f: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        let n = self.locals.len();
+        if let Some(kv) = key_var {
+            self.locals.push((kv.name.clone(), k));
+        }
+        self.locals.push((value_var.name.clone(), v));
+        let r = f(self);
+        self.locals.truncate(n);
+        r
+    }
+
+    /// The `if` clause for one element: `Ok(include)` or `Err(())` when the
+    /// element makes the result unknown (diagnostics already pushed).
+    pub(super) fn for_cond(
+        &mut self,
+        cond: &Expr,
+        known: bool,
+        marked: &mut bool,
+        diags: &mut Diags,
+    ) -> Result<bool, ()> {
+        let (c, d) = self.eval(cond);
+        diags.extend(d);
+        if c.is_null() {
+            if known {
+                diags.push(self.error(
+                    "Invalid 'for' condition",
+                    "The value of the 'if' clause must not be null.",
+                    cond.span,
+                    cond.span,
+                ));
+            }
+            return Err(());
+        }
+        let b = match conv::convert(&c, &Type::Bool) {
+            Ok(b) => b,
+            Err(m) => {
+                if known {
+                    diags.push(self.error(
+                        "Invalid 'for' condition",
+                        format!("The 'if' clause value is invalid: {m}."),
+                        cond.span,
+                        cond.span,
+                    ));
+                }
+                return Err(());
+            }
+        };
+        if !b.is_known() {
+            return Err(());
+        }
+        let (b, m) = b.unmark_deep();
+        *marked |= m;
+        Ok(b.as_bool().unwrap_or(false))
+    }
+
+    pub(super) fn for_core(
+        &mut self,
+        key_var: Option<&Ident>,
+        value_var: &Ident,
+        collection: &Expr,
+        key_expr: Option<&Expr>,
+        value: Branch<'_>,
+        grouping: bool,
+        cond: Option<&Expr>,
+        span: Span,
+    ) -> R {
+        let (coll, mut diags) = self.eval(collection);
+        if coll.is_null() {
+            diags.push(self.error(
+                "Iteration over null value",
+                "A null value cannot be used as the collection in a 'for' expression.",
+                collection.span,
+                collection.span,
+            ));
+            return (dynamic(), diags);
+        }
+        let cty = coll.type_of();
+        if cty == Type::Dynamic {
+            return (dynamic(), diags);
+        }
+        if !matches!(
+            cty,
+            Type::List(_) | Type::Set(_) | Type::Map(_) | Type::Tuple(_) | Type::Object(_)
+        ) {
+            diags.push(self.error(
+                "Iteration over non-iterable value",
+                format!(
+                    "A value of type {} cannot be used as the collection in a 'for' expression.",
+                    cty.friendly_name()
+                ),
+                collection.span,
+                collection.span,
+            ));
+            return (dynamic(), diags);
+        }
+        let (coll, mut marked) = unmark(coll);
+        if !coll.is_known() {
+            return (dynamic(), diags);
+        }
+        if let Some(c) = cond {
+            let (r, d) = self.with_vars(key_var, dynamic(), value_var, dynamic(), |s| s.eval(c));
+            let cerr = has_errors(&d);
+            diags.extend(d);
+            if r.is_null() {
+                diags.push(self.error(
+                    "Condition is null",
+                    "The value of the 'if' clause must not be null.",
+                    c.span,
+                    c.span,
+                ));
+                return (dynamic(), diags);
+            }
+            if let Err(m) = conv::convert(&r, &Type::Bool) {
+                diags.push(self.error(
+                    "Invalid 'for' condition",
+                    format!("The 'if' clause value is invalid: {m}."),
+                    c.span,
+                    c.span,
+                ));
+                return (dynamic(), diags);
+            }
+            if cerr {
+                return (dynamic(), diags);
+            }
+        }
+        let elems: Vec<(Value, Value)> = match &coll {
+            Value::List(c) => c
+                .items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (Value::int(i as i64), v.clone()))
+                .collect(),
+            Value::Tuple(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (Value::int(i as i64), v.clone()))
+                .collect(),
+            Value::Set(c) => c.items.iter().map(|v| (v.clone(), v.clone())).collect(),
+            Value::Map(m) => m
+                .items
+                .iter()
+                .map(|(k, v)| (Value::string(k.clone()), v.clone()))
+                .collect(),
+            Value::Object(attrs) => attrs
+                .iter()
+                .map(|(k, v)| (Value::string(k.clone()), v.clone()))
+                .collect(),
+            _ => Vec::new(),
+        };
+        if !self.step(elems.len() as u64, span, &mut diags) {
+            return (dynamic(), diags);
+        }
+        if elems.len() > self.ctx.limits.max_collection_len {
+            diags.push(self.error(
+                "Result too large",
+                format!(
+                    "The 'for' expression would produce more than {} elements.",
+                    self.ctx.limits.max_collection_len
+                ),
+                span,
+                span,
+            ));
+            return (dynamic(), diags);
+        }
+        let mut known = true;
+        if let Some(kx) = key_expr {
+            let mut vals: BTreeMap<Key, Value> = BTreeMap::new();
+            let mut groups: BTreeMap<Key, Vec<Value>> = BTreeMap::new();
+            for (k, v) in elems {
+                let r = self.with_vars(key_var, k, value_var, v, |s| {
+                    let mut d = Vec::new();
+                    if let Some(c) = cond {
+                        match s.for_cond(c, known, &mut marked, &mut d) {
+                            Err(()) => return (None, d, true),
+                            Ok(false) => return (None, d, false),
+                            Ok(true) => {}
+                        }
+                    }
+                    let (kr, kd) = s.eval(kx);
+                    d.extend(kd);
+                    if kr.is_null() {
+                        if known {
+                            d.push(s.error(
+                                "Invalid object key",
+                                "Key expression in 'for' expression must not produce a null value.",
+                                kx.span,
+                                kx.span,
+                            ));
+                        }
+                        return (None, d, true);
+                    }
+                    if !kr.is_known() {
+                        return (None, d, true);
+                    }
+                    let key = match conv::convert(&kr, &Type::String) {
+                        Ok(k) => k,
+                        Err(m) => {
+                            if known {
+                                d.push(s.error(
+                                    "Invalid object key",
+                                    format!("The key expression produced an invalid result: {m}."),
+                                    kx.span,
+                                    kx.span,
+                                ));
+                            }
+                            return (None, d, true);
+                        }
+                    };
+                    let (key, km) = key.unmark_deep();
+                    marked |= km;
+                    let (val, vd) = s.eval_branch(value);
+                    d.extend(vd);
+                    (Some((key, val)), d, false)
+                });
+                let (item, d, unknown) = r;
+                diags.extend(d);
+                if unknown {
+                    known = false;
+                    continue;
+                }
+                let Some((key, val)) = item else { continue };
+                let Some(k) = key.as_str() else {
+                    known = false;
+                    continue;
+                };
+                let k: Key = Arc::from(k);
+                if grouping {
+                    groups.entry(k).or_default().push(val);
+                } else {
+                    match vals.entry(k) {
+                        std::collections::btree_map::Entry::Occupied(o) => {
+                            diags.push(self.error(
+                                "Duplicate object key",
+                                format!(
+                                    "Two different items produced the key {:?} in this 'for' expression. If duplicates are expected, use the ellipsis (...) after the value expression to enable grouping by key.",
+                                    &**o.key()
+                                ),
+                                kx.span,
+                                kx.span,
+                            ));
+                        }
+                        std::collections::btree_map::Entry::Vacant(slot) => {
+                            slot.insert(val);
+                        }
+                    }
+                }
+            }
+            if !known {
+                return (dynamic(), diags);
+            }
+            if grouping {
+                vals = groups
+                    .into_iter()
+                    .map(|(k, g)| (k, Value::tuple(g)))
+                    .collect();
+            }
+            (Value::object(vals).mark_if(marked), diags)
+        } else {
+            let mut vals = Vec::new();
+            for (k, v) in elems {
+                let (item, d, unknown) = self.with_vars(key_var, k, value_var, v, |s| {
+                    let mut d = Vec::new();
+                    if let Some(c) = cond {
+                        match s.for_cond(c, known, &mut marked, &mut d) {
+                            Err(()) => return (None, d, true),
+                            Ok(false) => return (None, d, false),
+                            Ok(true) => {}
+                        }
+                    }
+                    let (val, vd) = s.eval_branch(value);
+                    d.extend(vd);
+                    (Some(val), d, false)
+                });
+                diags.extend(d);
+                if unknown {
+                    known = false;
+                    continue;
+                }
+                if let Some(v) = item {
+                    vals.push(v);
+                }
+            }
+            if !known {
+                return (dynamic(), diags);
+            }
+            (Value::tuple(vals).mark_if(marked), diags)
+        }
+    }
+}

@@ -1,0 +1,348 @@
+//! The tree-walking evaluator. Each node returns its value and the
+//! diagnostics produced while evaluating it (HCL decides per node which
+//! child diagnostics to keep, e.g. a conditional keeps only the chosen
+//! branch's).
+//!
+//! This module holds the evaluation context ([`Evaluator`]: limits, step
+//! and depth accounting, `for`/splat bindings) and the dispatch on the
+//! kind of node; each kind's rules live in a child module. See
+//! `docs/notes/expression-evaluator.md`.
+
+mod calls;
+mod constructors;
+mod for_expr;
+mod intrinsics;
+mod operators;
+mod templates;
+mod traversal;
+
+use std::sync::Arc;
+
+use fnhcl_base::{Diagnostic, SourceMap, Span};
+use fnhcl_syntax::ast::{Expr, ExprKind, Template, TemplatePart};
+use fnhcl_value::{Number, Type, Value};
+
+use crate::conv;
+use crate::{EvalContext, Evaluated};
+use traversal::widen_chain_context;
+
+type Diags = Vec<Diagnostic>;
+type R = (Value, Diags);
+
+fn has_errors(d: &[Diagnostic]) -> bool {
+    d.iter().any(Diagnostic::is_error)
+}
+
+fn dynamic() -> Value {
+    Value::dynamic_unknown()
+}
+
+/// Splits off the top-level mark. Inlined: it runs for every traversal
+/// step, and the usual value has no mark.
+#[inline]
+fn unmark(v: Value) -> (Value, bool) {
+    match v {
+        Value::Marked(inner) => {
+            let mut cur: &Value = &inner;
+            while let Value::Marked(i) = cur {
+                cur = i;
+            }
+            (cur.clone(), true)
+        }
+        v => (v, false),
+    }
+}
+
+/// [`Value::unmark_deep`] of an owned value: no copy when nothing is
+/// marked (the usual case).
+fn unmark_deep_owned(v: Value) -> (Value, bool) {
+    if v.is_marked_deep() {
+        v.unmark_deep()
+    } else {
+        (v, false)
+    }
+}
+
+/// `conv::convert` of an owned value: no copy when it already has the
+/// type (what `convert` checks first).
+fn convert_owned(v: Value, to: &Type) -> Result<Value, (Value, String)> {
+    if fnhcl_value::convert::has_type_shallow(&v, to) {
+        return Ok(v);
+    }
+    conv::convert(&v, to).map_err(|m| (v, m))
+}
+
+/// A branch of a conditional: an expression, or a template (`%{if}`).
+#[derive(Clone, Copy)]
+enum Branch<'e> {
+    Expr(&'e Expr),
+    Template(&'e Template, Span),
+    /// `%{if}` without `%{else}`: the empty string.
+    Empty(Span),
+}
+
+impl Branch<'_> {
+    fn span(&self) -> Span {
+        match self {
+            Branch::Expr(e) => e.span,
+            Branch::Template(_, s) | Branch::Empty(s) => *s,
+        }
+    }
+}
+
+pub(crate) struct Evaluator<'c, 'a> {
+    ctx: &'c EvalContext<'a>,
+    sources: Option<&'c SourceMap>,
+    locals: Vec<(Arc<str>, Value)>,
+    splat_items: Vec<Value>,
+    steps: u64,
+    depth: usize,
+    aborted: bool,
+}
+
+impl<'c, 'a> Evaluator<'c, 'a> {
+    pub(crate) fn new(ctx: &'c EvalContext<'a>, sources: Option<&'c SourceMap>) -> Self {
+        Evaluator {
+            ctx,
+            sources,
+            locals: Vec::new(),
+            splat_items: Vec::new(),
+            steps: 0,
+            depth: 0,
+            aborted: false,
+        }
+    }
+
+    pub(crate) fn run(mut self, e: &Expr) -> Evaluated {
+        let (value, mut diagnostics) = self.eval(e);
+        if let Some(sm) = self.sources {
+            for d in &mut diagnostics {
+                if d.expr_text.is_none()
+                    && let Some(c) = d.context
+                    && (c.file.0 as usize) < sm.len()
+                {
+                    d.expr_text = Some(sm.slice(c).to_owned());
+                }
+            }
+        }
+        Evaluated {
+            value,
+            diagnostics,
+            steps: self.steps,
+        }
+    }
+
+    fn error(
+        &self,
+        summary: &str,
+        detail: impl Into<String>,
+        subject: Span,
+        context: Span,
+    ) -> Diagnostic {
+        Diagnostic::error(summary, detail)
+            .with_span(subject)
+            .with_context(context)
+    }
+
+    /// Counts `n` steps; false (with a diagnostic) once the limit is hit.
+    /// Runs for every node: the limit's message is built out of line.
+    #[inline]
+    fn step(&mut self, n: u64, span: Span, diags: &mut Diags) -> bool {
+        if self.aborted {
+            return false;
+        }
+        let before = self.steps;
+        self.steps = before.saturating_add(n);
+        // The count crossed a multiple of the interval (it is a power of
+        // two: the bits above it differ).
+        if (before ^ self.steps) >= crate::INTERRUPT_INTERVAL
+            && let Some(interrupt) = &self.ctx.limits.interrupt
+            && !interrupt.check()
+        {
+            self.aborted = true;
+            diags.push(self.interrupted(span));
+            return false;
+        }
+        if self.steps > self.ctx.limits.max_steps {
+            self.aborted = true;
+            diags.push(self.steps_exceeded(span));
+            return false;
+        }
+        true
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn interrupted(&self, span: Span) -> Diagnostic {
+        self.error(
+            "Evaluation limit exceeded",
+            crate::INTERRUPTED_DETAIL,
+            span,
+            span,
+        )
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn steps_exceeded(&self, span: Span) -> Diagnostic {
+        self.error(
+            "Evaluation limit exceeded",
+            format!(
+                "Evaluating this expression took more than {} steps; simplify it or reduce the size of the data it works on.",
+                self.ctx.limits.max_steps
+            ),
+            span,
+            span,
+        )
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&self, span: Span) -> Diagnostic {
+        self.error(
+            "Expression too deeply nested",
+            format!(
+                "Evaluation exceeded the nesting limit of {} levels.",
+                self.ctx.limits.max_depth
+            ),
+            span,
+            span,
+        )
+    }
+
+    pub(crate) fn eval(&mut self, e: &Expr) -> R {
+        let mut diags = Vec::new();
+        if !self.step(1, e.span, &mut diags) {
+            return (dynamic(), diags);
+        }
+        if self.depth >= self.ctx.limits.max_depth {
+            diags.push(self.too_deep(e.span));
+            return (dynamic(), diags);
+        }
+        self.depth += 1;
+        let r = self.eval_inner(e);
+        self.depth -= 1;
+        r
+    }
+
+    /// Evaluates `exprs` in order: their values, and all their diagnostics.
+    fn eval_each(&mut self, exprs: &[Expr]) -> (Vec<Value>, Diags) {
+        let mut diags = Vec::new();
+        let mut vals = Vec::with_capacity(exprs.len());
+        for e in exprs {
+            let (v, d) = self.eval(e);
+            diags.extend(d);
+            vals.push(v);
+        }
+        (vals, diags)
+    }
+
+    fn eval_inner(&mut self, e: &Expr) -> R {
+        match &e.kind {
+            ExprKind::Null => (Value::null(), Vec::new()),
+            ExprKind::Bool(b) => (Value::Bool(*b), Vec::new()),
+            ExprKind::Number(text) => match Number::parse(text) {
+                Some(n) => (Value::Number(n), Vec::new()),
+                None => (
+                    Value::Unknown(Type::Number),
+                    vec![self.error(
+                        "Invalid number literal",
+                        "Failed to recognize the value of this number literal.",
+                        e.span,
+                        e.span,
+                    )],
+                ),
+            },
+            ExprKind::Template(t) => {
+                match t.parts.as_slice() {
+                    [TemplatePart::Interpolation(inner)] => return self.eval(inner),
+                    // A plain string literal (already NFC when ASCII).
+                    [TemplatePart::Literal(s)] if s.is_ascii() => {
+                        return (Value::String(s.clone()), Vec::new());
+                    }
+                    _ => {}
+                }
+                self.template(t, e.span)
+            }
+            ExprKind::Tuple(items) => {
+                let (vals, diags) = self.eval_each(items);
+                (Value::tuple(vals), diags)
+            }
+            ExprKind::Object(items) => self.object(items, e.span),
+            ExprKind::Variable(id) => self.variable(id),
+            ExprKind::GetAttr(src, name) => {
+                let (v, mut diags) = self.eval(src);
+                let step = Span {
+                    file: e.span.file,
+                    start: src.span.end,
+                    end: e.span.end,
+                };
+                let r = match self.get_attr(v, &name.name, step, e.span) {
+                    Ok(v) => v,
+                    Err(d) => {
+                        diags.push(d);
+                        dynamic()
+                    }
+                };
+                widen_chain_context(e, &mut diags);
+                (r, diags)
+            }
+            ExprKind::Index(src, key) => {
+                let (coll, mut diags) = self.eval(src);
+                let (k, kd) = self.eval(key);
+                diags.extend(kd);
+                let step = Span {
+                    file: e.span.file,
+                    start: src.span.end,
+                    end: e.span.end,
+                };
+                let r = match self.index(coll, k, step, e.span) {
+                    Ok(v) => v,
+                    Err(d) => {
+                        diags.push(d);
+                        dynamic()
+                    }
+                };
+                if fnhcl_syntax::visit::is_literal_key(key) {
+                    widen_chain_context(e, &mut diags);
+                }
+                (r, diags)
+            }
+            ExprKind::Splat { source, each, .. } => self.splat(source, each, e.span),
+            ExprKind::SplatItem => (
+                self.splat_items.last().cloned().unwrap_or_else(dynamic),
+                Vec::new(),
+            ),
+            ExprKind::FuncCall {
+                name,
+                args,
+                expand_final,
+            } => self.call(name, args, *expand_final, e.span),
+            ExprKind::Conditional {
+                cond,
+                then,
+                otherwise,
+            } => self.conditional(cond, Branch::Expr(then), Branch::Expr(otherwise), e.span),
+            ExprKind::Unary(op, x) => self.unary(*op, x, e.span),
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, e.span),
+            ExprKind::For(f) => self.for_expr(f, e.span),
+            ExprKind::Parens(x) => self.eval(x),
+        }
+    }
+
+    fn eval_branch(&mut self, b: Branch<'_>) -> R {
+        match b {
+            Branch::Expr(e) => self.eval(e),
+            Branch::Template(t, s) => self.template(t, s),
+            Branch::Empty(_) => (Value::string(""), Vec::new()),
+        }
+    }
+}
+
+/// cty normalises every string to NFC.
+pub(crate) fn nfc(s: String) -> String {
+    match fnhcl_value::nfc(&s) {
+        std::borrow::Cow::Borrowed(_) => s,
+        std::borrow::Cow::Owned(normalized) => normalized,
+    }
+}

@@ -1,0 +1,301 @@
+//! Conditionals (`c ? a : b`, also `%{if}` in templates) and unary and
+//! binary operators: operand conversion, unknowns, marks and HCL's
+//! messages; the cty arithmetic itself is in `crate::ops`.
+
+use fnhcl_base::{Diagnostic, Span};
+use fnhcl_syntax::ast::{BinaryOp, Expr, UnaryOp};
+use fnhcl_value::{Type, Value};
+
+use super::{Branch, Diags, Evaluator, R, convert_owned, dynamic, has_errors, unmark_deep_owned};
+use crate::conv;
+use crate::ops::{self, Arith, Cmp};
+
+impl Evaluator<'_, '_> {
+    pub(super) fn conditional(
+        &mut self,
+        cond: &Expr,
+        t: Branch<'_>,
+        f: Branch<'_>,
+        span: Span,
+    ) -> R {
+        let (tv, td) = self.eval_branch(t);
+        let (fv, fd) = self.eval_branch(f);
+        let mut diags = Vec::new();
+        let tt = tv.type_of();
+        let ft = fv.type_of();
+        let untyped_null = |v: &Value| matches!(v.unmarked(), Value::Null(Type::Dynamic));
+        // `conv_t`/`conv_f`: the type each branch must be converted to.
+        let (result_ty, conv_t, conv_f) = if untyped_null(&tv) {
+            (ft.clone(), Some(ft.clone()), None)
+        } else if untyped_null(&fv) {
+            (tt.clone(), None, Some(tt.clone()))
+        } else if tt == Type::Dynamic || ft == Type::Dynamic {
+            (Type::Dynamic, None, None)
+        } else if tt == ft {
+            // Already the same type: unification is the identity.
+            (tt.clone(), None, None)
+        } else {
+            match conv::unify(&[tt.clone(), ft.clone()]) {
+                Some(u) => {
+                    let ct = (u != tt).then(|| u.clone());
+                    let cf = (u != ft).then(|| u.clone());
+                    (u, ct, cf)
+                }
+                None => {
+                    let sub = t.span().to(f.span());
+                    return (
+                        dynamic(),
+                        vec![self.error(
+                            "Inconsistent conditional result types",
+                            format!(
+                                "The true and false result expressions must have consistent types. {}.",
+                                describe_mismatch(&tt, &ft, 0)
+                            ),
+                            sub,
+                            span,
+                        )],
+                    );
+                }
+            }
+        };
+        let (cv, cd) = self.eval(cond);
+        diags.extend(cd);
+        if cv.is_null() {
+            diags.push(self.error(
+                "Null condition",
+                "The condition value is null. Conditions must either be true or false.",
+                cond.span,
+                cond.span,
+            ));
+            return (Value::Unknown(result_ty), diags);
+        }
+        // HCL 2.14: the condition's marks are not carried to the result.
+        let (cv, _) = unmark_deep_owned(cv);
+        if !cv.is_known() {
+            return (Value::Unknown(result_ty), diags);
+        }
+        let cb = match convert_owned(cv, &Type::Bool) {
+            Ok(Value::Bool(b)) => b,
+            _ => {
+                diags.push(self.error(
+                    "Incorrect condition type",
+                    "The condition expression must be of type bool.",
+                    cond.span,
+                    cond.span,
+                ));
+                return (Value::Unknown(result_ty), diags);
+            }
+        };
+        let (v, d, conv_to, which, bspan) = if cb {
+            (tv, td, conv_t, "true", t.span())
+        } else {
+            (fv, fd, conv_f, "false", f.span())
+        };
+        diags.extend(d);
+        let v = match conv_to {
+            Some(ty) => match conv::convert(&v, &ty) {
+                Ok(v) => v,
+                Err(m) => {
+                    diags.push(self.error(
+                        "Inconsistent conditional result types",
+                        format!("The {which} result value has the wrong type: {m}."),
+                        bspan,
+                        bspan,
+                    ));
+                    Value::Unknown(result_ty)
+                }
+            },
+            None => v,
+        };
+        (v, diags)
+    }
+
+    // ---------------------------------------------------------------
+    // Operators.
+
+    pub(super) fn unary(&mut self, op: UnaryOp, x: &Expr, span: Span) -> R {
+        let (v, mut diags) = self.eval(x);
+        let want = match op {
+            UnaryOp::Neg => Type::Number,
+            UnaryOp::Not => Type::Bool,
+        };
+        let v = match convert_owned(v, &want) {
+            Ok(v) => v,
+            Err((v, m)) => {
+                diags.push(self.error(
+                    "Invalid operand",
+                    format!("Unsuitable value for unary operand: {m}."),
+                    x.span,
+                    x.span,
+                ));
+                v
+            }
+        };
+        if has_errors(&diags) {
+            return (Value::Unknown(want), diags);
+        }
+        let (v, marked) = unmark_deep_owned(v);
+        if v.is_null() {
+            diags.push(self.op_failed("argument must not be null", span));
+            return (Value::Unknown(want), diags);
+        }
+        if !v.is_known() {
+            return (Value::Unknown(want), diags);
+        }
+        let out = match (&v, op) {
+            (Value::Number(n), UnaryOp::Neg) => Value::Number(n.neg()),
+            (Value::Bool(b), UnaryOp::Not) => Value::Bool(!b),
+            _ => Value::Unknown(want),
+        };
+        (out.mark_if(marked), diags)
+    }
+
+    pub(super) fn op_failed(&self, msg: &str, span: Span) -> Diagnostic {
+        self.error(
+            "Operation failed",
+            format!("Error during operation: {msg}."),
+            span,
+            span,
+        )
+    }
+
+    pub(super) fn binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr, span: Span) -> R {
+        let (av, ad) = self.eval(a);
+        let (bv, bd) = self.eval(b);
+        let mut diags = ad;
+        diags.extend(bd);
+        let (param, result) = match op {
+            BinaryOp::Eq | BinaryOp::NotEq => (Type::Dynamic, Type::Bool),
+            BinaryOp::And | BinaryOp::Or => (Type::Bool, Type::Bool),
+            BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq => {
+                (Type::Number, Type::Bool)
+            }
+            _ => (Type::Number, Type::Number),
+        };
+        let convert =
+            |v: Value, side: &str, s: Span, diags: &mut Diags| match convert_owned(v, &param) {
+                Ok(v) => v,
+                Err((v, m)) => {
+                    diags.push(self.error(
+                        "Invalid operand",
+                        format!("Unsuitable value for {side} operand: {m}."),
+                        s,
+                        s,
+                    ));
+                    v
+                }
+            };
+        let av = convert(av, "left", a.span, &mut diags);
+        let bv = convert(bv, "right", b.span, &mut diags);
+        if has_errors(&diags) {
+            return (Value::Unknown(result), diags);
+        }
+        let (av, am) = unmark_deep_owned(av);
+        let (bv, bm) = unmark_deep_owned(bv);
+        let marked = am || bm;
+        if matches!(op, BinaryOp::Eq | BinaryOp::NotEq) {
+            let r = match ops::equals(&av, &bv) {
+                Some(eq) => Value::Bool(eq == (op == BinaryOp::Eq)),
+                None => Value::Unknown(Type::Bool),
+            };
+            return (r.mark_if(marked), diags);
+        }
+        if av.is_null() || bv.is_null() {
+            diags.push(self.op_failed("argument must not be null", span));
+            return (Value::Unknown(result), diags);
+        }
+        if !av.is_known() || !bv.is_known() {
+            // cty's call short-circuit returns the unknown without marks.
+            return (Value::Unknown(result), diags);
+        }
+        let out = match (op, &av, &bv) {
+            (BinaryOp::And, Value::Bool(x), Value::Bool(y)) => Value::Bool(*x && *y),
+            (BinaryOp::Or, Value::Bool(x), Value::Bool(y)) => Value::Bool(*x || *y),
+            (_, Value::Number(x), Value::Number(y)) => {
+                let cmp = match op {
+                    BinaryOp::Lt => Some(Cmp::Lt),
+                    BinaryOp::LtEq => Some(Cmp::LtEq),
+                    BinaryOp::Gt => Some(Cmp::Gt),
+                    BinaryOp::GtEq => Some(Cmp::GtEq),
+                    _ => None,
+                };
+                if let Some(c) = cmp {
+                    Value::Bool(ops::compare(c, x, y))
+                } else {
+                    let ar = match op {
+                        BinaryOp::Add => Arith::Add,
+                        BinaryOp::Sub => Arith::Sub,
+                        BinaryOp::Mul => Arith::Mul,
+                        BinaryOp::Div => Arith::Div,
+                        _ => Arith::Mod,
+                    };
+                    match ops::arith(ar, x, y) {
+                        Ok(n) => Value::Number(n),
+                        Err(m) => {
+                            diags.push(self.op_failed(&m, span));
+                            return (Value::Unknown(result), diags);
+                        }
+                    }
+                }
+            }
+            _ => Value::Unknown(result),
+        };
+        (out.mark_if(marked), diags)
+    }
+}
+
+/// HCL's `describeConditionalTypeMismatch`.
+fn describe_mismatch(t: &Type, f: &Type, depth: usize) -> String {
+    if depth < 32 {
+        match (t, f) {
+            (Type::Object(ta), Type::Object(fa)) => {
+                for (name, tty) in ta.iter() {
+                    match fa.get(name) {
+                        None => {
+                            return format!(
+                                "The 'true' value includes object attribute {name:?}, which is absent in the 'false' value"
+                            );
+                        }
+                        Some(fty) if fty != tty => {
+                            return format!(
+                                "Type mismatch for object attribute {name:?}: {}",
+                                describe_mismatch(tty, fty, depth + 1)
+                            );
+                        }
+                        _ => {}
+                    }
+                }
+                for name in fa.keys() {
+                    if !ta.contains_key(name) {
+                        return format!(
+                            "The 'false' value includes object attribute {name:?}, which is absent in the 'true' value"
+                        );
+                    }
+                }
+            }
+            (Type::Tuple(te), Type::Tuple(fe)) => {
+                if te.len() != fe.len() {
+                    return format!(
+                        "The 'true' tuple has length {}, but the 'false' tuple has length {}",
+                        te.len(),
+                        fe.len()
+                    );
+                }
+                for (i, (a, b)) in te.iter().zip(fe.iter()).enumerate() {
+                    if a != b {
+                        return format!(
+                            "Mismatched tuple element types at index {i}: {}",
+                            describe_mismatch(a, b, depth + 1)
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    format!(
+        "The 'true' value is {}, but the 'false' value is {}",
+        t.friendly_name(),
+        f.friendly_name()
+    )
+}

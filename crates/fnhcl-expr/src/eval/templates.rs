@@ -1,0 +1,209 @@
+//! String templates: literal text and interpolations appended into one
+//! buffer, `%{if}` (via the conditional in `operators.rs`) and `%{for}`
+//! (via the loop in `for_expr.rs`), the string-size limit, NFC.
+
+use fnhcl_base::{Diagnostic, Span};
+use fnhcl_syntax::ast::{Expr, Ident, Template, TemplatePart};
+use fnhcl_value::{Type, Value};
+
+use super::{Branch, Diags, Evaluator, R, has_errors, nfc};
+use crate::conv;
+
+impl Evaluator<'_, '_> {
+    pub(super) fn template(&mut self, t: &Template, span: Span) -> R {
+        let mut diags = Vec::new();
+        // Room for the literal text and a short value per interpolation,
+        // so the usual template allocates once.
+        let guess = t.parts.iter().fold(0usize, |n, p| match p {
+            TemplatePart::Literal(s) => n.saturating_add(s.len()),
+            _ => n.saturating_add(16),
+        });
+        let mut buf = String::with_capacity(guess.min(4096));
+        let mut known = true;
+        let mut marked = false;
+        for part in &t.parts {
+            let (v, d, pspan) = match part {
+                TemplatePart::Literal(s) => {
+                    if !self.append_text(&mut buf, s, known, &mut diags, span) {
+                        return (Value::Unknown(Type::String), diags);
+                    }
+                    continue;
+                }
+                TemplatePart::Interpolation(e) => {
+                    let (v, d) = self.eval(e);
+                    if let Value::String(s) = &v
+                        && d.is_empty()
+                    {
+                        // The common case: a known, unmarked string.
+                        if !self.append_text(&mut buf, s, known, &mut diags, e.span) {
+                            return (Value::Unknown(Type::String), diags);
+                        }
+                        continue;
+                    }
+                    (v, d, e.span)
+                }
+                TemplatePart::If {
+                    cond,
+                    then,
+                    otherwise,
+                    span: ds,
+                } => {
+                    let t_b = Branch::Template(then, *ds);
+                    let f_b = match otherwise {
+                        Some(o) => Branch::Template(o, *ds),
+                        None => Branch::Empty(*ds),
+                    };
+                    let (v, d) = self.conditional(cond, t_b, f_b, *ds);
+                    (v, d, *ds)
+                }
+                TemplatePart::For {
+                    key_var,
+                    value_var,
+                    collection,
+                    body,
+                    span: ds,
+                } => {
+                    let (v, d) =
+                        self.template_for(key_var.as_ref(), value_var, collection, body, *ds);
+                    (v, d, *ds)
+                }
+            };
+            diags.extend(d);
+            if v.is_null() {
+                diags.push(self.error(
+                    "Invalid template interpolation value",
+                    "The expression result is null. Cannot include a null value in a string template.",
+                    pspan,
+                    pspan,
+                ));
+                continue;
+            }
+            let (v, m) = v.unmark_deep();
+            marked |= m;
+            if !v.is_known() {
+                known = false;
+                continue;
+            }
+            match conv::convert(&v, &Type::String) {
+                Ok(s) => match s.as_str() {
+                    Some(s) => {
+                        if !self.append_text(&mut buf, s, known, &mut diags, pspan) {
+                            return (Value::Unknown(Type::String), diags);
+                        }
+                    }
+                    None => {
+                        if known && !has_errors(&diags) {
+                            known = false;
+                        }
+                    }
+                },
+                Err(m) => diags.push(self.error(
+                    "Invalid template interpolation value",
+                    format!("Cannot include the given value in a string template: {m}."),
+                    pspan,
+                    pspan,
+                )),
+            }
+        }
+        let v = if known {
+            Value::string(nfc(buf))
+        } else {
+            Value::Unknown(Type::String)
+        };
+        (v.mark_if(marked), diags)
+    }
+
+    /// Appends `s` to a template's text, unless the text is already
+    /// unknown or in error. False (with a diagnostic) when the text would
+    /// grow past the string limit.
+    pub(super) fn append_text(
+        &self,
+        buf: &mut String,
+        s: &str,
+        known: bool,
+        diags: &mut Diags,
+        at: Span,
+    ) -> bool {
+        if known && !has_errors(diags) {
+            if buf.len() + s.len() > self.ctx.limits.max_string_bytes {
+                diags.push(self.too_large(at));
+                return false;
+            }
+            buf.push_str(s);
+        }
+        true
+    }
+
+    pub(super) fn too_large(&self, span: Span) -> Diagnostic {
+        self.error(
+            "Result too large",
+            format!(
+                "The result would be longer than the limit of {} bytes.",
+                self.ctx.limits.max_string_bytes
+            ),
+            span,
+            span,
+        )
+    }
+
+    pub(super) fn template_for(
+        &mut self,
+        key_var: Option<&Ident>,
+        value_var: &Ident,
+        collection: &Expr,
+        body: &Template,
+        span: Span,
+    ) -> R {
+        let (tuple, mut diags) = self.for_core(
+            key_var,
+            value_var,
+            collection,
+            None,
+            Branch::Template(body, span),
+            false,
+            None,
+            span,
+        );
+        let (tuple, marked) = tuple.unmark_deep();
+        let items = match &tuple {
+            Value::Tuple(items) => items.clone(),
+            _ => return (Value::Unknown(Type::String).mark_if(marked), diags),
+        };
+        let mut buf = String::new();
+        for v in items.iter() {
+            if v.is_null() {
+                diags.push(self.error(
+                    "Invalid template interpolation value",
+                    "An iteration result is null. Cannot include a null value in a string template.",
+                    span,
+                    span,
+                ));
+                continue;
+            }
+            if v.type_of() == Type::Dynamic {
+                return (Value::Unknown(Type::String).mark_if(marked), diags);
+            }
+            match conv::convert(v, &Type::String) {
+                Ok(s) => {
+                    if !v.is_known() {
+                        return (Value::Unknown(Type::String).mark_if(marked), diags);
+                    }
+                    if let Some(s) = s.as_str() {
+                        if buf.len() + s.len() > self.ctx.limits.max_string_bytes {
+                            diags.push(self.too_large(span));
+                            return (Value::Unknown(Type::String), diags);
+                        }
+                        buf.push_str(s);
+                    }
+                }
+                Err(m) => diags.push(self.error(
+                    "Invalid template interpolation value",
+                    format!("Cannot include one of the interpolation results into the string template: {m}."),
+                    span,
+                    span,
+                )),
+            }
+        }
+        (Value::string(nfc(buf)).mark_if(marked), diags)
+    }
+}
