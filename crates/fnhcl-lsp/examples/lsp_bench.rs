@@ -213,6 +213,49 @@ fn group_of(crd: &str) -> String {
         .to_owned()
 }
 
+/// Where the edits go: just after `${region` in the bucket-3 resource.
+fn edit_point(text: &str) -> (u32, u32) {
+    let line = text
+        .lines()
+        .position(|l| l.contains("\"bucket-3-"))
+        .expect("line") as u32;
+    let col = text
+        .lines()
+        .nth(line as usize)
+        .and_then(|l| l.find("region}"))
+        .expect("col") as u32
+        + 6;
+    (line, col)
+}
+
+/// Breaks (even versions: `${regionx}`) or fixes (odd) the reference at
+/// `at` and returns the time until that version's diagnostics arrive: the
+/// diagnostics change each time, so each edit is published (the server
+/// publishes only what changed), and the whole program is re-analysed.
+fn break_or_fix(c: &mut Client, key: &str, at: (u32, u32), v: i32) -> Duration {
+    let (line, col) = at;
+    let t = Instant::now();
+    let (end, insert) = if v % 2 == 0 {
+        (col, "x")
+    } else {
+        (col + 1, "")
+    };
+    c.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": { "uri": key, "version": v },
+            "contentChanges": [{
+                "range": { "start": { "line": line, "character": col }, "end": { "line": line, "character": end } },
+                "text": insert,
+            }],
+        }),
+    );
+    c.wait("textDocument/publishDiagnostics", |p| {
+        p["uri"] == key && p["version"] == v
+    });
+    t.elapsed()
+}
+
 fn stats(name: &str, mut xs: Vec<Duration>, target: Option<Duration>) {
     xs.sort();
     let med = xs[xs.len() / 2];
@@ -247,40 +290,10 @@ fn diagnostics_and_completion() {
         p["message"].as_str().is_some_and(|m| m.contains("CRD"))
     });
     let mut times = Vec::new();
-    // Break and fix a reference (`${region}` ↔ `${regionx}`): the
-    // diagnostics change each time, so each edit is published (the server
-    // publishes only what changed), and the whole program is re-analysed.
-    let line = text
-        .lines()
-        .position(|l| l.contains("\"bucket-3-"))
-        .expect("line") as u32;
-    let col = text
-        .lines()
-        .nth(line as usize)
-        .and_then(|l| l.find("region}"))
-        .expect("col") as u32
-        + 6;
+    // Break and fix a reference (`${region}` ↔ `${regionx}`).
+    let (line, col) = edit_point(&text);
     for v in 2..42 {
-        let t = Instant::now();
-        let (end, insert) = if v % 2 == 0 {
-            (col, "x")
-        } else {
-            (col + 1, "")
-        };
-        c.notify(
-            "textDocument/didChange",
-            json!({
-                "textDocument": { "uri": key, "version": v },
-                "contentChanges": [{
-                    "range": { "start": { "line": line, "character": col }, "end": { "line": line, "character": end } },
-                    "text": insert,
-                }],
-            }),
-        );
-        c.wait("textDocument/publishDiagnostics", |p| {
-            p["uri"] == key && p["version"] == v
-        });
-        times.push(t.elapsed());
+        times.push(break_or_fix(&mut c, &key, (line, col), v));
     }
     stats(
         "diagnostics after didChange (2,000 lines)",
@@ -399,38 +412,10 @@ fn crd_load_in_background() -> PathBuf {
         json!({ "textDocument": { "uri": key }, "options": { "tabSize": 2, "insertSpaces": true } }),
     );
     println!("first request after the load: {:.2?}", t.elapsed());
-    let line = text
-        .lines()
-        .position(|l| l.contains("\"bucket-3-"))
-        .expect("line") as u32;
-    let col = text
-        .lines()
-        .nth(line as usize)
-        .and_then(|l| l.find("region}"))
-        .expect("col") as u32
-        + 6;
+    let (line, col) = edit_point(&text);
     let mut edits = Vec::new();
     for v in 2..22 {
-        let t = Instant::now();
-        let (end, insert) = if v % 2 == 0 {
-            (col, "x")
-        } else {
-            (col + 1, "")
-        };
-        c.notify(
-            "textDocument/didChange",
-            json!({
-                "textDocument": { "uri": key, "version": v },
-                "contentChanges": [{
-                    "range": { "start": { "line": line, "character": col }, "end": { "line": line, "character": end } },
-                    "text": insert,
-                }],
-            }),
-        );
-        c.wait("textDocument/publishDiagnostics", |p| {
-            p["uri"] == key && p["version"] == v
-        });
-        edits.push(t.elapsed());
+        edits.push(break_or_fix(&mut c, &key, (line, col), v));
     }
     stats(
         "diagnostics after didChange with the 160 kinds",
