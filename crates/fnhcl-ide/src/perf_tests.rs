@@ -37,7 +37,7 @@ fn time<T>(label: &str, runs: u32, mut f: impl FnMut() -> T) {
 }
 
 #[test]
-#[ignore]
+#[ignore = "a timing report, not a check: run with --release -- --ignored --nocapture"]
 fn perf_on_a_2000_line_program() {
     let sources = Arc::new(program());
     let lines: usize = sources.files().map(|(_, f)| f.text.lines().count()).sum();
