@@ -48,6 +48,9 @@ pub(crate) struct Server {
     generation: u64,
     shutdown: bool,
     next_id: i32,
+    /// The client re-asks for inlay hints when told to
+    /// (`workspace/inlayHint/refresh`).
+    inlay_refresh: bool,
     /// The client takes snippets in completion items.
     pub(crate) snippets: bool,
 }
@@ -73,6 +76,13 @@ pub(crate) fn run(conn: &Connection) -> anyhow::Result<()> {
         generation: 0,
         shutdown: false,
         next_id: 0,
+        inlay_refresh: init
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.inlay_hint.as_ref())
+            .and_then(|i| i.refresh_support)
+            .unwrap_or(false),
         snippets: snippet_support(&init),
     };
     server.register_watchers(&init);
@@ -456,6 +466,11 @@ impl Server {
         if !matches!(ext, "yaml" | "yml" | "json") {
             return;
         }
+        // The preview's inputs (xr.yaml, observed resources, ...) live
+        // under a project's root: its hints are stale now.
+        if self.projects.keys().any(|root| path.starts_with(root)) {
+            self.refresh_inlay_hints();
+        }
         let in_crds_dir = path.components().any(|c| c.as_os_str() == ".crds");
         let parent = path.parent();
         let mut crd_roots = Vec::new();
@@ -474,6 +489,20 @@ impl Server {
             }
             self.load_crds(&root, self.generation);
         }
+    }
+
+    /// Asks the client to re-request inlay hints, if it can.
+    fn refresh_inlay_hints(&mut self) {
+        if !self.inlay_refresh {
+            return;
+        }
+        self.next_id += 1;
+        let req = Request::new(
+            RequestId::from(self.next_id),
+            "workspace/inlayHint/refresh".to_owned(),
+            Json::Null,
+        );
+        self.send(Message::Request(req));
     }
 
     fn drop_unused_projects(&mut self) {

@@ -120,3 +120,39 @@ async def test_without_an_xr_there_are_no_hints_and_render_says_why(client, work
     with pytest.raises(JsonRpcException) as err:
         await render(client, main)
     assert "no xr.yaml" in str(err.value)
+
+
+async def test_a_changed_xr_on_disk_refreshes_the_hints(client, workspace):
+    """Saving xr.yaml (a watched file) drops the preview; a client that
+    supports `workspace/inlayHint/refresh` (Neovim 0.10+) is told to ask
+    again, and the new hints show the new XR's values."""
+    import asyncio
+
+    refreshed = asyncio.Event()
+
+    @client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
+    def on_refresh(params):
+        refreshed.set()
+        return None
+
+    ws = workspace("storage")
+    main = ws / "main.hcl"
+    open_file(client, main)
+    assert ("region = req.composite.spec.region", '→ "eu-west-1"') in labels(main, await hints(client, main))
+    xr = ws / "xr.yaml"
+    xr.write_text(xr.read_text().replace("eu-west-1", "ap-south-1"))
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=uri(xr), type=types.FileChangeType.Changed)]
+        )
+    )
+    supports = bool(
+        client.capabilities
+        and client.capabilities.workspace
+        and client.capabilities.workspace.inlay_hint
+        and client.capabilities.workspace.inlay_hint.refresh_support
+    )
+    if supports:
+        await asyncio.wait_for(refreshed.wait(), 10)
+    got = labels(main, await hints(client, main))
+    assert ("region = req.composite.spec.region", '→ "ap-south-1"') in got
