@@ -10,7 +10,7 @@ use fnhcl_ide::Snapshot;
 use fnhcl_schema::SchemaSet;
 
 /// Where a project's CRDs stand.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum Crds {
     /// Being loaded in the background (generation of the load).
     Loading(u64),
@@ -28,7 +28,12 @@ pub(crate) struct Project {
     /// The composite's schema (from the XRD), read when the project is
     /// made and when a YAML file changes.
     pub(crate) options: fnhcl_analyze::Options,
+    /// The last CRDs known for the project's source (kept while a reload
+    /// is under way).
     pub(crate) crds: Crds,
+    /// Where they come from (`.crd-sources.yaml` or `.crds/`, found walking
+    /// up): projects with the same source share one load.
+    pub(crate) crd_source: Option<PathBuf>,
     /// Why the directory could not be loaded as a package (a missing
     /// module directory, an unreadable `composition.yaml`): reported on
     /// the project's files, which are then analysed on their own.
@@ -38,13 +43,14 @@ pub(crate) struct Project {
 }
 
 impl Project {
-    pub(crate) fn new(root: PathBuf, generation: u64) -> Project {
+    pub(crate) fn new(root: PathBuf, crd_source: Option<PathBuf>, crds: Crds) -> Project {
         let options = fnhcl_project::analysis_options(&root, None).unwrap_or_default();
         Project {
             root,
             snapshot: None,
             options,
-            crds: Crds::Loading(generation),
+            crds,
+            crd_source,
             load_error: None,
             preview: None,
         }

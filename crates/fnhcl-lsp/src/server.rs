@@ -27,7 +27,7 @@ use crate::project::{Crds, Project};
 /// What background threads report.
 pub(crate) enum Background {
     Crds {
-        root: PathBuf,
+        source: PathBuf,
         generation: u64,
         result: Result<Option<fnhcl_schema::SchemaSet>, String>,
     },
@@ -39,6 +39,9 @@ pub(crate) struct Server {
     docs: BTreeMap<PathBuf, Document>,
     /// Projects by root directory.
     projects: BTreeMap<PathBuf, Project>,
+    /// CRDs by source (`.crd-sources.yaml` or `.crds/`), loaded once for
+    /// every project that uses them.
+    crd_sources: BTreeMap<PathBuf, Crds>,
     /// Program root of each directory with an open file.
     roots: BTreeMap<PathBuf, PathBuf>,
     /// What was last published, by URI.
@@ -70,6 +73,7 @@ pub(crate) fn run(conn: &Connection) -> anyhow::Result<()> {
         background: bg_tx,
         docs: BTreeMap::new(),
         projects: BTreeMap::new(),
+        crd_sources: BTreeMap::new(),
         roots: BTreeMap::new(),
         published: BTreeMap::new(),
         dirty: false,
@@ -371,25 +375,49 @@ impl Server {
         let dir = path.parent()?;
         let root = self.root_for(dir);
         if !self.projects.contains_key(&root) {
-            self.generation += 1;
+            let source = fnhcl_project::crds::source_for(&root);
+            let crds = self.crds_of(source.as_deref(), &root);
             self.projects
-                .insert(root.clone(), Project::new(root.clone(), self.generation));
-            self.load_crds(&root, self.generation);
+                .insert(root.clone(), Project::new(root.clone(), source, crds));
         }
         Some(root)
     }
 
-    fn load_crds(&self, root: &Path, generation: u64) {
+    /// The CRDs of a source: known, being loaded, or now starting to load.
+    fn crds_of(&mut self, source: Option<&Path>, root: &Path) -> Crds {
+        let Some(source) = source else {
+            self.log(
+                lsp_types::MessageType::INFO,
+                format!(
+                    "fn-hcl: no CRD sources (.crd-sources.yaml or .crds/) found for {}",
+                    root.display()
+                ),
+            );
+            return Crds::Loaded(None);
+        };
+        if let Some(state) = self.crd_sources.get(source) {
+            return state.clone();
+        }
+        self.generation += 1;
+        let state = Crds::Loading(self.generation);
+        self.crd_sources.insert(source.to_path_buf(), state.clone());
+        self.load_crds(source, self.generation);
+        state
+    }
+
+    fn load_crds(&self, source: &Path, generation: u64) {
         let tx = self.background.clone();
-        let root = root.to_path_buf();
+        let source = source.to_path_buf();
+        // Discovery from the source's directory finds the source itself.
+        let start = source.parent().map(Path::to_path_buf).unwrap_or_default();
         let spawned = std::thread::Builder::new()
             .name("fn-hcl-crds".to_owned())
             .spawn(move || {
-                let result = std::panic::catch_unwind(|| fnhcl_project::crds::load(&[], &root))
+                let result = std::panic::catch_unwind(|| fnhcl_project::crds::load(&[], &start))
                     .map_err(|_| "internal error while loading CRDs".to_owned())
                     .and_then(|r| r.map_err(|e| format!("{e:#}")));
                 let _ = tx.send(Background::Crds {
-                    root,
+                    source,
                     generation,
                     result,
                 });
@@ -405,43 +433,68 @@ impl Server {
     fn on_background(&mut self, ev: Background) {
         match ev {
             Background::Crds {
-                root,
+                source,
                 generation,
                 result,
             } => {
-                let Some(project) = self.projects.get_mut(&root) else {
-                    return;
-                };
-                if !matches!(project.crds, Crds::Loading(g) if g == generation) {
+                if !matches!(self.crd_sources.get(&source), Some(Crds::Loading(g)) if *g == generation)
+                {
                     return;
                 }
-                project.crds = match result {
+                let state = match result {
                     Ok(set) => Crds::Loaded(set.map(Arc::new)),
                     Err(e) => Crds::Failed(e),
                 };
-                project.invalidate();
-                let message = match &project.crds {
-                    Crds::Loaded(Some(set)) => format!(
-                        "fn-hcl: {} kinds loaded from CRD sources for {}",
-                        set.len(),
-                        root.display()
+                self.crd_sources.insert(source.clone(), state.clone());
+                for p in self.projects.values_mut() {
+                    if p.crd_source.as_deref() == Some(source.as_path()) {
+                        p.crds = state.clone();
+                        p.invalidate();
+                    }
+                }
+                let (typ, message) = match &state {
+                    Crds::Loaded(Some(set)) => (
+                        lsp_types::MessageType::INFO,
+                        format!(
+                            "fn-hcl: {} kinds loaded from CRD sources {}",
+                            set.len(),
+                            source.display()
+                        ),
                     ),
-                    Crds::Loaded(None) => format!(
-                        "fn-hcl: no CRD sources (.crd-sources.yaml or .crds/) found for {}",
-                        root.display()
+                    Crds::Loaded(None) => (
+                        lsp_types::MessageType::INFO,
+                        format!("fn-hcl: no CRDs in {}", source.display()),
                     ),
-                    Crds::Failed(e) => format!("fn-hcl: cannot load CRDs: {e}"),
-                    Crds::Loading(_) => String::new(),
-                };
-                let typ = if matches!(project.crds, Crds::Failed(_)) {
-                    lsp_types::MessageType::WARNING
-                } else {
-                    lsp_types::MessageType::INFO
+                    Crds::Failed(e) => (
+                        lsp_types::MessageType::WARNING,
+                        format!("fn-hcl: cannot load CRDs: {e}"),
+                    ),
+                    Crds::Loading(_) => return,
                 };
                 self.log(typ, message);
                 self.dirty = true;
             }
         }
+    }
+
+    /// CRD sources may have changed: every project finds its source again
+    /// and each source is loaded once more (a project keeps its last CRDs
+    /// until the new ones are there).
+    fn reload_crds(&mut self) {
+        self.crd_sources.clear();
+        let roots: Vec<PathBuf> = self.projects.keys().cloned().collect();
+        for root in roots {
+            let source = fnhcl_project::crds::source_for(&root);
+            let crds = self.crds_of(source.as_deref(), &root);
+            if let Some(p) = self.projects.get_mut(&root) {
+                if !matches!(crds, Crds::Loading(_)) || p.crd_source != source {
+                    p.crds = crds;
+                    p.invalidate();
+                }
+                p.crd_source = source;
+            }
+        }
+        self.dirty = true;
     }
 
     /// An open buffer changed: its projects need a new snapshot.
@@ -473,21 +526,18 @@ impl Server {
         }
         let in_crds_dir = path.components().any(|c| c.as_os_str() == ".crds");
         let parent = path.parent();
-        let mut crd_roots = Vec::new();
         for p in self.projects.values_mut() {
             if parent == Some(p.root.as_path()) && name != ".crd-sources.yaml" {
                 // composition.yaml or the XRD next to the program.
                 p.reload_xrd();
-            } else if in_crds_dir || name == ".crd-sources.yaml" || !path.starts_with(&p.root) {
-                crd_roots.push(p.root.clone());
             }
         }
-        for root in crd_roots {
-            self.generation += 1;
-            if let Some(p) = self.projects.get_mut(&root) {
-                p.crds = Crds::Loading(self.generation);
-            }
-            self.load_crds(&root, self.generation);
+        // A YAML file inside a composition directory is an input of the
+        // program (XRD, XR, observed resources); one elsewhere may be a CRD
+        // that a `.crd-sources.yaml` names.
+        let in_a_project = self.projects.keys().any(|root| path.starts_with(root));
+        if in_crds_dir || name == ".crd-sources.yaml" || !in_a_project {
+            self.reload_crds();
         }
     }
 

@@ -79,29 +79,40 @@ fn in_scope(doc: &Json, scope: Scope) -> bool {
     }
 }
 
-/// `.crd-sources.yaml`, else `.crds/`, in `start`'s directory or above.
-fn discover(start: &Path) -> anyhow::Result<Option<(Vec<PathBuf>, Scope)>> {
+/// Where the CRDs for `start` (a file or directory) come from: the first
+/// `.crd-sources.yaml` in its directory or above, else the first `.crds/`
+/// directory; `None` when there is neither. Programs with the same source
+/// have the same CRDs (the language server loads them once).
+pub fn source_for(start: &Path) -> Option<PathBuf> {
     let start = if start.is_dir() {
         start.to_path_buf()
     } else {
         start.parent().map(Path::to_path_buf).unwrap_or_default()
     };
     let start = std::fs::canonicalize(&start).unwrap_or(start);
-    for dir in start.ancestors() {
-        let file = dir.join(SOURCES_FILE);
-        if file.is_file() {
-            return sources_file(&file).map(Some);
-        }
+    let file = start
+        .ancestors()
+        .map(|dir| dir.join(SOURCES_FILE))
+        .find(|f| f.is_file());
+    file.or_else(|| {
+        start
+            .ancestors()
+            .map(|dir| dir.join(SOURCES_DIR))
+            .find(|d| d.is_dir())
+    })
+}
+
+/// The files [`source_for`] names, and the scope to load them with.
+fn discover(start: &Path) -> anyhow::Result<Option<(Vec<PathBuf>, Scope)>> {
+    let Some(source) = source_for(start) else {
+        return Ok(None);
+    };
+    if source.is_file() {
+        return sources_file(&source).map(Some);
     }
-    for dir in start.ancestors() {
-        let d = dir.join(SOURCES_DIR);
-        if d.is_dir() {
-            let mut files = Vec::new();
-            collect(&d, &mut files)?;
-            return Ok(Some((files, Scope::Both)));
-        }
-    }
-    Ok(None)
+    let mut files = Vec::new();
+    collect(&source, &mut files)?;
+    Ok(Some((files, Scope::Both)))
 }
 
 fn sources_file(file: &Path) -> anyhow::Result<(Vec<PathBuf>, Scope)> {

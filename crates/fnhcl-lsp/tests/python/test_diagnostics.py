@@ -132,3 +132,30 @@ def test_upstream_command_line(tmp_path):
     out = subprocess.run([str(link), "serve", "--stdio"], input=stdin, capture_output=True, check=True, timeout=20)
     assert b'"capabilities"' in out.stdout
     assert b'"id":2' in out.stdout
+
+
+async def test_programs_under_one_crd_source_share_one_load(client, workspace):
+    """Two composition directories under one `.crds/` load it once, and
+    both are checked against it."""
+    import asyncio
+    import shutil
+
+    ws = workspace("storage")
+    parent = ws.parent / "platform"
+    parent.mkdir()
+    shutil.move(str(ws / ".crds"), str(parent / ".crds"))
+    a = parent / "a"
+    shutil.copytree(ws, a)
+    shutil.copytree(ws, parent / "b")
+    b = parent / "b"
+    for d in (a, b):
+        main = d / "main.hcl"
+        main.write_text(main.read_text().replace("region = region", "regoin = region"))
+        open_file(client, main)
+    for d in (a, b):
+        ds = await diagnostics_for(client, d / "main.hcl", lambda ds: "W0610" in codes(ds))
+        assert any('did you mean "region"?' in x.message for x in ds)
+    await asyncio.sleep(0.2)
+    loads = [m.message for m in client.log_messages if "kinds loaded" in m.message]
+    assert len(loads) == 1, loads
+    assert loads[0].endswith(str((parent / ".crds").resolve()))
