@@ -62,12 +62,21 @@ impl Project {
     }
 
     /// The live preview of the current snapshot (see [`crate::preview`]).
-    pub(crate) fn preview(&mut self, overlay: &fnhcl_project::Overlay) -> Arc<fnhcl_ide::Preview> {
+    /// `overlay` (the open buffers) is asked for only when something must
+    /// be rebuilt.
+    pub(crate) fn preview(
+        &mut self,
+        overlay: impl FnOnce() -> fnhcl_project::Overlay,
+    ) -> Arc<fnhcl_ide::Preview> {
         if let Some(p) = &self.preview {
             return p.clone();
         }
-        let snap = self.snapshot(overlay);
-        let inputs = crate::preview::inputs(&self.root, overlay);
+        let overlay = overlay();
+        let snap = match &self.snapshot {
+            Some(s) => s.clone(),
+            None => self.rebuild(&overlay),
+        };
+        let inputs = crate::preview::inputs(&self.root, &overlay);
         let p = Arc::new(fnhcl_ide::preview(&snap, &inputs));
         self.preview = Some(p.clone());
         p
@@ -78,11 +87,19 @@ impl Project {
         self.invalidate();
     }
 
-    /// The current snapshot, rebuilt from disk and `overlay` if stale.
-    pub(crate) fn snapshot(&mut self, overlay: &fnhcl_project::Overlay) -> Arc<Snapshot> {
+    /// The current snapshot, rebuilt from disk and the open buffers
+    /// (`overlay`, asked for only then) if stale.
+    pub(crate) fn snapshot(
+        &mut self,
+        overlay: impl FnOnce() -> fnhcl_project::Overlay,
+    ) -> Arc<Snapshot> {
         if let Some(s) = &self.snapshot {
             return s.clone();
         }
+        self.rebuild(&overlay())
+    }
+
+    fn rebuild(&mut self, overlay: &fnhcl_project::Overlay) -> Arc<Snapshot> {
         let (sources, error) = load(&self.root, overlay);
         self.load_error = error;
         let mut options = self.options.clone();

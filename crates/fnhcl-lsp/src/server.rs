@@ -562,13 +562,7 @@ impl Server {
     }
 
     pub(crate) fn overlay(&self) -> fnhcl_project::Overlay {
-        fnhcl_project::Overlay {
-            files: self
-                .docs
-                .iter()
-                .map(|(p, d)| (p.clone(), d.text.clone()))
-                .collect(),
-        }
+        overlay_of(&self.docs)
     }
 
     /// The current snapshot of the program `uri` belongs to, and the
@@ -576,19 +570,19 @@ impl Server {
     pub(crate) fn file(&mut self, uri: &Uri) -> Option<(Arc<Snapshot>, FileId)> {
         let path = uri_to_path(uri)?;
         let root = self.ensure_project(&path)?;
-        let overlay = self.overlay();
+        let docs = &self.docs;
         let project = self.projects.get_mut(&root)?;
-        let snap = project.snapshot(&overlay);
+        let snap = project.snapshot(|| overlay_of(docs));
         let id = snap.file_id(&project.name_of(&path)?)?;
         Some((snap, id))
     }
 
     /// The current snapshot of every project, with its root directory.
     pub(crate) fn snapshots(&mut self) -> Vec<(PathBuf, Arc<Snapshot>)> {
-        let overlay = self.overlay();
+        let docs = &self.docs;
         self.projects
             .iter_mut()
-            .map(|(root, p)| (root.clone(), p.snapshot(&overlay)))
+            .map(|(root, p)| (root.clone(), p.snapshot(|| overlay_of(docs))))
             .collect()
     }
 
@@ -597,8 +591,8 @@ impl Server {
     pub(crate) fn preview(&mut self, uri: &Uri) -> Option<Arc<fnhcl_ide::Preview>> {
         let path = uri_to_path(uri)?;
         let root = self.ensure_project(&path)?;
-        let overlay = self.overlay();
-        Some(self.projects.get_mut(&root)?.preview(&overlay))
+        let docs = &self.docs;
+        Some(self.projects.get_mut(&root)?.preview(|| overlay_of(docs)))
     }
 
     /// Publishes what changed since the last time: every file of every
@@ -610,10 +604,10 @@ impl Server {
             return;
         }
         self.dirty = false;
-        let overlay = self.overlay();
+        let docs = &self.docs;
         let mut next: BTreeMap<String, (Uri, Vec<lsp_types::Diagnostic>)> = BTreeMap::new();
         for project in self.projects.values_mut() {
-            let snap = project.snapshot(&overlay);
+            let snap = project.snapshot(|| overlay_of(docs));
             let sources = snap.sources();
             let uri_of = |id: FileId| path_to_uri(&project.path_of(&sources.get(id).name));
             for (id, _) in sources.files() {
@@ -689,6 +683,17 @@ impl Server {
             ));
             self.published.insert(key, diags);
         }
+    }
+}
+
+/// The open buffers as the project loader takes them: a copy of their
+/// texts, made only when a snapshot or preview has to be rebuilt.
+fn overlay_of(docs: &BTreeMap<PathBuf, Document>) -> fnhcl_project::Overlay {
+    fnhcl_project::Overlay {
+        files: docs
+            .iter()
+            .map(|(p, d)| (p.clone(), d.text.clone()))
+            .collect(),
     }
 }
 
