@@ -142,37 +142,8 @@ fn load(root: &Path, overlay: &fnhcl_project::Overlay) -> (Arc<SourceMap>, Optio
     match fnhcl_project::load_dir_with(root, overlay) {
         Ok(files) => (fnhcl_project::source_map(&files), None),
         Err(e) => {
-            let mut sources = SourceMap::new();
-            let mut names: Vec<String> = std::fs::read_dir(root)
-                .map(|rd| {
-                    rd.filter_map(Result::ok)
-                        .map(|e| e.file_name().to_string_lossy().into_owned())
-                        .filter(|n| n.ends_with(".hcl"))
-                        .collect()
-                })
-                .unwrap_or_default();
-            for p in overlay.files.keys() {
-                if p.parent() == Some(root)
-                    && let Some(n) = p.file_name().and_then(|n| n.to_str())
-                    && n.ends_with(".hcl")
-                    && !names.iter().any(|x| x == n)
-                {
-                    names.push(n.to_owned());
-                }
-            }
-            names.sort();
-            for name in names {
-                let path = root.join(&name);
-                let text = overlay
-                    .files
-                    .get(&path)
-                    .cloned()
-                    .or_else(|| std::fs::read_to_string(&path).ok());
-                if let Some(text) = text {
-                    sources.add(name, text);
-                }
-            }
-            (Arc::new(sources), Some(format!("{e:#}")))
+            let files = fnhcl_project::load_own_hcl(root, overlay);
+            (fnhcl_project::source_map(&files), Some(format!("{e:#}")))
         }
     }
 }

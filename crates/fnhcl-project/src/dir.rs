@@ -58,18 +58,14 @@ impl Overlay {
     }
 }
 
-/// [`load_dir`] with open buffers in place of (or beside) the files on disk.
-pub fn load_dir_with(dir: &Path, overlay: &Overlay) -> anyhow::Result<Vec<PackageFile>> {
-    let meta = std::fs::metadata(dir).with_context(|| format!("stat {}", dir.display()))?;
-    if !meta.is_dir() {
-        bail!("{} is not a directory", dir.display());
-    }
+/// The `*.hcl` files directly in `dir`, on disk or open in `overlay`,
+/// sorted by name.
+fn hcl_names(dir: &Path, overlay: &Overlay) -> anyhow::Result<Vec<String>> {
     let mut names: Vec<String> = Vec::new();
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
+    let entries: Vec<_> = std::fs::read_dir(dir)
         .with_context(|| format!("read {}", dir.display()))?
         .collect::<Result<_, _>>()
         .with_context(|| format!("read {}", dir.display()))?;
-    entries.sort_by_key(|e| e.file_name());
     for e in entries {
         let name = e.file_name().to_string_lossy().into_owned();
         if name.ends_with(".hcl") && std::fs::metadata(e.path()).is_ok_and(|m| m.is_file()) {
@@ -82,6 +78,30 @@ pub fn load_dir_with(dir: &Path, overlay: &Overlay) -> anyhow::Result<Vec<Packag
         }
     }
     names.sort();
+    Ok(names)
+}
+
+/// The `*.hcl` files directly in `dir` alone (no library files, no
+/// modules), open buffers in place of the disk; unreadable files are left
+/// out. What an editor can still check when [`load_dir_with`] fails.
+pub fn load_own_hcl(dir: &Path, overlay: &Overlay) -> Vec<PackageFile> {
+    hcl_names(dir, overlay)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|name| {
+            let text = overlay.read(&dir.join(&name)).ok()?;
+            Some(PackageFile { name, text })
+        })
+        .collect()
+}
+
+/// [`load_dir`] with open buffers in place of (or beside) the files on disk.
+pub fn load_dir_with(dir: &Path, overlay: &Overlay) -> anyhow::Result<Vec<PackageFile>> {
+    let meta = std::fs::metadata(dir).with_context(|| format!("stat {}", dir.display()))?;
+    if !meta.is_dir() {
+        bail!("{} is not a directory", dir.display());
+    }
+    let mut names = hcl_names(dir, overlay)?;
 
     let comp = dir.join("composition.yaml");
     if let Ok(m) = std::fs::metadata(&comp) {
@@ -362,12 +382,7 @@ pub fn program_root(dir: &Path, overlay: &Overlay) -> PathBuf {
             continue;
         };
         let rel = rel.to_string_lossy().replace('\\', "/");
-        let has_hcl = std::fs::read_dir(parent).is_ok_and(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .any(|e| e.file_name().to_string_lossy().ends_with(".hcl"))
-        }) || overlay.hcl_in(parent).next().is_some();
-        if !has_hcl {
+        if hcl_names(parent, overlay).is_ok_and(|names| names.is_empty()) {
             continue;
         }
         let Ok(files) = load_dir_with(parent, overlay) else {

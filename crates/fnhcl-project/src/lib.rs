@@ -10,5 +10,6 @@ pub mod crds;
 pub mod dir;
 
 pub use dir::{
-    Overlay, PackageFile, analysis_options, load_dir, load_dir_with, program_root, source_map,
+    Overlay, PackageFile, analysis_options, load_dir, load_dir_with, load_own_hcl, program_root,
+    source_map,
 };
