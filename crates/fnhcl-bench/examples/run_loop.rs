@@ -10,7 +10,10 @@
 //! CRD's schema as Crossplane supplies it. Mode `buckets` runs N buckets
 //! of `bucket_composition` (function-starlark's workload); `wire` does
 //! what the server does per call with them: decode the request, run, encode
-//! the response.
+//! the response. Modes `compile` and `parse` take the ~2,000-line,
+//! 50-file program of `large_txtar(50, 2)` (N is ignored) and, K times,
+//! load and compile it uncached (parse + check + compile: the first run of
+//! a new program) or only parse its files.
 
 use fnhcl_crossplane::{Function, Options};
 use prost::Message as _;
@@ -34,6 +37,9 @@ fn run() {
     let build_only = mode.as_deref() == Some("build");
     let schemas = mode.as_deref() == Some("schemas");
     let wire = mode.as_deref() == Some("wire");
+    if matches!(mode.as_deref(), Some("compile" | "parse")) {
+        return compile_loop(k, mode.as_deref() == Some("parse"));
+    }
     let mut req = if schemas || mode.as_deref() == Some("flat") {
         fnhcl_bench::request(0, &fnhcl_bench::flat_composition(10, 5))
     } else if wire || mode.as_deref() == Some("buckets") {
@@ -68,4 +74,29 @@ fn run() {
     }
     let per = start.elapsed() / k as u32;
     println!("{n} resources, {k} runs: {per:?} per run ({total})");
+}
+
+/// K uncached loads of `large_txtar(50, 2)`: compiled (parse + check +
+/// compile), or only parsed file by file.
+fn compile_loop(k: usize, parse_only: bool) {
+    let text = fnhcl_bench::large_txtar(50, 2);
+    let start = std::time::Instant::now();
+    let mut total = 0usize;
+    for _ in 0..k {
+        let mut sources = fnhcl_base::SourceMap::new();
+        fnhcl_base::txtar::load_into(&mut sources, std::hint::black_box(&text)).expect("txtar");
+        if parse_only {
+            for (id, _) in sources.files() {
+                let (body, diags) = fnhcl_syntax::parse_file(&sources, id);
+                assert!(diags.is_empty(), "{diags:?}");
+                total += body.items.len();
+            }
+        } else {
+            let program = fnhcl_eval::compile(std::sync::Arc::new(sources));
+            total += usize::from(program.is_ok());
+        }
+    }
+    let per = start.elapsed() / k as u32;
+    let what = if parse_only { "parse" } else { "parse + check + compile" };
+    println!("large_txtar(50, 2), {k} runs of {what}: {per:?} per run ({total})");
 }
