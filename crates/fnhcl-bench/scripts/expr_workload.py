@@ -14,12 +14,16 @@ flatten, contains, max) over ~20 KB of JSON variables of its own.
 `bench` generates the file, checks once that both programs give the same
 answers (value and type per line), then runs each program over the file
 RUNS times, alternating, and prints each one's median and fastest
-whole-process wall time and the ratio fn-hcl / oracle (a ratio of 0.02
-is 50x faster).
+whole-process wall time and CPU time (user + system; the Go runtime uses
+more than one thread, so its CPU time exceeds its wall time) and the ratios
+fn-hcl / oracle (a ratio of 0.02 is 50x faster). Wall time depends on the
+other load of the machine; CPU time much less.
 """
 
 import json
+import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -93,11 +97,17 @@ def lines(count):
     return out
 
 
-def run(cmd, path):
+def run(cmd, path, out=subprocess.DEVNULL):
+    """Wall time and CPU time (user + system, from the kernel's accounting)
+    of one whole process over the file, and its output if asked."""
     with open(path, "rb") as f:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        p = subprocess.run(cmd, stdin=f, stdout=subprocess.PIPE, check=True)
-        return time.perf_counter() - t0, p.stdout
+        p = subprocess.run(cmd, stdin=f, stdout=out, check=True)
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        return wall, cpu, p.stdout
 
 
 def answers(out):
@@ -119,8 +129,8 @@ def bench(argv):
     print(f"workload: {nlines} lines, {len(text) / 1e6:.2f} MB "
           f"({len(text) / nlines / 1e3:.1f} KB per line)")
     ours_cmd, theirs_cmd = [fn_hcl, "eval", "--jsonl"], [oracle]
-    _, ours = run(ours_cmd, path)
-    _, theirs = run(theirs_cmd, path)
+    ours = run(ours_cmd, path, subprocess.PIPE)[2]
+    theirs = run(theirs_cmd, path, subprocess.PIPE)[2]
     a, b = answers(ours), answers(theirs)
     errors = [k for k, v in a.items() if "error" in v]
     differ = [k for k in b if a.get(k) != b[k]]
@@ -133,13 +143,16 @@ def bench(argv):
         print(f"  first difference ({k}):\n   fn-hcl {str(a.get(k))[:300]}\n   oracle {str(b[k])[:300]}")
     t_ours, t_theirs = [], []
     for _ in range(runs):
-        t_ours.append(run(ours_cmd, path)[0])
-        t_theirs.append(run(theirs_cmd, path)[0])
-    mo, mt = statistics.median(t_ours), statistics.median(t_theirs)
-    print(f"fn-hcl eval --jsonl: median {mo * 1e3:.1f} ms, fastest {min(t_ours) * 1e3:.1f} ms")
-    print(f"hcl-oracle (Go):     median {mt * 1e3:.1f} ms, fastest {min(t_theirs) * 1e3:.1f} ms")
-    print(f"ratio fn-hcl / oracle: {mo / mt:.4f} median ({mt / mo:.1f}x faster), "
-          f"{min(t_ours) / min(t_theirs):.4f} fastest")
+        t_ours.append(run(ours_cmd, path)[:2])
+        t_theirs.append(run(theirs_cmd, path)[:2])
+    print(f"{runs} runs each, alternating; load average {os.getloadavg()[0]:.1f}")
+    for col, what in ((0, "wall time"), (1, "CPU time (user + system)")):
+        o = [t[col] for t in t_ours]
+        t = [t[col] for t in t_theirs]
+        mo, mt = statistics.median(o), statistics.median(t)
+        print(f"{what}: fn-hcl eval --jsonl median {mo * 1e3:.1f} ms (fastest {min(o) * 1e3:.1f}), "
+              f"hcl-oracle median {mt * 1e3:.1f} ms (fastest {min(t) * 1e3:.1f}); "
+              f"ratio {mo / mt:.4f} median ({mt / mo:.1f}x faster), {min(o) / min(t):.4f} fastest")
 
 
 def main():

@@ -13,8 +13,17 @@ use fnhcl_crossplane::convert::json_to_struct;
 // `fn-hcl`'s allocator (see docs/benchmarks.md), declared once here for
 // every benchmark, example and binary of this crate (they all link this
 // library), so they measure what the server runs.
+#[cfg(not(feature = "count-alloc"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+// With the `count-alloc` feature, the system allocator behind a counter
+// of live and peak bytes (`--bench memory` reports per-part numbers with it).
+#[cfg(feature = "count-alloc")]
+#[global_allocator]
+static GLOBAL: peak_alloc::PeakAlloc = peak_alloc::PeakAlloc;
+
+#[cfg(feature = "count-alloc")]
+pub mod alloc_count;
 use fnhcl_crossplane::proto::{Resource, RunFunctionRequest, State};
 use serde_json::json;
 
