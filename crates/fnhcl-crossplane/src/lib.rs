@@ -439,6 +439,9 @@ impl Function {
                 };
                 let output = fnhcl_eval::evaluate_with_limits(program, &eval_req, eval_limits)
                     .map_err(|f| f.message())?;
+                // The request's values are not read again: their memory
+                // is not part of the response's peak.
+                drop(eval_req);
                 // Measured exactly only when a cheap upper bound says the
                 // response might be too big.
                 let (mut rsp, mut bound) = response::success(req, ttl, &output)?;
@@ -450,6 +453,8 @@ impl Function {
                     &self.schemas,
                     &mut rsp,
                 )?;
+                // The response holds everything of the output now.
+                drop(output);
                 if let Some(r) = &rsp.requirements {
                     bound += prost::Message::encoded_len(r) + 6;
                 }

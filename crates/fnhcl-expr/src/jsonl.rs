@@ -148,35 +148,74 @@ fn vars_of(m: &BTreeMap<Key, Value>) -> Result<BTreeMap<String, Value>, String> 
 /// numbers) made a variable: strings NFC-normalized, plus the `$unknown`
 /// and `$sensitive` test conventions.
 pub fn var_value(v: &Value, depth: usize) -> Result<Value, String> {
+    Ok(converted(v, depth)?.unwrap_or_else(|| v.clone()))
+}
+
+/// [`var_value`], or `None` when `v` is its own variable value already (no
+/// string to normalize, no test convention inside): the caller keeps `v`,
+/// sharing its strings and collections instead of copying every one of
+/// them (variables of tens of KB per line, mostly ASCII).
+fn converted(v: &Value, depth: usize) -> Result<Option<Value>, String> {
     if depth > 1000 {
         return Err("value too deeply nested".into());
     }
     Ok(match v {
-        Value::String(s) => Value::string(crate::eval::nfc(s.to_string())),
-        Value::Tuple(items) => Value::tuple(
-            items
-                .iter()
-                .map(|x| var_value(x, depth + 1))
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
+        Value::String(s) => match fnhcl_value::nfc(s) {
+            std::borrow::Cow::Borrowed(_) => None,
+            std::borrow::Cow::Owned(normalized) => Some(Value::string(normalized)),
+        },
+        Value::Tuple(items) => {
+            let mut out: Option<Vec<Value>> = None;
+            for (i, x) in items.iter().enumerate() {
+                match (converted(x, depth + 1)?, &mut out) {
+                    (Some(c), Some(out)) => out.push(c),
+                    (Some(c), None) => {
+                        let mut o = Vec::with_capacity(items.len());
+                        o.extend_from_slice(&items[..i]);
+                        o.push(c);
+                        out = Some(o);
+                    }
+                    (None, Some(out)) => out.push(x.clone()),
+                    (None, None) => {}
+                }
+            }
+            out.map(Value::tuple)
+        }
         Value::Object(m) => {
             if m.len() == 1
                 && let Some(Value::String(t)) = m.get("$unknown")
             {
-                return Ok(Value::Unknown(parse_type(t)?));
+                return Ok(Some(Value::Unknown(parse_type(t)?)));
             }
             if m.len() == 1
                 && let Some(inner) = m.get("$sensitive")
             {
-                return Ok(var_value(inner, depth + 1)?.mark());
+                return Ok(Some(var_value(inner, depth + 1)?.mark()));
             }
-            let mut attrs: BTreeMap<Key, Value> = BTreeMap::new();
-            for (k, v) in m.iter() {
-                attrs.insert(k.clone(), var_value(v, depth + 1)?);
+            let mut out: Option<BTreeMap<Key, Value>> = None;
+            for (i, (k, x)) in m.iter().enumerate() {
+                match (converted(x, depth + 1)?, &mut out) {
+                    (Some(c), Some(out)) => {
+                        out.insert(k.clone(), c);
+                    }
+                    (Some(c), None) => {
+                        let mut o: BTreeMap<Key, Value> = m
+                            .iter()
+                            .take(i)
+                            .map(|(k, x)| (k.clone(), x.clone()))
+                            .collect();
+                        o.insert(k.clone(), c);
+                        out = Some(o);
+                    }
+                    (None, Some(out)) => {
+                        out.insert(k.clone(), x.clone());
+                    }
+                    (None, None) => {}
+                }
             }
-            Value::object(attrs)
+            out.map(Value::object)
         }
-        other => other.clone(),
+        _ => None,
     })
 }
 
@@ -297,5 +336,47 @@ impl TypeParser<'_> {
         };
         self.depth -= 1;
         Ok(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn var(json: &str) -> Value {
+        var_value(&from_json_text(json).expect("json"), 0).expect("var")
+    }
+
+    #[test]
+    fn unchanged_variables_are_shared_not_copied() {
+        let v = from_json_text(r#"{"a": ["x", 1, {"b": "y"}], "c": "z"}"#).expect("json");
+        let out = var_value(&v, 0).expect("var");
+        let (Value::Object(a), Value::Object(b)) = (&v, &out) else {
+            panic!("objects");
+        };
+        assert!(Arc::ptr_eq(a, b));
+    }
+
+    #[test]
+    fn conventions_and_normalization_deep_inside() {
+        // After unchanged siblings: the copy keeps them, in order.
+        let v = var(r#"{"a": [1, "x", {"$sensitive": "s"}, 2], "b": "e\u0301", "c": 3}"#);
+        let Value::Object(m) = &v else {
+            panic!("object")
+        };
+        let Some(Value::Tuple(items)) = m.get("a") else {
+            panic!("tuple")
+        };
+        assert_eq!(items.len(), 4);
+        assert!(matches!(&items[2], Value::Marked(_)));
+        assert!(matches!(&items[3], Value::Number(_)));
+        assert!(matches!(m.get("b"), Some(Value::String(s)) if &**s == "\u{e9}"));
+        assert_eq!(m.len(), 3);
+        let u = var(r#"{"z": 1, "u": {"$unknown": "list(string)"}}"#);
+        let Value::Object(m) = &u else {
+            panic!("object")
+        };
+        assert!(matches!(m.get("u"), Some(Value::Unknown(_))));
+        assert!(matches!(m.get("z"), Some(Value::Number(_))));
     }
 }

@@ -15,6 +15,7 @@
 //!   `serde_json::Value` (numbers via `f64` on output).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::{Key, Number, Value};
 
@@ -191,8 +192,26 @@ impl Parser<'_> {
         Ok(v)
     }
 
-    fn string(&mut self) -> Result<String, String> {
+    fn string(&mut self) -> Result<Arc<str>, String> {
         self.i += 1; // opening quote
+        // Most strings have no escape: one allocation, straight from the
+        // text, instead of a growing `String` copied again into the `Arc`.
+        let start = self.i;
+        while self.i < self.b.len() && !matches!(self.b[self.i], b'"' | b'\\') && self.b[self.i] >= 0x20
+        {
+            self.i += 1;
+        }
+        if self.b.get(self.i) == Some(&b'"') {
+            self.i += 1;
+            return Ok(Arc::from(&self.s[start..self.i - 1]));
+        }
+        self.i = start;
+        self.escaped_string().map(Arc::from)
+    }
+
+    /// The rest of [`Self::string`] (after the opening quote) when it holds
+    /// an escape or ends badly.
+    fn escaped_string(&mut self) -> Result<String, String> {
         let mut out = String::new();
         loop {
             let start = self.i;
