@@ -104,7 +104,11 @@ fn parts(n: usize) {
         kib(hcl.len())
     );
     let line = |what: &str, held: usize, peak_over: Option<usize>| match peak_over {
-        Some(p) => println!("  {what:<44} holds {:>9.0} KiB, peak +{:>9.0} KiB", kib(held), kib(p)),
+        Some(p) => println!(
+            "  {what:<44} holds {:>9.0} KiB, peak +{:>9.0} KiB",
+            kib(held),
+            kib(p)
+        ),
         None => println!("  {what:<44} holds {:>9.0} KiB", kib(held)),
     };
     let base = reset_peak();
@@ -116,27 +120,44 @@ fn parts(n: usize) {
     let mut sources = fnhcl_base::SourceMap::new();
     let file = sources.add("main.hcl", hcl.as_str());
     let (body, _) = fnhcl_syntax::parse_file(&sources, file);
-    line("parse alone (text + syntax tree)", live() - before, Some(peak() - before));
+    line(
+        "parse alone (text + syntax tree)",
+        live() - before,
+        Some(peak() - before),
+    );
     drop((body, sources));
 
     let before = reset_peak();
     let mut sources = fnhcl_base::SourceMap::new();
     sources.add("main.hcl", hcl.as_str());
     let program = fnhcl_eval::compile(std::sync::Arc::new(sources)).expect("compiles");
-    line("compiled program (sources included)", live() - before, Some(peak() - before));
+    line(
+        "compiled program (sources included)",
+        live() - before,
+        Some(peak() - before),
+    );
 
     let before = reset_peak();
     let eval_req = fnhcl_crossplane::request::eval_request(&req);
-    line("evaluation's request (req.*)", live() - before, Some(peak() - before));
+    line(
+        "evaluation's request (req.*)",
+        live() - before,
+        Some(peak() - before),
+    );
 
     let before = reset_peak();
     let limits = fnhcl_crossplane::Options::default().limits.eval;
     let output = fnhcl_eval::evaluate_with_limits(&program, &eval_req, &limits).expect("runs");
-    line("evaluation -> Output", live() - before, Some(peak() - before));
+    line(
+        "evaluation -> Output",
+        live() - before,
+        Some(peak() - before),
+    );
 
     let before = reset_peak();
-    let (rsp, _) = fnhcl_crossplane::response::success(&req, fnhcl_crossplane::DEFAULT_TTL, &output)
-        .expect("response");
+    let (rsp, _) =
+        fnhcl_crossplane::response::success(&req, fnhcl_crossplane::DEFAULT_TTL, &output)
+            .expect("response");
     line("SDK response", live() - before, Some(peak() - before));
     let encoded = rsp.encode_to_vec();
     println!(

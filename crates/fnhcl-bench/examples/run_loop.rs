@@ -97,6 +97,10 @@ fn compile_loop(k: usize, parse_only: bool) {
         }
     }
     let per = start.elapsed() / k as u32;
-    let what = if parse_only { "parse" } else { "parse + check + compile" };
+    let what = if parse_only {
+        "parse"
+    } else {
+        "parse + check + compile"
+    };
     println!("large_txtar(50, 2), {k} runs of {what}: {per:?} per run ({total})");
 }

@@ -85,25 +85,41 @@ impl<'a> Converter<'a> {
     pub(crate) fn body(&mut self, body: &hs::Body, span: Span) -> Body {
         let mut items = Vec::with_capacity(body.len());
         for s in body.iter() {
-            match s {
-                hs::Structure::Attribute(a) => {
-                    let fallback = self.zero();
-                    let key_span = self.span(a.key.span(), fallback);
-                    let expr = self.expr(&a.value);
-                    let span = key_span.to(expr.span);
-                    items.push(Structure::Attribute(Attribute {
-                        name: Ident {
-                            name: Arc::from(a.key.as_str()),
-                            span: key_span,
-                        },
-                        expr,
-                        span,
-                    }));
-                }
-                hs::Structure::Block(b) => items.push(Structure::Block(self.block(b))),
-            }
+            items.push(self.structure(s));
         }
         Body { items, span }
+    }
+
+    /// [`Self::body`] for a file's whole body, taken by value: each
+    /// top-level attribute or block of hcl-edit's tree is dropped once
+    /// converted, so the two trees (hcl-edit's is about twice ours) are
+    /// not both whole in memory at once.
+    pub(crate) fn file_body(&mut self, body: hs::Body, span: Span) -> Body {
+        let mut items = Vec::with_capacity(body.len());
+        for s in body {
+            items.push(self.structure(&s));
+        }
+        Body { items, span }
+    }
+
+    fn structure(&mut self, s: &hs::Structure) -> Structure {
+        match s {
+            hs::Structure::Attribute(a) => {
+                let fallback = self.zero();
+                let key_span = self.span(a.key.span(), fallback);
+                let expr = self.expr(&a.value);
+                let span = key_span.to(expr.span);
+                Structure::Attribute(Attribute {
+                    name: Ident {
+                        name: Arc::from(a.key.as_str()),
+                        span: key_span,
+                    },
+                    expr,
+                    span,
+                })
+            }
+            hs::Structure::Block(b) => Structure::Block(self.block(b)),
+        }
     }
 
     fn block(&mut self, b: &hs::Block) -> Block {

@@ -48,7 +48,7 @@ pub fn parse_file(sources: &SourceMap, file: FileId) -> (ast::Body, Vec<Diagnost
                 return (empty, vec![d]);
             }
             let mut conv = convert::Converter::new(file, text).with_renamed(renamed);
-            let b = conv.body(&body, whole);
+            let b = conv.file_body(body, whole);
             let mut diags = conv.into_diagnostics();
             check_duplicates(sources, &b, &mut diags);
             if diags.iter().any(Diagnostic::is_error) {

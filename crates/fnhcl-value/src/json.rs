@@ -197,7 +197,9 @@ impl Parser<'_> {
         // Most strings have no escape: one allocation, straight from the
         // text, instead of a growing `String` copied again into the `Arc`.
         let start = self.i;
-        while self.i < self.b.len() && !matches!(self.b[self.i], b'"' | b'\\') && self.b[self.i] >= 0x20
+        while self.i < self.b.len()
+            && !matches!(self.b[self.i], b'"' | b'\\')
+            && self.b[self.i] >= 0x20
         {
             self.i += 1;
         }
