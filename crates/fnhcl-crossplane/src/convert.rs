@@ -6,10 +6,9 @@
 //! float64 read back as a cty number. Output goes the other way: objects and
 //! maps become `Struct`s, lists/sets/tuples become lists, numbers float64.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use fnhcl_value::{Key, Number, Value};
+use fnhcl_value::{Key, Number, ObjMap, Value};
 use pbjson_types::value::Kind;
 use pbjson_types::{ListValue, Struct, Value as PbValue};
 
@@ -98,7 +97,9 @@ pub fn object_from_struct(s: &Struct) -> Value {
 }
 
 fn object_from_struct_depth(s: &Struct, depth: usize) -> Value {
-    let attrs: BTreeMap<Key, Value> = s
+    // The `Struct` is a HashMap: `collect` gathers the fields and sorts
+    // them once.
+    let attrs: ObjMap = s
         .fields
         .iter()
         .map(|(k, v)| (Key::from(k.as_str()), value_from_pb_depth(v, depth)))
@@ -220,7 +221,7 @@ fn seq_to_pb(items: &[Value], depth: usize, size: &mut usize) -> Result<ListValu
 }
 
 fn entries_to_pb(
-    entries: &BTreeMap<Key, Value>,
+    entries: &ObjMap,
     depth: usize,
     size: &mut usize,
 ) -> Result<Struct, PathError> {
@@ -393,7 +394,7 @@ mod tests {
 
     #[test]
     fn unknown_output_is_an_error_with_its_path() {
-        let mut attrs = BTreeMap::new();
+        let mut attrs = ObjMap::new();
         attrs.insert(
             Key::from("spec"),
             Value::tuple(vec![Value::int(1), Value::dynamic_unknown()]),

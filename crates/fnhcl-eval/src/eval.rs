@@ -3,7 +3,7 @@
 use base64::Engine as _;
 use fnhcl_base::{Diagnostic, Severity, Span};
 use fnhcl_syntax::ast::Expr;
-use fnhcl_value::{Key, Number, Type, Value};
+use fnhcl_value::{Key, Number, ObjMap, Type, Value};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -659,14 +659,16 @@ fn build_req(r: &Request, members: &HashMap<String, Vec<(String, String)>>) -> V
         .as_ref()
         .map(clean)
         .unwrap_or_else(Value::empty_object);
-    let mut resource = BTreeMap::new();
-    let mut connection = BTreeMap::new();
+    // `r.observed` is sorted by name, so these inserts are pushes.
+    let mut resource = ObjMap::with_capacity(r.observed.len());
+    let mut connection = ObjMap::with_capacity(r.observed.len());
     for (name, o) in &r.observed {
         resource.insert(key(name), clean(&o.body));
         connection.insert(key(name), connection_value(&o.connection_details));
     }
-    let mut resources = BTreeMap::new();
-    let mut connections = BTreeMap::new();
+    // `members` is a HashMap: collected, then sorted once.
+    let mut resources = Vec::with_capacity(members.len());
+    let mut connections = Vec::with_capacity(members.len());
     for (base, list) in members {
         let mut bodies = Vec::new();
         let mut conns = Vec::new();
@@ -677,10 +679,10 @@ fn build_req(r: &Request, members: &HashMap<String, Vec<(String, String)>>) -> V
                 conns.push(c.clone());
             }
         }
-        resources.insert(key(base), Value::tuple(bodies));
-        connections.insert(key(base), Value::tuple(conns));
+        resources.push((key(base), Value::tuple(bodies)));
+        connections.push((key(base), Value::tuple(conns)));
     }
-    let mut extra = BTreeMap::new();
+    let mut extra = ObjMap::new();
     for (name, items) in &r.extra_resources {
         if let Some(items) = items {
             extra.insert(key(name), Value::tuple(items.iter().map(clean).collect()));
@@ -695,8 +697,8 @@ fn build_req(r: &Request, members: &HashMap<String, Vec<(String, String)>>) -> V
         ),
         ("resource", Value::object(resource)),
         ("connection", Value::object(connection)),
-        ("resources", Value::object(resources)),
-        ("connections", Value::object(connections)),
+        ("resources", Value::object(resources.into_iter().collect())),
+        ("connections", Value::object(connections.into_iter().collect())),
         ("extra_resources", Value::object(extra)),
     ])
 }
@@ -1774,8 +1776,8 @@ fn check_body(v: &Value, name: &str, span: Span) -> Res<Value> {
 fn add_collection_annotations(body: &Value, base: &str, index: usize) -> Result<Value, String> {
     let top = body.as_entries().cloned().unwrap_or_default();
     let mut meta = match top.get("metadata") {
-        None => BTreeMap::new(),
-        Some(m) if m.is_null() => BTreeMap::new(),
+        None => ObjMap::new(),
+        Some(m) if m.is_null() => ObjMap::new(),
         Some(m) => match m.as_entries() {
             Some(e) => e.clone(),
             None => {
@@ -1787,8 +1789,8 @@ fn add_collection_annotations(body: &Value, base: &str, index: usize) -> Result<
         },
     };
     let mut ann = match meta.get("annotations") {
-        None => BTreeMap::new(),
-        Some(a) if a.is_null() => BTreeMap::new(),
+        None => ObjMap::new(),
+        Some(a) if a.is_null() => ObjMap::new(),
         Some(a) => match a.as_entries() {
             Some(e) => e.clone(),
             None => {
@@ -1975,7 +1977,7 @@ impl<'p> Ctx<'p> {
             let Some(entries) = top.get(field).and_then(Value::as_entries) else {
                 continue;
             };
-            let local: BTreeMap<Key, Value> = entries
+            let local: ObjMap = entries
                 .iter()
                 .filter_map(|(k, v)| {
                     k.strip_prefix(&*prefix)
@@ -2150,7 +2152,7 @@ impl<'p> Ctx<'p> {
                 }
             }
         }
-        Status::Active(Value::object(vals))
+        Status::Active(Value::object(vals.into()))
     }
 
     /// Runs `f` with the frame of the place `path` leads to inside instance
@@ -2392,7 +2394,7 @@ impl<'p> Ctx<'p> {
         };
         set(Slot::Busy);
         let v = self.in_instance(rt, |module, frame, prefix| {
-            Value::object(self.eval_exports(&module.exports, frame, prefix, None))
+            Value::object(self.eval_exports(&module.exports, frame, prefix, None).into())
         });
         set(Slot::Done(v.clone()));
         v
@@ -2456,9 +2458,9 @@ fn switch_object(sw: &Switch, chosen: Option<usize>, mut exports: BTreeMap<Key, 
         exports.entry(n.clone()).or_insert_with(Value::null);
     }
     exports.insert(key("evaluated"), evaluated);
-    exports.insert(key("branches"), Value::object(branches));
-    exports.insert(key("case"), Value::object(cases));
-    Value::object(exports)
+    exports.insert(key("branches"), Value::object(branches.into()));
+    exports.insert(key("case"), Value::object(cases.into()));
+    Value::object(exports.into())
 }
 
 impl Walk<'_> {

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use fnhcl_base::SourceMap;
 use fnhcl_value::json::from_json_text;
-use fnhcl_value::{Key, Type, Value};
+use fnhcl_value::{Type, Value};
 
 use crate::{EvalContext, Limits};
 
@@ -138,7 +138,7 @@ pub fn parse_vars(text: &str) -> Result<BTreeMap<String, Value>, String> {
     }
 }
 
-fn vars_of(m: &BTreeMap<Key, Value>) -> Result<BTreeMap<String, Value>, String> {
+fn vars_of(m: &fnhcl_value::ObjMap) -> Result<BTreeMap<String, Value>, String> {
     m.iter()
         .map(|(k, v)| Ok((k.to_string(), var_value(v, 0)?)))
         .collect()
@@ -170,8 +170,9 @@ pub fn var_value(v: &Value, depth: usize) -> Result<Value, String> {
             {
                 return Ok(var_value(inner, depth + 1)?.mark());
             }
-            let mut attrs: BTreeMap<Key, Value> = BTreeMap::new();
+            let mut attrs = fnhcl_value::ObjMap::with_capacity(m.len());
             for (k, v) in m.iter() {
+                // In key order: each insert is a push.
                 attrs.insert(k.clone(), var_value(v, depth + 1)?);
             }
             Value::object(attrs)
