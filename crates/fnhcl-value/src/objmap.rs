@@ -171,6 +171,55 @@ impl ObjMap {
         self.entries.into_iter().map(|(_, v)| v)
     }
 
+    /// Merges `other` into `self` in one walk of both sorted sequences:
+    /// keys only in `other` are cloned in, and for keys in both
+    /// `both(key, mine, theirs)` is called (in key order). Linear, where
+    /// inserting `other`'s keys one by one could move the tail each time.
+    /// On the first error `self` is left with the keys it had (values may
+    /// be partly merged) and the error is returned.
+    pub fn merge_with<E>(
+        &mut self,
+        other: &ObjMap,
+        mut both: impl FnMut(&Key, &mut Value, &Value) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut missing = 0usize;
+        let mut mine = self.entries.iter_mut().peekable();
+        for (k, theirs) in &other.entries {
+            loop {
+                match mine.peek() {
+                    Some((mk, _)) if **mk < **k => {
+                        mine.next();
+                    }
+                    Some((mk, _)) if **mk == **k => {
+                        let (mk, mv) = mine.next().expect("peeked");
+                        both(mk, mv, theirs)?;
+                        break;
+                    }
+                    _ => {
+                        missing += 1;
+                        break;
+                    }
+                }
+            }
+        }
+        if missing == 0 {
+            return Ok(());
+        }
+        let old = std::mem::take(&mut self.entries);
+        let mut merged = Vec::with_capacity(old.len() + missing);
+        let mut theirs = other.entries.iter().peekable();
+        for (k, v) in old {
+            while let Some((tk, tv)) = theirs.next_if(|(tk, _)| **tk < *k) {
+                merged.push((tk.clone(), tv.clone()));
+            }
+            theirs.next_if(|(tk, _)| **tk == *k);
+            merged.push((k, v));
+        }
+        merged.extend(theirs.map(|(k, v)| (k.clone(), v.clone())));
+        self.entries = merged;
+        Ok(())
+    }
+
     /// Sorts `entries` by key (stable) and keeps the last of equal keys:
     /// the result `BTreeMap`'s `collect` gives. One pass when the input is
     /// already sorted and unique.
@@ -388,6 +437,30 @@ mod tests {
         .into_iter()
         .collect();
         assert_eq!(ObjMap::from(reference), m);
+    }
+
+    #[test]
+    fn merge_with_walks_both() {
+        let mine: ObjMap = ["b", "d", "f"].map(|s| (k(s), Value::int(1))).into();
+        let theirs: ObjMap = ["a", "d", "e", "g"].map(|s| (k(s), Value::int(2))).into();
+        let mut m = mine.clone();
+        let mut common = Vec::new();
+        m.merge_with(&theirs, |k, mv, tv| {
+            common.push(k.to_string());
+            *mv = tv.clone();
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        assert_eq!(common, ["d"]);
+        assert_eq!(m.keys().map(|k| &**k).collect::<String>(), "abdefg");
+        assert_eq!(m["d"], Value::int(2));
+        assert_eq!(m["b"], Value::int(1));
+        let mut e = mine.clone();
+        assert_eq!(e.merge_with(&theirs, |_, _, _| Err("x")), Err("x"));
+        assert_eq!(e, mine);
+        let mut empty = ObjMap::new();
+        empty.merge_with(&theirs, |_, _, _| Ok::<(), ()>(())).unwrap();
+        assert_eq!(empty, theirs);
     }
 
     #[test]
