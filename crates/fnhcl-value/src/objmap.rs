@@ -12,11 +12,28 @@
 //! `collect`) instead of inserting in a loop. Inserting keys in increasing
 //! order is a push.
 
-use std::borrow::Borrow;
 use std::cmp::Ordering;
 use std::fmt;
 
 use crate::{Key, Value};
+
+/// Maps up to this size are searched linearly.
+const LINEAR_MAX: usize = 8;
+
+/// Byte order of the UTF-8 text (`str`'s `Ord`), deciding on the first
+/// bytes inline: keys mostly differ there, and a `memcmp` call costs more
+/// than the comparison.
+#[inline]
+fn key_cmp(a: &str, b: &str) -> Ordering {
+    match (a.as_bytes().first(), b.as_bytes().first()) {
+        (Some(x), Some(y)) if x != y => x.cmp(y),
+        _ => a.as_bytes().cmp(b.as_bytes()),
+    }
+}
+
+fn strictly_sorted(entries: &[(Key, Value)]) -> bool {
+    entries.windows(2).all(|w| key_cmp(&w[0].0, &w[1].0).is_lt())
+}
 
 /// A sorted, duplicate-free map from [`Key`] to [`Value`] (see the module
 /// documentation). Its API follows `BTreeMap`'s.
@@ -51,29 +68,36 @@ impl ObjMap {
         &self.entries
     }
 
-    fn find<Q>(&self, key: &Q) -> Result<usize, usize>
-    where
-        Key: Borrow<Q>,
-        Q: Ord + ?Sized,
-    {
-        self.entries
-            .binary_search_by(|(k, _)| Borrow::<Q>::borrow(k).cmp(key))
+    /// Where `key` is (`Ok`) or would go (`Err`): a binary search.
+    fn find(&self, key: &str) -> Result<usize, usize> {
+        self.entries.binary_search_by(|(k, _)| key_cmp(k, key))
+    }
+
+    /// The index of `key`. Small maps (most objects) are scanned, which
+    /// compares lengths first and calls no `memcmp` for most misses.
+    #[inline]
+    fn position(&self, key: &str) -> Option<usize> {
+        if self.entries.len() <= LINEAR_MAX {
+            self.entries
+                .iter()
+                .position(|(k, _)| k.len() == key.len() && **k == *key)
+        } else {
+            self.find(key).ok()
+        }
     }
 
     pub fn get<Q>(&self, key: &Q) -> Option<&Value>
     where
-        Key: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: AsRef<str> + ?Sized,
     {
-        self.find(key).ok().map(|i| &self.entries[i].1)
+        self.position(key.as_ref()).map(|i| &self.entries[i].1)
     }
 
     pub fn get_key_value<Q>(&self, key: &Q) -> Option<(&Key, &Value)>
     where
-        Key: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: AsRef<str> + ?Sized,
     {
-        self.find(key).ok().map(|i| {
+        self.position(key.as_ref()).map(|i| {
             let (k, v) = &self.entries[i];
             (k, v)
         })
@@ -81,21 +105,17 @@ impl ObjMap {
 
     pub fn get_mut<Q>(&mut self, key: &Q) -> Option<&mut Value>
     where
-        Key: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: AsRef<str> + ?Sized,
     {
-        match self.find(key) {
-            Ok(i) => Some(&mut self.entries[i].1),
-            Err(_) => None,
-        }
+        self.position(key.as_ref())
+            .map(|i| &mut self.entries[i].1)
     }
 
     pub fn contains_key<Q>(&self, key: &Q) -> bool
     where
-        Key: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: AsRef<str> + ?Sized,
     {
-        self.find(key).is_ok()
+        self.position(key.as_ref()).is_some()
     }
 
     /// Inserts or replaces; returns the previous value. A key greater than
@@ -103,13 +123,13 @@ impl ObjMap {
     pub fn insert(&mut self, key: Key, value: Value) -> Option<Value> {
         let pos = match self.entries.last() {
             None => 0,
-            Some((last, _)) => match (**last).cmp(&*key) {
+            Some((last, _)) => match key_cmp(last, &key) {
                 Ordering::Less => self.entries.len(),
                 Ordering::Equal => {
                     let slot = &mut self.entries.last_mut().expect("non-empty").1;
                     return Some(std::mem::replace(slot, value));
                 }
-                Ordering::Greater => match self.find(&*key) {
+                Ordering::Greater => match self.find(&key) {
                     Ok(i) => return Some(std::mem::replace(&mut self.entries[i].1, value)),
                     Err(i) => i,
                 },
@@ -121,13 +141,10 @@ impl ObjMap {
 
     pub fn remove<Q>(&mut self, key: &Q) -> Option<Value>
     where
-        Key: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: AsRef<str> + ?Sized,
     {
-        match self.find(key) {
-            Ok(i) => Some(self.entries.remove(i).1),
-            Err(_) => None,
-        }
+        self.position(key.as_ref())
+            .map(|i| self.entries.remove(i).1)
     }
 
     /// Keeps the entries for which `keep` is true (in one pass).
@@ -187,7 +204,7 @@ impl ObjMap {
         for (k, theirs) in &other.entries {
             loop {
                 match mine.peek() {
-                    Some((mk, _)) if **mk < **k => {
+                    Some((mk, _)) if key_cmp(mk, k).is_lt() => {
                         mine.next();
                     }
                     Some((mk, _)) if **mk == **k => {
@@ -209,7 +226,7 @@ impl ObjMap {
         let mut merged = Vec::with_capacity(old.len() + missing);
         let mut theirs = other.entries.iter().peekable();
         for (k, v) in old {
-            while let Some((tk, tv)) = theirs.next_if(|(tk, _)| **tk < *k) {
+            while let Some((tk, tv)) = theirs.next_if(|(tk, _)| key_cmp(tk, &k).is_lt()) {
                 merged.push((tk.clone(), tv.clone()));
             }
             theirs.next_if(|(tk, _)| **tk == *k);
@@ -224,8 +241,8 @@ impl ObjMap {
     /// the result `BTreeMap`'s `collect` gives. One pass when the input is
     /// already sorted and unique.
     fn from_vec(mut entries: Vec<(Key, Value)>) -> ObjMap {
-        if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
+        if !strictly_sorted(&entries) {
+            entries.sort_by(|a, b| key_cmp(&a.0, &b.0));
             // `dedup_by` passes (later, kept earlier); move the later value
             // into the kept slot so the last duplicate wins.
             entries.dedup_by(|later, kept| {
@@ -251,10 +268,7 @@ impl Extend<(Key, Value)> for ObjMap {
     fn extend<I: IntoIterator<Item = (Key, Value)>>(&mut self, iter: I) {
         let start = self.entries.len();
         self.entries.extend(iter);
-        let sorted_tail = self.entries[start.saturating_sub(1)..]
-            .windows(2)
-            .all(|w| w[0].0 < w[1].0);
-        if !sorted_tail {
+        if !strictly_sorted(&self.entries[start.saturating_sub(1)..]) {
             let entries = std::mem::take(&mut self.entries);
             *self = ObjMap::from_vec(entries);
         }
@@ -283,8 +297,7 @@ impl From<ObjMap> for std::collections::BTreeMap<Key, Value> {
 
 impl<Q> std::ops::Index<&Q> for ObjMap
 where
-    Key: Borrow<Q>,
-    Q: Ord + ?Sized,
+    Q: AsRef<str> + ?Sized,
 {
     type Output = Value;
 
@@ -437,6 +450,34 @@ mod tests {
         .into_iter()
         .collect();
         assert_eq!(ObjMap::from(reference), m);
+    }
+
+    #[test]
+    fn order_and_lookups_match_btreemap() {
+        let words = [
+            "", "a", "ab", "abc", "b", "B", "Z", "é", "e\u{301}", "z", "za", "\u{7f}", "aa", "a\0",
+            "kind", "apiVersion", "metadata", "spec", "status", "x", "y", "xy",
+        ];
+        for n in [0, 1, 3, 8, 9, words.len()] {
+            let pairs: Vec<(Key, Value)> = words[..n]
+                .iter()
+                .rev()
+                .enumerate()
+                .map(|(i, w)| (k(w), Value::int(i as i64)))
+                .collect();
+            let m: ObjMap = pairs.iter().cloned().collect();
+            let b: std::collections::BTreeMap<Key, Value> = pairs.into_iter().collect();
+            assert!(m.iter().eq(b.iter()), "{n}");
+            for w in words.iter().chain(&["q", "aaa", "zz", "\u{ff}"]) {
+                assert_eq!(m.get(*w), b.get(*w), "{n} {w:?}");
+                assert_eq!(m.contains_key(*w), b.contains_key(*w));
+            }
+            let mut ins = ObjMap::new();
+            for (key, v) in b.iter().rev() {
+                ins.insert(key.clone(), v.clone());
+            }
+            assert_eq!(ins, m);
+        }
     }
 
     #[test]
