@@ -220,11 +220,7 @@ fn seq_to_pb(items: &[Value], depth: usize, size: &mut usize) -> Result<ListValu
     Ok(ListValue { values })
 }
 
-fn entries_to_pb(
-    entries: &ObjMap,
-    depth: usize,
-    size: &mut usize,
-) -> Result<Struct, PathError> {
+fn entries_to_pb(entries: &ObjMap, depth: usize, size: &mut usize) -> Result<Struct, PathError> {
     let mut fields = std::collections::HashMap::with_capacity(entries.len());
     for (k, item) in entries {
         let v = to_pb(item, depth + 1, size).map_err(|e| e.at(k))?;

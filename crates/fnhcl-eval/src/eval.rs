@@ -698,7 +698,10 @@ fn build_req(r: &Request, members: &HashMap<String, Vec<(String, String)>>) -> V
         ("resource", Value::object(resource)),
         ("connection", Value::object(connection)),
         ("resources", Value::object(resources.into_iter().collect())),
-        ("connections", Value::object(connections.into_iter().collect())),
+        (
+            "connections",
+            Value::object(connections.into_iter().collect()),
+        ),
         ("extra_resources", Value::object(extra)),
     ])
 }
@@ -2394,7 +2397,10 @@ impl<'p> Ctx<'p> {
         };
         set(Slot::Busy);
         let v = self.in_instance(rt, |module, frame, prefix| {
-            Value::object(self.eval_exports(&module.exports, frame, prefix, None).into())
+            Value::object(
+                self.eval_exports(&module.exports, frame, prefix, None)
+                    .into(),
+            )
         });
         set(Slot::Done(v.clone()));
         v

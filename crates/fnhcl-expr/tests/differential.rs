@@ -19,8 +19,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use fnhcl_expr::jsonl::{evaluate_line, parse_vars};
-use fnhcl_value::json::from_json_text;
 use fnhcl_value::Value;
+use fnhcl_value::json::from_json_text;
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

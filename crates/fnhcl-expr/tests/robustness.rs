@@ -332,6 +332,13 @@ fn large_objects_build_in_any_key_order() {
         assert_eq!(ev.value, Value::int(want as i64), "{src}");
     }
     // Duplicates after keys went out of order are still reported.
-    let (ev, _) = eval_with("{for k in [\"b\", \"a\", \"b\"] : k => k}", &Limits::default());
-    assert!(first_error(&ev).starts_with("Duplicate object key"), "{}", first_error(&ev));
+    let (ev, _) = eval_with(
+        "{for k in [\"b\", \"a\", \"b\"] : k => k}",
+        &Limits::default(),
+    );
+    assert!(
+        first_error(&ev).starts_with("Duplicate object key"),
+        "{}",
+        first_error(&ev)
+    );
 }

@@ -1,7 +1,6 @@
 //! Encoding functions: base64decode base64encode base64gzip csvdecode
 //! textdecodebase64 textencodebase64 urlencode.
 
-
 use fnhcl_value::{Key, Type, Value};
 
 use crate::args::str_arg;

@@ -547,11 +547,7 @@ fn finish_seq(
     })
 }
 
-fn make_map(
-    items: ObjMap,
-    path: &[PathStep],
-    msg: &str,
-) -> Result<Value, ConvertError> {
+fn make_map(items: ObjMap, path: &[PathStep], msg: &str) -> Result<Value, ConvertError> {
     let mut tys = items.values().map(Value::type_of);
     let first = tys.next().unwrap_or(Type::Dynamic);
     if tys.any(|t| t != first) {

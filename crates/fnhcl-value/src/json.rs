@@ -14,7 +14,6 @@
 //! - [`from_serde_json`] / [`to_serde_json`]: the same mapping on
 //!   `serde_json::Value` (numbers via `f64` on output).
 
-
 use crate::{Key, Number, Value};
 
 /// Maximum nesting of arrays/objects accepted by [`from_json_text`].

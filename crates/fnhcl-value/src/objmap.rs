@@ -32,7 +32,9 @@ fn key_cmp(a: &str, b: &str) -> Ordering {
 }
 
 fn strictly_sorted(entries: &[(Key, Value)]) -> bool {
-    entries.windows(2).all(|w| key_cmp(&w[0].0, &w[1].0).is_lt())
+    entries
+        .windows(2)
+        .all(|w| key_cmp(&w[0].0, &w[1].0).is_lt())
 }
 
 /// A sorted, duplicate-free map from [`Key`] to [`Value`] (see the module
@@ -107,8 +109,7 @@ impl ObjMap {
     where
         Q: AsRef<str> + ?Sized,
     {
-        self.position(key.as_ref())
-            .map(|i| &mut self.entries[i].1)
+        self.position(key.as_ref()).map(|i| &mut self.entries[i].1)
     }
 
     pub fn contains_key<Q>(&self, key: &Q) -> bool
@@ -455,8 +456,28 @@ mod tests {
     #[test]
     fn order_and_lookups_match_btreemap() {
         let words = [
-            "", "a", "ab", "abc", "b", "B", "Z", "é", "e\u{301}", "z", "za", "\u{7f}", "aa", "a\0",
-            "kind", "apiVersion", "metadata", "spec", "status", "x", "y", "xy",
+            "",
+            "a",
+            "ab",
+            "abc",
+            "b",
+            "B",
+            "Z",
+            "é",
+            "e\u{301}",
+            "z",
+            "za",
+            "\u{7f}",
+            "aa",
+            "a\0",
+            "kind",
+            "apiVersion",
+            "metadata",
+            "spec",
+            "status",
+            "x",
+            "y",
+            "xy",
         ];
         for n in [0, 1, 3, 8, 9, words.len()] {
             let pairs: Vec<(Key, Value)> = words[..n]
@@ -500,7 +521,9 @@ mod tests {
         assert_eq!(e.merge_with(&theirs, |_, _, _| Err("x")), Err("x"));
         assert_eq!(e, mine);
         let mut empty = ObjMap::new();
-        empty.merge_with(&theirs, |_, _, _| Ok::<(), ()>(())).unwrap();
+        empty
+            .merge_with(&theirs, |_, _, _| Ok::<(), ()>(()))
+            .unwrap();
         assert_eq!(empty, theirs);
     }
 
