@@ -1447,7 +1447,7 @@ impl Compiler<'_> {
                 let (val, ds) = eval_constant(v);
                 if !ds.iter().any(Diagnostic::is_error)
                     && val.is_wholly_known()
-                    && let Err(d) = crate::eval::ready_state(&val, owner, v.span)
+                    && let Err(d) = crate::checks::ready_state(&val, owner, v.span)
                 {
                     self.err(d);
                 }
@@ -1522,10 +1522,10 @@ impl Compiler<'_> {
             _ => {}
         }
         for (field, e) in [
-            (crate::eval::SelectField::ApiVersion, &api_version),
-            (crate::eval::SelectField::Kind, &kind),
-            (crate::eval::SelectField::MatchName, &match_name),
-            (crate::eval::SelectField::MatchLabels, &match_labels),
+            (crate::checks::SelectField::ApiVersion, &api_version),
+            (crate::checks::SelectField::Kind, &kind),
+            (crate::checks::SelectField::MatchName, &match_name),
+            (crate::checks::SelectField::MatchLabels, &match_labels),
         ] {
             let Some(e) = e else { continue };
             self.check_expr(e, &env);
@@ -1533,7 +1533,7 @@ impl Compiler<'_> {
                 let (v, ds) = eval_constant(e);
                 if !ds.iter().any(Diagnostic::is_error)
                     && v.is_wholly_known()
-                    && let Err(d) = crate::eval::check_select_value(field, &v, &name, e.span)
+                    && let Err(d) = crate::checks::check_select_value(field, &v, &name, e.span)
                 {
                     self.err(d);
                 }

@@ -14,6 +14,7 @@
 //! request and the output are plain values.
 
 mod api;
+mod checks;
 mod compile;
 mod eval;
 mod exprs;
