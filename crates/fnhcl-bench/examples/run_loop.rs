@@ -10,7 +10,8 @@
 //! CRD's schema as Crossplane supplies it. Mode `buckets` runs N buckets
 //! of `bucket_composition` (function-starlark's workload); `wire` does
 //! what the server does per call with them: decode the request, run, encode
-//! the response.
+//! the response. Mode `live` runs N resources of `composition` with
+//! observed objects the size Crossplane sends (`live_request`).
 
 use fnhcl_crossplane::{Function, Options};
 use prost::Message as _;
@@ -36,6 +37,8 @@ fn run() {
     let wire = mode.as_deref() == Some("wire");
     let mut req = if schemas || mode.as_deref() == Some("flat") {
         fnhcl_bench::request(0, &fnhcl_bench::flat_composition(10, 5))
+    } else if mode.as_deref() == Some("live") {
+        fnhcl_bench::live_request(n, &fnhcl_bench::composition(n))
     } else if wire || mode.as_deref() == Some("buckets") {
         fnhcl_bench::request(n, &fnhcl_bench::bucket_composition(n))
     } else {
