@@ -16,6 +16,7 @@
 mod api;
 mod checks;
 mod compile;
+mod demand;
 mod eval;
 mod exprs;
 mod graph;
@@ -31,6 +32,7 @@ pub use api::{
     Output, ReadyState, Request, Selector, SelectorMatch, fatal_message,
 };
 pub use compile::{Program, compile};
+pub use demand::{Demand, Paths};
 pub use eval::{evaluate, evaluate_traced, evaluate_with_limits};
 /// Resource limits of an evaluation (see [`evaluate_with_limits`]).
 pub use fnhcl_expr::{INTERRUPT_INTERVAL, INTERRUPTED_DETAIL, Interrupt, Limits};
