@@ -55,7 +55,7 @@ fn project_struct(s: &Struct, paths: &Paths, depth: usize) -> Value {
 
 /// Whether every key `paths` names is in `present` (or the whole is
 /// demanded): then only those keys need converting.
-fn all_present<'a>(paths: &Paths, mut present: impl FnMut(&str) -> bool) -> bool {
+fn all_present(paths: &Paths, mut present: impl FnMut(&str) -> bool) -> bool {
     match paths {
         Paths::All => true,
         Paths::Keys(keys) => keys.keys().all(|k| present(k)),
@@ -287,6 +287,73 @@ mod tests {
             Some(1)
         );
         assert!(!r.extra_resources.contains_key("other"));
+    }
+
+    /// Converting protobuf data under a program's demand gives what the
+    /// evaluator's own projection of the whole conversion gives
+    /// (`fnhcl_eval::Demand::project`, which the evaluator's cases check
+    /// against the whole request for every case).
+    #[test]
+    fn conversion_under_a_demand_is_the_projection_of_the_whole() {
+        let live = serde_json::json!({
+            "apiVersion": "v1", "kind": "X",
+            "metadata": {"name": "n", "annotations": {"a": "b"}, "managedFields": [{"f": {"x": 1}}]},
+            "spec": {"p": {"region": "eu", "tags": {"k": "v"}, "list": [{"a": 1}, {"b": 2}]}, "q": null, "s": "str"},
+            "status": {"atProvider": {"arn": "arn:x", "id": "i"}, "conditions": [{"type": "Ready"}]},
+        });
+        let mut observed = State {
+            composite: Some(res(live.clone())),
+            ..Default::default()
+        };
+        observed.resources.insert("a".into(), res(live.clone()));
+        observed.resources.insert("b".into(), res(live));
+        let mut req = RunFunctionRequest {
+            observed: Some(observed),
+            context: json_to_struct(
+                &serde_json::json!({"env": {"x": {"y": 1}, "z": 2}, "other": 3}),
+            ),
+            ..Default::default()
+        };
+        req.required_resources.insert(
+            "vpcs".into(),
+            Resources {
+                items: vec![res(serde_json::json!({"kind": "V", "spec": {"c": 1}}))],
+            },
+        );
+        req.extra_resources
+            .insert("old".into(), Resources::default());
+        let programs = [
+            "x = req.composite.spec.p.region",
+            "x = req.composite.spec.p.list[0].a\ny = req.composite.status",
+            "x = req.composite.spec.q.deeper\ny = req.composite.spec.s.deeper",
+            "x = req.composite.spec.p.regoin",
+            "x = req.resource.a.status.atProvider.arn\ny = req.context.env.x",
+            "x = req.context.missing",
+            "x = req.extra_resources.vpcs[0].spec",
+            "x = req.extra_resources.nope",
+            "x = req.composite[k].p\ny = req.resource",
+            "x = req",
+        ];
+        let whole = eval_request(&req);
+        for text in programs {
+            let mut sm = fnhcl_base::SourceMap::new();
+            sm.add("main.hcl", format!("locals {{\n{text}\nk = \"spec\"\n}}\n"));
+            let program = fnhcl_eval::compile(std::sync::Arc::new(sm)).expect(text);
+            let demand = program.demand();
+            let direct = eval_request_for(&req, demand);
+            let projected = demand.project(&whole);
+            assert_eq!(format!("{direct:?}"), format!("{projected:?}"), "{text}");
+        }
+        // Something is left out, or the test would not show anything.
+        let mut sm = fnhcl_base::SourceMap::new();
+        sm.add("main.hcl", format!("locals {{\n{}\n}}\n", programs[0]));
+        let program = fnhcl_eval::compile(std::sync::Arc::new(sm)).expect("program");
+        let direct = eval_request_for(&req, program.demand());
+        assert_ne!(format!("{direct:?}"), format!("{whole:?}"));
+        assert!(direct.context.is_empty());
+        let spec = direct.composite.expect("composite");
+        let spec = spec.as_entries().expect("object");
+        assert_eq!(spec.keys().map(|k| &**k).collect::<Vec<_>>(), ["spec"]);
     }
 
     #[test]

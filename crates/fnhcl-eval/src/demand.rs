@@ -22,6 +22,9 @@
 use std::collections::BTreeMap;
 
 use fnhcl_syntax::ast::{Expr, ExprKind};
+use fnhcl_value::Value;
+
+use crate::{ObservedResource, Request};
 
 /// A set of paths into an object: the whole value, or some of its keys
 /// with what is demanded below each.
@@ -51,9 +54,9 @@ impl Paths {
     }
 
     /// Adds one path: the keys in order, then the whole value there.
-    pub fn add<'s>(&mut self, mut keys: impl Iterator<Item = &'s str>) {
+    pub fn add<'s>(&mut self, keys: impl Iterator<Item = &'s str>) {
         let mut node = self;
-        while let Some(k) = keys.next() {
+        for k in keys {
             match node {
                 Paths::All => return,
                 Paths::Keys(map) => node = map.entry(k.to_owned()).or_default(),
@@ -140,6 +143,56 @@ impl Demand {
         }
     }
 
+    /// `request` with only what this demand reads: what converting the
+    /// request under the demand gives (`fnhcl-crossplane` converts
+    /// protobuf data that way directly; its tests compare the two).
+    pub fn project(&self, request: &Request) -> Request {
+        let observed = request
+            .observed
+            .iter()
+            .map(|(name, o)| {
+                let body = project_value(&o.body, &self.observed_paths(name));
+                let connection_details = o.connection_details.clone();
+                (
+                    name.clone(),
+                    ObservedResource {
+                        body,
+                        connection_details,
+                    },
+                )
+            })
+            .collect();
+        let context = match &self.context {
+            Paths::Keys(keys) if keys.keys().all(|k| request.context.contains_key(k)) => request
+                .context
+                .iter()
+                .filter_map(|(k, v)| Some((k.clone(), project_value(v, keys.get(k)?))))
+                .collect(),
+            _ => request.context.clone(),
+        };
+        let extra_resources = match &self.extra_resources {
+            Paths::Keys(keys) if keys.keys().all(|k| request.extra_resources.contains_key(k)) => {
+                request
+                    .extra_resources
+                    .iter()
+                    .filter(|(k, _)| keys.contains_key(*k))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            }
+            _ => request.extra_resources.clone(),
+        };
+        Request {
+            composite: request
+                .composite
+                .as_ref()
+                .map(|c| project_value(c, &self.composite)),
+            composite_connection: request.composite_connection.clone(),
+            observed,
+            context,
+            extra_resources,
+        }
+    }
+
     /// Adds the reference `expr` (a traversal whose root is `root`).
     pub(crate) fn add_reference(&mut self, root: &str, expr: &Expr) {
         let steps = static_steps(expr);
@@ -166,6 +219,25 @@ impl Demand {
             _ => {}
         }
     }
+}
+
+/// `v` with only what `paths` demands; an object missing a demanded key
+/// stays whole (see the module invariant).
+fn project_value(v: &Value, paths: &Paths) -> Value {
+    let (Paths::Keys(keys), Value::Object(entries)) = (paths, v) else {
+        return v.clone();
+    };
+    if keys.keys().any(|k| !entries.contains_key(k.as_str())) {
+        return v.clone();
+    }
+    Value::object(
+        keys.iter()
+            .filter_map(|(k, sub)| {
+                let (key, value) = entries.get_key_value(k.as_str())?;
+                Some((key.clone(), project_value(value, sub)))
+            })
+            .collect(),
+    )
 }
 
 /// The static steps of a traversal after its root: attribute names and

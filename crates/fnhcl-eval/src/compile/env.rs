@@ -207,6 +207,8 @@ pub(super) struct Compiler<'l> {
     pub(super) param_uses: Vec<String>,
     /// Exports read: (module, export), `None` for the whole `module.<i>`.
     pub(super) export_reads: Vec<(usize, Option<String>)>,
+    /// What of the request the module's expressions read.
+    pub(super) demand: crate::Demand,
 }
 
 /// True if `e` has no variable references and no function calls.

@@ -44,6 +44,8 @@ pub struct Program {
     pub(crate) modules: Vec<Module>,
     /// Warnings about the program (unused parameters and exports).
     lints: Vec<Diagnostic>,
+    /// What of the request the program reads.
+    demand: crate::Demand,
 }
 
 impl std::fmt::Debug for Program {
@@ -66,6 +68,12 @@ impl Program {
     /// reads, exports nobody reads.
     pub fn lints(&self) -> &[Diagnostic] {
         &self.lints
+    }
+
+    /// What of the request the program can read: convert only that
+    /// ([`crate::Demand`]).
+    pub fn demand(&self) -> &crate::Demand {
+        &self.demand
     }
 
     /// The module directories the program imports (empty without modules).
@@ -114,6 +122,7 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
     let mut param_uses: Vec<(usize, String)> = Vec::new();
     let mut export_reads: Vec<(usize, Option<String>)> = Vec::new();
     let mut instantiated: Vec<usize> = Vec::new();
+    let mut demand = crate::Demand::everything();
     for &m in &layout.order {
         let files: Vec<&Body> = layout.modules[m]
             .files
@@ -125,6 +134,11 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
         diags.extend(c.diags);
         param_uses.extend(c.param_uses.into_iter().map(|p| (m, p)));
         export_reads.extend(c.export_reads);
+        // Module instances see views of `req` of their own: a program with
+        // modules converts the whole request.
+        if m == 0 && layout.modules.len() == 1 {
+            demand = c.demand;
+        }
         if let Some(module) = &module {
             for (path, idx) in &module.instances {
                 if let Some(Item::Module(i)) =
@@ -156,6 +170,7 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
         sources,
         modules,
         lints,
+        demand,
     })
 }
 

@@ -35,6 +35,7 @@ impl<'l> Compiler<'l> {
             exported_resources: Vec::new(),
             param_uses: Vec::new(),
             export_reads: Vec::new(),
+            demand: crate::Demand::nothing(),
         }
     }
 

@@ -162,6 +162,9 @@ impl Compiler<'_> {
             if self.check_module_ref(&t, env) {
                 continue;
             }
+            if name == "req" || name == "self" {
+                self.demand.add_reference(name, t.expr);
+            }
             if !env.has(name) {
                 let detail = undefined_detail(name, t.first_attr.map(|a| &*a.name), env);
                 self.err(
