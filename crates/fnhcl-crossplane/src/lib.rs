@@ -425,7 +425,7 @@ impl Function {
                         limits.max_request_depth
                     ));
                 }
-                let eval_req = request::eval_request(req);
+                let eval_req = request::eval_request_for(req, program.demand());
                 let with_interrupt;
                 let eval_limits = match interrupt {
                     None => &limits.eval,
