@@ -39,6 +39,18 @@ fn strictly_sorted(entries: &[(Key, Value)]) -> bool {
 
 /// A sorted, duplicate-free map from [`Key`] to [`Value`] (see the module
 /// documentation). Its API follows `BTreeMap`'s.
+///
+/// ```
+/// use fnhcl_value::{Key, ObjMap, Value};
+///
+/// // `collect` sorts by key (byte order) and keeps the last duplicate.
+/// let m: ObjMap = [("b", 1), ("a", 2), ("b", 3)]
+///     .into_iter()
+///     .map(|(k, v)| (Key::from(k), Value::int(v)))
+///     .collect();
+/// assert_eq!(m.keys().map(|k| &**k).collect::<Vec<_>>(), ["a", "b"]);
+/// assert_eq!(m.get("b"), Some(&Value::int(3)));
+/// ```
 #[derive(Clone, Default, PartialEq)]
 pub struct ObjMap {
     entries: Vec<(Key, Value)>,
