@@ -419,7 +419,9 @@ impl Function {
                 outcome.cache_hit = Some(hit);
                 let program = compiled.result.as_ref().map_err(Clone::clone)?;
                 let limits = &self.options.limits;
-                if let Some(what) = request::too_deep(req, limits.max_request_depth) {
+                if let Some(what) =
+                    request::too_deep_for(req, program.demand(), limits.max_request_depth)
+                {
                     return Err(format!(
                         "{what} is nested deeper than the limit of {} levels",
                         limits.max_request_depth

@@ -85,7 +85,43 @@ pub fn annotation<'a>(body: Option<&'a Struct>, key: &str) -> Option<&'a str> {
 /// Whether `s` nests objects/lists deeper than `max` levels (iteratively,
 /// so arbitrarily deep data cannot overflow the stack).
 pub fn struct_too_deep(s: &Struct, max: usize) -> bool {
-    let mut stack: Vec<(&pbjson_types::Value, usize)> = s.fields.values().map(|v| (v, 1)).collect();
+    values_too_deep(s.fields.values().map(|v| (v, 1)).collect(), max)
+}
+
+/// Whether the parts of `s` that `paths` demands nest deeper than `max`
+/// levels: what converting `s` under `paths` would cut off. What is not
+/// converted cannot be cut off.
+fn demanded_too_deep(s: &Struct, paths: &Paths, max: usize) -> bool {
+    let mut whole: Vec<(&pbjson_types::Value, usize)> = Vec::new();
+    let mut objects: Vec<(&Struct, &Paths, usize)> = vec![(s, paths, 1)];
+    while let Some((s, paths, depth)) = objects.pop() {
+        let Paths::Keys(keys) = paths else {
+            whole.extend(s.fields.values().map(|v| (v, depth)));
+            continue;
+        };
+        if keys.keys().any(|k| !s.fields.contains_key(k)) {
+            // Converted whole (see `project_struct`).
+            whole.extend(s.fields.values().map(|v| (v, depth)));
+            continue;
+        }
+        for (k, sub) in keys {
+            let Some(v) = s.fields.get(k) else { continue };
+            match (&v.kind, sub) {
+                (Some(Kind::StructValue(inner)), Paths::Keys(_)) => {
+                    if depth >= max {
+                        return true;
+                    }
+                    objects.push((inner, sub, depth + 1));
+                }
+                _ => whole.push((v, depth)),
+            }
+        }
+    }
+    values_too_deep(whole, max)
+}
+
+/// Whether any of the values (each with its depth) nests deeper than `max`.
+fn values_too_deep(mut stack: Vec<(&pbjson_types::Value, usize)>, max: usize) -> bool {
     while let Some((v, depth)) = stack.pop() {
         match &v.kind {
             Some(Kind::StructValue(s)) => {
@@ -109,15 +145,27 @@ pub fn struct_too_deep(s: &Struct, max: usize) -> bool {
 /// The first part of the request whose data nests deeper than `max`
 /// levels (the conversion to values would cut it off), as a phrase.
 pub fn too_deep(req: &RunFunctionRequest, max: usize) -> Option<String> {
-    let deep = |r: &Resource| r.resource.as_ref().is_some_and(|s| struct_too_deep(s, max));
+    too_deep_for(req, &Demand::everything(), max)
+}
+
+/// [`too_deep`] of what `demand` converts ([`eval_request_for`]).
+pub fn too_deep_for(req: &RunFunctionRequest, demand: &Demand, max: usize) -> Option<String> {
+    let deep = |r: &Resource, paths: &Paths| {
+        r.resource
+            .as_ref()
+            .is_some_and(|s| demanded_too_deep(s, paths, max))
+    };
     if let Some(o) = &req.observed {
-        if o.composite.as_ref().is_some_and(deep) {
+        if o.composite
+            .as_ref()
+            .is_some_and(|r| deep(r, &demand.composite))
+        {
             return Some("the observed composite resource".to_owned());
         }
         let mut names: Vec<&String> = o
             .resources
             .iter()
-            .filter(|(_, r)| deep(r))
+            .filter(|(n, r)| deep(r, &demand.observed_paths(n)))
             .map(|(n, _)| n)
             .collect();
         names.sort();
@@ -128,12 +176,12 @@ pub fn too_deep(req: &RunFunctionRequest, max: usize) -> Option<String> {
     if req
         .context
         .as_ref()
-        .is_some_and(|c| struct_too_deep(c, max))
+        .is_some_and(|c| demanded_too_deep(c, &demand.context, max))
     {
         return Some("the context".to_owned());
     }
     for (name, rs) in req.extra_resources.iter().chain(&req.required_resources) {
-        if rs.items.iter().any(deep) {
+        if rs.items.iter().any(|r| deep(r, &Paths::All)) {
             return Some(format!("required resource {name:?}"));
         }
     }
@@ -354,6 +402,56 @@ mod tests {
         let spec = direct.composite.expect("composite");
         let spec = spec.as_entries().expect("object");
         assert_eq!(spec.keys().map(|k| &**k).collect::<Vec<_>>(), ["spec"]);
+    }
+
+    /// Only what is converted can be cut off by the depth limit: deep data
+    /// the program never reads does not fail the run.
+    #[test]
+    fn depth_is_checked_where_the_demand_converts() {
+        let mut deep = serde_json::json!({"end": 1});
+        for _ in 0..10 {
+            deep = serde_json::json!({ "d": deep });
+        }
+        let xr = res(serde_json::json!({"metadata": {"name": "x"}, "spec": {"deep": deep}}));
+        let req = RunFunctionRequest {
+            observed: Some(State {
+                composite: Some(xr),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let demand_of = |text: &str| {
+            let mut sm = fnhcl_base::SourceMap::new();
+            sm.add("main.hcl", format!("locals {{\n{text}\n}}\n"));
+            let program = fnhcl_eval::compile(std::sync::Arc::new(sm)).expect(text);
+            program.demand().clone()
+        };
+        let what = Some("the observed composite resource".to_owned());
+        assert_eq!(too_deep(&req, 5), what);
+        assert_eq!(
+            too_deep_for(&req, &demand_of("x = req.composite.metadata.name"), 5),
+            None
+        );
+        assert_eq!(
+            too_deep_for(&req, &demand_of("x = req.composite.spec.deep.d"), 5),
+            what
+        );
+        assert_eq!(
+            too_deep_for(
+                &req,
+                &demand_of("x = req.composite.spec.deep.d.d.d.d.d.d"),
+                5
+            ),
+            what
+        );
+        assert_eq!(
+            too_deep_for(&req, &demand_of("x = req.composite.spec.nope"), 5),
+            what
+        );
+        assert_eq!(
+            too_deep_for(&req, &demand_of("x = req.composite.spec.deep.d"), 50),
+            None
+        );
     }
 
     #[test]

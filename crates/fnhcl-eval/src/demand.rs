@@ -18,6 +18,10 @@
 //! whole object, so "did you mean" suggestions name the same keys.
 //! Programs with modules demand everything (module instances see their own
 //! views of `req`).
+//!
+//! One visible difference, on purpose: the request depth limit
+//! (`fnhcl-crossplane`) applies to what is converted, so data nested too
+//! deep in a part the program never reads no longer fails the run.
 
 use std::collections::BTreeMap;
 
