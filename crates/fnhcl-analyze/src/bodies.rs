@@ -8,14 +8,13 @@
 //! wrote the field (the key of a field that should not be there, else the
 //! value).
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use fnhcl_base::{Diagnostic, SourceMap, Span};
 use fnhcl_eval::FieldStep;
 use fnhcl_schema::{PathSegment, SchemaSet, ViolationKind};
 use fnhcl_syntax::ast::{Block, Body, Expr, ExprKind, ObjectKey, Structure};
-use fnhcl_value::{Number, Type, Value};
+use fnhcl_value::{Number, ObjMap, Type, Value};
 
 use crate::codes;
 
@@ -61,17 +60,15 @@ fn unknown() -> Value {
 }
 
 fn block_literal(body: &Body) -> Value {
-    let mut map: BTreeMap<Arc<str>, Value> = BTreeMap::new();
-    for s in &body.items {
-        match s {
-            Structure::Attribute(a) => {
-                map.insert(a.name.name.clone(), literal(&a.expr));
-            }
-            Structure::Block(b) => {
-                map.insert(b.ident.name.clone(), block_literal(&b.body));
-            }
-        }
-    }
+    // Collected in source order, sorted once (a later name wins).
+    let map: ObjMap = body
+        .items
+        .iter()
+        .map(|s| match s {
+            Structure::Attribute(a) => (a.name.name.clone(), literal(&a.expr)),
+            Structure::Block(b) => (b.ident.name.clone(), block_literal(&b.body)),
+        })
+        .collect();
     Value::Object(Arc::new(map))
 }
 
@@ -88,7 +85,7 @@ fn literal(e: &Expr) -> Value {
         ExprKind::Parens(inner) => literal(inner),
         ExprKind::Tuple(items) => Value::Tuple(Arc::new(items.iter().map(literal).collect())),
         ExprKind::Object(items) => {
-            let mut map: BTreeMap<Arc<str>, Value> = BTreeMap::new();
+            let mut map: Vec<(Arc<str>, Value)> = Vec::with_capacity(items.len());
             for it in items {
                 let key = match &it.key {
                     ObjectKey::Ident(id) => id.name.clone(),
@@ -98,9 +95,9 @@ fn literal(e: &Expr) -> Value {
                         _ => return unknown(),
                     },
                 };
-                map.insert(key, literal(&it.value));
+                map.push((key, literal(&it.value)));
             }
-            Value::Object(Arc::new(map))
+            Value::Object(Arc::new(map.into_iter().collect()))
         }
         _ => unknown(),
     }

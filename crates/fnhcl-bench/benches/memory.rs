@@ -138,7 +138,7 @@ fn parts(n: usize) {
     );
 
     let before = reset_peak();
-    let eval_req = fnhcl_crossplane::request::eval_request(&req);
+    let eval_req = fnhcl_crossplane::request::eval_request_for(&req, program.demand());
     line(
         "evaluation's request (req.*)",
         live() - before,

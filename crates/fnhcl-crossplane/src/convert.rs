@@ -6,10 +6,9 @@
 //! float64 read back as a cty number. Output goes the other way: objects and
 //! maps become `Struct`s, lists/sets/tuples become lists, numbers float64.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use fnhcl_value::{Key, Number, Value};
+use fnhcl_value::{Key, Number, ObjMap, Value};
 use pbjson_types::value::Kind;
 use pbjson_types::{ListValue, Struct, Value as PbValue};
 
@@ -63,7 +62,7 @@ pub fn value_from_pb(v: &PbValue) -> Value {
     value_from_pb_depth(v, 0)
 }
 
-fn value_from_pb_depth(v: &PbValue, depth: usize) -> Value {
+pub(crate) fn value_from_pb_depth(v: &PbValue, depth: usize) -> Value {
     match &v.kind {
         None | Some(Kind::NullValue(_)) => Value::null(),
         Some(Kind::BoolValue(b)) => Value::Bool(*b),
@@ -97,8 +96,10 @@ pub fn object_from_struct(s: &Struct) -> Value {
     object_from_struct_depth(s, 0)
 }
 
-fn object_from_struct_depth(s: &Struct, depth: usize) -> Value {
-    let attrs: BTreeMap<Key, Value> = s
+pub(crate) fn object_from_struct_depth(s: &Struct, depth: usize) -> Value {
+    // The `Struct` is a HashMap: `collect` gathers the fields and sorts
+    // them once.
+    let attrs: ObjMap = s
         .fields
         .iter()
         .map(|(k, v)| (Key::from(k.as_str()), value_from_pb_depth(v, depth)))
@@ -219,11 +220,7 @@ fn seq_to_pb(items: &[Value], depth: usize, size: &mut usize) -> Result<ListValu
     Ok(ListValue { values })
 }
 
-fn entries_to_pb(
-    entries: &BTreeMap<Key, Value>,
-    depth: usize,
-    size: &mut usize,
-) -> Result<Struct, PathError> {
+fn entries_to_pb(entries: &ObjMap, depth: usize, size: &mut usize) -> Result<Struct, PathError> {
     let mut fields = std::collections::HashMap::with_capacity(entries.len());
     for (k, item) in entries {
         let v = to_pb(item, depth + 1, size).map_err(|e| e.at(k))?;
@@ -393,7 +390,7 @@ mod tests {
 
     #[test]
     fn unknown_output_is_an_error_with_its_path() {
-        let mut attrs = BTreeMap::new();
+        let mut attrs = ObjMap::new();
         attrs.insert(
             Key::from("spec"),
             Value::tuple(vec![Value::int(1), Value::dynamic_unknown()]),

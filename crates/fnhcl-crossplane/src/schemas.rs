@@ -351,7 +351,7 @@ fn status_violations(
     kind: &str,
     status: &Value,
 ) -> Vec<Violation> {
-    let mut xr: BTreeMap<Arc<str>, Value> = BTreeMap::new();
+    let mut xr = fnhcl_value::ObjMap::with_capacity(3);
     xr.insert("apiVersion".into(), Value::String(api_version.into()));
     xr.insert("kind".into(), Value::String(kind.into()));
     xr.insert("status".into(), status.clone());

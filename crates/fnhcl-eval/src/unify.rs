@@ -86,21 +86,14 @@ fn merge_at(
         let Value::Object(m) = old else {
             return Err(Conflict::NotEqual { path: path.clone() });
         };
-        let m = Arc::make_mut(m);
-        for (k, nv) in n {
-            match m.get_mut(k) {
-                None => {
-                    m.insert(k.clone(), nv.clone());
-                }
-                Some(ov) => {
-                    path.push(k.to_string());
-                    let r = merge_at(ov, nv, path, depth + 1);
-                    path.pop();
-                    r?;
-                }
-            }
-        }
-        return Ok(());
+        // One walk of both sorted key lists (inserting new keys one by one
+        // into the sorted map could move its tail each time).
+        return Arc::make_mut(m).merge_with(n, |k, ov, nv| {
+            path.push(k.to_string());
+            let r = merge_at(ov, nv, path, depth + 1);
+            path.pop();
+            r
+        });
     }
     let (ko, kn) = (kind(old), kind(new));
     if ko != kn {

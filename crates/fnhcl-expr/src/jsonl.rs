@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use fnhcl_base::SourceMap;
 use fnhcl_value::json::from_json_text;
-use fnhcl_value::{Key, Type, Value};
+use fnhcl_value::{Type, Value};
 
 use crate::{EvalContext, Limits};
 
@@ -138,7 +138,7 @@ pub fn parse_vars(text: &str) -> Result<BTreeMap<String, Value>, String> {
     }
 }
 
-fn vars_of(m: &BTreeMap<Key, Value>) -> Result<BTreeMap<String, Value>, String> {
+fn vars_of(m: &fnhcl_value::ObjMap) -> Result<BTreeMap<String, Value>, String> {
     m.iter()
         .map(|(k, v)| Ok((k.to_string(), var_value(v, 0)?)))
         .collect()
@@ -192,18 +192,18 @@ fn converted(v: &Value, depth: usize) -> Result<Option<Value>, String> {
             {
                 return Ok(Some(var_value(inner, depth + 1)?.mark()));
             }
-            let mut out: Option<BTreeMap<Key, Value>> = None;
+            // In key order: each insert is a push.
+            let mut out: Option<fnhcl_value::ObjMap> = None;
             for (i, (k, x)) in m.iter().enumerate() {
                 match (converted(x, depth + 1)?, &mut out) {
                     (Some(c), Some(out)) => {
                         out.insert(k.clone(), c);
                     }
                     (Some(c), None) => {
-                        let mut o: BTreeMap<Key, Value> = m
-                            .iter()
-                            .take(i)
-                            .map(|(k, x)| (k.clone(), x.clone()))
-                            .collect();
+                        let mut o = fnhcl_value::ObjMap::with_capacity(m.len());
+                        for (k, x) in m.iter().take(i) {
+                            o.insert(k.clone(), x.clone());
+                        }
                         o.insert(k.clone(), c);
                         out = Some(o);
                     }

@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use fnhcl_base::SourceMap;
 use fnhcl_expr::{EvalContext, Limits, NoVariables};
 use fnhcl_value::json::from_json_text;
-use fnhcl_value::{Key, Number, Value};
+use fnhcl_value::{Number, Value};
 
 const EXPRESSION_PREFIXES: &[&str] = &[
     "op-",
@@ -40,7 +40,7 @@ fn data_dir() -> PathBuf {
 }
 
 /// A vector: a JSON object read with exact numbers.
-type Object = BTreeMap<Key, Value>;
+type Object = fnhcl_value::ObjMap;
 
 fn field<'a>(obj: &'a Object, name: &str) -> Option<&'a Value> {
     obj.get(name)

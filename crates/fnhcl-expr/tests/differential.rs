@@ -19,8 +19,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use fnhcl_expr::jsonl::{evaluate_line, parse_vars};
+use fnhcl_value::Value;
 use fnhcl_value::json::from_json_text;
-use fnhcl_value::{Key, Value};
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -30,7 +30,7 @@ fn data(name: &str) -> PathBuf {
 
 /// A JSON object line, read with exact numbers: values then compare
 /// numbers by value.
-type Object = BTreeMap<Key, Value>;
+type Object = fnhcl_value::ObjMap;
 
 fn object(text: &str) -> Option<Object> {
     match from_json_text(text) {

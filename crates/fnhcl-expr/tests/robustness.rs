@@ -287,3 +287,58 @@ fn the_interrupt_is_checked_every_interval_and_can_stop_the_evaluation() {
     let err = first_error(&ev);
     assert!(err.contains(fnhcl_expr::INTERRUPTED_DETAIL), "{err}");
 }
+
+/// Objects are sorted vectors (`fnhcl_value::ObjMap`): building large ones
+/// from keys in any order must not insert one key at a time (quadratic).
+/// No timing assertion: with a quadratic path these take minutes.
+#[test]
+fn large_objects_build_in_any_key_order() {
+    let n = 100_000;
+    // `range` stops at 1,024 values: 0..n as 100 x 1,000.
+    let range = |n: usize| {
+        format!(
+            "flatten([for a in range({}) : [for b in range(1000) : a * 1000 + b]])",
+            n / 1000
+        )
+    };
+    let (r, rh) = (range(n), range(n / 2));
+    let cases = [
+        // Keys in decreasing order (each insert would move the whole map).
+        format!("length({{for i in {r} : format(\"k%06d\", {n} - i) => i}})"),
+        // Out of order (a permutation): each key is checked against the
+        // set of keys seen so far.
+        format!("length({{for i in {r} : tostring((i * 7919) % {n}) => i}})"),
+        // Grouping.
+        format!("length({{for i in {r} : tostring(({n} - i) % 1000) => i...}})"),
+        // `merge` of two objects with interleaved keys.
+        format!(
+            "length(merge({{for i in {rh} : format(\"k%06d\", 2 * i) => i}}, \
+             {{for i in {rh} : format(\"k%06d\", 2 * i + 1) => i}}))"
+        ),
+        // `zipmap` with keys in decreasing order.
+        format!("length(zipmap([for i in {r} : format(\"k%06d\", {n} - i)], {r}))"),
+        // An object constructor's keys in decreasing order, through JSON.
+        format!(
+            "length(jsondecode(jsonencode({{for i in {r} : format(\"k%06d\", {n} - i) => i}})))"
+        ),
+        format!(
+            "length(yamldecode(jsonencode({{for i in {r} : format(\"k%06d\", {n} - i) => i}})))"
+        ),
+    ];
+    let want = [n, n, 1000, n, n, n, n];
+    for (src, want) in cases.iter().zip(want) {
+        let (ev, _) = eval_with(src, &Limits::default());
+        assert!(!ev.has_errors(), "{src}: {:?}", ev.diagnostics);
+        assert_eq!(ev.value, Value::int(want as i64), "{src}");
+    }
+    // Duplicates after keys went out of order are still reported.
+    let (ev, _) = eval_with(
+        "{for k in [\"b\", \"a\", \"b\"] : k => k}",
+        &Limits::default(),
+    );
+    assert!(
+        first_error(&ev).starts_with("Duplicate object key"),
+        "{}",
+        first_error(&ev)
+    );
+}

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use fnhcl_value::{Key, Number, Type, Value};
+use fnhcl_value::{Key, Number, ObjMap, Type, Value};
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::args::{num, to_int};
@@ -903,7 +903,7 @@ fn length(args: &[Value]) -> Result<Value, CallError> {
             }
             v.as_seq()
                 .map(<[Value]>::len)
-                .or_else(|| v.as_entries().map(BTreeMap::len))
+                .or_else(|| v.as_entries().map(ObjMap::len))
                 .unwrap_or(0)
         }
         Type::Set(_) => {
@@ -1097,7 +1097,11 @@ fn merge_type(args: &[Value]) -> Result<Type, CallError> {
 
 fn merge(args: &[Value]) -> Result<Value, CallError> {
     let ret = merge_type(args)?;
-    let mut out: BTreeMap<Key, Value> = BTreeMap::new();
+    // Every argument's entries in order, later arguments after earlier
+    // ones: `collect` sorts once (a stable merge of sorted runs) and keeps
+    // the last duplicate, so later arguments win without inserting one by
+    // one into the sorted map (quadratic on large inputs).
+    let mut out: Vec<(Key, Value)> = Vec::new();
     let mut marked = false;
     for a in args {
         if a.is_null() {
@@ -1112,10 +1116,9 @@ fn merge(args: &[Value]) -> Result<Value, CallError> {
                 "panic in function implementation: attempt to iterate on non-collection, non-tuple type",
             ));
         };
-        for (k, v) in entries {
-            out.insert(k.clone(), v.clone());
-        }
+        out.extend(entries.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
+    let out: ObjMap = out.into_iter().collect();
     Ok(match ret {
         Type::Map(e) => Value::map((*e).clone(), out),
         _ => Value::object(out),
@@ -1621,15 +1624,17 @@ fn zipmap(args: &[Value]) -> Result<Value, CallError> {
             vs.len()
         )));
     }
-    let mut out = BTreeMap::new();
+    // Collected, then sorted once; the last duplicate key wins.
+    let mut out = Vec::with_capacity(ks.len());
     for (k, v) in ks.iter().zip(vs.iter()) {
         let (k, km) = unmark_top(k);
         marked |= km;
         let Some(k) = k.as_str() else {
             return Err(CallError::new("keys list has a null value"));
         };
-        out.insert(Key::from(k), v.clone());
+        out.push((Key::from(k), v.clone()));
     }
+    let out: ObjMap = out.into_iter().collect();
     Ok(match ret {
         Type::Map(e) => Value::map((*e).clone(), out),
         _ => Value::object(out),

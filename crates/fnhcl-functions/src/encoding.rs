@@ -1,8 +1,6 @@
 //! Encoding functions: base64decode base64encode base64gzip csvdecode
 //! textdecodebase64 textencodebase64 urlencode.
 
-use std::collections::BTreeMap;
-
 use fnhcl_value::{Key, Type, Value};
 
 use crate::args::str_arg;
@@ -380,7 +378,7 @@ fn csv_decode(s: &str) -> Result<Value, String> {
             Err(CsvErr::Eof) => break,
             Err(e) => return Err(csv_error(e)),
             Ok(cols) => {
-                let attrs: BTreeMap<Key, Value> = headers
+                let attrs: fnhcl_value::ObjMap = headers
                     .iter()
                     .zip(cols)
                     .map(|(h, c)| {

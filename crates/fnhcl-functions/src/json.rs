@@ -334,14 +334,16 @@ impl Parser<'_> {
 
     fn object(&mut self, depth: usize) -> Result<Value, String> {
         self.pos += 1;
-        let mut attrs = BTreeMap::new();
+        // A BTreeMap while decoding (repeated keys are tracked through
+        // `insert`), turned into the sorted `ObjMap` in one pass at the end.
+        let mut attrs: BTreeMap<Key, Value> = BTreeMap::new();
         // Earlier occurrences of repeated keys: cty decodes each one against
         // the type of the last, so they must be compatible with it.
         let mut shadowed: Vec<(Key, Value)> = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
-            return Ok(Value::object(attrs));
+            return Ok(Value::empty_object());
         }
         let mut first = true;
         loop {
@@ -377,7 +379,7 @@ impl Parser<'_> {
                             check_against(old, &last.type_of())?;
                         }
                     }
-                    return Ok(Value::object(attrs));
+                    return Ok(Value::object(attrs.into()));
                 }
                 _ => return Err(self.invalid("after object key:value pair")),
             }
@@ -420,7 +422,7 @@ mod tests {
 
     #[test]
     fn encode_like_cty() {
-        let mut m = BTreeMap::new();
+        let mut m = fnhcl_value::ObjMap::new();
         m.insert(
             Key::from("hello"),
             crate::limits::cty_string("<cats & kittens>"),

@@ -99,14 +99,14 @@ fn match_result(re: &Regex, caps: &regex::Captures<'_>, ty: &Type) -> Value {
     match ty {
         Type::Tuple(_) => Value::tuple((1..caps.len()).map(group).collect()),
         Type::Object(_) => {
-            let mut attrs = BTreeMap::new();
-            for (i, name) in re.capture_names().enumerate().skip(1) {
-                // Go assigns in group order: a later group with the same
-                // name wins, even when it did not match.
-                if let Some(n) = name {
-                    attrs.insert(Key::from(base_name(n)), group(i));
-                }
-            }
+            // Go assigns in group order: a later group with the same name
+            // wins, even when it did not match (`collect` keeps the last).
+            let attrs = re
+                .capture_names()
+                .enumerate()
+                .skip(1)
+                .filter_map(|(i, name)| name.map(|n| (Key::from(base_name(n)), group(i))))
+                .collect();
             Value::object(attrs)
         }
         _ => group(0),

@@ -14,7 +14,7 @@
 //! and aliases (self-references rejected), `<<` merge keys. Mappings
 //! become objects and sequences tuples.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use fnhcl_value::{Key, Number, Type, Value};
 use yaml_rust2::parser::{Event, Parser, Tag};
@@ -426,7 +426,7 @@ impl Emitter {
         Ok(())
     }
 
-    fn mapping(&mut self, entries: &BTreeMap<Key, Value>) -> Result<(), CallError> {
+    fn mapping(&mut self, entries: &fnhcl_value::ObjMap) -> Result<(), CallError> {
         if entries.is_empty() || self.flow_level > 0 {
             self.write_indicator("{", true, true, false);
             self.increase_indent(true, false);
@@ -611,7 +611,9 @@ impl<'a> Decoder<'a> {
                 }
                 let start = self.nodes;
                 self.count(1, &mark)?;
-                let mut attrs: BTreeMap<Key, Value> = BTreeMap::new();
+                // Collected in document order, then sorted once (later
+                // keys, merged ones included, win as with `insert`).
+                let mut attrs: Vec<(Key, Value)> = Vec::new();
                 loop {
                     let (ev, km) = self.next()?;
                     let (text, style, kanchor, ktag) = match ev {
@@ -633,9 +635,9 @@ impl<'a> Decoder<'a> {
                             let merged = self.value(ev, vm, depth + 1)?;
                             match merged.as_entries() {
                                 Some(entries) if matches!(merged, Value::Object(_)) => {
-                                    for (k, v) in entries {
-                                        attrs.insert(k.clone(), v.clone());
-                                    }
+                                    attrs.extend(
+                                        entries.iter().map(|(k, v)| (k.clone(), v.clone())),
+                                    );
                                 }
                                 _ => {
                                     return Err(at(
@@ -660,9 +662,9 @@ impl<'a> Decoder<'a> {
                     };
                     let (ev, vm) = self.next()?;
                     let v = self.value(ev, vm, depth + 1)?;
-                    attrs.insert(key, v);
+                    attrs.push((key, v));
                 }
-                let v = Value::object(attrs);
+                let v = Value::object(attrs.into_iter().collect());
                 if anchor > 0 {
                     self.anchors
                         .insert(anchor, Some((v.clone(), self.nodes - start)));

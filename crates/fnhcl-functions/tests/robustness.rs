@@ -5,7 +5,7 @@
 //! real cty type (checked by the dispatcher, which reports a mismatch as
 //! an "internal error").
 
-use std::collections::BTreeMap;
+use fnhcl_value::ObjMap;
 use std::sync::Arc;
 
 use fnhcl_value::{Number, Type, Value};
@@ -17,7 +17,7 @@ fn samples() -> Vec<Value> {
             pairs
                 .iter()
                 .map(|(k, v)| (Arc::from(*k), v.clone()))
-                .collect::<BTreeMap<_, _>>(),
+                .collect::<ObjMap>(),
         )
     };
     let list_s = Value::list(Type::String, vec![s("b"), s("a"), s("")]);
@@ -61,7 +61,7 @@ fn samples() -> Vec<Value> {
             },
         ),
         map_n,
-        Value::map(Type::String, BTreeMap::new()),
+        Value::map(Type::String, ObjMap::new()),
         obj(&[]),
         obj(&[("a", Value::int(1)), ("b", list_s.clone())]),
         list_s.mark(),

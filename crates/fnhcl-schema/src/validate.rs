@@ -12,9 +12,7 @@
 //! alternatives check values, not field names: the object they describe
 //! is judged once, with the union of the names.
 
-use std::collections::BTreeMap;
-
-use fnhcl_value::{Key, Value};
+use fnhcl_value::Value;
 
 use crate::compile::{Extra, Format, Lit, Node, NodeId, Schema, Unique, ty};
 use crate::{PathSegment, Violation, ViolationKind, meta, suggest};
@@ -621,7 +619,7 @@ impl<'a> Walk<'a> {
         &mut self,
         s: &'a Schema,
         id: NodeId,
-        entries: &'a BTreeMap<Key, Value>,
+        entries: &'a fnhcl_value::ObjMap,
         depth: usize,
         part: bool,
         envelope: bool,

@@ -1,7 +1,6 @@
 //! Bad schemas and bad bodies never panic, hang or run out of stack:
 //! limits turn them into errors (or one violation).
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use fnhcl_schema::{MAX_NODES, PathSegment, Schema, SchemaSet, ViolationKind};
@@ -51,7 +50,7 @@ fn deep_values_are_reported_once_not_overflowed() {
     .unwrap();
     let mut v = Value::empty_object();
     for _ in 0..1_000 {
-        let mut m = BTreeMap::new();
+        let mut m = fnhcl_value::ObjMap::new();
         m.insert(Arc::from("next"), v);
         v = Value::object(m);
     }
@@ -161,7 +160,7 @@ impl Gen {
             (4, _) => Value::dynamic_unknown(),
             (5, true) => Value::tuple(vec![self.value(depth + 1), self.value(depth + 1)]),
             (6 | 7, true) => {
-                let mut m = BTreeMap::new();
+                let mut m = fnhcl_value::ObjMap::new();
                 for k in ["a", "b", "c"] {
                     if self.next().is_multiple_of(2) {
                         m.insert(Arc::from(k), self.value(depth + 1));
@@ -283,7 +282,7 @@ fn alternatives_that_multiply_the_work_stop_at_the_budget() {
     .unwrap();
     let mut v = Value::empty_object();
     for _ in 0..30 {
-        let mut m = BTreeMap::new();
+        let mut m = fnhcl_value::ObjMap::new();
         m.insert(Arc::from("next"), v);
         v = Value::object(m);
     }

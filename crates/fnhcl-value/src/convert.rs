@@ -14,7 +14,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::value::Collection;
-use crate::{Key, Number, Type, Value};
+use crate::{Key, Number, ObjMap, Type, Value};
 
 /// One step of the path to the element where a conversion failed.
 #[derive(Debug, Clone, PartialEq)]
@@ -347,7 +347,7 @@ fn conv_known(
             if !exists(have, want, unsafe_ok, depth) {
                 return Err(no_conv(path));
             }
-            let mut out = BTreeMap::new();
+            let mut out = ObjMap::with_capacity(wattrs.len());
             for (name, wt) in wattrs.iter() {
                 let Some(av) = attrs.get(name) else {
                     return Err(no_conv(path));
@@ -385,7 +385,7 @@ fn conv_known(
             if !exists(have, want, unsafe_ok, depth) {
                 return Err(no_conv(path));
             }
-            let mut out = BTreeMap::new();
+            let mut out = ObjMap::with_capacity(m.items.len());
             for (k, item) in &m.items {
                 let step = PathStep::Index(Value::String(k.clone()));
                 out.insert(
@@ -439,7 +439,7 @@ fn conv_known(
         // object -> map
         (Value::Object(attrs), Type::Map(we)) => {
             if attrs.is_empty() {
-                return Ok(Value::map((**we).clone(), BTreeMap::new()));
+                return Ok(Value::map((**we).clone(), ObjMap::new()));
             }
             let target = if **we == Type::Dynamic {
                 let tys: Vec<Type> = attrs.values().map(Value::type_of).collect();
@@ -456,7 +456,7 @@ fn conv_known(
             {
                 return Err(no_conv(path));
             }
-            let mut out = BTreeMap::new();
+            let mut out = ObjMap::with_capacity(attrs.len());
             for (k, item) in attrs.iter() {
                 let step = PathStep::Index(Value::String(k.clone()));
                 out.insert(
@@ -478,7 +478,7 @@ fn conv_known(
             if !exists(have, want, unsafe_ok, depth) {
                 return Err(no_conv(path));
             }
-            let mut out = BTreeMap::new();
+            let mut out = ObjMap::with_capacity(wattrs.len());
             for (k, item) in &m.items {
                 let Some(wt) = wattrs.get(k) else { continue };
                 let step = PathStep::Index(Value::String(k.clone()));
@@ -547,11 +547,7 @@ fn finish_seq(
     })
 }
 
-fn make_map(
-    items: BTreeMap<Key, Value>,
-    path: &[PathStep],
-    msg: &str,
-) -> Result<Value, ConvertError> {
+fn make_map(items: ObjMap, path: &[PathStep], msg: &str) -> Result<Value, ConvertError> {
     let mut tys = items.values().map(Value::type_of);
     let first = tys.next().unwrap_or(Type::Dynamic);
     if tys.any(|t| t != first) {
@@ -582,10 +578,10 @@ fn unify_list_items(
 
 /// cty `conversionUnifyCollectionElements`.
 fn unify_entries(
-    items: BTreeMap<Key, Value>,
+    items: ObjMap,
     unsafe_ok: bool,
     path: &mut Vec<PathStep>,
-) -> Result<BTreeMap<Key, Value>, ConvertError> {
+) -> Result<ObjMap, ConvertError> {
     let tys: Vec<Type> = items.values().map(Value::type_of).collect();
     let Some(unified) = unify_depth(&tys, unsafe_ok, 0) else {
         return Err(ConvertError::new(
@@ -593,7 +589,7 @@ fn unify_entries(
             path,
         ));
     };
-    let mut out = BTreeMap::new();
+    let mut out = ObjMap::with_capacity(items.len());
     for (k, v) in items {
         let step = PathStep::Index(Value::String(k.clone()));
         let c = conv_child(&v, &unified, unsafe_ok, path, step, 0)?;

@@ -14,7 +14,6 @@
 //! - [`from_serde_json`] / [`to_serde_json`]: the same mapping on
 //!   `serde_json::Value` (numbers via `f64` on output).
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::{Key, Number, Value};
@@ -59,11 +58,13 @@ impl Parser<'_> {
                     ));
                 }
                 self.i += 1;
-                let mut attrs: BTreeMap<Key, Value> = BTreeMap::new();
+                // Collected, then sorted once (inserting one by one into
+                // the sorted map would be quadratic on large objects).
+                let mut attrs: Vec<(Key, Value)> = Vec::new();
                 self.ws();
                 if self.b.get(self.i) == Some(&b'}') {
                     self.i += 1;
-                    return Ok(Value::object(attrs));
+                    return Ok(Value::empty_object());
                 }
                 loop {
                     self.ws();
@@ -77,14 +78,14 @@ impl Parser<'_> {
                     }
                     self.i += 1;
                     let v = self.value(depth + 1)?;
-                    // Later duplicates win, as in cty.
-                    attrs.insert(Key::from(k), v);
+                    // Later duplicates win, as in cty (and in `collect`).
+                    attrs.push((Key::from(k), v));
                     self.ws();
                     match self.b.get(self.i) {
                         Some(b',') => self.i += 1,
                         Some(b'}') => {
                             self.i += 1;
-                            return Ok(Value::object(attrs));
+                            return Ok(Value::object(attrs.into_iter().collect()));
                         }
                         _ => return self.err("expected ',' or '}' in object"),
                     }

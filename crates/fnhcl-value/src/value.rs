@@ -1,7 +1,6 @@
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::{Number, Type};
+use crate::{Number, ObjMap, Type};
 
 /// Object attribute names and map keys. Shared, cheap to clone.
 pub type Key = Arc<str>;
@@ -20,7 +19,7 @@ pub fn nfc(s: &str) -> std::borrow::Cow<'_, str> {
 /// A cty value.
 ///
 /// Containers are `Arc`-shared so cloning is cheap. Maps and objects are
-/// `BTreeMap`s: cty iterates both in lexical key order. Sets hold their
+/// [`ObjMap`]s (sorted vectors): cty iterates both in lexical key order. Sets hold their
 /// elements deduplicated and in cty's set order: build them with
 /// [`Value::set_from`], never by hand.
 ///
@@ -41,7 +40,7 @@ pub enum Value {
     Set(Arc<Collection>),
     Map(Arc<MapValue>),
     Tuple(Arc<Vec<Value>>),
-    Object(Arc<BTreeMap<Key, Value>>),
+    Object(Arc<ObjMap>),
     /// A value carrying the `sensitive` mark.
     Marked(Arc<Value>),
 }
@@ -58,7 +57,7 @@ pub struct Collection {
 #[derive(Clone)]
 pub struct MapValue {
     pub elem: Type,
-    pub items: BTreeMap<Key, Value>,
+    pub items: ObjMap,
 }
 
 impl Value {
@@ -85,11 +84,11 @@ impl Value {
     pub fn tuple(items: Vec<Value>) -> Value {
         Value::Tuple(Arc::new(items))
     }
-    pub fn object(attrs: BTreeMap<Key, Value>) -> Value {
+    pub fn object(attrs: ObjMap) -> Value {
         Value::Object(Arc::new(attrs))
     }
     pub fn empty_object() -> Value {
-        Value::Object(Arc::new(BTreeMap::new()))
+        Value::Object(Arc::new(ObjMap::new()))
     }
     /// A list with the given element type. The caller guarantees every item
     /// conforms to `elem` (use conversion helpers otherwise).
@@ -97,7 +96,7 @@ impl Value {
         Value::List(Arc::new(Collection { elem, items }))
     }
     /// A map with the given element type.
-    pub fn map(elem: Type, items: BTreeMap<Key, Value>) -> Value {
+    pub fn map(elem: Type, items: ObjMap) -> Value {
         Value::Map(Arc::new(MapValue { elem, items }))
     }
 
@@ -246,7 +245,7 @@ impl Value {
     }
 
     /// Attributes of an object or entries of a map, or `None`.
-    pub fn as_entries(&self) -> Option<&BTreeMap<Key, Value>> {
+    pub fn as_entries(&self) -> Option<&ObjMap> {
         match self.unmarked() {
             Value::Map(m) => Some(&m.items),
             Value::Object(attrs) => Some(attrs),

@@ -1,8 +1,6 @@
 //! Object constructors (`{ k = v }`); tuples are built inline by the
 //! dispatch in `mod.rs`.
 
-use std::collections::BTreeMap;
-
 use fnhcl_base::Span;
 use fnhcl_syntax::ast::{ExprKind, ObjectKey, TemplatePart};
 use fnhcl_value::{Key, Type, Value};
@@ -13,7 +11,9 @@ use crate::conv;
 impl Evaluator<'_, '_> {
     pub(super) fn object(&mut self, items: &[fnhcl_syntax::ast::ObjectItem], _span: Span) -> R {
         let mut diags = Vec::new();
-        let mut vals: BTreeMap<Key, Value> = BTreeMap::new();
+        // Collected in source order and sorted once at the end (a later
+        // duplicate key wins, as `collect` keeps the last).
+        let mut vals: Vec<(Key, Value)> = Vec::with_capacity(items.len());
         let mut known = true;
         let mut marked = false;
         for it in items {
@@ -32,7 +32,7 @@ impl Evaluator<'_, '_> {
             if let Some(k) = literal_key {
                 let (val, vd) = self.eval(&it.value);
                 diags.extend(vd);
-                vals.insert(k.clone(), val);
+                vals.push((k.clone(), val));
                 continue;
             }
             let (key, kd, kspan) = match &it.key {
@@ -80,15 +80,16 @@ impl Evaluator<'_, '_> {
                 }
             };
             match key.unmarked() {
-                Value::String(s) => {
-                    vals.insert(s.clone(), val);
-                }
+                Value::String(s) => vals.push((s.clone(), val)),
                 _ => known = false,
             }
         }
         if !known {
             return (dynamic(), diags);
         }
-        (Value::object(vals).mark_if(marked), diags)
+        (
+            Value::object(vals.into_iter().collect()).mark_if(marked),
+            diags,
+        )
     }
 }

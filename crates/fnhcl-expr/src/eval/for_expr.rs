@@ -2,7 +2,7 @@
 //! sets, tuples, maps and objects, the `if` clause, key expressions and
 //! grouping, the collection-size limit.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use fnhcl_base::Span;
@@ -199,7 +199,11 @@ impl Evaluator<'_, '_> {
         }
         let mut known = true;
         if let Some(kx) = key_expr {
-            let mut vals: BTreeMap<Key, Value> = BTreeMap::new();
+            // Keys usually arrive in increasing order (a `for` over an
+            // object or map): then a duplicate can only be the last key.
+            // Once one arrives out of order, `seen` holds every key so far.
+            let mut vals: Vec<(Key, Value)> = Vec::new();
+            let mut seen: Option<BTreeSet<Key>> = None;
             let mut groups: BTreeMap<Key, Vec<Value>> = BTreeMap::new();
             for (k, v) in elems {
                 let r = self.with_vars(key_var, k, value_var, v, |s| {
@@ -262,33 +266,44 @@ impl Evaluator<'_, '_> {
                 if grouping {
                     groups.entry(k).or_default().push(val);
                 } else {
-                    match vals.entry(k) {
-                        std::collections::btree_map::Entry::Occupied(o) => {
-                            diags.push(self.error(
-                                "Duplicate object key",
-                                format!(
-                                    "Two different items produced the key {:?} in this 'for' expression. If duplicates are expected, use the ellipsis (...) after the value expression to enable grouping by key.",
-                                    &**o.key()
-                                ),
-                                kx.span,
-                                kx.span,
-                            ));
+                    let duplicate = match (&mut seen, vals.last()) {
+                        (Some(seen), _) => !seen.insert(k.clone()),
+                        (None, None) => false,
+                        (None, Some((last, _))) if **last < *k => false,
+                        (None, Some(_)) => {
+                            let mut all: BTreeSet<Key> =
+                                vals.iter().map(|(k, _)| k.clone()).collect();
+                            let duplicate = !all.insert(k.clone());
+                            seen = Some(all);
+                            duplicate
                         }
-                        std::collections::btree_map::Entry::Vacant(slot) => {
-                            slot.insert(val);
-                        }
+                    };
+                    if duplicate {
+                        diags.push(self.error(
+                            "Duplicate object key",
+                            format!(
+                                "Two different items produced the key {:?} in this 'for' expression. If duplicates are expected, use the ellipsis (...) after the value expression to enable grouping by key.",
+                                &*k
+                            ),
+                            kx.span,
+                            kx.span,
+                        ));
+                    } else {
+                        vals.push((k, val));
                     }
                 }
             }
             if !known {
                 return (dynamic(), diags);
             }
-            if grouping {
-                vals = groups
+            let vals: fnhcl_value::ObjMap = if grouping {
+                groups
                     .into_iter()
                     .map(|(k, g)| (k, Value::tuple(g)))
-                    .collect();
-            }
+                    .collect()
+            } else {
+                vals.into_iter().collect()
+            };
             (Value::object(vals).mark_if(marked), diags)
         } else {
             let mut vals = Vec::new();

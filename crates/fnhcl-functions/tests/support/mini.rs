@@ -162,7 +162,7 @@ impl Parser {
                 Ok(Ok(Value::tuple(items)))
             }
             Some(Tok::Punct('{')) => {
-                let mut attrs = BTreeMap::new();
+                let mut attrs = fnhcl_value::ObjMap::new();
                 while !self.eat('}') {
                     let k = match self.next() {
                         Some(Tok::Ident(k)) | Some(Tok::Str(k)) => k,
@@ -246,13 +246,13 @@ fn call(name: &str, args: &[Value]) -> Eval {
             let t = ty_arg(0)?;
             let v = args.get(1).ok_or("_as needs a value")?;
             let empty = v.as_seq().is_some_and(<[Value]>::is_empty)
-                || v.as_entries().is_some_and(BTreeMap::is_empty);
+                || v.as_entries().is_some_and(fnhcl_value::ObjMap::is_empty);
             let e = t.element_type().cloned().unwrap_or(Type::Dynamic);
             if empty {
                 // Empty collections: the element type cannot be inferred.
                 return Ok(match t {
                     Type::List(_) => Value::list(e, Vec::new()),
-                    Type::Map(_) => Value::map(e, BTreeMap::new()),
+                    Type::Map(_) => Value::map(e, fnhcl_value::ObjMap::new()),
                     Type::Set(_) => match Value::list(e, Vec::new()) {
                         Value::List(c) => Value::Set(c),
                         v => v,
