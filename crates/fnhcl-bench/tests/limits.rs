@@ -208,7 +208,12 @@ fn nesting_in_request_data() {
         .stack_size(512 << 20)
         .spawn(|| {
             let f = Function::default();
-            let hcl = fnhcl_bench::composition(2);
+            // The limit applies to what the program reads (its demand):
+            // this one reads the whole composite and context.
+            let hcl = format!(
+                "{}\nlocals {{\n  whole = [req.composite, req.context]\n}}\n",
+                fnhcl_bench::composition(2)
+            );
             for depth in [250, 10_000] {
                 let mut req = fnhcl_bench::request(2, &hcl);
                 let xr = req
@@ -245,6 +250,26 @@ fn nesting_in_request_data() {
                     assert_fatal_then_fine(&f, &req, &["the context is nested deeper"]);
                 }
             }
+            // Deep data the program never reads is never converted, so it
+            // cannot be cut off and does not fail the run.
+            let hcl = fnhcl_bench::composition(2);
+            let mut req = fnhcl_bench::request(2, &hcl);
+            if let Some(xr) = req
+                .observed
+                .as_mut()
+                .and_then(|o| o.composite.as_mut())
+                .and_then(|c| c.resource.as_mut())
+            {
+                xr.fields.insert(
+                    "deep".to_owned(),
+                    PbValue {
+                        kind: Some(Kind::StructValue(deep_struct(250))),
+                    },
+                );
+            }
+            let rsp = f.run(&req);
+            assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+            assert_eq!(rsp.desired.map(|d| d.resources.len()), Some(2));
         })
         .expect("spawn")
         .join()
