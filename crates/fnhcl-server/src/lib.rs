@@ -7,7 +7,6 @@
 //! hold up short ones; a panic in one becomes a Fatal result for that
 //! request only.
 
-mod experiment;
 mod fs;
 pub mod lanes;
 pub mod logging;
@@ -274,11 +273,6 @@ pub async fn serve(function: HclFunction, args: &Args) -> Result<(), function_sd
     CacheCollector::register(&mut registry, function.cache_sources());
     metrics::LogCollector::register(&mut registry);
     let function = function.with_metrics(Arc::new(Metrics::register(&mut registry)));
-    if std::env::var_os("FNHCL_BARE").is_some() {
-        return experiment::serve_bare(function, &args.address)
-            .await
-            .map_err(|e| function_sdk_rust::Error::NotReady(e.into()));
-    }
     function_sdk_rust::Server::new(function, args)
         .metrics_registry(registry)
         .serve()
@@ -301,22 +295,8 @@ fn max_blocking_threads() -> usize {
 /// The multi-threaded runtime the server runs on (what [`serve_blocking`]
 /// uses; benchmarks start the server on the same).
 pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
-    let knob = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u32>().ok());
-    let mut b = if knob("FNHCL_RT_CURRENT").is_some() {
-        tokio::runtime::Builder::new_current_thread()
-    } else {
-        tokio::runtime::Builder::new_multi_thread()
-    };
-    if let Some(n) = knob("FNHCL_RT_WORKERS") {
-        b.worker_threads(n as usize);
-    }
-    if let Some(n) = knob("FNHCL_RT_EVENT_INTERVAL") {
-        b.event_interval(n);
-    }
-    if let Some(n) = knob("FNHCL_RT_GQI") {
-        b.global_queue_interval(n);
-    }
-    b.enable_all()
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
         // Runs need a big stack (deep data); giving the pool threads one
         // saves mapping a fresh stack per request.
         .thread_stack_size(fnhcl_crossplane::THREAD_STACK_BYTES)
