@@ -10,7 +10,9 @@
 //! CRD's schema as Crossplane supplies it. Mode `buckets` runs N buckets
 //! of `bucket_composition` (function-starlark's workload); `wire` does
 //! what the server does per call with them: decode the request, run, encode
-//! the response.
+//! the response. Mode `live` runs N resources of `composition` with
+//! observed objects the size Crossplane sends (`live_request`), and
+//! `live-encode` its protobuf floor.
 
 use fnhcl_crossplane::{Function, Options};
 use prost::Message as _;
@@ -30,12 +32,14 @@ fn run() {
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10);
     let k: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10_000);
     let mode = args.next();
-    let encode_only = mode.as_deref() == Some("encode");
+    let encode_only = matches!(mode.as_deref(), Some("encode" | "live-encode"));
     let build_only = mode.as_deref() == Some("build");
     let schemas = mode.as_deref() == Some("schemas");
     let wire = mode.as_deref() == Some("wire");
     let mut req = if schemas || mode.as_deref() == Some("flat") {
         fnhcl_bench::request(0, &fnhcl_bench::flat_composition(10, 5))
+    } else if matches!(mode.as_deref(), Some("live" | "live-encode")) {
+        fnhcl_bench::live_request(n, &fnhcl_bench::composition(n))
     } else if wire || mode.as_deref() == Some("buckets") {
         fnhcl_bench::request(n, &fnhcl_bench::bucket_composition(n))
     } else {

@@ -223,6 +223,137 @@ pub fn request(n: usize, hcl: &str) -> RunFunctionRequest {
     }
 }
 
+/// Kubernetes object metadata as the API server returns it: labels,
+/// annotations, owner reference, finalizers and `managedFields` (three
+/// field managers), about 3 KB as JSON.
+fn live_metadata(name: &str, kind: &str, i: usize) -> serde_json::Value {
+    let fields = json!({
+        "f:metadata": {
+            "f:annotations": {".": {}, "f:crossplane.io/composition-resource-name": {}, "f:crossplane.io/external-name": {}},
+            "f:finalizers": {".": {}, "v:\"finalizer.managedresource.crossplane.io\"": {}},
+            "f:labels": {".": {}, "f:crossplane.io/claim-name": {}, "f:crossplane.io/claim-namespace": {}, "f:crossplane.io/composite": {}},
+            "f:ownerReferences": {".": {}, "k:{\"uid\":\"0b3c6c8e-6d3e-4d0c-9d55-1f0f3d7c9a11\"}": {}},
+        },
+        "f:spec": {".": {}, "f:deletionPolicy": {}, "f:forProvider": {".": {}, "f:region": {}, "f:tags": {".": {}, "f:Name": {}, "f:env": {}, "f:owner": {}}}, "f:managementPolicies": {}, "f:providerConfigRef": {".": {}, "f:name": {}}},
+    });
+    let status_fields = json!({
+        "f:status": {".": {}, "f:atProvider": {".": {}, "f:arn": {}, "f:bucketDomainName": {}, "f:bucketRegionalDomainName": {}, "f:hostedZoneId": {}, "f:id": {}, "f:region": {}, "f:tags": {}, "f:tagsAll": {}}, "f:conditions": {".": {}, "k:{\"type\":\"Ready\"}": {".": {}, "f:lastTransitionTime": {}, "f:reason": {}, "f:status": {}, "f:type": {}}, "k:{\"type\":\"Synced\"}": {".": {}, "f:lastTransitionTime": {}, "f:reason": {}, "f:status": {}, "f:type": {}}}},
+    });
+    json!({
+        "name": name,
+        "uid": format!("7f1c{i:04}-5b2e-4c8a-9e3d-2a6f8b1c0d{i:02}"),
+        "resourceVersion": format!("{}", 184_223 + i),
+        "generation": 2,
+        "creationTimestamp": "2026-11-20T09:14:03Z",
+        "labels": {
+            "crossplane.io/claim-name": "demo",
+            "crossplane.io/claim-namespace": "team-storage",
+            "crossplane.io/composite": "demo-x7k2p",
+        },
+        "annotations": {
+            "crossplane.io/composition-resource-name": format!("{}-{i}", kind.to_lowercase()),
+            "crossplane.io/external-name": name,
+            "crossplane.io/external-create-pending": "2026-11-20T09:14:04Z",
+            "crossplane.io/external-create-succeeded": "2026-11-20T09:14:07Z",
+        },
+        "finalizers": ["finalizer.managedresource.crossplane.io"],
+        "ownerReferences": [{
+            "apiVersion": "example.com/v1",
+            "kind": "XBuckets",
+            "name": "demo-x7k2p",
+            "uid": "0b3c6c8e-6d3e-4d0c-9d55-1f0f3d7c9a11",
+            "controller": true,
+            "blockOwnerDeletion": true,
+        }],
+        "managedFields": [
+            {"apiVersion": "s3.aws.upbound.io/v1beta1", "fieldsType": "FieldsV1", "fieldsV1": fields, "manager": "apiextensions.crossplane.io/composed/1f2e3d4c5b6a", "operation": "Apply", "time": "2026-11-20T09:14:03Z"},
+            {"apiVersion": "s3.aws.upbound.io/v1beta1", "fieldsType": "FieldsV1", "fieldsV1": status_fields, "manager": "provider-aws-s3", "operation": "Update", "subresource": "status", "time": "2026-11-20T09:15:41Z"},
+            {"apiVersion": "s3.aws.upbound.io/v1beta1", "fieldsType": "FieldsV1", "fieldsV1": {"f:metadata": {"f:annotations": {"f:crossplane.io/external-create-pending": {}, "f:crossplane.io/external-create-succeeded": {}}}}, "manager": "provider-aws-s3", "operation": "Update", "time": "2026-11-20T09:14:07Z"},
+        ],
+    })
+}
+
+/// Ready and Synced conditions as a provider writes them.
+fn live_conditions() -> serde_json::Value {
+    json!([
+        {"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": "2026-11-20T09:15:41Z", "observedGeneration": 2},
+        {"type": "Synced", "status": "True", "reason": "ReconcileSuccess", "lastTransitionTime": "2026-11-20T09:14:07Z", "observedGeneration": 2},
+        {"type": "LastAsyncOperation", "status": "True", "reason": "Success", "lastTransitionTime": "2026-11-20T09:15:40Z"},
+    ])
+}
+
+/// [`request`] with observed objects the size Crossplane really sends:
+/// the XR and every odd bucket as a live Kubernetes object (metadata with
+/// managed fields, spec with the provider's defaults, status with
+/// `atProvider` and conditions), about 6 KB of JSON each, of which the
+/// program reads a few fields.
+pub fn live_request(n: usize, hcl: &str) -> RunFunctionRequest {
+    let xr = json!({
+        "apiVersion": "example.com/v1",
+        "kind": "XBuckets",
+        "metadata": live_metadata("demo-x7k2p", "XBuckets", 0),
+        "spec": {
+            "parameters": {
+                "region": "eu-west-1",
+                "env": "prod",
+                "tags": {"team": "storage", "cost-center": "1234"},
+            },
+            "compositionRef": {"name": "xbuckets.example.com"},
+            "compositionRevisionRef": {"name": "xbuckets.example.com-8d2f1c3"},
+            "compositionUpdatePolicy": "Automatic",
+            "claimRef": {"apiVersion": "example.com/v1", "kind": "Buckets", "name": "demo", "namespace": "team-storage"},
+            "resourceRefs": (1..n).step_by(2).map(|i| json!({"apiVersion": "s3.aws.upbound.io/v1beta1", "kind": "Bucket", "name": format!("demo-x7k2p-prod-bucket-{i}")})).collect::<Vec<_>>(),
+        },
+        "status": {"conditions": live_conditions()},
+    });
+    let mut observed = HashMap::new();
+    for i in (1..n).step_by(2) {
+        let name = format!("demo-x7k2p-prod-bucket-{i}");
+        let arn = format!("arn:aws:s3:::{name}");
+        let tags = json!({"Name": name.to_uppercase(), "env": "prod", "owner": "platform", "team": "storage", "cost-center": "1234", "crossplane-kind": "bucket.s3.aws.upbound.io", "crossplane-name": name, "crossplane-providerconfig": "default"});
+        observed.insert(
+            format!("bucket-{i}"),
+            resource(json!({
+                "apiVersion": "s3.aws.upbound.io/v1beta1",
+                "kind": "Bucket",
+                "metadata": live_metadata(&name, "Bucket", i),
+                "spec": {
+                    "deletionPolicy": "Delete",
+                    "forProvider": {"region": "eu-west-1", "tags": tags},
+                    "initProvider": {},
+                    "managementPolicies": ["*"],
+                    "providerConfigRef": {"name": "default"},
+                },
+                "status": {
+                    "atProvider": {
+                        "arn": arn,
+                        "bucketDomainName": format!("{name}.s3.amazonaws.com"),
+                        "bucketRegionalDomainName": format!("{name}.s3.eu-west-1.amazonaws.com"),
+                        "forceDestroy": false,
+                        "hostedZoneId": "Z1BKCTXD74EZPE",
+                        "id": name,
+                        "objectLockEnabled": false,
+                        "policy": "",
+                        "region": "eu-west-1",
+                        "requestPayer": "BucketOwner",
+                        "tags": tags,
+                        "tagsAll": tags,
+                    },
+                    "conditions": live_conditions(),
+                },
+            })),
+        );
+    }
+    RunFunctionRequest {
+        observed: Some(State {
+            composite: Some(resource(xr)),
+            resources: observed,
+        }),
+        input: json_to_struct(&input_json(hcl)),
+        ..RunFunctionRequest::default()
+    }
+}
+
 /// Makes `req` a call of a Crossplane that supplies schemas
 /// (`CAPABILITY_REQUIRED_SCHEMAS`, and in `required_schemas` the upjet S3
 /// Bucket CRD's `v1beta1` schema), so every desired Bucket is validated.

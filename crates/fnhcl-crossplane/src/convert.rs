@@ -63,7 +63,7 @@ pub fn value_from_pb(v: &PbValue) -> Value {
     value_from_pb_depth(v, 0)
 }
 
-fn value_from_pb_depth(v: &PbValue, depth: usize) -> Value {
+pub(crate) fn value_from_pb_depth(v: &PbValue, depth: usize) -> Value {
     match &v.kind {
         None | Some(Kind::NullValue(_)) => Value::null(),
         Some(Kind::BoolValue(b)) => Value::Bool(*b),
@@ -97,7 +97,7 @@ pub fn object_from_struct(s: &Struct) -> Value {
     object_from_struct_depth(s, 0)
 }
 
-fn object_from_struct_depth(s: &Struct, depth: usize) -> Value {
+pub(crate) fn object_from_struct_depth(s: &Struct, depth: usize) -> Value {
     let attrs: BTreeMap<Key, Value> = s
         .fields
         .iter()

@@ -6,18 +6,59 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use fnhcl_eval::{ObservedResource, Request};
-use fnhcl_value::Value;
+use fnhcl_eval::{Demand, ObservedResource, Paths, Request};
+use fnhcl_value::{Key, Value};
 use function_sdk_rust::proto::v1::{Resource, RunFunctionRequest};
 use pbjson_types::Struct;
 use pbjson_types::value::Kind;
 
-use crate::convert::{object_from_struct, value_from_pb};
+use crate::convert::{MAX_DEPTH, object_from_struct_depth, value_from_pb_depth};
 
-fn body(r: &Resource) -> Value {
+/// A resource's body, converted where `paths` demands.
+fn body(r: &Resource, paths: &Paths) -> Value {
     match &r.resource {
-        Some(s) => object_from_struct(s),
+        Some(s) => project_struct(s, paths, 0),
         None => Value::empty_object(),
+    }
+}
+
+/// `s` as an object holding only what `paths` demands, each demanded
+/// value whole (see [`fnhcl_eval::Demand`] for why the program cannot tell).
+/// Depths count as in [`crate::convert::object_from_struct`], so the
+/// result is the whole conversion with undemanded keys left out.
+fn project_struct(s: &Struct, paths: &Paths, depth: usize) -> Value {
+    let Paths::Keys(keys) = paths else {
+        return object_from_struct_depth(s, depth);
+    };
+    let mut attrs = Vec::with_capacity(keys.len());
+    for (k, sub) in keys {
+        let Some(v) = s.fields.get(k) else {
+            // A demanded key that is not there: an error or a `try` will
+            // look at this object, so it has all its keys, as without a
+            // demand ("did you mean" names the same keys).
+            return object_from_struct_depth(s, depth);
+        };
+        let value = match (&v.kind, sub) {
+            (Some(Kind::StructValue(inner)), Paths::Keys(_)) => {
+                if depth >= MAX_DEPTH {
+                    Value::null()
+                } else {
+                    project_struct(inner, sub, depth + 1)
+                }
+            }
+            _ => value_from_pb_depth(v, depth),
+        };
+        attrs.push((Key::from(k.as_str()), value));
+    }
+    Value::object(attrs.into_iter().collect())
+}
+
+/// Whether every key `paths` names is in `present` (or the whole is
+/// demanded): then only those keys need converting.
+fn all_present(paths: &Paths, mut present: impl FnMut(&str) -> bool) -> bool {
+    match paths {
+        Paths::All => true,
+        Paths::Keys(keys) => keys.keys().all(|k| present(k)),
     }
 }
 
@@ -44,7 +85,43 @@ pub fn annotation<'a>(body: Option<&'a Struct>, key: &str) -> Option<&'a str> {
 /// Whether `s` nests objects/lists deeper than `max` levels (iteratively,
 /// so arbitrarily deep data cannot overflow the stack).
 pub fn struct_too_deep(s: &Struct, max: usize) -> bool {
-    let mut stack: Vec<(&pbjson_types::Value, usize)> = s.fields.values().map(|v| (v, 1)).collect();
+    values_too_deep(s.fields.values().map(|v| (v, 1)).collect(), max)
+}
+
+/// Whether the parts of `s` that `paths` demands nest deeper than `max`
+/// levels: what converting `s` under `paths` would cut off. What is not
+/// converted cannot be cut off.
+fn demanded_too_deep(s: &Struct, paths: &Paths, max: usize) -> bool {
+    let mut whole: Vec<(&pbjson_types::Value, usize)> = Vec::new();
+    let mut objects: Vec<(&Struct, &Paths, usize)> = vec![(s, paths, 1)];
+    while let Some((s, paths, depth)) = objects.pop() {
+        let Paths::Keys(keys) = paths else {
+            whole.extend(s.fields.values().map(|v| (v, depth)));
+            continue;
+        };
+        if keys.keys().any(|k| !s.fields.contains_key(k)) {
+            // Converted whole (see `project_struct`).
+            whole.extend(s.fields.values().map(|v| (v, depth)));
+            continue;
+        }
+        for (k, sub) in keys {
+            let Some(v) = s.fields.get(k) else { continue };
+            match (&v.kind, sub) {
+                (Some(Kind::StructValue(inner)), Paths::Keys(_)) => {
+                    if depth >= max {
+                        return true;
+                    }
+                    objects.push((inner, sub, depth + 1));
+                }
+                _ => whole.push((v, depth)),
+            }
+        }
+    }
+    values_too_deep(whole, max)
+}
+
+/// Whether any of the values (each with its depth) nests deeper than `max`.
+fn values_too_deep(mut stack: Vec<(&pbjson_types::Value, usize)>, max: usize) -> bool {
     while let Some((v, depth)) = stack.pop() {
         match &v.kind {
             Some(Kind::StructValue(s)) => {
@@ -68,15 +145,27 @@ pub fn struct_too_deep(s: &Struct, max: usize) -> bool {
 /// The first part of the request whose data nests deeper than `max`
 /// levels (the conversion to values would cut it off), as a phrase.
 pub fn too_deep(req: &RunFunctionRequest, max: usize) -> Option<String> {
-    let deep = |r: &Resource| r.resource.as_ref().is_some_and(|s| struct_too_deep(s, max));
+    too_deep_for(req, &Demand::everything(), max)
+}
+
+/// [`too_deep`] of what `demand` converts ([`eval_request_for`]).
+pub fn too_deep_for(req: &RunFunctionRequest, demand: &Demand, max: usize) -> Option<String> {
+    let deep = |r: &Resource, paths: &Paths| {
+        r.resource
+            .as_ref()
+            .is_some_and(|s| demanded_too_deep(s, paths, max))
+    };
     if let Some(o) = &req.observed {
-        if o.composite.as_ref().is_some_and(deep) {
+        if o.composite
+            .as_ref()
+            .is_some_and(|r| deep(r, &demand.composite))
+        {
             return Some("the observed composite resource".to_owned());
         }
         let mut names: Vec<&String> = o
             .resources
             .iter()
-            .filter(|(_, r)| deep(r))
+            .filter(|(n, r)| deep(r, &demand.observed_paths(n)))
             .map(|(n, _)| n)
             .collect();
         names.sort();
@@ -87,23 +176,29 @@ pub fn too_deep(req: &RunFunctionRequest, max: usize) -> Option<String> {
     if req
         .context
         .as_ref()
-        .is_some_and(|c| struct_too_deep(c, max))
+        .is_some_and(|c| demanded_too_deep(c, &demand.context, max))
     {
         return Some("the context".to_owned());
     }
     for (name, rs) in req.extra_resources.iter().chain(&req.required_resources) {
-        if rs.items.iter().any(deep) {
+        if rs.items.iter().any(|r| deep(r, &Paths::All)) {
             return Some(format!("required resource {name:?}"));
         }
     }
     None
 }
 
-/// Builds the evaluator's request data from a RunFunctionRequest.
+/// Builds the evaluator's request data from a RunFunctionRequest, whole.
 pub fn eval_request(req: &RunFunctionRequest) -> Request {
+    eval_request_for(req, &Demand::everything())
+}
+
+/// Builds the evaluator's request data from a RunFunctionRequest,
+/// converting only what `demand` (the program's) says it can read.
+pub fn eval_request_for(req: &RunFunctionRequest, demand: &Demand) -> Request {
     let observed = req.observed.as_ref();
     let xr = observed.and_then(|o| o.composite.as_ref());
-    let composite = xr.map(body);
+    let composite = xr.map(|r| body(r, &demand.composite));
     let composite_connection = xr
         .map(|r| sorted_bytes(&r.connection_details))
         .unwrap_or_default();
@@ -115,7 +210,7 @@ pub fn eval_request(req: &RunFunctionRequest) -> Request {
                     (
                         name.clone(),
                         ObservedResource {
-                            body: body(r),
+                            body: body(r, &demand.observed_paths(name)),
                             connection_details: sorted_bytes(&r.connection_details),
                         },
                     )
@@ -127,24 +222,51 @@ pub fn eval_request(req: &RunFunctionRequest) -> Request {
         .context
         .as_ref()
         .map(|c| {
+            let wanted = |k: &str| match &demand.context {
+                Paths::All => Some(&Paths::All),
+                Paths::Keys(keys) => keys.get(k),
+            };
+            let whole = !all_present(&demand.context, |k| c.fields.contains_key(k));
             c.fields
                 .iter()
-                .map(|(k, v)| (k.clone(), value_from_pb(v)))
+                .filter_map(|(k, v)| {
+                    let paths = if whole { &Paths::All } else { wanted(k)? };
+                    let value = match (&v.kind, paths) {
+                        (Some(Kind::StructValue(s)), Paths::Keys(_)) => project_struct(s, paths, 1),
+                        _ => value_from_pb_depth(v, 0),
+                    };
+                    Some((k.clone(), value))
+                })
                 .collect()
         })
         .unwrap_or_default();
     // D19: required_resources (current Crossplane) and the legacy
     // extra_resources field; a name in both takes required_resources.
+    let extra_whole = !all_present(&demand.extra_resources, |k| {
+        req.extra_resources.contains_key(k) || req.required_resources.contains_key(k)
+    });
     let mut extra_resources = BTreeMap::new();
     for (name, rs) in req
         .extra_resources
         .iter()
         .chain(req.required_resources.iter())
     {
-        extra_resources.insert(
-            name.clone(),
-            Some(rs.items.iter().map(body).collect::<Vec<_>>()),
-        );
+        let wanted = extra_whole
+            || match &demand.extra_resources {
+                Paths::All => true,
+                Paths::Keys(keys) => keys.contains_key(name),
+            };
+        if wanted {
+            extra_resources.insert(
+                name.clone(),
+                Some(
+                    rs.items
+                        .iter()
+                        .map(|r| body(r, &Paths::All))
+                        .collect::<Vec<_>>(),
+                ),
+            );
+        }
     }
     Request {
         composite,
@@ -213,6 +335,123 @@ mod tests {
             Some(1)
         );
         assert!(!r.extra_resources.contains_key("other"));
+    }
+
+    /// Converting protobuf data under a program's demand gives what the
+    /// evaluator's own projection of the whole conversion gives
+    /// (`fnhcl_eval::Demand::project`, which the evaluator's cases check
+    /// against the whole request for every case).
+    #[test]
+    fn conversion_under_a_demand_is_the_projection_of_the_whole() {
+        let live = serde_json::json!({
+            "apiVersion": "v1", "kind": "X",
+            "metadata": {"name": "n", "annotations": {"a": "b"}, "managedFields": [{"f": {"x": 1}}]},
+            "spec": {"p": {"region": "eu", "tags": {"k": "v"}, "list": [{"a": 1}, {"b": 2}]}, "q": null, "s": "str"},
+            "status": {"atProvider": {"arn": "arn:x", "id": "i"}, "conditions": [{"type": "Ready"}]},
+        });
+        let mut observed = State {
+            composite: Some(res(live.clone())),
+            ..Default::default()
+        };
+        observed.resources.insert("a".into(), res(live.clone()));
+        observed.resources.insert("b".into(), res(live));
+        let mut req = RunFunctionRequest {
+            observed: Some(observed),
+            context: json_to_struct(
+                &serde_json::json!({"env": {"x": {"y": 1}, "z": 2}, "other": 3}),
+            ),
+            ..Default::default()
+        };
+        req.required_resources.insert(
+            "vpcs".into(),
+            Resources {
+                items: vec![res(serde_json::json!({"kind": "V", "spec": {"c": 1}}))],
+            },
+        );
+        req.extra_resources
+            .insert("old".into(), Resources::default());
+        let programs = [
+            "x = req.composite.spec.p.region",
+            "x = req.composite.spec.p.list[0].a\ny = req.composite.status",
+            "x = req.composite.spec.q.deeper\ny = req.composite.spec.s.deeper",
+            "x = req.composite.spec.p.regoin",
+            "x = req.resource.a.status.atProvider.arn\ny = req.context.env.x",
+            "x = req.context.missing",
+            "x = req.extra_resources.vpcs[0].spec",
+            "x = req.extra_resources.nope",
+            "x = req.composite[k].p\ny = req.resource",
+            "x = req",
+        ];
+        let whole = eval_request(&req);
+        for text in programs {
+            let mut sm = fnhcl_base::SourceMap::new();
+            sm.add("main.hcl", format!("locals {{\n{text}\nk = \"spec\"\n}}\n"));
+            let program = fnhcl_eval::compile(std::sync::Arc::new(sm)).expect(text);
+            let demand = program.demand();
+            let direct = eval_request_for(&req, demand);
+            let projected = demand.project(&whole);
+            assert_eq!(format!("{direct:?}"), format!("{projected:?}"), "{text}");
+        }
+        // Something is left out, or the test would not show anything.
+        let mut sm = fnhcl_base::SourceMap::new();
+        sm.add("main.hcl", format!("locals {{\n{}\n}}\n", programs[0]));
+        let program = fnhcl_eval::compile(std::sync::Arc::new(sm)).expect("program");
+        let direct = eval_request_for(&req, program.demand());
+        assert_ne!(format!("{direct:?}"), format!("{whole:?}"));
+        assert!(direct.context.is_empty());
+        let spec = direct.composite.expect("composite");
+        let spec = spec.as_entries().expect("object");
+        assert_eq!(spec.keys().map(|k| &**k).collect::<Vec<_>>(), ["spec"]);
+    }
+
+    /// Only what is converted can be cut off by the depth limit: deep data
+    /// the program never reads does not fail the run.
+    #[test]
+    fn depth_is_checked_where_the_demand_converts() {
+        let mut deep = serde_json::json!({"end": 1});
+        for _ in 0..10 {
+            deep = serde_json::json!({ "d": deep });
+        }
+        let xr = res(serde_json::json!({"metadata": {"name": "x"}, "spec": {"deep": deep}}));
+        let req = RunFunctionRequest {
+            observed: Some(State {
+                composite: Some(xr),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let demand_of = |text: &str| {
+            let mut sm = fnhcl_base::SourceMap::new();
+            sm.add("main.hcl", format!("locals {{\n{text}\n}}\n"));
+            let program = fnhcl_eval::compile(std::sync::Arc::new(sm)).expect(text);
+            program.demand().clone()
+        };
+        let what = Some("the observed composite resource".to_owned());
+        assert_eq!(too_deep(&req, 5), what);
+        assert_eq!(
+            too_deep_for(&req, &demand_of("x = req.composite.metadata.name"), 5),
+            None
+        );
+        assert_eq!(
+            too_deep_for(&req, &demand_of("x = req.composite.spec.deep.d"), 5),
+            what
+        );
+        assert_eq!(
+            too_deep_for(
+                &req,
+                &demand_of("x = req.composite.spec.deep.d.d.d.d.d.d"),
+                5
+            ),
+            what
+        );
+        assert_eq!(
+            too_deep_for(&req, &demand_of("x = req.composite.spec.nope"), 5),
+            what
+        );
+        assert_eq!(
+            too_deep_for(&req, &demand_of("x = req.composite.spec.deep.d"), 50),
+            None
+        );
     }
 
     #[test]

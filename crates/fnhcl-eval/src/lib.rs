@@ -14,7 +14,9 @@
 //! request and the output are plain values.
 
 mod api;
+mod checks;
 mod compile;
+mod demand;
 mod eval;
 mod exprs;
 mod graph;
@@ -30,6 +32,7 @@ pub use api::{
     Output, ReadyState, Request, Selector, SelectorMatch, fatal_message,
 };
 pub use compile::{Program, compile};
+pub use demand::{Demand, Paths};
 pub use eval::{evaluate, evaluate_traced, evaluate_with_limits};
 /// Resource limits of an evaluation (see [`evaluate_with_limits`]).
 pub use fnhcl_expr::{INTERRUPT_INTERVAL, INTERRUPTED_DETAIL, Interrupt, Limits};

@@ -117,13 +117,24 @@ fn run_program(sources: Arc<SourceMap>, request: &Request) -> Json {
             ]);
         }
     };
-    match fnhcl_eval::evaluate(&program, request) {
+    let result = |request: &Request| match fnhcl_eval::evaluate(&program, request) {
         Ok(out) => output_json(&out),
         Err(f) => json_obj(vec![
             ("fatal", Json::String(f.message())),
             ("errors", diag_list(&f.diagnostics, &f.sources)),
         ]),
+    };
+    let whole = result(request);
+    // The program cannot tell the request converted under its demand
+    // (only what it reads) from the whole one.
+    let projected = result(&program.demand().project(request));
+    if projected != whole {
+        return json_obj(vec![
+            ("whole request", whole),
+            ("request converted under the program's demand", projected),
+        ]);
     }
+    whole
 }
 
 fn render_fatal(diags: &[Diagnostic], sources: &SourceMap) -> String {

@@ -3,7 +3,7 @@
 //! functions, requirements, module parameters, instances and switches)
 //! and every use of one, across the files of a program.
 //!
-//! Scoping mirrors the evaluator's (`fnhcl-eval` `compile.rs`): top-level
+//! Scoping mirrors the evaluator's (`fnhcl-eval` `src/compile/`): top-level
 //! locals are shared by every file of a module (the root program or one
 //! imported directory); the locals of a block are visible in that block
 //! and the blocks nested in it; a user function sees only its arguments

@@ -1,0 +1,176 @@
+//! The composite (status and connection), context, `ready` and
+//! requirement blocks.
+
+use fnhcl_base::Diagnostic;
+use fnhcl_syntax::ast::Block;
+
+use super::blocks::Namespace;
+use super::env::{Compiler, Env, eval_constant, is_constant, label};
+use super::types::{Composite, CompositeKind, ContextBlock, Ready, Requirement, Select};
+use crate::schema;
+
+impl Compiler<'_> {
+    pub(super) fn composite(&mut self, b: &Block, env: &Env) -> Option<Composite> {
+        let (what, span) = label(b);
+        let kind = match what.as_str() {
+            "status" => Some(CompositeKind::Status),
+            "connection" => Some(CompositeKind::Connection),
+            _ => {
+                let mut detail = "must be \"status\" or \"connection\"".to_owned();
+                if let Some(s) = schema::suggest(&what, ["status", "connection"].into_iter()) {
+                    detail.push_str(&format!(" (did you mean \"{s}\"?)"));
+                }
+                self.err(
+                    Diagnostic::error(format!("invalid composite label: {what}"), detail)
+                        .with_span(span),
+                );
+                None
+            }
+        };
+        let content = self.content(b, &schema::COMPOSITE, true);
+        let locals: Vec<&Block> = content.blocks_of("locals").collect();
+        let (scope, env) = self.scope(&locals, env);
+        let body = self.body_expr(&content);
+        if let Some(body) = &body {
+            self.check_expr(body, &env);
+        }
+        Some(Composite {
+            kind: kind?,
+            scope,
+            body: body?,
+        })
+    }
+
+    pub(super) fn context(&mut self, b: &Block, env: &Env) -> Option<ContextBlock> {
+        let content = self.content(b, &schema::CONTEXT, false);
+        let locals: Vec<&Block> = content.blocks_of("locals").collect();
+        let (scope, env) = self.scope(&locals, env);
+        let key = content.attr("key").map(|a| a.expr.clone());
+        let value = content.attr("value").map(|a| a.expr.clone());
+        for e in key.iter().chain(value.iter()) {
+            self.check_expr(e, &env);
+        }
+        Some(ContextBlock {
+            scope,
+            key: key?,
+            value: value?,
+        })
+    }
+
+    pub(super) fn ready(&mut self, b: &Block, env: &Env, owner: &str) -> Option<Ready> {
+        let content = self.content(b, &schema::READY, false);
+        let locals: Vec<&Block> = content.blocks_of("locals").collect();
+        let (scope, env) = self.scope(&locals, env);
+        let value = content.attr("value").map(|a| a.expr.clone());
+        if let Some(v) = &value {
+            self.check_expr(v, &env);
+            if is_constant(v) {
+                let (val, ds) = eval_constant(v);
+                if !ds.iter().any(Diagnostic::is_error)
+                    && val.is_wholly_known()
+                    && let Err(d) = crate::checks::ready_state(&val, owner, v.span)
+                {
+                    self.err(d);
+                }
+            }
+        }
+        Some(Ready {
+            scope,
+            value: value?,
+        })
+    }
+
+    pub(super) fn requirement(&mut self, b: &Block, env: &Env) -> Option<Requirement> {
+        let (name, _) = label(b);
+        self.unique(&name, b, Namespace::Requirement);
+        let content = self.content(b, &schema::REQUIREMENT, false);
+        let locals: Vec<&Block> = content.blocks_of("locals").collect();
+        let (scope, env) = self.scope(&locals, env);
+        let condition = self.condition(&content, &env);
+        let selects: Vec<&Block> = content.blocks_of("select").collect();
+        let sb = match selects.as_slice() {
+            [] => {
+                self.err(
+                    Diagnostic::error(
+                        format!("no select block in requirement \"{name}\""),
+                        "a requirement needs one select { ... } block",
+                    )
+                    .with_span(b.header_span()),
+                );
+                return None;
+            }
+            [s, rest @ ..] => {
+                if let Some(second) = rest.first() {
+                    self.err(
+                        Diagnostic::error(
+                            format!("multiple select blocks in requirement \"{name}\""),
+                            "a requirement has exactly one select block",
+                        )
+                        .with_span(second.header_span())
+                        .with_label(s.header_span(), "first select here"),
+                    );
+                }
+                *s
+            }
+        };
+        let sc = self.content(sb, &schema::SELECT, false);
+        let get = |n: &str| sc.attr(n).map(|a| a.expr.clone());
+        let (api_version, kind, match_name, match_labels) = (
+            get("apiVersion"),
+            get("kind"),
+            get("matchName"),
+            get("matchLabels"),
+        );
+        match (&match_name, &match_labels) {
+            (Some(_), Some(_)) => self.err(
+                Diagnostic::error(
+                    format!(
+                        "requirement selector of \"{name}\" has both matchName and matchLabels"
+                    ),
+                    "select by name or by labels, not both",
+                )
+                .with_span(sb.header_span()),
+            ),
+            (None, None) => self.err(
+                Diagnostic::error(
+                    format!(
+                        "requirement selector of \"{name}\" has neither matchName nor matchLabels"
+                    ),
+                    "set matchName or matchLabels",
+                )
+                .with_span(sb.header_span()),
+            ),
+            _ => {}
+        }
+        for (field, e) in [
+            (crate::checks::SelectField::ApiVersion, &api_version),
+            (crate::checks::SelectField::Kind, &kind),
+            (crate::checks::SelectField::MatchName, &match_name),
+            (crate::checks::SelectField::MatchLabels, &match_labels),
+        ] {
+            let Some(e) = e else { continue };
+            self.check_expr(e, &env);
+            if is_constant(e) {
+                let (v, ds) = eval_constant(e);
+                if !ds.iter().any(Diagnostic::is_error)
+                    && v.is_wholly_known()
+                    && let Err(d) = crate::checks::check_select_value(field, &v, &name, e.span)
+                {
+                    self.err(d);
+                }
+            }
+        }
+        Some(Requirement {
+            name,
+            condition,
+            scope,
+            select: Select {
+                header: sb.header_span(),
+                api_version: api_version?,
+                kind: kind?,
+                match_name,
+                match_labels,
+            },
+        })
+    }
+}

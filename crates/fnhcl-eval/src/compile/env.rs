@@ -1,0 +1,229 @@
+//! The compiler's state ([`Compiler`]), the name environments of a
+//! module and a scope ([`ModEnv`], [`Env`]) and the messages for
+//! undefined names.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use fnhcl_base::{Diagnostic, Span};
+use fnhcl_syntax::ast::{Block, Expr};
+use fnhcl_value::Value;
+
+use super::types::Module;
+use crate::exprs;
+use crate::layout::Layout;
+use crate::refs;
+use crate::schema;
+
+/// Most module instances one program may create (nested ones included).
+pub(super) const MAX_INSTANCES: usize = 10_000;
+
+/// What a user function accepts (for static `invoke` checks).
+pub(super) struct Sig {
+    /// `(name, required)`.
+    pub(super) args: Vec<(String, bool)>,
+}
+
+/// What the expressions of one module may read beyond locals: parameters,
+/// instances and their exports, switches (static view, D27-D31).
+#[derive(Default)]
+pub(super) struct ModEnv {
+    /// Declared parameters (`None`: the module declares none).
+    pub(super) params: Option<Vec<String>>,
+    /// Instance name → the export names of its module (`None` when the
+    /// module could not be resolved: no checks then).
+    pub(super) instances: Vec<(String, Option<Vec<String>>, Option<usize>)>,
+    /// Switch name → (case names, export names).
+    pub(super) switches: Vec<(String, Vec<String>, Vec<String>)>,
+    pub(super) declares_instances: bool,
+    pub(super) declares_switches: bool,
+}
+
+/// Names visible in a scope (static view of the runtime frames).
+#[derive(Clone)]
+pub(super) struct Env {
+    pub(super) req: bool,
+    pub(super) self_keys: Option<&'static [&'static str]>,
+    pub(super) each: bool,
+    /// Locals and function arguments.
+    pub(super) names: Vec<Arc<str>>,
+    /// Module-level names (`None` inside user functions).
+    pub(super) module: Option<Arc<ModEnv>>,
+}
+
+impl Env {
+    pub(super) fn has(&self, name: &str) -> bool {
+        (self.req && name == "req")
+            || (self.self_keys.is_some() && name == "self")
+            || (self.each && name == "each")
+            || (name == "param" && self.module.as_ref().is_some_and(|m| m.params.is_some()))
+            || self.names.iter().any(|n| &**n == name)
+    }
+    fn all_names(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self.names.iter().map(|n| &**n).collect();
+        if self.req {
+            v.push("req");
+        }
+        if self.self_keys.is_some() {
+            v.push("self");
+        }
+        if self.each {
+            v.push("each");
+        }
+        if let Some(m) = &self.module {
+            if m.params.is_some() {
+                v.push("param");
+            }
+            if m.declares_instances {
+                v.push("module");
+            }
+            if m.declares_switches {
+                v.push("switch");
+            }
+        }
+        v
+    }
+}
+
+/// Terraform functions left out because they read the clock or
+/// randomness (D8).
+pub(super) const NOT_HERMETIC: &[&str] = &["timestamp", "plantimestamp", "uuid", "bcrypt"];
+
+/// Terraform functions left out because they read files (D8), besides
+/// those whose name starts with `file`.
+pub(super) const NO_FILESYSTEM: &[&str] = &["templatefile", "abspath", "pathexpand"];
+
+/// How many names in scope a "non-existent variable" detail lists.
+const MAX_LISTED_NAMES: usize = 10;
+
+/// The detail of "reference to non-existent variable": a targeted hint for
+/// Terraform habits (`local.x`, `var.x`, `data.x`, `count.index`,
+/// `path.module`, `module.x` without modules), else a did-you-mean, else
+/// the names in scope. `attr` is the first attribute after the root.
+pub(super) fn undefined_detail(name: &str, attr: Option<&str>, env: &Env) -> String {
+    let attr_or = |placeholder: &'static str| attr.unwrap_or(placeholder);
+    let is_local = |n: &str| env.names.iter().any(|x| &**x == n);
+    let params = env.module.as_ref().and_then(|m| m.params.as_deref());
+    match name {
+        "local" => {
+            let n = attr_or("name");
+            if attr.is_none() {
+                "locals are referenced by their bare name (`name`, not `local.name`); there is no `local` object".to_owned()
+            } else if attr.is_some_and(is_local) {
+                format!(
+                    "locals are referenced by their bare name: `{n}` (there is no `local.` prefix)"
+                )
+            } else {
+                let mut d = format!(
+                    "locals are referenced by their bare name (`{n}`, not `local.{n}`), and no local \"{n}\" is in scope here"
+                );
+                if let Some(a) = attr
+                    && let Some(s) = schema::suggest(a, env.names.iter().map(|x| &**x))
+                {
+                    d.push_str(&format!("; did you mean \"{s}\"?"));
+                }
+                d
+            }
+        }
+        "var" => {
+            let n = attr_or("name");
+            match params {
+                Some(ps) if ps.iter().any(|p| p == n) => format!(
+                    "function-hcl has no input variables; this module's parameters are read as `param.{n}`"
+                ),
+                Some(_) => format!(
+                    "function-hcl has no input variables: a module reads its parameters as `param.<name>`, and inputs come from the composite resource (`req.composite.spec.{n}`)"
+                ),
+                None => format!(
+                    "function-hcl has no input variables: inputs come from the composite resource, e.g. `req.composite.spec.{n}` (inside a module, `param.<name>`)"
+                ),
+            }
+        }
+        "data" => "function-hcl has no data sources: declare a `requirement` block to have Crossplane fetch existing resources, then read them from `req.extra_resources.<requirement name>`".to_owned(),
+        "count" => "function-hcl has no `count`: declare a `resources` block with `for_each` and use `each.key` / `each.value` in its `template`".to_owned(),
+        "path" => "function-hcl has no filesystem: `path.module`, `path.root` and `path.cwd` do not exist; put the data in the program or read it from the request".to_owned(),
+        "module" => "this program declares no module blocks: import a module directory with `import \"<dir>\" {}`, create an instance with `module \"<alias>\" \"<instance>\" { ... }`, then read its exports as `module.<instance>.<export>` (see docs/authoring.md)".to_owned(),
+        "switch" => "this program declares no switch blocks: declare `switch \"<name>\" { case \"<case>\" { ... } }` to read `switch.<name>.<attribute>`".to_owned(),
+        "param" => "param.<name> reads a parameter of a module, and no `param` block is declared here".to_owned(),
+        // Inside a user function (no module environment) only the
+        // arguments are visible.
+        "req" | "self" | "each" if env.module.is_none() => {
+            format!("a user function sees only its arguments; pass the value of {name} as an argument")
+        }
+        "self" => "self exists only inside resource, resources and template blocks".to_owned(),
+        "each" => "each exists only in the name and template of a resources block".to_owned(),
+        _ => {
+            let all = env.all_names();
+            if let Some(s) = schema::suggest(name, all.iter().copied()) {
+                format!("did you mean \"{s}\"?")
+            } else {
+                let mut names: Vec<&str> = all;
+                names.sort_unstable();
+                names.dedup();
+                if names.is_empty() {
+                    "no variables are in scope here".to_owned()
+                } else if names.len() > MAX_LISTED_NAMES {
+                    format!(
+                        "in scope here: {}, … ({} more)",
+                        names[..MAX_LISTED_NAMES].join(", "),
+                        names.len() - MAX_LISTED_NAMES
+                    )
+                } else {
+                    format!("in scope here: {}", names.join(", "))
+                }
+            }
+        }
+    }
+}
+
+pub(super) const SELF_RESOURCE: &[&str] = &["name", "resource", "connection"];
+pub(super) const SELF_COLLECTION: &[&str] = &["basename", "resources", "connections"];
+pub(super) const SELF_TEMPLATE: &[&str] = &[
+    "basename",
+    "resources",
+    "connections",
+    "name",
+    "resource",
+    "connection",
+];
+
+pub(super) struct Compiler<'l> {
+    pub(super) sigs: HashMap<String, Sig>,
+    pub(super) diags: Vec<Diagnostic>,
+    pub(super) resources: HashMap<String, Span>,
+    pub(super) collections: HashMap<String, Span>,
+    pub(super) requirements: HashMap<String, Span>,
+    pub(super) instances: HashMap<String, Span>,
+    pub(super) switches: HashMap<String, Span>,
+    pub(super) layout: &'l Layout,
+    /// The module being compiled.
+    pub(super) module: usize,
+    /// Modules compiled so far (every module this one imports is).
+    pub(super) compiled: &'l [Option<Module>],
+    /// Resources named by `export { resource "x" {} }`, checked once every
+    /// resource of the module is known.
+    pub(super) exported_resources: Vec<(String, Span)>,
+    /// Parameters read (`param.<name>`).
+    pub(super) param_uses: Vec<String>,
+    /// Exports read: (module, export), `None` for the whole `module.<i>`.
+    pub(super) export_reads: Vec<(usize, Option<String>)>,
+    /// What of the request the module's expressions read.
+    pub(super) demand: crate::Demand,
+}
+
+/// True if `e` has no variable references and no function calls.
+pub(crate) fn is_constant(e: &Expr) -> bool {
+    refs::traversals(e).is_empty() && refs::calls(e).is_empty()
+}
+
+/// Evaluates a constant expression.
+pub(crate) fn eval_constant(e: &Expr) -> (Value, Vec<Diagnostic>) {
+    exprs::eval_constant(e)
+}
+
+pub(super) fn label(b: &Block) -> (String, Span) {
+    b.labels
+        .first()
+        .map(|l| (l.value.clone(), l.span))
+        .unwrap_or_else(|| (String::new(), b.ident.span))
+}

@@ -1,0 +1,237 @@
+//! Compilation: parse every file, check every block against its schema and
+//! every reference against its scope, once. The result is an immutable
+//! block tree ([`Program`]) that evaluation walks.
+//!
+//! Here: [`Program`] and the entry point [`compile`] (with its lints).
+//! The pieces: `types` (the compiled block tree), `env` (the compiler's
+//! state and name environments), `scopes` (locals, cycles, reference
+//! checks), `functions` (user functions and calls), `blocks` and
+//! `composite` (block bodies), `modules`, `params`, `instances` and
+//! `switch` (D24-D31).
+
+mod blocks;
+mod composite;
+mod env;
+mod functions;
+mod instances;
+mod modules;
+mod params;
+mod scopes;
+mod switch;
+mod types;
+
+pub(crate) use blocks::{key_span, object_key_name};
+pub(crate) use types::{
+    Case, Child, Collection, Composite, CompositeKind, Cond, ContextBlock, Export, ExportValue,
+    Group, Instance, Item, Module, Names, Params, PathStep, Ready, Requirement, Resource, Scope,
+    Switch, items_at,
+};
+
+use std::sync::Arc;
+
+use fnhcl_base::{Diagnostic, SourceMap};
+use fnhcl_syntax::ast::{Body, Structure};
+
+use crate::layout;
+use crate::refs;
+use env::Compiler;
+
+/// A compiled program: immutable, `Send + Sync`, cheap to share.
+pub struct Program {
+    pub(crate) sources: Arc<SourceMap>,
+    /// `modules[0]` is the root program; the others are the imported
+    /// module directories (D24).
+    pub(crate) modules: Vec<Module>,
+    /// Warnings about the program (unused parameters and exports).
+    lints: Vec<Diagnostic>,
+    /// What of the request the program reads.
+    demand: crate::Demand,
+}
+
+impl std::fmt::Debug for Program {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Program")
+            .field("files", &self.sources.len())
+            .field("modules", &self.modules.len())
+            .field("items", &self.modules[0].items.len())
+            .finish()
+    }
+}
+
+impl Program {
+    /// The program's sources.
+    pub fn sources(&self) -> &Arc<SourceMap> {
+        &self.sources
+    }
+
+    /// Warnings that do not stop the program: parameters a module never
+    /// reads, exports nobody reads.
+    pub fn lints(&self) -> &[Diagnostic] {
+        &self.lints
+    }
+
+    /// What of the request the program can read: convert only that
+    /// ([`crate::Demand`]).
+    pub fn demand(&self) -> &crate::Demand {
+        &self.demand
+    }
+
+    /// The module directories the program imports (empty without modules).
+    pub fn module_dirs(&self) -> Vec<&str> {
+        self.modules[1..].iter().map(|m| m.dir.as_str()).collect()
+    }
+}
+
+/// Compiles the files of `sources` into a program. Every problem found is
+/// returned (errors only); warnings do not exist at this stage.
+pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let mut bodies = Vec::new();
+    let mut names: Vec<&str> = Vec::new();
+    for (id, file) in sources.files() {
+        let (body, d) = fnhcl_syntax::parse_file(&sources, id);
+        diags.extend(d);
+        bodies.push(body);
+        names.push(file.name.as_str());
+    }
+    if diags.iter().any(Diagnostic::is_error) {
+        return Err(diags);
+    }
+    let layout = layout::layout(&sources, &names, &bodies, &mut diags);
+    if diags.iter().any(Diagnostic::is_error) {
+        return Err(diags);
+    }
+    // `module.<instance>` and `switch.<name>` become variables of their own
+    // in the modules that declare instances or switches (D31).
+    for m in &layout.modules {
+        let mut roots = Vec::new();
+        let declares = |ty: &str| m.files.iter().any(|&f| declares_block(&bodies[f], ty, 0));
+        if declares("module") {
+            roots.push("module");
+        }
+        if declares("switch") {
+            roots.push("switch");
+        }
+        if !roots.is_empty() {
+            for &f in &m.files {
+                refs::rewrite_body(&mut bodies[f], &roots);
+            }
+        }
+    }
+    let mut compiled: Vec<Option<Module>> = (0..layout.modules.len()).map(|_| None).collect();
+    let mut param_uses: Vec<(usize, String)> = Vec::new();
+    let mut export_reads: Vec<(usize, Option<String>)> = Vec::new();
+    let mut instantiated: Vec<usize> = Vec::new();
+    let mut demand = crate::Demand::everything();
+    for &m in &layout.order {
+        let files: Vec<&Body> = layout.modules[m]
+            .files
+            .iter()
+            .map(|&f| &bodies[f])
+            .collect();
+        let mut c = Compiler::new(&layout, m, &compiled);
+        let module = c.module(&files);
+        diags.extend(c.diags);
+        param_uses.extend(c.param_uses.into_iter().map(|p| (m, p)));
+        export_reads.extend(c.export_reads);
+        // Module instances see views of `req` of their own: a program with
+        // modules converts the whole request.
+        if m == 0 && layout.modules.len() == 1 {
+            demand = c.demand;
+        }
+        if let Some(module) = &module {
+            for (path, idx) in &module.instances {
+                if let Some(Item::Module(i)) =
+                    items_at(&module.items, path).and_then(|x| x.get(*idx))
+                {
+                    instantiated.push(i.module);
+                }
+            }
+        }
+        compiled[m] = module;
+    }
+    if diags.iter().any(Diagnostic::is_error) {
+        return Err(diags);
+    }
+    let mut modules = Vec::with_capacity(compiled.len());
+    for m in compiled {
+        match m {
+            Some(m) => modules.push(m),
+            None => {
+                return Err(vec![Diagnostic::error(
+                    "internal error: a module was not compiled",
+                    "",
+                )]);
+            }
+        }
+    }
+    let lints = lints(&modules, &instantiated, &param_uses, &export_reads);
+    Ok(Program {
+        sources,
+        modules,
+        lints,
+        demand,
+    })
+}
+
+/// Unused parameters and exports of the modules that are instantiated.
+fn lints(
+    modules: &[Module],
+    instantiated: &[usize],
+    param_uses: &[(usize, String)],
+    export_reads: &[(usize, Option<String>)],
+) -> Vec<Diagnostic> {
+    let mut lints = Vec::new();
+    for (m, module) in modules.iter().enumerate().skip(1) {
+        if !instantiated.contains(&m) {
+            continue;
+        }
+        for p in &module.params {
+            if !param_uses.iter().any(|(um, n)| *um == m && *n == *p.name) {
+                lints.push(
+                    Diagnostic::warning(
+                        format!("param \"{}\" is never used", p.name),
+                        format!("module \"{}\" never reads param.{}", module.dir, p.name),
+                    )
+                    .with_span(p.span),
+                );
+            }
+        }
+        if export_reads.iter().any(|(em, e)| *em == m && e.is_none()) {
+            continue;
+        }
+        for e in &module.exports {
+            if !export_reads
+                .iter()
+                .any(|(em, n)| *em == m && n.as_deref() == Some(&*e.name))
+            {
+                lints.push(
+                    Diagnostic::warning(
+                        format!("export \"{}\" is never used", e.name),
+                        format!(
+                            "no instance of module \"{}\" is read as module.<instance>.{}",
+                            module.dir, e.name
+                        ),
+                    )
+                    .with_span(e.span),
+                );
+            }
+        }
+    }
+    lints
+}
+
+/// True if `body` declares a block of type `ty` where items may appear.
+fn declares_block(body: &Body, ty: &str, depth: usize) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    body.items.iter().any(|s| match s {
+        Structure::Block(b) if &*b.ident.name == ty => true,
+        Structure::Block(b) => {
+            matches!(&*b.ident.name, "group" | "switch" | "case" | "default")
+                && declares_block(&b.body, ty, depth + 1)
+        }
+        _ => false,
+    })
+}

@@ -1,0 +1,219 @@
+//! Scopes: locals, their dependency cycles and the reference checks of
+//! every expression.
+
+use fnhcl_base::{Diagnostic, Span};
+use fnhcl_syntax::ast::{Block, Expr, Structure};
+
+use super::env::{Compiler, Env, undefined_detail};
+use super::types::{Local, Scope};
+use crate::graph;
+use crate::refs;
+use crate::schema::{self, BodySchema, Content};
+
+impl Compiler<'_> {
+    pub(super) fn err(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    pub(super) fn content<'a>(
+        &mut self,
+        b: &'a Block,
+        s: &BodySchema,
+        body_block: bool,
+    ) -> Content<'a> {
+        schema::content(&b.body, Some(b.open_brace), s, body_block, &mut self.diags)
+    }
+
+    // ---- scopes and references ----
+
+    /// Builds the scope of `blocks` (all `locals` blocks of one block) on
+    /// top of `parent`: duplicate names, shadowing, references, cycles.
+    pub(super) fn scope(&mut self, blocks: &[&Block], parent: &Env) -> (Scope, Env) {
+        let mut scope = Scope::default();
+        let mut spans: Vec<Span> = Vec::new();
+        for b in blocks {
+            for item in &b.body.items {
+                match item {
+                    Structure::Attribute(a) => {
+                        let name = a.name.name.clone();
+                        if let Some(&i) = scope.index.get(&name) {
+                            self.err(
+                                Diagnostic::error(
+                                    format!("local \"{name}\": duplicate local declaration"),
+                                    "the locals blocks of one scope share their names; rename one of them",
+                                )
+                                .with_span(a.name.span)
+                                .with_label(spans[i], "first declared here"),
+                            );
+                            continue;
+                        }
+                        if let Some(m) = &parent.module
+                            && ((&*name == "module" && m.declares_instances)
+                                || (&*name == "switch" && m.declares_switches)
+                                || (&*name == "param" && m.params.is_some()))
+                        {
+                            self.err(
+                                Diagnostic::error(
+                                    format!("local \"{name}\" hides the module's {name} references"),
+                                    format!("this module declares {name} blocks, so {name}.<name> refers to them; rename the local"),
+                                )
+                                .with_span(a.name.span),
+                            );
+                            continue;
+                        }
+                        if parent.has(&name) {
+                            self.err(
+                                Diagnostic::error(
+                                    format!("attempt to shadow variable \"{name}\""),
+                                    "an enclosing scope already has a variable of this name; rename this local",
+                                )
+                                    .with_span(a.name.span),
+                            );
+                            continue;
+                        }
+                        scope.index.insert(name.clone(), scope.locals.len());
+                        spans.push(a.name.span);
+                        scope.locals.push(Local {
+                            name,
+                            expr: a.expr.clone(),
+                        });
+                    }
+                    Structure::Block(inner) => self.err(
+                        Diagnostic::error(
+                            format!("Unexpected \"{}\" block", inner.ident.name),
+                            "Blocks are not allowed here.",
+                        )
+                        .with_span(inner.ident.span),
+                    ),
+                }
+            }
+        }
+        let mut env = parent.clone();
+        env.names
+            .extend(scope.locals.iter().map(|l| l.name.clone()));
+        for l in &scope.locals {
+            self.check_expr(&l.expr, &env);
+        }
+        self.cycles(&scope, &spans);
+        (scope, env)
+    }
+
+    /// Reports every dependency cycle among the locals of one scope.
+    fn cycles(&mut self, scope: &Scope, spans: &[Span]) {
+        let n = scope.locals.len();
+        let deps: Vec<Vec<usize>> = scope
+            .locals
+            .iter()
+            .map(|l| {
+                let mut d: Vec<usize> = refs::traversals(&l.expr)
+                    .iter()
+                    .filter_map(|t| scope.index.get(&t.root.name).copied())
+                    .collect();
+                d.dedup();
+                d
+            })
+            .collect();
+        let mut reported = vec![false; n];
+        let mut found = Vec::new();
+        graph::depth_first(
+            n,
+            |node, i| deps[node].get(i).copied(),
+            |members, _, _| {
+                if members.iter().any(|m| reported[*m]) {
+                    return;
+                }
+                for m in members {
+                    reported[*m] = true;
+                }
+                // The edge closing the cycle leads back to its first member.
+                let dep = members[0];
+                let mut names: Vec<&str> =
+                    members.iter().map(|m| &*scope.locals[*m].name).collect();
+                names.push(&scope.locals[dep].name);
+                // Blame the reference that starts the cycle: in the first
+                // member's expression, its reference to the second (itself
+                // for a local that reads itself).
+                let next = &*scope.locals[members[1 % members.len()]].name;
+                let at = refs::traversals(&scope.locals[dep].expr)
+                    .iter()
+                    .find(|t| &*t.root.name == next)
+                    .map_or(scope.locals[dep].expr.span, |t| t.root.span);
+                let mut d = Diagnostic::error(
+                    format!("cycle found: {}", names.join(" → ")),
+                    "each of these locals needs the value of the next one",
+                )
+                .with_span(at);
+                for m in members {
+                    d = d.with_label(
+                        spans[*m],
+                        format!("\"{}\" is part of the cycle", scope.locals[*m].name),
+                    );
+                }
+                found.push(d);
+            },
+        );
+        self.diags.extend(found);
+    }
+
+    /// Checks references and `invoke` calls of one expression (D23).
+    pub(super) fn check_expr(&mut self, e: &Expr, env: &Env) {
+        for t in refs::traversals(e) {
+            let name = &*t.root.name;
+            if self.check_module_ref(&t, env) {
+                continue;
+            }
+            if name == "req" || name == "self" {
+                self.demand.add_reference(name, t.expr);
+            }
+            if !env.has(name) {
+                let detail = undefined_detail(name, t.first_attr.map(|a| &*a.name), env);
+                self.err(
+                    Diagnostic::error(
+                        format!("reference to non-existent variable \"{name}\""),
+                        detail,
+                    )
+                    .with_span(t.root.span),
+                );
+                continue;
+            }
+            let Some(attr) = t.first_attr else { continue };
+            if name == "self"
+                && let Some(keys) = env.self_keys
+                && !keys.contains(&&*attr.name)
+            {
+                let mut detail = format!(
+                    "self has no attribute \"{}\" here; it has: {}",
+                    attr.name,
+                    keys.join(", ")
+                );
+                if let Some(s) = schema::suggest(&attr.name, keys.iter().copied()) {
+                    detail.push_str(&format!(" (did you mean \"{s}\"?)"));
+                }
+                self.err(
+                    Diagnostic::error(
+                        format!("invalid self reference \"self.{}\"", attr.name),
+                        detail,
+                    )
+                    .with_span(attr.span),
+                );
+            }
+            if name == "each" && env.each && attr.name.as_ref() != "key" && &*attr.name != "value" {
+                self.err(
+                    Diagnostic::error(
+                        format!("invalid each reference \"each.{}\"", attr.name),
+                        match schema::suggest(&attr.name, ["key", "value"].into_iter()) {
+                            _ if &*attr.name == "index" => "each has only key and value; for a list, each.key is the element's index".to_owned(),
+                            Some(s) => format!("each has only key and value; did you mean \"{s}\"?"),
+                            None => "each has only key and value".to_owned(),
+                        },
+                    )
+                    .with_span(attr.span),
+                );
+            }
+        }
+        for call in refs::calls(e) {
+            self.check_function_name(call);
+            self.check_invoke(call);
+        }
+    }
+}

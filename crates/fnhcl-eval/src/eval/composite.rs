@@ -1,0 +1,162 @@
+//! The composite's status and connection details, and context blocks,
+//! in the walk.
+
+use fnhcl_base::Diagnostic;
+use std::collections::BTreeMap;
+
+use super::Res;
+use super::frame::Frame;
+use super::values::{decode_base64, obj};
+use super::walk::{Walk, has_errors, incomplete};
+use crate::api::{Discard, DiscardKind, DiscardReason};
+use crate::checks::type_name;
+use crate::compile::{Composite, CompositeKind, ContextBlock};
+
+impl<'c> Walk<'c> {
+    pub(super) fn composite(&mut self, parent: &Frame<'_>, c: &Composite) -> Res<()> {
+        let lf = Frame::locals(parent, &c.scope);
+        let frame = lf.as_ref().unwrap_or(parent);
+        let kind = match c.kind {
+            CompositeKind::Status => DiscardKind::CompositeStatus,
+            CompositeKind::Connection => DiscardKind::CompositeConnection,
+        };
+        let (v, diags) = frame.eval(&c.body);
+        if incomplete(&v, &diags) {
+            self.discard(
+                frame,
+                kind,
+                DiscardReason::Incomplete,
+                "",
+                Some(c.body.span),
+                diags,
+                &[&c.body],
+            );
+            return Ok(());
+        }
+        self.ctx.warn(diags);
+        if v.is_null() {
+            return Ok(());
+        }
+        let Some(entries) = v.as_entries() else {
+            let what = match c.kind {
+                CompositeKind::Status => "composite status",
+                CompositeKind::Connection => "composite connection",
+            };
+            return Err(vec![
+                Diagnostic::error(
+                    format!("{what} body must be an object"),
+                    format!("got {}", type_name(&v)),
+                )
+                .with_span(c.body.span),
+            ]);
+        };
+        match c.kind {
+            CompositeKind::Status => {
+                self.out.status.push((v.clone(), c.body.span));
+                Ok(())
+            }
+            CompositeKind::Connection => {
+                let mut errors = Vec::new();
+                for (k, val) in entries {
+                    if val.as_str().is_none() {
+                        errors.push(
+                            Diagnostic::error(
+                                format!(
+                                    "connection key \"{k}\" was not a string, got {}",
+                                    type_name(val)
+                                ),
+                                "connection detail values must be base64-encoded strings",
+                            )
+                            .with_span(c.body.span),
+                        );
+                    }
+                }
+                if !errors.is_empty() {
+                    return Err(errors);
+                }
+                let mut decoded = BTreeMap::new();
+                let mut bad = false;
+                for (k, val) in entries {
+                    let s = val.as_str().unwrap_or_default();
+                    match decode_base64(s) {
+                        Some(bytes) => {
+                            decoded.insert(k.to_string(), bytes);
+                        }
+                        None => {
+                            bad = true;
+                            let msg = format!("connection secret key \"{k}\" not in base64 format");
+                            self.ctx.warn([
+                                Diagnostic::warning(msg.clone(), "").with_span(c.body.span)
+                            ]);
+                            self.out.discards.push(Discard {
+                                kind,
+                                reason: DiscardReason::BadSecret,
+                                name: k.to_string(),
+                                span: Some(c.body.span),
+                                range: self.range(Some(c.body.span)),
+                                context: vec![msg],
+                            });
+                        }
+                    }
+                }
+                if !bad {
+                    self.out.connection.push((decoded, c.body.span));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    pub(super) fn context(&mut self, parent: &Frame<'_>, c: &ContextBlock) -> Res<()> {
+        let lf = Frame::locals(parent, &c.scope);
+        let frame = lf.as_ref().unwrap_or(parent);
+        let (k, diags) = frame.eval(&c.key);
+        if has_errors(&diags) {
+            let first = diags.iter().find(|d| d.is_error());
+            let detail = first
+                .map(|d| d.to_hcl_string(&self.ctx.program.sources))
+                .unwrap_or_default();
+            let mut out = vec![
+                Diagnostic::error("unable to evaluate context key", detail).with_span(c.key.span),
+            ];
+            out.extend(diags.into_iter().filter(Diagnostic::is_error));
+            return Err(out);
+        }
+        self.ctx.warn(diags);
+        if !k.is_wholly_known() {
+            let unknown = self.unknown_refs(frame, &[&c.key]);
+            return Err(vec![
+                Diagnostic::error(
+                    "context key is unknown",
+                    format!("unknown values: {}", unknown.join(", ")),
+                )
+                .with_span(c.key.span),
+            ]);
+        }
+        let Some(key_str) = k.as_str() else {
+            return Err(vec![
+                Diagnostic::error(
+                    format!("context key was not a string, got {}", type_name(&k)),
+                    "",
+                )
+                .with_span(c.key.span),
+            ]);
+        };
+        let (v, diags) = frame.eval(&c.value);
+        if incomplete(&v, &diags) {
+            self.discard(
+                frame,
+                DiscardKind::Context,
+                DiscardReason::Incomplete,
+                "",
+                Some(c.value.span),
+                diags,
+                &[&c.value],
+            );
+            return Ok(());
+        }
+        self.ctx.warn(diags);
+        self.out.context.push((obj([(key_str, v)]), c.value.span));
+        Ok(())
+    }
+}

@@ -1,0 +1,75 @@
+//! The `req` value built once per request from the [`Request`].
+
+use base64::Engine as _;
+use fnhcl_value::Value;
+use std::collections::{BTreeMap, HashMap};
+
+use super::values::{clean, key, obj};
+use crate::api::Request;
+
+/// Connection details as an object of base64 strings; null when empty.
+fn connection_value(details: &BTreeMap<String, Vec<u8>>) -> Value {
+    if details.is_empty() {
+        return Value::null();
+    }
+    Value::object(
+        details
+            .iter()
+            .map(|(k, v)| {
+                (
+                    key(k),
+                    Value::string(base64::engine::general_purpose::STANDARD.encode(v)),
+                )
+            })
+            .collect(),
+    )
+}
+
+pub(super) fn build_req(r: &Request, members: &HashMap<String, Vec<(String, String)>>) -> Value {
+    let context = Value::object(r.context.iter().map(|(k, v)| (key(k), v.clone())).collect());
+    let composite = r
+        .composite
+        .as_ref()
+        .map(clean)
+        .unwrap_or_else(Value::empty_object);
+    let mut resource = BTreeMap::new();
+    let mut connection = BTreeMap::new();
+    for (name, o) in &r.observed {
+        resource.insert(key(name), clean(&o.body));
+        connection.insert(key(name), connection_value(&o.connection_details));
+    }
+    let mut resources = BTreeMap::new();
+    let mut connections = BTreeMap::new();
+    for (base, list) in members {
+        let mut bodies = Vec::new();
+        let mut conns = Vec::new();
+        for (_, name) in list {
+            if let (Some(b), Some(c)) = (resource.get(name.as_str()), connection.get(name.as_str()))
+            {
+                bodies.push(b.clone());
+                conns.push(c.clone());
+            }
+        }
+        resources.insert(key(base), Value::tuple(bodies));
+        connections.insert(key(base), Value::tuple(conns));
+    }
+    let mut extra = BTreeMap::new();
+    for (name, items) in &r.extra_resources {
+        if let Some(items) = items {
+            extra.insert(key(name), Value::tuple(items.iter().map(clean).collect()));
+        }
+    }
+    obj([
+        ("context", context),
+        ("composite", composite),
+        (
+            "composite_connection",
+            connection_value(&r.composite_connection),
+        ),
+        ("resource", Value::object(resource)),
+        ("connection", Value::object(connection)),
+        ("resources", Value::object(resources)),
+        ("connections", Value::object(connections)),
+        ("extra_resources", Value::object(extra)),
+    ])
+}

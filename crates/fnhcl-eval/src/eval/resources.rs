@@ -1,0 +1,382 @@
+//! Resources and resource collections in the walk.
+
+use fnhcl_base::{Diagnostic, Span};
+use fnhcl_value::{Number, Value};
+
+use super::frame::Frame;
+use super::values::{add_collection_annotations, check_body, key_string, obj};
+use super::walk::{CondResult, Walk, has_errors, incomplete};
+use super::{MAX_COLLECTION_SIZE, Res};
+use crate::api::{DesiredResource, DiscardKind, DiscardReason};
+use crate::checks::type_name;
+use crate::compile::{Child, Collection, Resource};
+
+impl<'c> Walk<'c> {
+    pub(super) fn resource(&mut self, parent: &Frame<'_>, r: &Resource) -> Res<()> {
+        let cname = self.cname(&r.name);
+        let name = cname.as_str();
+        let is_observed = self.ctx.request.observed.contains_key(name);
+        let self_v = obj([
+            ("name", Value::string(r.name.as_str())),
+            ("resource", self.ctx.observed_body(name)),
+            ("connection", self.ctx.observed_connection(name)),
+        ]);
+        let sf = Frame::named(parent, "self", self_v);
+        let lf = Frame::locals(&sf, &r.scope);
+        let frame = lf.as_ref().unwrap_or(&sf);
+        if let Some(c) = &r.condition {
+            let what = || format!("unable to evaluate condition for resource {name}");
+            match self.condition(frame, c, what)? {
+                CondResult::True => {}
+                CondResult::False => {
+                    self.discard(
+                        frame,
+                        DiscardKind::Resource,
+                        DiscardReason::UserCondition,
+                        name,
+                        Some(c.span),
+                        Vec::new(),
+                        &[],
+                    );
+                    return Ok(());
+                }
+                CondResult::Incomplete(diags) => {
+                    if is_observed {
+                        return Err(self.condition_fatal(frame, name, "resource", c, diags));
+                    }
+                    self.discard(
+                        frame,
+                        DiscardKind::Resource,
+                        DiscardReason::Incomplete,
+                        name,
+                        Some(c.span),
+                        diags,
+                        &[&c.expr],
+                    );
+                    return Ok(());
+                }
+            }
+        }
+        let (body, diags) = frame.eval(&r.body);
+        if incomplete(&body, &diags) {
+            if is_observed {
+                return Err(self.body_fatal(frame, name, &r.body, diags));
+            }
+            self.discard(
+                frame,
+                DiscardKind::Resource,
+                DiscardReason::Incomplete,
+                name,
+                Some(r.body.span),
+                diags,
+                &[&r.body],
+            );
+            return Ok(());
+        }
+        self.ctx.warn(diags);
+        let body = check_body(&body, name, r.body.span)?;
+        let idx = self.emit(name, body, r.header)?;
+        self.children(frame, &r.children, name, Some(idx))
+    }
+
+    fn emit(&mut self, name: &str, body: Value, span: Span) -> Res<usize> {
+        if let Some(&i) = self.out.names.get(name) {
+            let first = self.out.resources[i].span;
+            return Err(vec![
+                Diagnostic::error(
+                    format!("duplicate resource \"{name}\""),
+                    "two blocks produce a resource with this crossplane name",
+                )
+                .with_span(span)
+                .with_label(first, "first produced here"),
+            ]);
+        }
+        let idx = self.out.resources.len();
+        self.out.names.insert(name.to_owned(), idx);
+        self.out.resources.push(DesiredResource {
+            name: name.to_owned(),
+            body,
+            ready: None,
+            span,
+        });
+        Ok(idx)
+    }
+
+    fn children(
+        &mut self,
+        frame: &Frame<'_>,
+        children: &[Child],
+        owner: &str,
+        idx: Option<usize>,
+    ) -> Res<()> {
+        for ch in children {
+            match ch {
+                Child::Composite(c) => self.composite(frame, c)?,
+                Child::Context(c) => self.context(frame, c)?,
+                Child::Ready(r) => {
+                    if let Some(i) = idx {
+                        self.ready(frame, r, owner, i)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn collection(&mut self, parent: &Frame<'_>, c: &Collection) -> Res<()> {
+        let cbase = self.cname(&c.base);
+        let observed_members = self.ctx.members.get(&cbase);
+        let (res, conns) = match observed_members {
+            Some(list) => (
+                Value::tuple(
+                    list.iter()
+                        .map(|(_, n)| self.ctx.observed_body(n))
+                        .collect(),
+                ),
+                Value::tuple(
+                    list.iter()
+                        .map(|(_, n)| self.ctx.observed_connection(n))
+                        .collect(),
+                ),
+            ),
+            None => (Value::null(), Value::null()),
+        };
+        let self_items = vec![
+            ("basename", Value::string(c.base.as_str())),
+            ("resources", res),
+            ("connections", conns),
+        ];
+        let sf = Frame::named(parent, "self", obj(self_items.clone()));
+        let lf = Frame::locals(&sf, &c.scope);
+        let frame = lf.as_ref().unwrap_or(&sf);
+        if let Some(cond) = &c.condition {
+            let what = || {
+                format!(
+                    "unable to evaluate condition for resource collection {}",
+                    c.base
+                )
+            };
+            match self.condition(frame, cond, what)? {
+                CondResult::True => {}
+                CondResult::False => {
+                    self.discard(
+                        frame,
+                        DiscardKind::Resources,
+                        DiscardReason::UserCondition,
+                        &cbase,
+                        Some(cond.span),
+                        Vec::new(),
+                        &[],
+                    );
+                    return Ok(());
+                }
+                CondResult::Incomplete(diags) => {
+                    if let Some((_, first)) = observed_members.and_then(|m| m.first()) {
+                        return Err(self.condition_fatal(frame, first, "resources", cond, diags));
+                    }
+                    self.discard(
+                        frame,
+                        DiscardKind::Resources,
+                        DiscardReason::Incomplete,
+                        &cbase,
+                        Some(cond.span),
+                        diags,
+                        &[&cond.expr],
+                    );
+                    return Ok(());
+                }
+            }
+        }
+        let iterations = self.iterations(frame, c)?;
+        for (i, (k, v)) in iterations.into_iter().enumerate() {
+            let each = obj([("key", k.clone()), ("value", v)]);
+            let ef = Frame::named(frame, "each", each);
+            let local = self.member_name(&ef, c, &k)?;
+            let name = self.cname(&local);
+            let is_observed = self.ctx.request.observed.contains_key(&name);
+            let mut items = self_items.clone();
+            items.push(("name", Value::string(local.as_str())));
+            // D13: the member's own observed body and connection details.
+            items.push(("resource", self.ctx.observed_body(&name)));
+            items.push(("connection", self.ctx.observed_connection(&name)));
+            let tf = Frame::named(&ef, "self", obj(items));
+            let tl = Frame::locals(&tf, &c.template.scope);
+            let tframe = tl.as_ref().unwrap_or(&tf);
+            let body_expr = &c.template.body;
+            let (body, diags) = tframe.eval(body_expr);
+            if incomplete(&body, &diags) {
+                if is_observed {
+                    return Err(self.body_fatal(tframe, &name, body_expr, diags));
+                }
+                self.discard(
+                    tframe,
+                    DiscardKind::Resource,
+                    DiscardReason::Incomplete,
+                    &name,
+                    Some(body_expr.span),
+                    diags,
+                    &[body_expr],
+                );
+                continue;
+            }
+            self.ctx.warn(diags);
+            let body = check_body(&body, &name, body_expr.span)?;
+            let body = add_collection_annotations(&body, &cbase, i).map_err(|m| {
+                vec![
+                    Diagnostic::error(
+                        format!("unable to convert resource body to struct: {name}"),
+                        m,
+                    )
+                    .with_span(body_expr.span),
+                ]
+            })?;
+            let idx = self.emit(&name, body, c.template.header)?;
+            self.children(tframe, &c.template.children, &name, Some(idx))?;
+        }
+        self.children(frame, &c.children, &cbase, None)
+    }
+
+    /// The `(each.key, each.value)` pairs of `for_each` (D7 order).
+    fn iterations(&mut self, frame: &Frame<'_>, c: &Collection) -> Res<Vec<(Value, Value)>> {
+        let (v, diags) = frame.eval(&c.for_each);
+        if has_errors(&diags) {
+            let mut out = vec![
+                Diagnostic::error(
+                    format!("unable to evaluate for_each for resource collection {}", c.base),
+                    "for_each must be known when the block is evaluated; wrap uncertain data in try(..., [])",
+                )
+                .with_span(c.for_each.span),
+            ];
+            out.extend(diags.into_iter().filter(Diagnostic::is_error));
+            return Err(out);
+        }
+        self.ctx.warn(diags);
+        let fail = |detail: String| {
+            vec![
+                Diagnostic::error(
+                    format!(
+                        "unable to extract iterations for resource collection {}",
+                        c.base
+                    ),
+                    detail,
+                )
+                .with_span(c.for_each.span),
+            ]
+        };
+        if !v.is_known() {
+            let unknown = self.unknown_refs(frame, &[&c.for_each]);
+            return Err(fail(format!(
+                "for_each is unknown (unknown values: {})",
+                unknown.join(", ")
+            )));
+        }
+        let u = v.unmarked();
+        let pairs: Vec<(Value, Value)> = match u {
+            Value::Null(_) => return Err(fail("for_each is null".to_owned())),
+            Value::List(_) | Value::Tuple(_) => u
+                .as_seq()
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .map(|(i, x)| (Value::Number(Number::from_u64(i as u64)), x.clone()))
+                .collect(),
+            Value::Set(_) => u
+                .as_seq()
+                .unwrap_or_default()
+                .iter()
+                .map(|x| (x.clone(), x.clone()))
+                .collect(),
+            Value::Map(_) | Value::Object(_) => u
+                .as_entries()
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, x)| (Value::string(k.clone()), x.clone()))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            other => {
+                return Err(fail(format!(
+                    "for_each must be a list, tuple, set, map or object, got {}",
+                    type_name(other)
+                )));
+            }
+        };
+        if pairs.len() > MAX_COLLECTION_SIZE {
+            return Err(fail(format!(
+                "for_each has {} elements, more than the limit of {MAX_COLLECTION_SIZE}",
+                pairs.len()
+            )));
+        }
+        Ok(pairs)
+    }
+
+    fn member_name(&mut self, frame: &Frame<'_>, c: &Collection, k: &Value) -> Res<String> {
+        let Some(name_expr) = &c.name else {
+            // The default `"${self.basename}-${each.key}"`.
+            return match key_string(k) {
+                Some(s) => Ok(format!("{}-{s}", c.base)),
+                None => Err(vec![
+                    Diagnostic::error(
+                        format!(
+                            "unable to evaluate default name expression for resource collection {}",
+                            c.base
+                        ),
+                        format!(
+                            "each.key has type {}, which cannot be used in the default name \"${{self.basename}}-${{each.key}}\"; set name explicitly",
+                            type_name(k)
+                        ),
+                    )
+                    .with_span(c.header),
+                ]),
+            };
+        };
+        let (v, diags) = frame.eval(name_expr);
+        if has_errors(&diags) {
+            let detail = diags
+                .iter()
+                .find(|d| d.is_error())
+                .map(|d| d.to_hcl_string(&self.ctx.program.sources))
+                .unwrap_or_default();
+            let mut out = vec![
+                Diagnostic::error(
+                    format!(
+                        "unable to evaluate name expression for resource collection {}",
+                        c.base
+                    ),
+                    detail,
+                )
+                .with_span(name_expr.span),
+            ];
+            out.extend(diags.into_iter().filter(Diagnostic::is_error));
+            return Err(out);
+        }
+        self.ctx.warn(diags);
+        if !v.is_known() {
+            // D14 (upstream panics here).
+            let unknown = self.unknown_refs(frame, &[name_expr]);
+            return Err(vec![
+                Diagnostic::error(
+                    format!(
+                        "name expression for resource collection {} is unknown",
+                        c.base
+                    ),
+                    format!("unknown values: {}", unknown.join(", ")),
+                )
+                .with_span(name_expr.span),
+            ]);
+        }
+        match v.as_str() {
+            Some(s) => Ok(s.to_owned()),
+            None => Err(vec![
+                Diagnostic::error(
+                    format!(
+                        "name produced from evaluating the name expression for collection {} was not a string",
+                        c.base
+                    ),
+                    format!("got {}", type_name(&v)),
+                )
+                .with_span(name_expr.span),
+            ]),
+        }
+    }
+}

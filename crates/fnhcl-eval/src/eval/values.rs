@@ -1,0 +1,189 @@
+//! Small value helpers: shared keys, objects, annotations, resource
+//! bodies, collection annotations, base64 and unknown paths.
+
+use base64::Engine as _;
+use fnhcl_base::{Diagnostic, Span};
+use fnhcl_value::{Key, Value};
+use std::collections::BTreeMap;
+
+use super::{MAX_UNKNOWN_REFS, Res};
+use crate::checks::type_name;
+use crate::render::{COLLECTION_BASE_NAME_ANNOTATION, COLLECTION_INDEX_ANNOTATION};
+
+/// Keys of the objects built for every resource (`self`, `each`): shared,
+/// so building those objects allocates no key.
+static COMMON_KEYS: std::sync::LazyLock<[Key; 8]> = std::sync::LazyLock::new(|| {
+    [
+        "name",
+        "resource",
+        "connection",
+        "key",
+        "value",
+        "basename",
+        "resources",
+        "connections",
+    ]
+    .map(Key::from)
+});
+
+pub(super) fn key(s: &str) -> Key {
+    match COMMON_KEYS.iter().find(|k| &***k == s) {
+        Some(k) => k.clone(),
+        None => Key::from(s),
+    }
+}
+
+pub(super) fn obj<'k>(items: impl IntoIterator<Item = (&'k str, Value)>) -> Value {
+    Value::object(items.into_iter().map(|(k, v)| (key(k), v)).collect())
+}
+
+/// A string annotation of an object body.
+pub(super) fn annotation(body: &Value, name: &str) -> Option<String> {
+    body.as_entries()?
+        .get("metadata")?
+        .as_entries()?
+        .get("annotations")?
+        .as_entries()?
+        .get(name)?
+        .as_str()
+        .map(str::to_owned)
+}
+
+/// The body without `metadata.managedFields`.
+pub(super) fn clean(body: &Value) -> Value {
+    let Some(top) = body.as_entries() else {
+        return body.clone();
+    };
+    let Some(meta) = top.get("metadata").and_then(Value::as_entries) else {
+        return body.clone();
+    };
+    if !meta.contains_key("managedFields") {
+        return body.clone();
+    }
+    let mut meta = meta.clone();
+    meta.remove("managedFields");
+    let mut top = top.clone();
+    top.insert(key("metadata"), Value::object(meta));
+    Value::object(top)
+}
+
+/// A resource body must be a (known) object.
+pub(super) fn check_body(v: &Value, name: &str, span: Span) -> Res<Value> {
+    if v.as_entries().is_some() {
+        return Ok(v.clone());
+    }
+    Err(vec![
+        Diagnostic::error(
+            format!("unable to convert resource body to struct: {name}"),
+            format!("the body must be an object, got {}", type_name(v)),
+        )
+        .with_span(span),
+    ])
+}
+
+/// Adds the collection annotations to a member's body (upstream §5.1).
+pub(super) fn add_collection_annotations(
+    body: &Value,
+    base: &str,
+    index: usize,
+) -> Result<Value, String> {
+    let top = body.as_entries().cloned().unwrap_or_default();
+    let mut meta = match top.get("metadata") {
+        None => BTreeMap::new(),
+        Some(m) if m.is_null() => BTreeMap::new(),
+        Some(m) => match m.as_entries() {
+            Some(e) => e.clone(),
+            None => {
+                return Err(format!(
+                    "expected metadata to be an object, got {}",
+                    type_name(m)
+                ));
+            }
+        },
+    };
+    let mut ann = match meta.get("annotations") {
+        None => BTreeMap::new(),
+        Some(a) if a.is_null() => BTreeMap::new(),
+        Some(a) => match a.as_entries() {
+            Some(e) => e.clone(),
+            None => {
+                return Err(format!(
+                    "expected metadata.annotations to be an object, got {}",
+                    type_name(a)
+                ));
+            }
+        },
+    };
+    ann.insert(key(COLLECTION_BASE_NAME_ANNOTATION), Value::string(base));
+    ann.insert(
+        key(COLLECTION_INDEX_ANNOTATION),
+        Value::string(format!("s{index:06}")),
+    );
+    meta.insert(key("annotations"), Value::object(ann));
+    let mut top = top;
+    top.insert(key("metadata"), Value::object(meta));
+    Ok(Value::object(top))
+}
+
+/// `each.key` in a template string (`tostring` semantics).
+pub(super) fn key_string(k: &Value) -> Option<String> {
+    match k.unmarked() {
+        Value::String(s) => Some(s.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// Standard padded base64; `\r` and `\n` are ignored (as Go's decoder).
+pub(super) fn decode_base64(s: &str) -> Option<Vec<u8>> {
+    let cleaned: String = s.chars().filter(|c| *c != '\r' && *c != '\n').collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(cleaned.as_bytes())
+        .ok()
+}
+
+/// Collects `<prefix><path>` for every unknown inside `v` (§4.3).
+pub(super) fn unknown_paths(v: &Value, prefix: &mut String, out: &mut Vec<String>, depth: usize) {
+    if out.len() >= MAX_UNKNOWN_REFS || depth > 64 {
+        return;
+    }
+    let v = v.unmarked();
+    if !v.is_known() {
+        out.push(prefix.clone());
+        return;
+    }
+    let len = prefix.len();
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter() {
+                prefix.push('.');
+                prefix.push_str(k);
+                unknown_paths(x, prefix, out, depth + 1);
+                prefix.truncate(len);
+            }
+        }
+        Value::Map(m) => {
+            for (k, x) in &m.items {
+                prefix.push_str(&format!("[{k}]"));
+                unknown_paths(x, prefix, out, depth + 1);
+                prefix.truncate(len);
+            }
+        }
+        Value::List(_) | Value::Tuple(_) => {
+            for (i, x) in v.as_seq().unwrap_or_default().iter().enumerate() {
+                prefix.push_str(&format!("[{i}]"));
+                unknown_paths(x, prefix, out, depth + 1);
+                prefix.truncate(len);
+            }
+        }
+        Value::Set(c) => {
+            for x in &c.items {
+                prefix.push_str("<?>");
+                unknown_paths(x, prefix, out, depth + 1);
+                prefix.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
