@@ -99,13 +99,17 @@ fn demanded_too_deep(s: &Struct, paths: &Paths, max: usize) -> bool {
             whole.extend(s.fields.values().map(|v| (v, depth)));
             continue;
         };
-        if keys.keys().any(|k| !s.fields.contains_key(k)) {
+        // One lookup per demanded key (hashing is most of this walk).
+        let found: Option<Vec<_>> = keys
+            .iter()
+            .map(|(k, sub)| s.fields.get(k).map(|v| (v, sub)))
+            .collect();
+        let Some(found) = found else {
             // Converted whole (see `project_struct`).
             whole.extend(s.fields.values().map(|v| (v, depth)));
             continue;
-        }
-        for (k, sub) in keys {
-            let Some(v) = s.fields.get(k) else { continue };
+        };
+        for (v, sub) in found {
             match (&v.kind, sub) {
                 (Some(Kind::StructValue(inner)), Paths::Keys(_)) => {
                     if depth >= max {

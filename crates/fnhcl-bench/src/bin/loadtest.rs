@@ -28,6 +28,9 @@
 //!   `crates/fnhcl-server/tests/python/run.sh` sets up).
 //!   `--empty-server` measures the floor instead: the SDK's server on the
 //!   same runtime answering every call with an empty response.
+//!   `--bare-server` serves the function from a bare tonic server (no
+//!   SDK layers) instead, `--split-frames` with it sends small responses
+//!   in one write (see `loadtest/bare.rs`).
 //! - `fairness`: `--heavy N` clients keep a heavy request each in flight
 //!   (`fnhcl_bench::heavy_composition(--heavy-rows)`, ~0.25 s of
 //!   evaluation at 100 rows) while one client sends a trivial request (one
@@ -53,6 +56,9 @@ use fnhcl_crossplane::proto::function_runner_service_server::{
 use fnhcl_crossplane::proto::{RunFunctionRequest, RunFunctionResponse, Severity};
 use tonic::transport::Channel;
 
+#[path = "loadtest/bare.rs"]
+mod bare;
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
     Load,
@@ -76,6 +82,8 @@ struct Config {
     interval: Duration,
     python: Option<String>,
     empty_server: bool,
+    bare_server: bool,
+    split_frames: bool,
     server: Option<String>,
     connect: Option<String>,
     pid: Option<u32>,
@@ -90,7 +98,7 @@ fn usage() -> &'static str {
      [--server PATH | --connect HOST:PORT [--pid PID]] \
      [--clients N] [--requests N] [--duration SECS] [--resources N] \
      [--workload buckets|composition] [--sizes N,N,..] [--client tonic|python] [--python PATH] \
-     [--empty-server] \
+     [--empty-server | --bare-server [--split-frames]] \
      [--heavy N] [--heavy-rows N] [--interval-ms N]"
 }
 
@@ -104,6 +112,8 @@ fn parse_args() -> Result<Config, String> {
         interval: Duration::from_millis(5),
         python: None,
         empty_server: false,
+        bare_server: false,
+        split_frames: false,
         server: None,
         connect: None,
         pid: None,
@@ -160,6 +170,8 @@ fn parse_args() -> Result<Config, String> {
             },
             "--python" => c.python = Some(val()?),
             "--empty-server" => c.empty_server = true,
+            "--bare-server" => c.bare_server = true,
+            "--split-frames" => c.split_frames = true,
             "--heavy" => c.heavy = num(val()?)? as usize,
             "--heavy-rows" => c.heavy_rows = num(val()?)? as usize,
             "--interval-ms" => c.interval = Duration::from_millis(num(val()?)?),
@@ -279,6 +291,10 @@ fn start_server(cfg: &Config) -> Result<Server, String> {
     let (bin, args): (std::path::PathBuf, Vec<&str>) = match &cfg.server {
         Some(p) => (p.into(), vec!["serve", "--insecure"]),
         None if cfg.empty_server => (me.clone(), vec!["--serve-empty", &addr]),
+        None if cfg.bare_server && cfg.split_frames => {
+            (me.clone(), vec!["--serve-bare-split", &addr])
+        }
+        None if cfg.bare_server => (me.clone(), vec!["--serve-bare", &addr]),
         None if sibling.exists() => (sibling, vec!["serve", "--insecure"]),
         None => (me.clone(), vec!["--serve", &addr]),
     };
@@ -929,6 +945,19 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("fnhcl-loadtest --serve-empty: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if argv.len() == 3 && (argv[1] == "--serve-bare" || argv[1] == "--serve-bare-split") {
+        let split = argv[1] == "--serve-bare-split";
+        let served = fnhcl_server::runtime()
+            .map_err(|e| e.to_string())
+            .and_then(|rt| rt.block_on(bare::serve(&argv[2], split)));
+        return match served {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("fnhcl-loadtest {}: {e}", argv[1]);
                 ExitCode::FAILURE
             }
         };
