@@ -13,6 +13,7 @@ use crate::error::CallError;
 use crate::limits_coll::{MAX_NESTING, check_size};
 use crate::quote::go_quote_basic;
 use crate::registry::{FuncDef, Param, Registry};
+use crate::shape::{Shape, shape};
 
 pub(crate) fn register(r: &mut Registry) {
     let list_bool = || Type::list(Type::Bool);
@@ -220,9 +221,8 @@ pub(crate) fn register(r: &mut Registry) {
                     .allow_marked(),
             )
             .returns_with("number", |args| {
-                let t = args[0].type_of();
-                match t {
-                    Type::Bool | Type::Number => Err(CallError::new(
+                match shape(&args[0]) {
+                    Shape::Bool | Shape::Number => Err(CallError::new(
                         "argument must be a string, a collection type, or a structural type",
                     )),
                     _ => Ok(Type::Number),
@@ -685,8 +685,8 @@ fn concat(args: &[Value]) -> Result<Value, CallError> {
 fn contains(args: &[Value]) -> Result<Value, CallError> {
     let list = &args[0];
     if !matches!(
-        list.type_of(),
-        Type::List(_) | Type::Tuple(_) | Type::Set(_)
+        shape(list),
+        Shape::List(_) | Shape::Tuple(_) | Shape::Set(_)
     ) {
         return Err(CallError::new("argument must be list, tuple, or set"));
     }
@@ -858,9 +858,9 @@ fn index(args: &[Value]) -> Result<Value, CallError> {
 }
 
 fn keys_type(args: &[Value]) -> Result<Type, CallError> {
-    match args[0].type_of() {
-        Type::Map(_) => Ok(Type::list(Type::String)),
-        Type::Object(attrs) => Ok(Type::tuple(vec![Type::String; attrs.len()])),
+    match shape(&args[0]) {
+        Shape::Map(_) => Ok(Type::list(Type::String)),
+        Shape::Object(attrs) => Ok(Type::tuple(vec![Type::String; attrs.len()])),
         _ => Err(CallError::arg(0, "must have map or object type")),
     }
 }
@@ -868,9 +868,8 @@ fn keys_type(args: &[Value]) -> Result<Type, CallError> {
 fn keys(args: &[Value]) -> Result<Value, CallError> {
     let ret = keys_type(args).unwrap_or(Type::Dynamic);
     let (m, marked) = unmark_top(&args[0]);
-    if let Type::Object(attrs) = m.type_of() {
-        let names = attrs.keys().map(|k| Value::String(k.clone())).collect();
-        return Ok(Value::tuple(names).mark_if(marked));
+    if let Shape::Object(attrs) = shape(&m) {
+        return Ok(Value::tuple(attrs.names()).mark_if(marked));
     }
     if !m.is_known() {
         return Ok(Value::Unknown(ret).mark_if(marked));
@@ -885,11 +884,11 @@ fn keys(args: &[Value]) -> Result<Value, CallError> {
 fn length(args: &[Value]) -> Result<Value, CallError> {
     let coll = &args[0];
     let (v, marked) = unmark_top(coll);
-    let n = match v.type_of() {
-        Type::Dynamic => return Ok(Value::Unknown(Type::Number).mark_if(marked)),
-        Type::Tuple(es) => es.len(),
-        Type::Object(attrs) => attrs.len(),
-        Type::String => {
+    let n = match shape(&v) {
+        Shape::Dynamic => return Ok(Value::Unknown(Type::Number).mark_if(marked)),
+        Shape::Tuple(n) => n,
+        Shape::Object(attrs) => attrs.len(),
+        Shape::String => {
             // Terraform calls cty's strlen, whose dispatcher unmarks the
             // argument and re-marks a known result.
             return Ok(match v.as_str() {
@@ -897,7 +896,7 @@ fn length(args: &[Value]) -> Result<Value, CallError> {
                 None => Value::Unknown(Type::Number),
             });
         }
-        Type::List(_) | Type::Map(_) => {
+        Shape::List(_) | Shape::Map(_) => {
             if !v.is_known() {
                 return Ok(Value::Unknown(Type::Number).mark_if(marked));
             }
@@ -906,7 +905,7 @@ fn length(args: &[Value]) -> Result<Value, CallError> {
                 .or_else(|| v.as_entries().map(ObjMap::len))
                 .unwrap_or(0)
         }
-        Type::Set(_) => {
+        Shape::Set(_) => {
             if !v.is_known() {
                 return Ok(Value::Unknown(Type::Number).mark_if(marked));
             }
@@ -916,7 +915,7 @@ fn length(args: &[Value]) -> Result<Value, CallError> {
             }
             items.len()
         }
-        Type::Bool | Type::Number => {
+        Shape::Bool | Shape::Number => {
             return Err(CallError::new("impossible value type for length(...)"));
         }
     };
@@ -930,14 +929,15 @@ fn lookup_type(args: &[Value]) -> Result<Type, CallError> {
             args.len()
         )));
     }
-    match args[0].type_of() {
-        Type::Object(attrs) => {
+    // Only the looked-up attribute's type is needed, not the whole map's.
+    match shape(&args[0]) {
+        Shape::Object(attrs) => {
             if !args[1].is_known() {
                 return Ok(Type::Dynamic);
             }
             let key = args[1].as_str().unwrap_or_default();
-            if let Some(t) = attrs.get(key) {
-                Ok(t.clone())
+            if let Some(t) = attrs.type_of(key) {
+                Ok(t)
             } else if args.len() == 3 {
                 Ok(args[2].type_of())
             } else {
@@ -947,14 +947,14 @@ fn lookup_type(args: &[Value]) -> Result<Type, CallError> {
                 ))
             }
         }
-        Type::Map(e) => {
-            if args.len() == 3 && convert(&args[2], &e).is_err() {
+        Shape::Map(e) => {
+            if args.len() == 3 && convert(&args[2], e).is_err() {
                 return Err(CallError::arg(
                     2,
                     "the default value must have the same type as the map elements",
                 ));
             }
-            Ok((*e).clone())
+            Ok(e.clone())
         }
         _ => Err(CallError::arg(
             0,

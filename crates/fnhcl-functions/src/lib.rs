@@ -32,6 +32,7 @@ mod numfmt;
 mod quote;
 mod regex_fns;
 pub mod registry;
+mod shape;
 mod strings;
 mod typeconv;
 mod yaml;
