@@ -1127,10 +1127,15 @@ fn merge(args: &[Value]) -> Result<Value, CallError> {
 }
 
 fn one_type(args: &[Value]) -> Result<Type, CallError> {
-    match args[0].type_of() {
-        Type::List(e) | Type::Set(e) => return Ok((*e).clone()),
-        Type::Tuple(es) if es.is_empty() => return Ok(Type::Dynamic),
-        Type::Tuple(es) if es.len() == 1 => return Ok(es[0].clone()),
+    match shape(&args[0]) {
+        Shape::List(e) | Shape::Set(e) => return Ok(e.clone()),
+        Shape::Tuple(0) => return Ok(Type::Dynamic),
+        // One element: its type is cheap to work out.
+        Shape::Tuple(1) => {
+            if let Type::Tuple(es) = args[0].type_of() {
+                return Ok(es[0].clone());
+            }
+        }
         _ => {}
     }
     Err(CallError::arg(
@@ -1142,13 +1147,13 @@ fn one_type(args: &[Value]) -> Result<Type, CallError> {
 fn one(args: &[Value]) -> Result<Value, CallError> {
     let ret = one_type(args)?;
     let v = &args[0];
-    if matches!(v.type_of(), Type::List(_) | Type::Set(_)) {
+    if matches!(shape(v), Shape::List(_) | Shape::Set(_)) {
         if !v.is_known() {
             return Ok(Value::Unknown(ret));
         }
         let items = seq(v);
         // A set's length is unknown if it holds unknowns that may coalesce.
-        if matches!(v.type_of(), Type::Set(_)) && items.len() > 1 && !v.is_wholly_known() {
+        if matches!(shape(v), Shape::Set(_)) && items.len() > 1 && !v.is_wholly_known() {
             return Ok(Value::Unknown(ret));
         }
         return match items.len() {
