@@ -13,7 +13,7 @@ use crate::error::CallError;
 use crate::limits_coll::{MAX_NESTING, check_size};
 use crate::quote::go_quote_basic;
 use crate::registry::{FuncDef, Param, Registry};
-use crate::shape::{Shape, shape};
+use crate::shape::{Attrs, Shape, shape};
 
 pub(crate) fn register(r: &mut Registry) {
     let list_bool = || Type::list(Type::Bool);
@@ -409,15 +409,15 @@ pub(crate) fn register(r: &mut Registry) {
         .param(Param::new("mapping", Type::Dynamic).allow_marked())
         .returns_with("list or tuple", values_type)
         .implement(|args| {
-            let ret = values_type(args)?;
+            values_type(args)?;
             let (v, marked) = unmark_top(&args[0]);
             let items: Vec<Value> = v
                 .as_entries()
                 .map(|m| m.values().cloned().collect())
                 .unwrap_or_default();
-            Ok(match ret {
-                Type::Tuple(_) => Value::tuple(items),
-                t => Value::list(elem_of(&t), items),
+            Ok(match shape(&v) {
+                Shape::Map(e) => Value::list(e.clone(), items),
+                _ => Value::tuple(items),
             }
             .mark_if(marked))
         }),
@@ -805,21 +805,19 @@ fn flattener(v: &Value, depth: usize, out: &mut Vec<Value>) -> Result<(bool, boo
 }
 
 fn flatten_type(args: &[Value]) -> Result<Type, CallError> {
-    if !args[0].is_wholly_known() {
+    // The result of a wholly known sequence is the tuple of its flattened
+    // elements, whose type nothing reads before the implementation builds
+    // it (an unknown argument short-circuits with the dynamic type; the
+    // implementation fails with the same errors the flattening would
+    // give here), so the sequence is flattened once, not twice and typed.
+    if matches!(
+        shape(&args[0]),
+        Shape::List(_) | Shape::Set(_) | Shape::Tuple(_)
+    ) || !args[0].is_wholly_known()
+    {
         return Ok(Type::Dynamic);
     }
-    if !matches!(
-        args[0].type_of(),
-        Type::List(_) | Type::Set(_) | Type::Tuple(_)
-    ) {
-        return Err(CallError::new("can only flatten lists, sets and tuples"));
-    }
-    let mut out = Vec::new();
-    let (_, known) = flattener(&args[0], 0, &mut out)?;
-    if !known {
-        return Ok(Type::Dynamic);
-    }
-    Ok(Type::tuple(out.iter().map(Value::type_of).collect()))
+    Err(CallError::new("can only flatten lists, sets and tuples"))
 }
 
 fn flatten(args: &[Value]) -> Result<Value, CallError> {
@@ -1570,9 +1568,13 @@ fn transpose(args: &[Value]) -> Result<Value, CallError> {
 }
 
 fn values_type(args: &[Value]) -> Result<Type, CallError> {
-    match args[0].type_of() {
-        Type::Map(e) => Ok(Type::list((*e).clone())),
-        Type::Object(attrs) => Ok(Type::tuple(attrs.values().cloned().collect())),
+    match shape(&args[0]) {
+        Shape::Map(e) => Ok(Type::list(e.clone())),
+        Shape::Object(Attrs::Type(attrs)) => Ok(Type::tuple(attrs.values().cloned().collect())),
+        // A known object gives the tuple of its values, whose type nothing
+        // reads before the implementation builds it (an unknown argument
+        // has its type: the case above).
+        Shape::Object(Attrs::Value(_)) => Ok(Type::Dynamic),
         _ => Err(CallError::new(
             "values() requires a map as the first argument",
         )),
