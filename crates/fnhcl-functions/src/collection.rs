@@ -835,7 +835,7 @@ fn flatten(args: &[Value]) -> Result<Value, CallError> {
 }
 
 fn index(args: &[Value]) -> Result<Value, CallError> {
-    if !matches!(args[0].type_of(), Type::List(_) | Type::Tuple(_)) {
+    if !matches!(shape(&args[0]), Shape::List(_) | Shape::Tuple(_)) {
         return Err(CallError::new("argument must be a list or tuple"));
     }
     if !args[0].is_known() {
@@ -1407,13 +1407,10 @@ fn setproduct(args: &[Value]) -> Result<Value, CallError> {
 /// cty `sliceIndexes`: (start, end, both known).
 fn slice_indexes(args: &[Value]) -> Result<(usize, usize, bool), CallError> {
     let (list, _) = unmark_top(&args[0]);
-    let len = if matches!(list.type_of(), Type::Tuple(_)) || list.is_known() {
-        match list.type_of() {
-            Type::Tuple(es) => Some(es.len()),
-            _ => Some(seq(&list).len()),
-        }
-    } else {
-        None
+    let len = match shape(&list) {
+        Shape::Tuple(n) => Some(n),
+        _ if list.is_known() => Some(seq(&list).len()),
+        _ => None,
     };
     let idx = |i: usize, what: &str| -> Result<Option<usize>, CallError> {
         if !args[i].is_known() {

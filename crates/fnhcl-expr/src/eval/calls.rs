@@ -66,7 +66,13 @@ impl Evaluator<'_, '_> {
                 // HCL stops before evaluating the other arguments.
                 return (dynamic(), diags);
             }
-            let ty = v.type_of();
+            // The outer kind of the value's type is enough (`type_of` of a
+            // long tuple would type every element).
+            let ty = match v.unmarked() {
+                Value::Null(t) | Value::Unknown(t) => outer_kind(t),
+                Value::Tuple(_) | Value::List(_) | Value::Set(_) => Expand::Sequence,
+                _ => Expand::Other,
+            };
             let null_err = |s: &Self| {
                 s.error(
                     "Invalid expanding argument value",
@@ -76,13 +82,13 @@ impl Evaluator<'_, '_> {
                 )
             };
             match ty {
-                Type::Dynamic => {
+                Expand::Dynamic => {
                     if v.is_null() {
                         diags.push(null_err(self));
                     }
                     return (dynamic(), diags);
                 }
-                Type::Tuple(_) | Type::List(_) | Type::Set(_) => {
+                Expand::Sequence => {
                     if v.is_null() {
                         diags.push(null_err(self));
                         return (dynamic(), diags);
@@ -105,7 +111,7 @@ impl Evaluator<'_, '_> {
                         vals.push((it.clone().mark_if(m), x.span, x.span, Vec::new()));
                     }
                 }
-                _ => {
+                Expand::Other => {
                     diags.push(self.error(
                         "Invalid expanding argument value",
                         "The expanding argument (indicated by ...) must be of a tuple, list, or set type.",
@@ -302,6 +308,21 @@ impl Evaluator<'_, '_> {
             name.span,
             span,
         )
+    }
+}
+
+/// The outer kind of an expanding (`...`) argument's type.
+enum Expand {
+    Dynamic,
+    Sequence,
+    Other,
+}
+
+fn outer_kind(t: &Type) -> Expand {
+    match t {
+        Type::Dynamic => Expand::Dynamic,
+        Type::Tuple(_) | Type::List(_) | Type::Set(_) => Expand::Sequence,
+        _ => Expand::Other,
     }
 }
 
