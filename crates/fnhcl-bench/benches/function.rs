@@ -116,3 +116,31 @@ fn protobuf_decode_encode(b: Bencher<'_, '_>, n: usize) {
         black_box(&rsp).encode_to_vec()
     });
 }
+
+/// [`run_cached`] with observed objects the size Crossplane sends
+/// (`fnhcl_bench::live_request`): metadata with managed fields, status,
+/// conditions, of which the program reads a few fields.
+#[divan::bench(args = [10, 50])]
+fn run_cached_live(b: Bencher<'_, '_>, n: usize) {
+    let hcl = fnhcl_bench::composition(n);
+    let req = fnhcl_bench::live_request(n, &hcl);
+    let f = Function::new(Options::default());
+    let _ = f.run(&req);
+    b.bench(|| f.run(black_box(&req)));
+}
+
+/// [`protobuf_decode_encode`] of the live-sized request.
+#[divan::bench(args = [10, 50])]
+fn protobuf_decode_encode_live(b: Bencher<'_, '_>, n: usize) {
+    let hcl = fnhcl_bench::composition(n);
+    let req = fnhcl_bench::live_request(n, &hcl);
+    let rsp = Function::new(Options::default()).run(&req);
+    let req_bytes = req.encode_to_vec();
+    b.bench(|| {
+        let decoded =
+            fnhcl_crossplane::proto::RunFunctionRequest::decode(black_box(&req_bytes[..]))
+                .expect("decode");
+        black_box(decoded);
+        black_box(&rsp).encode_to_vec()
+    });
+}
