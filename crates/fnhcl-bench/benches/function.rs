@@ -104,8 +104,11 @@ fn run_uncached(b: Bencher<'_, '_>, n: usize) {
 /// any function pays per call, to compare evaluation against.
 #[divan::bench(args = SIZES)]
 fn protobuf_decode_encode(b: Bencher<'_, '_>, n: usize) {
-    let hcl = fnhcl_bench::composition(n);
-    let req = fnhcl_bench::request(n, &hcl);
+    decode_encode(b, fnhcl_bench::request(n, &fnhcl_bench::composition(n)));
+}
+
+/// Decoding `req` and encoding the response it gets, without running.
+fn decode_encode(b: Bencher<'_, '_>, req: fnhcl_crossplane::proto::RunFunctionRequest) {
     let rsp = Function::new(Options::default()).run(&req);
     let req_bytes = req.encode_to_vec();
     b.bench(|| {
@@ -115,4 +118,25 @@ fn protobuf_decode_encode(b: Bencher<'_, '_>, n: usize) {
         black_box(decoded);
         black_box(&rsp).encode_to_vec()
     });
+}
+
+/// [`run_cached`] with observed objects the size Crossplane sends
+/// (`fnhcl_bench::live_request`): metadata with managed fields, status,
+/// conditions, of which the program reads a few fields.
+#[divan::bench(args = [10, 50])]
+fn run_cached_live(b: Bencher<'_, '_>, n: usize) {
+    let hcl = fnhcl_bench::composition(n);
+    let req = fnhcl_bench::live_request(n, &hcl);
+    let f = Function::new(Options::default());
+    let _ = f.run(&req);
+    b.bench(|| f.run(black_box(&req)));
+}
+
+/// [`protobuf_decode_encode`] of the live-sized request.
+#[divan::bench(args = [10, 50])]
+fn protobuf_decode_encode_live(b: Bencher<'_, '_>, n: usize) {
+    decode_encode(
+        b,
+        fnhcl_bench::live_request(n, &fnhcl_bench::composition(n)),
+    );
 }

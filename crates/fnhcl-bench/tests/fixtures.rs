@@ -17,58 +17,43 @@ fn generated_compositions_render_every_resource() {
     }
 }
 
+/// The desired resources of one run, as sorted (name, body JSON) pairs;
+/// the run must have no results.
+fn desired_bodies(req: &fnhcl_crossplane::proto::RunFunctionRequest) -> Vec<(String, String)> {
+    let rsp = Function::new(Options::default()).run(req);
+    assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+    let mut out: Vec<(String, String)> = rsp
+        .desired
+        .expect("desired state")
+        .resources
+        .into_iter()
+        .map(|(k, v)| {
+            (
+                k,
+                serde_json::to_value(&v.resource).expect("json").to_string(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 /// The live-sized request reads the same fields as the small one, so
 /// both give the same desired resources (the benchmark of the two measures
 /// the size of the observed state and nothing else).
 #[test]
 fn live_request_renders_like_the_small_one() {
     let hcl = fnhcl_bench::composition(10);
-    let bodies = |req: fnhcl_crossplane::proto::RunFunctionRequest| {
-        let rsp = Function::new(Options::default()).run(&req);
-        assert!(rsp.results.is_empty(), "{:?}", rsp.results);
-        let mut out: Vec<(String, String)> = rsp
-            .desired
-            .expect("desired state")
-            .resources
-            .into_iter()
-            .map(|(k, v)| {
-                (
-                    k,
-                    serde_json::to_value(&v.resource).expect("json").to_string(),
-                )
-            })
-            .collect();
-        out.sort();
-        out
-    };
-    let small = bodies(fnhcl_bench::request(10, &hcl));
+    let small = desired_bodies(&fnhcl_bench::request(10, &hcl));
     assert_eq!(small.len(), 10);
-    assert_eq!(small, bodies(fnhcl_bench::live_request(10, &hcl)));
+    assert_eq!(small, desired_bodies(&fnhcl_bench::live_request(10, &hcl)));
 }
 
 /// The module benchmark's two programs emit the same resources, bodies
 /// included, so the comparison measures modules and nothing else.
 #[test]
 fn modular_and_flat_compositions_are_equivalent() {
-    let run = |hcl: String| {
-        let req = fnhcl_bench::request(0, &hcl);
-        let rsp = Function::new(Options::default()).run(&req);
-        assert!(rsp.results.is_empty(), "{:?}", rsp.results);
-        let mut desired: Vec<(String, String)> = rsp
-            .desired
-            .expect("desired state")
-            .resources
-            .into_iter()
-            .map(|(k, v)| {
-                (
-                    k,
-                    serde_json::to_value(&v.resource).expect("json").to_string(),
-                )
-            })
-            .collect();
-        desired.sort();
-        desired
-    };
+    let run = |hcl: String| desired_bodies(&fnhcl_bench::request(0, &hcl));
     let flat = run(fnhcl_bench::flat_composition(10, 5));
     let modular = run(fnhcl_bench::modular_composition(10, 5));
     assert_eq!(flat.len(), 50);
