@@ -109,19 +109,27 @@ impl Evaluator<'_, '_> {
             ));
             return (dynamic(), diags);
         }
-        let cty = coll.type_of();
-        if cty == Type::Dynamic {
-            return (dynamic(), diags);
-        }
-        if !matches!(
-            cty,
-            Type::List(_) | Type::Set(_) | Type::Map(_) | Type::Tuple(_) | Type::Object(_)
-        ) {
+        // The checks need the outer kind of the collection's type only;
+        // its whole type (a walk of every element) only for the message.
+        let iterable = match coll.unmarked() {
+            Value::Unknown(Type::Dynamic) | Value::Null(Type::Dynamic) => {
+                return (dynamic(), diags);
+            }
+            Value::Unknown(t) | Value::Null(t) => matches!(
+                t,
+                Type::List(_) | Type::Set(_) | Type::Map(_) | Type::Tuple(_) | Type::Object(_)
+            ),
+            Value::List(_) | Value::Set(_) | Value::Map(_) | Value::Tuple(_) | Value::Object(_) => {
+                true
+            }
+            _ => false,
+        };
+        if !iterable {
             diags.push(self.error(
                 "Iteration over non-iterable value",
                 format!(
                     "A value of type {} cannot be used as the collection in a 'for' expression.",
-                    cty.friendly_name()
+                    coll.type_of().friendly_name()
                 ),
                 collection.span,
                 collection.span,
