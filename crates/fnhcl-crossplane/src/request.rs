@@ -169,7 +169,7 @@ pub fn too_deep_for(req: &RunFunctionRequest, demand: &Demand, max: usize) -> Op
         let mut names: Vec<&String> = o
             .resources
             .iter()
-            .filter(|(n, r)| deep(r, &demand.observed_paths(n)))
+            .filter(|(n, r)| deep(r, demand.observed_paths(n)))
             .map(|(n, _)| n)
             .collect();
         names.sort();
@@ -214,7 +214,7 @@ pub fn eval_request_for(req: &RunFunctionRequest, demand: &Demand) -> Request {
                     (
                         name.clone(),
                         ObservedResource {
-                            body: body(r, &demand.observed_paths(name)),
+                            body: body(r, demand.observed_paths(name)),
                             connection_details: sorted_bytes(&r.connection_details),
                         },
                     )

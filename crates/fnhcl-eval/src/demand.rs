@@ -68,19 +68,6 @@ impl Paths {
         }
         *node = Paths::All;
     }
-
-    /// Adds everything `other` demands.
-    pub fn union(&mut self, other: &Paths) {
-        match (&mut *self, other) {
-            (Paths::All, _) => {}
-            (_, Paths::All) => *self = Paths::All,
-            (Paths::Keys(mine), Paths::Keys(theirs)) => {
-                for (k, p) in theirs {
-                    mine.entry(k.clone()).or_default().union(p);
-                }
-            }
-        }
-    }
 }
 
 /// What of the request a program reads. [`Demand::everything`] converts
@@ -93,7 +80,9 @@ pub struct Demand {
     /// `req.resource` with a computed name). Always holds
     /// `metadata.annotations` (collection membership).
     pub observed_all: Paths,
-    /// One observed resource's body, by name (`req.resource.NAME`).
+    /// One observed resource's body, by name (`req.resource.NAME`),
+    /// `observed_all` included (kept so as references are added, so a
+    /// request looks a name up and unions nothing).
     pub observed: BTreeMap<String, Paths>,
     /// `req.context`, by top-level key.
     pub context: Paths,
@@ -136,15 +125,8 @@ impl Demand {
     }
 
     /// What is demanded of the observed resource `name`'s body.
-    pub fn observed_paths(&self, name: &str) -> std::borrow::Cow<'_, Paths> {
-        match self.observed.get(name) {
-            None => std::borrow::Cow::Borrowed(&self.observed_all),
-            Some(p) => {
-                let mut all = self.observed_all.clone();
-                all.union(p);
-                std::borrow::Cow::Owned(all)
-            }
-        }
+    pub fn observed_paths(&self, name: &str) -> &Paths {
+        self.observed.get(name).unwrap_or(&self.observed_all)
     }
 
     /// `request` with only what this demand reads: what converting the
@@ -155,7 +137,7 @@ impl Demand {
             .observed
             .iter()
             .map(|(name, o)| {
-                let body = project_value(&o.body, &self.observed_paths(name));
+                let body = project_value(&o.body, self.observed_paths(name));
                 let connection_details = o.connection_details.clone();
                 (
                     name.clone(),
@@ -210,18 +192,27 @@ impl Demand {
                 Some(name) => self
                     .observed
                     .entry(name.clone())
-                    .or_default()
+                    .or_insert_with(|| self.observed_all.clone())
                     .add(steps.iter().skip(2).map(String::as_str)),
-                None => self.observed_all = Paths::All,
+                None => self.add_observed_all(std::iter::empty()),
             },
-            ("req", Some("resources")) => self.observed_all = Paths::All,
+            ("req", Some("resources")) => self.add_observed_all(std::iter::empty()),
             // Connection details are not converted lazily.
             ("req", Some("connection" | "connections" | "composite_connection")) => {}
             // Anything else under `req` is a compile error; stay safe.
             ("req", Some(_)) => *self = Demand::everything(),
-            ("self", Some("resource")) => self.observed_all.add(keys()),
+            ("self", Some("resource")) => self.add_observed_all(keys()),
             _ => {}
         }
+    }
+
+    /// Adds a path of every observed resource's body, to the named ones
+    /// too.
+    fn add_observed_all<'s>(&mut self, keys: impl Iterator<Item = &'s str> + Clone) {
+        for p in self.observed.values_mut() {
+            p.add(keys.clone());
+        }
+        self.observed_all.add(keys);
     }
 }
 
@@ -351,25 +342,18 @@ mod tests {
             "req.resource.db.spec",
             "req.extra_resources.vpcs[0].spec",
         ]);
-        let db = d.observed_paths("db");
-        assert_eq!(keys(&db), ["metadata", "spec", "status"]);
-        let other = d.observed_paths("other");
-        assert_eq!(keys(&other), ["metadata", "status"]);
+        assert_eq!(keys(d.observed_paths("db")), ["metadata", "spec", "status"]);
+        assert_eq!(keys(d.observed_paths("other")), ["metadata", "status"]);
+        // A path of every resource added after a named one reaches it too.
+        let later = demand(&["req.resource.db.spec", "self.resource.status"]);
+        assert_eq!(
+            keys(later.observed_paths("db")),
+            ["metadata", "spec", "status"]
+        );
+        let whole = demand(&["req.resource.db.spec", "req.resources.all"]);
+        assert!(whole.observed_paths("db").is_all());
         assert_eq!(keys(&d.extra_resources), ["vpcs"]);
         assert!(demand(&["req.resource"]).observed_all.is_all());
         assert!(demand(&["req.resources.buckets"]).observed_all.is_all());
-    }
-
-    #[test]
-    fn union_is_absorbed_by_all() {
-        let mut a = Paths::default();
-        a.add(["x", "y"].into_iter());
-        let mut b = Paths::default();
-        b.add(["x"].into_iter());
-        a.union(&b);
-        let Paths::Keys(k) = &a else { panic!() };
-        assert!(k["x"].is_all());
-        b.union(&Paths::All);
-        assert!(b.is_all());
     }
 }
