@@ -34,8 +34,11 @@ const SIZES: &[usize] = &[10, 50, 500];
 /// RunFunction with the compiled program cached (the steady state).
 #[divan::bench(args = SIZES)]
 fn run_cached(b: Bencher<'_, '_>, n: usize) {
-    let hcl = fnhcl_bench::composition(n);
-    let req = fnhcl_bench::request(n, &hcl);
+    cached(b, fnhcl_bench::request(n, &fnhcl_bench::composition(n)));
+}
+
+/// Running `req` with its program already compiled.
+fn cached(b: Bencher<'_, '_>, req: fnhcl_crossplane::proto::RunFunctionRequest) {
     let f = Function::new(Options::default());
     let _ = f.run(&req);
     b.bench(|| f.run(black_box(&req)));
@@ -125,11 +128,10 @@ fn decode_encode(b: Bencher<'_, '_>, req: fnhcl_crossplane::proto::RunFunctionRe
 /// conditions, of which the program reads a few fields.
 #[divan::bench(args = [10, 50])]
 fn run_cached_live(b: Bencher<'_, '_>, n: usize) {
-    let hcl = fnhcl_bench::composition(n);
-    let req = fnhcl_bench::live_request(n, &hcl);
-    let f = Function::new(Options::default());
-    let _ = f.run(&req);
-    b.bench(|| f.run(black_box(&req)));
+    cached(
+        b,
+        fnhcl_bench::live_request(n, &fnhcl_bench::composition(n)),
+    );
 }
 
 /// [`protobuf_decode_encode`] of the live-sized request.

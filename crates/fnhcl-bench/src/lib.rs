@@ -222,14 +222,7 @@ pub fn request(n: usize, hcl: &str) -> RunFunctionRequest {
             })),
         );
     }
-    RunFunctionRequest {
-        observed: Some(State {
-            composite: Some(resource(xr)),
-            resources: observed,
-        }),
-        input: json_to_struct(&input_json(hcl)),
-        ..RunFunctionRequest::default()
-    }
+    observed_request(xr, observed, hcl)
 }
 
 /// Kubernetes object metadata as the API server returns it: labels,
@@ -353,6 +346,16 @@ pub fn live_request(n: usize, hcl: &str) -> RunFunctionRequest {
             })),
         );
     }
+    observed_request(xr, observed, hcl)
+}
+
+/// A request observing the XR `xr` and the composed resources `observed`,
+/// running the program `hcl`.
+fn observed_request(
+    xr: serde_json::Value,
+    observed: HashMap<String, Resource>,
+    hcl: &str,
+) -> RunFunctionRequest {
     RunFunctionRequest {
         observed: Some(State {
             composite: Some(resource(xr)),
