@@ -439,29 +439,19 @@ mod tests {
 
     #[test]
     fn collect_sorts_and_last_duplicate_wins() {
-        let m: ObjMap = vec![
+        let pairs = vec![
             (k("b"), Value::int(1)),
             (k("a"), Value::int(2)),
             (k("b"), Value::int(3)),
             (k("é"), Value::int(4)),
             (k("Z"), Value::int(5)),
             (k("b"), Value::int(6)),
-        ]
-        .into_iter()
-        .collect();
+        ];
+        let m: ObjMap = pairs.clone().into_iter().collect();
         let keys: Vec<&str> = m.keys().map(|k| &**k).collect();
         assert_eq!(keys, ["Z", "a", "b", "é"]);
         assert_eq!(m.get("b"), Some(&Value::int(6)));
-        let reference: std::collections::BTreeMap<Key, Value> = vec![
-            (k("b"), Value::int(1)),
-            (k("a"), Value::int(2)),
-            (k("b"), Value::int(3)),
-            (k("é"), Value::int(4)),
-            (k("Z"), Value::int(5)),
-            (k("b"), Value::int(6)),
-        ]
-        .into_iter()
-        .collect();
+        let reference: std::collections::BTreeMap<Key, Value> = pairs.into_iter().collect();
         assert_eq!(ObjMap::from(reference), m);
     }
 
