@@ -13,7 +13,7 @@ use crate::error::CallError;
 use crate::limits_coll::{MAX_NESTING, check_size};
 use crate::quote::go_quote_basic;
 use crate::registry::{FuncDef, Param, Registry};
-use crate::shape::{Attrs, Shape, shape};
+use fnhcl_value::shape::{Attrs, Shape, shape};
 
 pub(crate) fn register(r: &mut Registry) {
     let list_bool = || Type::list(Type::Bool);

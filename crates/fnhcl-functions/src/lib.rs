@@ -32,7 +32,6 @@ mod numfmt;
 mod quote;
 mod regex_fns;
 pub mod registry;
-mod shape;
 mod strings;
 mod typeconv;
 mod yaml;

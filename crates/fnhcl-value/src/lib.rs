@@ -8,6 +8,7 @@
 //!   operators with cty's unknown/null/mark rules.
 //! - [`Value::set_from`]: sets in cty's element order.
 //! - [`json`]: exact JSON text and `serde_json` mapping.
+//! - [`shape`](mod@shape): the outer kind of a value's type without typing the whole value.
 //!
 //! Architecture invariant: this crate knows nothing about HCL syntax, source
 //! positions or diagnostics. Errors are plain strings (or small enums) that
@@ -21,6 +22,7 @@ mod number;
 mod objmap;
 pub mod ops;
 mod set;
+pub mod shape;
 mod types;
 mod value;
 

@@ -5,7 +5,8 @@
 
 use fnhcl_base::{Diagnostic, Span};
 use fnhcl_syntax::ast::{Expr, ExprKind, Ident, TemplatePart};
-use fnhcl_value::{Type, Value};
+use fnhcl_value::Value;
+use fnhcl_value::shape::{Shape, shape};
 
 use super::{Diags, Evaluator, R, dynamic, has_errors, unmark};
 use crate::suggest::name_suggestion;
@@ -68,9 +69,9 @@ impl Evaluator<'_, '_> {
             }
             // The outer kind of the value's type is enough (`type_of` of a
             // long tuple would type every element).
-            let ty = match v.unmarked() {
-                Value::Null(t) | Value::Unknown(t) => outer_kind(t),
-                Value::Tuple(_) | Value::List(_) | Value::Set(_) => Expand::Sequence,
+            let ty = match shape(&v) {
+                Shape::Dynamic => Expand::Dynamic,
+                Shape::Tuple(_) | Shape::List(_) | Shape::Set(_) => Expand::Sequence,
                 _ => Expand::Other,
             };
             let null_err = |s: &Self| {
@@ -316,14 +317,6 @@ enum Expand {
     Dynamic,
     Sequence,
     Other,
-}
-
-fn outer_kind(t: &Type) -> Expand {
-    match t {
-        Type::Dynamic => Expand::Dynamic,
-        Type::Tuple(_) | Type::List(_) | Type::Set(_) => Expand::Sequence,
-        _ => Expand::Other,
-    }
 }
 
 /// Where an arity error points: the first argument too many (`extra`),

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use fnhcl_base::Span;
 use fnhcl_syntax::ast::{Expr, ForExpr, Ident};
+use fnhcl_value::shape::{Shape, shape};
 use fnhcl_value::{Key, Type, Value};
 
 use super::{Branch, Diags, Evaluator, R, dynamic, has_errors, unmark};
@@ -111,18 +112,12 @@ impl Evaluator<'_, '_> {
         }
         // The checks need the outer kind of the collection's type only;
         // its whole type (a walk of every element) only for the message.
-        let iterable = match coll.unmarked() {
-            Value::Unknown(Type::Dynamic) | Value::Null(Type::Dynamic) => {
-                return (dynamic(), diags);
-            }
-            Value::Unknown(t) | Value::Null(t) => matches!(
-                t,
-                Type::List(_) | Type::Set(_) | Type::Map(_) | Type::Tuple(_) | Type::Object(_)
-            ),
-            Value::List(_) | Value::Set(_) | Value::Map(_) | Value::Tuple(_) | Value::Object(_) => {
+        let iterable = match shape(&coll) {
+            Shape::Dynamic => return (dynamic(), diags),
+            Shape::List(_) | Shape::Set(_) | Shape::Map(_) | Shape::Tuple(_) | Shape::Object(_) => {
                 true
             }
-            _ => false,
+            Shape::Bool | Shape::Number | Shape::String => false,
         };
         if !iterable {
             diags.push(self.error(

@@ -7,26 +7,30 @@
 //! attributes?) or the type of one element: [`shape`] answers those in
 //! constant time, the same answers `type_of` would give.
 
-use fnhcl_value::{ObjMap, Type, Value};
+use crate::{ObjMap, Type, Value};
 
 /// Object attributes: from a value (known object) or from a type (an
 /// unknown or null of object type).
-pub(crate) enum Attrs<'a> {
+pub enum Attrs<'a> {
     Value(&'a ObjMap),
     Type(&'a std::collections::BTreeMap<std::sync::Arc<str>, Type>),
 }
 
 impl Attrs<'_> {
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         match self {
             Attrs::Value(m) => m.len(),
             Attrs::Type(t) => t.len(),
         }
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The type of attribute `key`, as `type_of` of the object would
     /// have it.
-    pub(crate) fn type_of(&self, key: &str) -> Option<Type> {
+    pub fn type_of(&self, key: &str) -> Option<Type> {
         match self {
             Attrs::Value(m) => m.get(key).map(Value::type_of),
             Attrs::Type(t) => t.get(key).cloned(),
@@ -35,7 +39,7 @@ impl Attrs<'_> {
 
     /// The attribute names, in order (the same order for both sources:
     /// byte order of the names).
-    pub(crate) fn names(&self) -> Vec<Value> {
+    pub fn names(&self) -> Vec<Value> {
         match self {
             Attrs::Value(m) => m.keys().map(|k| Value::String(k.clone())).collect(),
             Attrs::Type(t) => t.keys().map(|k| Value::String(k.clone())).collect(),
@@ -44,7 +48,7 @@ impl Attrs<'_> {
 }
 
 /// The outer kind of `type_of(v)` (marks looked through).
-pub(crate) enum Shape<'a> {
+pub enum Shape<'a> {
     Dynamic,
     Bool,
     Number,
@@ -58,7 +62,7 @@ pub(crate) enum Shape<'a> {
 }
 
 /// The outer kind of `v`'s type (see the module docs).
-pub(crate) fn shape(v: &Value) -> Shape<'_> {
+pub fn shape(v: &Value) -> Shape<'_> {
     match v.unmarked() {
         Value::Null(t) | Value::Unknown(t) => match t {
             Type::Dynamic => Shape::Dynamic,
@@ -86,7 +90,7 @@ pub(crate) fn shape(v: &Value) -> Shape<'_> {
 
 #[cfg(test)]
 mod tests {
-    use fnhcl_value::{Key, Type, Value};
+    use crate::{Key, Type, Value};
 
     use super::{Shape, shape};
 
