@@ -59,6 +59,7 @@ pub(crate) fn register(r: &mut Registry) {
 /// numbers; `null` is a null of dynamic type).
 pub(crate) fn decode(text: &str) -> Result<Value, String> {
     let mut p = Parser {
+        s: text,
         b: text.as_bytes(),
         pos: 0,
     };
@@ -151,6 +152,7 @@ fn check_against(v: &Value, ty: &Type) -> Result<(), String> {
 }
 
 struct Parser<'a> {
+    s: &'a str,
     b: &'a [u8],
     pos: usize,
 }
@@ -261,13 +263,10 @@ impl Parser<'_> {
         let mut out = String::new();
         loop {
             let start = self.pos;
-            while self
-                .peek()
-                .is_some_and(|c| c != b'"' && c != b'\\' && c >= 0x20)
-            {
-                self.pos += 1;
-            }
-            out.push_str(std::str::from_utf8(&self.b[start..self.pos]).unwrap_or("\u{FFFD}"));
+            // Runs without escapes are copied whole; they end at an ASCII
+            // byte, so the slice is whole characters of the text.
+            self.pos += fnhcl_value::scan::plain_prefix(&self.b[start..], false);
+            out.push_str(&self.s[start..self.pos]);
             match self.peek() {
                 None => return Err("unexpected EOF".into()),
                 Some(b'"') => {

@@ -198,12 +198,7 @@ impl Parser<'_> {
         // Most strings have no escape: one allocation, straight from the
         // text, instead of a growing `String` copied again into the `Arc`.
         let start = self.i;
-        while self.i < self.b.len()
-            && !matches!(self.b[self.i], b'"' | b'\\')
-            && self.b[self.i] >= 0x20
-        {
-            self.i += 1;
-        }
+        self.i += crate::scan::plain_prefix(&self.b[start..], false);
         if self.b.get(self.i) == Some(&b'"') {
             self.i += 1;
             return Ok(Arc::from(&self.s[start..self.i - 1]));
@@ -218,12 +213,7 @@ impl Parser<'_> {
         let mut out = String::new();
         loop {
             let start = self.i;
-            while self.i < self.b.len()
-                && !matches!(self.b[self.i], b'"' | b'\\')
-                && self.b[self.i] >= 0x20
-            {
-                self.i += 1;
-            }
+            self.i += crate::scan::plain_prefix(&self.b[start..], false);
             out.push_str(&self.s[start..self.i]);
             match self.b.get(self.i) {
                 None => return self.err("unterminated JSON string"),
@@ -312,7 +302,16 @@ pub fn write_json_string_plain(out: &mut String, s: &str) {
 
 fn write_str(out: &mut String, s: &str, html_safe: bool) {
     out.push('"');
-    for c in s.chars() {
+    let mut rest = s;
+    loop {
+        // Runs without anything to escape are copied whole.
+        let n = crate::scan::plain_prefix(rest.as_bytes(), html_safe);
+        out.push_str(&rest[..n]);
+        rest = &rest[n..];
+        let Some(c) = rest.chars().next() else {
+            break;
+        };
+        rest = &rest[c.len_utf8()..];
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),

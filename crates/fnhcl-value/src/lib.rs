@@ -21,6 +21,7 @@ pub mod json;
 mod number;
 mod objmap;
 pub mod ops;
+pub mod scan;
 mod set;
 pub mod shape;
 mod types;
