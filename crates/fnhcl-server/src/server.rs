@@ -206,3 +206,25 @@ pub async fn serve(function: HclFunction, args: &Args) -> Result<(), Error> {
         .await?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tower_service::Service as _;
+
+    #[tokio::test]
+    async fn other_methods_of_the_service_are_unimplemented() {
+        let mut service = RunFunctionService::new(HclFunction::standard(), None);
+        let req = http::Request::builder()
+            .uri("/apiextensions.fn.proto.v1.FunctionRunnerService/Other")
+            .body(tonic::body::Body::empty())
+            .expect("request");
+        let rsp = service.call(req).await.expect("infallible");
+        assert_eq!(
+            rsp.headers().get("grpc-status").map(|v| v.as_bytes()),
+            Some(b"12".as_slice()),
+            "{:?}",
+            rsp.headers()
+        );
+    }
+}
