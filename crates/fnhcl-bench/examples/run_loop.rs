@@ -15,7 +15,10 @@
 //! `live-encode` its protobuf floor. Modes `compile` and `parse` take the
 //! ~2,000-line, 50-file program of `large_txtar(50, 2)` (N is ignored) and,
 //! K times, load and compile it uncached (parse + check + compile: the first
-//! run of a new program) or only parse its files.
+//! run of a new program) or only parse its files. Modes `encode-prost` and
+//! `encode-ours` only encode the response to N buckets of
+//! `bucket_composition`, with prost or with `fn-hcl serve`'s codec
+//! (`fnhcl_server::codec`).
 
 use fnhcl_crossplane::{Function, Options};
 use prost::Message as _;
@@ -39,6 +42,11 @@ fn run() {
     let build_only = mode.as_deref() == Some("build");
     let schemas = mode.as_deref() == Some("schemas");
     let wire = mode.as_deref() == Some("wire");
+    let encode_response = match mode.as_deref() {
+        Some("encode-prost") => Some(false),
+        Some("encode-ours") => Some(true),
+        _ => None,
+    };
     if matches!(mode.as_deref(), Some("compile" | "parse")) {
         return compile_loop(k, mode.as_deref() == Some("parse"));
     }
@@ -46,7 +54,7 @@ fn run() {
         fnhcl_bench::request(0, &fnhcl_bench::flat_composition(10, 5))
     } else if matches!(mode.as_deref(), Some("live" | "live-encode")) {
         fnhcl_bench::live_request(n, &fnhcl_bench::composition(n))
-    } else if wire || mode.as_deref() == Some("buckets") {
+    } else if wire || encode_response.is_some() || mode.as_deref() == Some("buckets") {
         fnhcl_bench::request(n, &fnhcl_bench::bucket_composition(n))
     } else {
         fnhcl_bench::request(n, &fnhcl_bench::composition(n))
@@ -61,7 +69,14 @@ fn run() {
     let start = std::time::Instant::now();
     let mut total = 0usize;
     for _ in 0..k {
-        if build_only {
+        if let Some(ours) = encode_response {
+            let rsp = std::hint::black_box(&rsp);
+            total += if ours {
+                fnhcl_server::codec::response_bytes(rsp).len()
+            } else {
+                rsp.encode_to_vec().len()
+            };
+        } else if build_only {
             total += std::hint::black_box(rsp.clone()).desired.iter().count();
         } else if wire {
             let r =

@@ -1,16 +1,24 @@
 //! The gRPC `FunctionRunnerService` server: [`fnhcl_crossplane::Function`]
-//! behind `function-sdk-rust`'s spec-compliant runtime (mTLS or insecure,
-//! health, reflection, metrics, graceful shutdown on SIGTERM).
+//! behind a tonic server assembled here ([`server`]) with what
+//! function-sdk-rust's runtime served (mTLS or insecure, health,
+//! reflection, the `grpc_server_*` metrics, graceful shutdown on SIGTERM),
+//! RunFunction's responses encoded byte-stably by our own codec
+//! ([`codec`]).
 //!
 //! Requests run concurrently on tokio's blocking pool (evaluation is CPU
 //! work), admitted through two lanes ([`lanes`]) so that long runs do not
 //! hold up short ones; a panic in one becomes a Fatal result for that
 //! request only.
 
+mod calls;
+pub mod codec;
 mod fs;
+mod grpc_metrics;
 pub mod lanes;
 pub mod logging;
 mod metrics;
+mod metrics_http;
+pub mod server;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -24,6 +32,7 @@ pub use fs::{DEFAULT_FILES_CACHE_MAX_BYTES, DEFAULT_FILES_CACHE_MAX_ENTRIES, FsD
 pub use function_sdk_rust::Args;
 pub use lanes::{LaneLimits, LaneStats, Lanes};
 pub use metrics::{CacheCollector, Metrics, StatsSource};
+pub use server::{RunFunctionService, serve};
 
 /// The bounds of the server's two caches (least recently used entries go
 /// first when either bound of a cache is reached).
@@ -264,19 +273,6 @@ impl FunctionRunnerService for HclFunction {
     ) -> Result<Response<RunFunctionResponse>, Status> {
         self.handle(request.into_inner()).await.map(Response::new)
     }
-}
-
-/// Serves until SIGTERM/SIGINT, then shuts down gracefully. The function's
-/// own metrics are served with the SDK's at `--metrics-address`.
-pub async fn serve(function: HclFunction, args: &Args) -> Result<(), function_sdk_rust::Error> {
-    let mut registry = prometheus_client::registry::Registry::default();
-    CacheCollector::register(&mut registry, function.cache_sources());
-    metrics::LogCollector::register(&mut registry);
-    let function = function.with_metrics(Arc::new(Metrics::register(&mut registry)));
-    function_sdk_rust::Server::new(function, args)
-        .metrics_registry(registry)
-        .serve()
-        .await
 }
 
 /// Configures logging as Crossplane functions do (JSON lines on stderr;

@@ -735,3 +735,275 @@ async fn a_filesystem_program_is_read_in_the_pool_not_inline() {
     let s = f.lane_stats();
     assert_eq!((s.inline, s.moved, s.admitted), (0, 0, 1), "{s:?}");
 }
+
+// --- What function-sdk-rust's server served, now assembled here ---
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_reports_the_function_service_serving_too() {
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::health_client::HealthClient;
+    let port = start(None);
+    let _ = connect(port).await;
+    let channel = Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
+        .expect("uri")
+        .connect()
+        .await
+        .expect("connect");
+    let mut health = HealthClient::new(channel);
+    let check = |service: &str| HealthCheckRequest {
+        service: service.to_owned(),
+    };
+    let rsp = health
+        .check(check("apiextensions.fn.proto.v1.FunctionRunnerService"))
+        .await
+        .expect("health check")
+        .into_inner();
+    assert_eq!(rsp.status, ServingStatus::Serving as i32);
+    let unknown = health
+        .check(check("no.such.Service"))
+        .await
+        .expect_err("an unknown service");
+    assert_eq!(unknown.code(), tonic::Code::NotFound);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reflection_v1_and_v1alpha_list_the_service_and_describe_it() {
+    use tonic_reflection::pb::{v1, v1alpha};
+    let port = start(None);
+    let _ = connect(port).await;
+    let channel = Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
+        .expect("uri")
+        .connect()
+        .await
+        .expect("connect");
+
+    let mut client = v1::server_reflection_client::ServerReflectionClient::new(channel.clone());
+    let ask = |m: v1::server_reflection_request::MessageRequest| v1::ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(m),
+    };
+    let requests = vec![
+        ask(v1::server_reflection_request::MessageRequest::ListServices(
+            String::new(),
+        )),
+        ask(
+            v1::server_reflection_request::MessageRequest::FileContainingSymbol(
+                "apiextensions.fn.proto.v1.FunctionRunnerService".into(),
+            ),
+        ),
+    ];
+    let mut answers = client
+        .server_reflection_info(tokio_stream::iter(requests))
+        .await
+        .expect("reflection v1")
+        .into_inner();
+    let list = answers.message().await.expect("answer").expect("one");
+    let Some(v1::server_reflection_response::MessageResponse::ListServicesResponse(list)) =
+        list.message_response
+    else {
+        panic!("not a service list: {list:?}");
+    };
+    let names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+    assert!(
+        names.contains(&"apiextensions.fn.proto.v1.FunctionRunnerService".to_owned()),
+        "{names:?}"
+    );
+    let file = answers.message().await.expect("answer").expect("two");
+    let Some(v1::server_reflection_response::MessageResponse::FileDescriptorResponse(file)) =
+        file.message_response
+    else {
+        panic!("not a file descriptor: {file:?}");
+    };
+    assert!(!file.file_descriptor_proto.is_empty());
+
+    let mut client = v1alpha::server_reflection_client::ServerReflectionClient::new(channel);
+    let request = v1alpha::ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(
+            v1alpha::server_reflection_request::MessageRequest::ListServices(String::new()),
+        ),
+    };
+    let mut answers = client
+        .server_reflection_info(tokio_stream::iter(vec![request]))
+        .await
+        .expect("reflection v1alpha")
+        .into_inner();
+    let list = answers.message().await.expect("answer").expect("one");
+    let Some(v1alpha::server_reflection_response::MessageResponse::ListServicesResponse(list)) =
+        list.message_response
+    else {
+        panic!("not a service list: {list:?}");
+    };
+    assert!(
+        list.service
+            .iter()
+            .any(|s| s.name == "apiextensions.fn.proto.v1.FunctionRunnerService"),
+        "{:?}",
+        list.service
+    );
+}
+
+async fn http_get(port: u16, head: &str) -> String {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    for _ in 0..100 {
+        let Ok(mut conn) = tokio::net::TcpStream::connect(format!("127.0.0.1:{port}")).await else {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        conn.write_all(head.as_bytes())
+            .await
+            .expect("write request");
+        let mut out = Vec::new();
+        let _ = conn.read_to_end(&mut out).await;
+        return String::from_utf8_lossy(&out).into_owned();
+    }
+    panic!("cannot connect to the metrics endpoint");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grpc_server_series_count_calls_by_method_and_code() {
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_client::HealthClient;
+    let metrics_port = free_port();
+    let port = start_with_metrics(None, Some(metrics_port));
+    let mut client = connect(port).await;
+    for name in ["a", "b", "c"] {
+        client
+            .run_function(request(BUCKET, name))
+            .await
+            .expect("rpc");
+    }
+    let channel = Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
+        .expect("uri")
+        .connect()
+        .await
+        .expect("connect");
+    let mut health = HealthClient::new(channel);
+    health
+        .check(HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .expect("health");
+    let _ = health
+        .check(HealthCheckRequest {
+            service: "no.such.Service".into(),
+        })
+        .await;
+
+    let om = http_get(
+        metrics_port,
+        "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    )
+    .await;
+    let run = "grpc_type=\"unary\",grpc_service=\"apiextensions.fn.proto.v1.FunctionRunnerService\",grpc_method=\"RunFunction\"";
+    let check = "grpc_type=\"unary\",grpc_service=\"grpc.health.v1.Health\",grpc_method=\"Check\"";
+    for line in [
+        "Content-Type: application/openmetrics-text; version=1.0.0; charset=utf-8".to_owned(),
+        "# HELP grpc_server_started Total number of RPCs started on the server.".to_owned(),
+        "# TYPE grpc_server_handled counter".to_owned(),
+        format!("grpc_server_started_total{{{run}}} 3"),
+        format!("grpc_server_msg_received_total{{{run}}} 3"),
+        format!("grpc_server_msg_sent_total{{{run}}} 3"),
+        format!("grpc_server_handled_total{{{run},grpc_code=\"OK\"}} 3"),
+        format!("grpc_server_handled_total{{{run},grpc_code=\"Unavailable\"}} 0"),
+        format!("grpc_server_started_total{{{check}}} 2"),
+        format!("grpc_server_handled_total{{{check},grpc_code=\"OK\"}} 1"),
+        format!("grpc_server_handled_total{{{check},grpc_code=\"NotFound\"}} 1"),
+        format!("grpc_server_msg_sent_total{{{check}}} 1"),
+        "grpc_server_started_total{grpc_type=\"server_stream\",grpc_service=\"grpc.health.v1.Health\",grpc_method=\"Watch\"} 0".to_owned(),
+        "function_hcl_runs_total{result=\"success\"} 3".to_owned(),
+        "# EOF".to_owned(),
+    ] {
+        assert!(om.contains(&line), "missing {line:?} in\n{om}");
+    }
+    // The function's own series come first, the gRPC server's after them.
+    let own = om.find("# HELP function_hcl_runs").expect("own series");
+    let grpc = om.find("# HELP grpc_server_started").expect("grpc series");
+    assert!(own < grpc, "{om}");
+
+    let classic = http_get(
+        metrics_port,
+        "GET /metrics HTTP/1.1\r\nAccept: text/plain;version=0.0.4\r\nConnection: close\r\n\r\n",
+    )
+    .await;
+    for line in [
+        "Content-Type: text/plain; version=0.0.4",
+        "# TYPE grpc_server_started_total counter",
+        "# HELP grpc_server_started_total Total number of RPCs started on the server.",
+    ] {
+        assert!(classic.contains(line), "missing {line:?} in\n{classic}");
+    }
+    assert!(!classic.contains("# EOF"), "{classic}");
+    let missing = http_get(metrics_port, "GET /other HTTP/1.1\r\n\r\n").await;
+    assert!(missing.starts_with("HTTP/1.1 404"), "{missing}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_over_max_recv_message_size_are_refused() {
+    let port = free_port();
+    let mut a = args(port, None);
+    a.max_recv_message_size = Some(2048);
+    tokio::spawn(async move {
+        fnhcl_server::serve(quiet(), &a)
+            .await
+            .expect("server must start");
+    });
+    let mut client = connect(port).await;
+    let small = request(BUCKET, "small");
+    let rsp = client.run_function(small).await.expect("a small request");
+    check_bucket(&rsp.into_inner(), "small");
+    let mut big = request(BUCKET, "big");
+    big.context = json_to_struct(&json!({ "padding": "x".repeat(4096) }));
+    let refused = client.run_function(big).await.expect_err("too big");
+    assert_eq!(refused.code(), tonic::Code::OutOfRange, "{refused:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tls_needs_its_files_and_refuses_another_cas_client() {
+    // No --tls-certs-dir and not --insecure: the SDK's error.
+    let mut a = args(free_port(), None);
+    a.insecure = false;
+    let e = fnhcl_server::serve(quiet(), &a).await.expect_err("no TLS");
+    assert!(e.to_string().contains("--tls-certs-dir"), "{e}");
+    // A directory without the files.
+    let empty = tempfile::tempdir().expect("tempdir");
+    let a = args(free_port(), Some(empty.path().to_path_buf()));
+    let e = fnhcl_server::serve(quiet(), &a)
+        .await
+        .expect_err("no files");
+    assert!(e.to_string().contains("tls.crt"), "{e}");
+
+    // A client certificate from another CA is refused.
+    let pki = pki();
+    let other = self::pki();
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("tls.crt"), &pki.server_cert).expect("write");
+    std::fs::write(dir.path().join("tls.key"), &pki.server_key).expect("write");
+    std::fs::write(dir.path().join("ca.crt"), &pki.ca).expect("write");
+    let port = start(Some(dir.path().to_path_buf()));
+    let mut ok = false;
+    for _ in 0..100 {
+        if tls_channel(port, &pki, true).await.is_ok() {
+            ok = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(ok, "the server accepts its own CA's client");
+    let stranger = Pki {
+        ca: pki.ca.clone(),
+        client_cert: other.client_cert,
+        client_key: other.client_key,
+        ..other
+    };
+    let refused = match tls_channel(port, &stranger, true).await {
+        Err(_) => true,
+        Ok(ch) => FunctionRunnerServiceClient::new(ch)
+            .run_function(request(BUCKET, "stranger"))
+            .await
+            .is_err(),
+    };
+    assert!(refused, "a certificate from another CA must be refused");
+}

@@ -29,15 +29,16 @@
 //!   `--empty-server` measures the floor instead: the SDK's server on the
 //!   same runtime answering every call with an empty response.
 //!   `--bare-server` serves the function from a bare tonic server (no
-//!   SDK layers) instead, `--split-frames` with it sends small responses
-//!   in one write (see `loadtest/bare.rs`).
+//!   layers, prost's codec) instead, `--split-frames` with it sends small
+//!   responses in one write as `fn-hcl serve` now does (see
+//!   `loadtest/bare.rs`).
 //! - `fairness`: `--heavy N` clients keep a heavy request each in flight
 //!   (`fnhcl_bench::heavy_composition(--heavy-rows)`, ~0.25 s of
 //!   evaluation at 100 rows) while one client sends a trivial request (one
 //!   bucket) every `--interval-ms`; reports the trivial requests' latency
 //!   p50 / p99 / max over `--duration` seconds.
 //! - `split`: in one process, the median round trip of `--resources`
-//!   (default 10) through `fnhcl_server::serve` (the SDK's server), the
+//!   (default 10) through `fnhcl_server::serve` (fn-hcl's server), the
 //!   same function behind a bare tonic server, an empty call through the
 //!   SDK's server, the same messages through the SDK's server with the
 //!   response precomputed ("same bytes": the transport floor for them), and
@@ -641,7 +642,8 @@ fn sdk_args(port: u16) -> fnhcl_server::Args {
     }
 }
 
-/// `--mode split`: round trip vs floor vs in-process, SDK vs bare tonic.
+/// `--mode split`: round trip vs floor vs in-process, fn-hcl's server vs
+/// bare tonic.
 fn run_split(cfg: &Config) -> Result<bool, String> {
     let n = cfg.resources;
     let req = workload_request(cfg.workload.unwrap_or(Workload::Composition), n);
@@ -688,7 +690,7 @@ fn run_split(cfg: &Config) -> Result<bool, String> {
     for p in [sdk, bare, empty, canned] {
         clients.push(rt.block_on(connect(&format!("127.0.0.1:{p}")))?);
     }
-    let names = ["SDK server", "bare tonic", "empty call", "same bytes"];
+    let names = ["fn-hcl server", "bare tonic", "empty call", "same bytes"];
     let mut lat: Vec<Vec<u32>> = vec![Vec::new(); 4];
     let rounds = 10;
     let per = (cfg.requests / rounds).max(1);
@@ -758,7 +760,7 @@ fn run_split(cfg: &Config) -> Result<bool, String> {
     println!("  in-process   p50 {inproc_us:>8.1} us");
     let (rt_us, floor) = (f64::from(med(&lat[0])), f64::from(med(&lat[2])));
     println!(
-        "  round trip - (empty call + in-process) = {:.1} us (bound: 30 us); SDK - bare tonic = {:+} us",
+        "  round trip - (empty call + in-process) = {:.1} us (bound: 30 us); fn-hcl - bare tonic = {:+} us",
         rt_us - floor - inproc_us,
         i64::from(med(&lat[0])) - i64::from(med(&lat[1]))
     );

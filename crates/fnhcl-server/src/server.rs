@@ -1,0 +1,230 @@
+//! The gRPC server, assembled here from tonic's parts (it was
+//! function-sdk-rust's `Server`, which binds the socket and builds tonic's
+//! server itself): what it served is served the same way, with the SDK's
+//! command line ([`Args`]) and errors, and three changes the SDK's did not
+//! allow (docs/notes/function-server.md, "The server"):
+//!
+//! - RunFunction is our own service with our own codec
+//!   ([`crate::codec`]): byte-stable responses, each length computed once;
+//! - small responses leave in one write ([`crate::calls`]);
+//! - the `grpc_server_*` counters are looked up once
+//!   ([`crate::grpc_metrics`]).
+//!
+//! Also served: TLS from `--tls-certs-dir` (`tls.crt`, `tls.key`, and
+//! `ca.crt` to verify clients, whose certificates are required) unless
+//! `--insecure`; the gRPC health service (`""` and the function's service
+//! SERVING); reflection v1 and v1alpha of the v1 API; `/metrics` at
+//! `--metrics-address`; `--max-recv-message-size`; graceful shutdown on
+//! SIGTERM or SIGINT.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+
+use function_sdk_rust::proto::v1::{RunFunctionRequest, RunFunctionResponse};
+use function_sdk_rust::{Args, Error};
+use prometheus_client::registry::Registry;
+use tonic::codegen::{BoxFuture, StdError};
+use tonic::server::{Grpc, NamedService, UnaryService};
+use tonic::transport::{Certificate, Identity, ServerTlsConfig};
+use tonic::{Request, Response, Status};
+
+use crate::calls::CallLayer;
+use crate::codec::RunFunctionCodec;
+use crate::grpc_metrics::{FUNCTION_SERVICE, GrpcMetrics};
+use crate::{CacheCollector, HclFunction, Metrics, metrics};
+
+const RUN_FUNCTION: &str = "/apiextensions.fn.proto.v1.FunctionRunnerService/RunFunction";
+
+/// `FunctionRunnerService` with [`RunFunctionCodec`]: what the SDK's
+/// generated `FunctionRunnerServiceServer` does, but for the codec (and no
+/// compression, which that server enabled none of either).
+#[derive(Clone)]
+pub struct RunFunctionService {
+    function: Arc<HclFunction>,
+    max_decoding_message_size: Option<usize>,
+}
+
+impl RunFunctionService {
+    /// Serves `function`; requests over `max_decoding_message_size` bytes
+    /// (tonic's default, 4 MiB, when `None`) are refused.
+    pub fn new(function: HclFunction, max_decoding_message_size: Option<usize>) -> Self {
+        RunFunctionService {
+            function: Arc::new(function),
+            max_decoding_message_size,
+        }
+    }
+}
+
+impl NamedService for RunFunctionService {
+    const NAME: &'static str = FUNCTION_SERVICE;
+}
+
+/// One RunFunction call.
+struct RunFunction(Arc<HclFunction>);
+
+impl UnaryService<RunFunctionRequest> for RunFunction {
+    type Response = RunFunctionResponse;
+    type Future = BoxFuture<Response<RunFunctionResponse>, Status>;
+
+    fn call(&mut self, request: Request<RunFunctionRequest>) -> Self::Future {
+        let function = self.0.clone();
+        Box::pin(async move {
+            function
+                .handle(request.into_inner())
+                .await
+                .map(Response::new)
+        })
+    }
+}
+
+impl<B> tower_service::Service<http::Request<B>> for RunFunctionService
+where
+    B: http_body::Body + Send + 'static,
+    B::Error: Into<StdError> + Send + 'static,
+{
+    type Response = http::Response<tonic::body::Body>;
+    type Error = Infallible;
+    type Future = BoxFuture<Self::Response, Infallible>;
+
+    fn poll_ready(
+        &mut self,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: http::Request<B>) -> Self::Future {
+        if req.uri().path() != RUN_FUNCTION {
+            return Box::pin(async { Ok(Status::unimplemented("").into_http()) });
+        }
+        let function = self.function.clone();
+        let max = self.max_decoding_message_size;
+        Box::pin(async move {
+            let mut grpc = Grpc::new(RunFunctionCodec).apply_max_message_size_config(max, None);
+            Ok(grpc.unary(RunFunction(function), req).await)
+        })
+    }
+}
+
+/// The TLS settings from `dir`: the server's `tls.crt` and `tls.key`, and
+/// `ca.crt`, which a client's (required) certificate must be signed by.
+fn tls_config(dir: &Path) -> Result<ServerTlsConfig, Error> {
+    let read = |name: &str| {
+        let path = dir.join(name);
+        std::fs::read(&path).map_err(|source| Error::ReadCertificate { path, source })
+    };
+    let (cert, key, ca) = (read("tls.crt")?, read("tls.key")?, read("ca.crt")?);
+    Ok(ServerTlsConfig::new()
+        .identity(Identity::from_pem(cert, key))
+        .client_ca_root(Certificate::from_pem(ca))
+        .client_auth_optional(false))
+}
+
+/// Completes on SIGTERM or SIGINT.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot listen for SIGTERM; stopping on SIGINT only");
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+    tracing::info!("shutting down");
+}
+
+/// Serves until SIGTERM/SIGINT, then shuts down gracefully (calls in
+/// flight are answered). The function's own metrics are served with the
+/// `grpc_server_*` ones at `--metrics-address`.
+pub async fn serve(function: HclFunction, args: &Args) -> Result<(), Error> {
+    let address: SocketAddr = args.address.parse()?;
+    let mut builder = tonic::transport::Server::builder();
+    if !args.insecure {
+        let dir = args
+            .tls_certs_dir
+            .as_deref()
+            .ok_or(Error::MissingTlsCertsDir)?;
+        builder = builder.tls_config(tls_config(dir)?)?;
+    }
+
+    let mut registry = Registry::default();
+    CacheCollector::register(&mut registry, function.cache_sources());
+    metrics::LogCollector::register(&mut registry);
+    let function = function.with_metrics(Arc::new(Metrics::register(&mut registry)));
+    let grpc_metrics = Arc::new(GrpcMetrics::register(&mut registry));
+
+    let reflection_v1 = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(function_sdk_rust::proto::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(function_sdk_rust::proto::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()?;
+    // SERVING before the server listens: no probe sees anything else.
+    let (health, health_service) = tonic_health::server::health_reporter();
+    for service in ["", FUNCTION_SERVICE] {
+        health
+            .set_service_status(service, tonic_health::ServingStatus::Serving)
+            .await;
+    }
+
+    // A failure to serve metrics is logged; the function goes on.
+    if !args.metrics_address.is_empty() {
+        let metrics_address = args.metrics_address.clone();
+        let registry = Arc::new(registry);
+        tokio::spawn(async move {
+            if let Err(e) = crate::metrics_http::serve(&metrics_address, registry).await {
+                tracing::error!(error = %e, "cannot serve metrics");
+            }
+        });
+    }
+
+    tracing::info!(%address, insecure = args.insecure, "serving FunctionRunnerService");
+    builder
+        .layer(CallLayer::new(grpc_metrics))
+        .add_service(RunFunctionService::new(
+            function,
+            args.max_recv_message_size,
+        ))
+        .add_service(health_service)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .serve_with_shutdown(address, shutdown_signal())
+        .await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tower_service::Service as _;
+
+    #[tokio::test]
+    async fn other_methods_of_the_service_are_unimplemented() {
+        let mut service = RunFunctionService::new(HclFunction::standard(), None);
+        let req = http::Request::builder()
+            .uri("/apiextensions.fn.proto.v1.FunctionRunnerService/Other")
+            .body(tonic::body::Body::empty())
+            .expect("request");
+        let rsp = service.call(req).await.expect("infallible");
+        assert_eq!(
+            rsp.headers().get("grpc-status").map(|v| v.as_bytes()),
+            Some(b"12".as_slice()),
+            "{:?}",
+            rsp.headers()
+        );
+    }
+}
