@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use fnhcl_base::{Diagnostic, Span};
+use fnhcl_expr::Compiled;
 use fnhcl_syntax::ast::{Block, Expr};
 use fnhcl_value::Value;
 
@@ -52,6 +53,11 @@ pub(super) struct Env {
 }
 
 impl Env {
+    /// `e` compiled for evaluation in this scope.
+    pub(super) fn compile(&self, e: &Expr) -> Compiled {
+        Compiled::new(e.clone())
+    }
+
     pub(super) fn has(&self, name: &str) -> bool {
         (self.req && name == "req")
             || (self.self_keys.is_some() && name == "self")

@@ -279,7 +279,7 @@ impl Compiler<'_> {
             name: name.into(),
             args,
             scope,
-            body: body.expr.clone(),
+            body: env.compile(&body.expr),
         })
     }
 

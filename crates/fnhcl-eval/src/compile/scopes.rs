@@ -30,7 +30,11 @@ impl Compiler<'_> {
     /// top of `parent`: duplicate names, shadowing, references, cycles.
     pub(super) fn scope(&mut self, blocks: &[&Block], parent: &Env) -> (Scope, Env) {
         let mut scope = Scope::default();
+        // The locals' expressions, compiled once the scope's names are
+        // known (a local reads its siblings).
+        let mut exprs: Vec<&Expr> = Vec::new();
         let mut spans: Vec<Span> = Vec::new();
+        let mut names: Vec<std::sync::Arc<str>> = Vec::new();
         for b in blocks {
             for item in &b.body.items {
                 match item {
@@ -71,12 +75,10 @@ impl Compiler<'_> {
                             );
                             continue;
                         }
-                        scope.index.insert(name.clone(), scope.locals.len());
+                        scope.index.insert(name.clone(), exprs.len());
                         spans.push(a.name.span);
-                        scope.locals.push(Local {
-                            name,
-                            expr: a.expr.clone(),
-                        });
+                        names.push(name);
+                        exprs.push(&a.expr);
                     }
                     Structure::Block(inner) => self.err(
                         Diagnostic::error(
@@ -89,11 +91,18 @@ impl Compiler<'_> {
             }
         }
         let mut env = parent.clone();
-        env.names
-            .extend(scope.locals.iter().map(|l| l.name.clone()));
-        for l in &scope.locals {
-            self.check_expr(&l.expr, &env);
+        env.names.extend(names.iter().cloned());
+        for e in &exprs {
+            self.check_expr(e, &env);
         }
+        scope.locals = names
+            .into_iter()
+            .zip(exprs)
+            .map(|(name, e)| Local {
+                name,
+                expr: env.compile(e),
+            })
+            .collect();
         self.cycles(&scope, &spans);
         (scope, env)
     }

@@ -3,7 +3,7 @@
 //! evaluator reads them through.
 
 use fnhcl_base::Diagnostic;
-use fnhcl_syntax::ast::Expr;
+use fnhcl_expr::Compiled;
 use fnhcl_value::{Key, Value};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -99,7 +99,7 @@ impl<'a> Frame<'a> {
         })
     }
 
-    pub(super) fn eval(&self, e: &Expr) -> (Value, Vec<Diagnostic>) {
+    pub(super) fn eval(&self, e: &Compiled) -> (Value, Vec<Diagnostic>) {
         exprs::eval(e, self, self, &self.ctx.budget)
     }
 
