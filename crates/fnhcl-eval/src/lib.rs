@@ -25,6 +25,7 @@ mod locate;
 mod refs;
 mod render;
 mod schema;
+mod slots;
 mod unify;
 
 pub use api::{

@@ -9,6 +9,7 @@ use super::types::{Local, Scope};
 use crate::graph;
 use crate::refs;
 use crate::schema::{self, BodySchema, Content};
+use crate::slots::{self, Slot};
 
 impl Compiler<'_> {
     pub(super) fn err(&mut self, d: Diagnostic) {
@@ -90,8 +91,20 @@ impl Compiler<'_> {
                 }
             }
         }
+        if !names.is_empty() {
+            self.scope_ids += 1;
+            scope.id = self.scope_ids;
+        }
         let mut env = parent.clone();
         env.names.extend(names.iter().cloned());
+        env.slots
+            .extend(names.iter().enumerate().filter_map(|(index, n)| {
+                let slot = slots::encode(Slot::Local {
+                    scope: scope.id,
+                    index,
+                })?;
+                Some((n.clone(), slot))
+            }));
         for e in &exprs {
             self.check_expr(e, &env);
         }

@@ -138,6 +138,8 @@ pub(crate) struct Case {
 /// The locals of one scope (all `locals` blocks of a block, merged).
 #[derive(Default)]
 pub(crate) struct Scope {
+    /// Unique within the module, from 1 (0: no locals to read by slot).
+    pub id: u32,
     pub locals: Vec<Local>,
     pub index: HashMap<Arc<str>, usize>,
 }
