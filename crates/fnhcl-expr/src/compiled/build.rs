@@ -7,7 +7,7 @@ use fnhcl_base::Span;
 use fnhcl_syntax::ast::{Expr, ExprKind, ObjectKey, TemplatePart};
 use fnhcl_syntax::visit::is_literal_key;
 
-use super::node::{Const, Key, Node, ObjItem, PathStep, Root, Traversal};
+use super::node::{Const, Key, Node, ObjItem, PathStep, Probe, Root, Traversal};
 use crate::{EvalContext, Limits, NoVariables};
 
 pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
@@ -63,6 +63,22 @@ pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
             name,
             args,
             expand_final: false,
+        } if &*name.name == "try" => Node::Try {
+            args: args.iter().map(sub).collect(),
+            probes: args.iter().map(|a| probes(a, resolve)).collect(),
+        },
+        ExprKind::FuncCall {
+            name,
+            args,
+            expand_final: false,
+        } if &*name.name == "can" && args.len() == 1 => Node::Can {
+            arg: Box::new(sub(&args[0])),
+            probes: probes(&args[0], resolve),
+        },
+        ExprKind::FuncCall {
+            name,
+            args,
+            expand_final: false,
         } if !matches!(&*name.name, "try" | "can" | "invoke") => {
             match fnhcl_functions::registry().get(&name.name) {
                 Some(def) => Node::Call {
@@ -81,6 +97,17 @@ pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
         ExprKind::Binary(_, a, b) => Node::Binary(Box::new([sub(a), sub(b)])),
         _ => Node::Ast,
     }
+}
+
+/// The root traversals of a `try`/`can` argument, compiled.
+fn probes(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Box<[Probe]> {
+    fnhcl_syntax::visit::traversals(e)
+        .into_iter()
+        .map(|t| Probe {
+            expr: t.clone(),
+            node: build(t, resolve),
+        })
+        .collect()
 }
 
 /// Whether `e` is made of literals only (no variables, calls, templates

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use fnhcl_base::Span;
 use fnhcl_functions::FuncDef;
-use fnhcl_syntax::ast::Ident;
+use fnhcl_syntax::ast::{Expr, Ident};
 use fnhcl_value::Value;
 
 #[derive(Clone)]
@@ -37,9 +37,29 @@ pub(crate) enum Node {
         def: &'static FuncDef,
         args: Box<[Node]>,
     },
+    /// `try(...)`: the arguments and, for each, the root traversals it
+    /// reads (checked for unknowns before it is evaluated).
+    Try {
+        args: Box<[Node]>,
+        probes: Box<[Box<[Probe]>]>,
+    },
+    /// `can(x)`: the argument and its root traversals.
+    Can {
+        arg: Box<Node>,
+        probes: Box<[Probe]>,
+    },
     Conditional(Box<[Node; 3]>),
     Unary(Box<Node>),
     Binary(Box<[Node; 2]>),
+}
+
+/// A root traversal of a `try`/`can` argument (tryfunc's
+/// `dependsOnUnknowns`): a copy of its expression (a part of the
+/// argument that no single AST node holds alone) and its node.
+#[derive(Clone)]
+pub(crate) struct Probe {
+    pub expr: Expr,
+    pub node: Node,
 }
 
 /// A folded constant: its value and what the tree walk would charge.

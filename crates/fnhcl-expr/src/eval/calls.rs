@@ -25,8 +25,8 @@ impl Evaluator<'_, '_> {
             return self.calls_not_allowed(span);
         }
         match fname {
-            "try" if !expand_final => return self.call_try(args, span),
-            "can" if !expand_final => return self.call_can(name, args, span),
+            "try" if !expand_final => return self.call_try(args, None, span),
+            "can" if !expand_final => return self.call_can(name, args, None, span),
             _ => {}
         }
         let def = fnhcl_functions::registry().get(fname);

@@ -182,6 +182,24 @@ impl Evaluator<'_, '_> {
                 self.call_builtin(def, &name.name, args, Some(nodes), e.span)
             }
             (
+                Node::Try {
+                    args: nodes,
+                    probes,
+                },
+                ExprKind::FuncCall { args, .. },
+            ) => {
+                if !self.ctx.functions {
+                    return self.calls_not_allowed(e.span);
+                }
+                self.call_try(args, Some((nodes, probes)), e.span)
+            }
+            (Node::Can { arg, probes }, ExprKind::FuncCall { name, args, .. }) => {
+                if !self.ctx.functions {
+                    return self.calls_not_allowed(e.span);
+                }
+                self.call_can(name, args, Some((arg, probes)), e.span)
+            }
+            (
                 Node::Conditional(nodes),
                 ExprKind::Conditional {
                     cond,
