@@ -8,6 +8,8 @@ use fnhcl_syntax::ast::{Expr, ExprKind, ObjectKey, TemplatePart};
 use fnhcl_syntax::visit::is_literal_key;
 
 use super::node::{Const, Key, Node, ObjItem, PathStep, Probe, Root, Traversal};
+use fnhcl_value::{Number, Value};
+
 use crate::{EvalContext, Limits, NoVariables};
 
 pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
@@ -151,6 +153,24 @@ fn height(e: &Expr) -> usize {
 /// tree walk itself; `None` when it has diagnostics (left to run time,
 /// which gives them).
 fn fold(e: &Expr) -> Option<Const> {
+    // Leaves directly, as the tree walk's dispatch gives them (one step).
+    let leaf = match &e.kind {
+        ExprKind::Null => Some(Value::null()),
+        ExprKind::Bool(b) => Some(Value::Bool(*b)),
+        ExprKind::Number(text) => Some(Value::Number(Number::parse(text)?)),
+        ExprKind::Template(t) => match t.parts.as_slice() {
+            [TemplatePart::Literal(s)] if s.is_ascii() => Some(Value::String(s.clone())),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(value) = leaf {
+        return Some(Const {
+            value,
+            steps: 1,
+            height: 1,
+        });
+    }
     let limits = Limits::default();
     let ctx = EvalContext {
         vars: &NoVariables,
