@@ -44,16 +44,19 @@ pub const THREAD_STACK_BYTES: usize = RUN_STACK_BYTES + (2 << 20);
 pub const DEFAULT_CACHE_MAX_ENTRIES: usize = 64;
 /// Default budget of the compiled-program cache: 128 MiB of estimated
 /// memory (see [`PROGRAM_BYTES_PER_SOURCE_BYTE`]), enough for a program
-/// of the largest allowed size (4 MiB of sources, ~84 MiB compiled) or
-/// for 64 programs of ~100 KiB.
+/// of the largest allowed size (4 MiB of sources, ~112 MiB compiled) or
+/// for 64 programs of ~70 KiB.
 pub const DEFAULT_CACHE_MAX_BYTES: usize = 128 << 20;
 /// What a compiled program is estimated to occupy per byte of its
 /// sources (the sources themselves included). Measured by the resident
 /// memory of compiled programs (`fnhcl_bench` compositions of 10, 50 and
 /// 500 resources, 50 files, modules): 16–25 bytes per source byte, the
 /// higher ratios for the smallest programs, whose fixed costs the
-/// per-entry [`PROGRAM_BYTES_FIXED`] covers.
-pub const PROGRAM_BYTES_PER_SOURCE_BYTE: usize = 20;
+/// per-entry [`PROGRAM_BYTES_FIXED`] covers. The compiled expressions
+/// (`fnhcl_expr::Compiled`, beside the AST) added ~38%: `composition(500)`
+/// went from 14.8 to 20.5 bytes per source byte (counted live heap bytes,
+/// `--bench memory` with `count-alloc`).
+pub const PROGRAM_BYTES_PER_SOURCE_BYTE: usize = 28;
 /// The fixed part of a compiled program's estimated size.
 pub const PROGRAM_BYTES_FIXED: usize = 16 << 10;
 

@@ -186,10 +186,11 @@ fn cache_is_bounded() {
 
 #[test]
 fn cache_is_bounded_by_bytes() {
-    // A program's estimated size is 20 bytes per source byte plus 16 KiB;
-    // this budget holds two small programs but not three.
+    // A program's estimated size is so many bytes per source byte plus
+    // 16 KiB; this budget holds two small programs but not three.
     let small = |i: usize| format!("locals {{ a = {i} }}\n");
-    let one = 20 * (small(0).len() + "main.hcl".len()) + (16 << 10);
+    let one = fnhcl_crossplane::PROGRAM_BYTES_PER_SOURCE_BYTE * (small(0).len() + "main.hcl".len())
+        + fnhcl_crossplane::PROGRAM_BYTES_FIXED;
     let f = Function::new(Options {
         cache_max_bytes: 2 * one + 2 * 1024,
         ..Options::default()

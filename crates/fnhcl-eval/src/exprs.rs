@@ -3,7 +3,7 @@
 use std::cell::{Cell, RefCell};
 
 use fnhcl_base::Diagnostic;
-use fnhcl_expr::{EvalContext, Limits, NoVariables};
+use fnhcl_expr::{Compiled, EvalContext, Limits, NoVariables};
 use fnhcl_syntax::ast::Expr;
 use fnhcl_value::Value;
 
@@ -19,6 +19,9 @@ pub(crate) struct Budget {
     /// such an error makes the whole evaluation fail, even inside a local
     /// whose other errors would only be warnings.
     exceeded: RefCell<Option<Diagnostic>>,
+    /// Evaluate the ASTs with the tree walk instead of the compiled
+    /// expressions (the reference, for the differential test).
+    pub(crate) tree_walk: bool,
 }
 
 /// Error summaries `fnhcl-expr` gives its resource-limit errors, and texts
@@ -46,7 +49,13 @@ impl Budget {
             left: Cell::new(limits.max_steps),
             limits,
             exceeded: RefCell::new(None),
+            tree_walk: false,
         }
+    }
+
+    /// Steps used so far.
+    pub(crate) fn used(&self) -> u64 {
+        self.limits.max_steps.saturating_sub(self.left.get())
     }
 
     /// The first resource-limit error of the evaluation, if any.
@@ -57,7 +66,7 @@ impl Budget {
 
 /// Evaluates `expr`: the value (unknown on errors) and the diagnostics.
 pub(crate) fn eval(
-    expr: &Expr,
+    expr: &Compiled,
     vars: &dyn Vars,
     invoker: &dyn Invoke,
     budget: &Budget,
@@ -72,7 +81,11 @@ pub(crate) fn eval(
         functions: true,
         limits: &limits,
     };
-    let r = fnhcl_expr::evaluate(expr, &ctx);
+    let r = if budget.tree_walk {
+        fnhcl_expr::evaluate(expr.ast(), &ctx)
+    } else {
+        fnhcl_expr::evaluate_compiled(expr, &ctx)
+    };
     // Nested evaluations (locals forced, user functions called) have taken
     // their own steps off the budget meanwhile; take ours off what is left.
     let left = budget.left.get();

@@ -25,6 +25,7 @@ mod locate;
 mod refs;
 mod render;
 mod schema;
+mod slots;
 mod unify;
 
 pub use api::{
@@ -33,7 +34,7 @@ pub use api::{
 };
 pub use compile::{Program, compile};
 pub use demand::{Demand, Paths};
-pub use eval::{evaluate, evaluate_traced, evaluate_with_limits};
+pub use eval::{evaluate, evaluate_for_comparison, evaluate_traced, evaluate_with_limits};
 /// Resource limits of an evaluation (see [`evaluate_with_limits`]).
 pub use fnhcl_expr::{INTERRUPT_INTERVAL, INTERRUPTED_DETAIL, Interrupt, Limits};
 pub use layout::{ImportedDir, imported_dirs};

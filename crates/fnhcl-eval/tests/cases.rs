@@ -117,14 +117,31 @@ fn run_program(sources: Arc<SourceMap>, request: &Request) -> Json {
             ]);
         }
     };
-    let result = |request: &Request| match fnhcl_eval::evaluate(&program, request) {
+    let limits = fnhcl_eval::Limits::default();
+    let result_of = |r: Result<Output, fnhcl_eval::Fatal>| match r {
         Ok(out) => output_json(&out),
         Err(f) => json_obj(vec![
             ("fatal", Json::String(f.message())),
             ("errors", diag_list(&f.diagnostics, &f.sources)),
         ]),
     };
-    let whole = result(request);
+    let run = |request: &Request, tree_walk: bool| {
+        let (r, steps) = fnhcl_eval::evaluate_for_comparison(&program, request, &limits, tree_walk);
+        (result_of(r), steps)
+    };
+    let result = |request: &Request| run(request, false).0;
+    let (whole, steps) = run(request, false);
+    // The compiled expressions against the tree walk of their ASTs: the
+    // same output (values, diagnostics with their spans) and steps.
+    let (tree, tree_steps) = run(request, true);
+    if (&tree, tree_steps) != (&whole, steps) {
+        return json_obj(vec![
+            ("compiled", whole),
+            ("compiled steps", Json::from(steps)),
+            ("tree walk", tree),
+            ("tree walk steps", Json::from(tree_steps)),
+        ]);
+    }
     // The program cannot tell the request converted under its demand
     // (only what it reads) from the whole one.
     let projected = result(&program.demand().project(request));

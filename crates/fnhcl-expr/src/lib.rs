@@ -8,6 +8,7 @@
 //! Architecture invariant: no IO; the caller supplies variables
 //! ([`Variables`]) and user functions ([`Invoker`]).
 
+mod compiled;
 mod conv;
 mod eval;
 pub mod jsonl;
@@ -18,10 +19,19 @@ use fnhcl_base::Diagnostic;
 use fnhcl_syntax::ast;
 use fnhcl_value::Value;
 
+pub use compiled::{Compiled, Root};
+
 /// Root variables (`req`, `self`, `each`, locals, function arguments).
 pub trait Variables {
     /// The value of root variable `name`, or `None` if it does not exist.
     fn get(&self, name: &str) -> Option<Value>;
+    /// The value of root variable `name`, which a compiled expression's
+    /// resolver gave `slot` (see [`Compiled::with_slots`]). The default
+    /// looks the name up.
+    fn get_slot(&self, name: &str, slot: Option<u32>) -> Option<Value> {
+        let _ = slot;
+        self.get(name)
+    }
     /// Names available, for "Did you mean" suggestions (optional).
     fn names(&self) -> Vec<String> {
         Vec::new()
@@ -158,6 +168,21 @@ impl Evaluated {
 /// Evaluates `expr` with HCL semantics.
 pub fn evaluate(expr: &ast::Expr, ctx: &EvalContext<'_>) -> Evaluated {
     eval::Evaluator::new(ctx, None).run(expr)
+}
+
+/// Evaluates a compiled expression: the same value, diagnostics and steps
+/// as [`evaluate`] of the expression it was compiled from.
+pub fn evaluate_compiled(expr: &Compiled, ctx: &EvalContext<'_>) -> Evaluated {
+    eval::Evaluator::new(ctx, None).run_compiled(expr)
+}
+
+/// [`evaluate_compiled`] with the source map (see [`evaluate_with_sources`]).
+pub fn evaluate_compiled_with_sources(
+    expr: &Compiled,
+    ctx: &EvalContext<'_>,
+    sources: &fnhcl_base::SourceMap,
+) -> Evaluated {
+    eval::Evaluator::new(ctx, Some(sources)).run_compiled(expr)
 }
 
 /// Like [`evaluate`], with the source map available so that messages that

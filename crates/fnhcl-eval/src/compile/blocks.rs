@@ -36,7 +36,7 @@ impl Compiler<'_> {
         content.attr("condition").map(|a| {
             self.check_expr(&a.expr, env);
             Cond {
-                expr: a.expr.clone(),
+                expr: env.compile(&a.expr),
                 span: a.span,
             }
         })
@@ -143,7 +143,7 @@ impl Compiler<'_> {
             header: b.header_span(),
             condition,
             scope,
-            body: body?,
+            body: env.compile(&body?),
             children,
         })
     }
@@ -159,13 +159,13 @@ impl Compiler<'_> {
         let condition = self.condition(&content, &env);
         let for_each = content.attr("for_each").map(|a| {
             self.check_expr(&a.expr, &env);
-            a.expr.clone()
+            env.compile(&a.expr)
         });
         let mut each_env = env.clone();
         each_env.each = true;
         let name = content.attr("name").map(|a| {
             self.check_expr(&a.expr, &each_env);
-            a.expr.clone()
+            each_env.compile(&a.expr)
         });
         let children = self.children(&content, &env, &base);
         let templates: Vec<&Block> = content.blocks_of("template").collect();
@@ -180,7 +180,7 @@ impl Compiler<'_> {
                 Template {
                     header: b.header_span(),
                     scope: Scope::default(),
-                    body,
+                    body: tenv.compile(&body),
                     children: Vec::new(),
                 }
             }),
@@ -242,7 +242,7 @@ impl Compiler<'_> {
         Some(Template {
             header: b.header_span(),
             scope,
-            body: body?,
+            body: env.compile(&body?),
             children,
         })
     }

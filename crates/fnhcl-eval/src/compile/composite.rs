@@ -37,7 +37,7 @@ impl Compiler<'_> {
         Some(Composite {
             kind: kind?,
             scope,
-            body: body?,
+            body: env.compile(&body?),
         })
     }
 
@@ -52,8 +52,8 @@ impl Compiler<'_> {
         }
         Some(ContextBlock {
             scope,
-            key: key?,
-            value: value?,
+            key: env.compile(&key?),
+            value: env.compile(&value?),
         })
     }
 
@@ -76,7 +76,7 @@ impl Compiler<'_> {
         }
         Some(Ready {
             scope,
-            value: value?,
+            value: env.compile(&value?),
         })
     }
 
@@ -166,10 +166,10 @@ impl Compiler<'_> {
             scope,
             select: Select {
                 header: sb.header_span(),
-                api_version: api_version?,
-                kind: kind?,
-                match_name,
-                match_labels,
+                api_version: env.compile(&api_version?),
+                kind: env.compile(&kind?),
+                match_name: match_name.map(|e| env.compile(&e)),
+                match_labels: match_labels.map(|e| env.compile(&e)),
             },
         })
     }

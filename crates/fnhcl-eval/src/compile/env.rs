@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use fnhcl_base::{Diagnostic, Span};
+use fnhcl_expr::Compiled;
 use fnhcl_syntax::ast::{Block, Expr};
 use fnhcl_value::Value;
 
@@ -14,6 +15,7 @@ use crate::exprs;
 use crate::layout::Layout;
 use crate::refs;
 use crate::schema;
+use crate::slots::{self, Slot};
 
 /// Most module instances one program may create (nested ones included).
 pub(super) const MAX_INSTANCES: usize = 10_000;
@@ -47,11 +49,48 @@ pub(super) struct Env {
     pub(super) each: bool,
     /// Locals and function arguments.
     pub(super) names: Vec<Arc<str>>,
+    /// The slots of the locals among `names` (not arguments).
+    pub(super) slots: Vec<(Arc<str>, u32)>,
     /// Module-level names (`None` inside user functions).
     pub(super) module: Option<Arc<ModEnv>>,
 }
 
 impl Env {
+    /// `e` compiled for evaluation in this scope, its root variables
+    /// resolved to slots where the scope binds them.
+    pub(super) fn compile(&self, e: &Expr) -> Compiled {
+        Compiled::with_slots(e.clone(), &|name| self.slot(name))
+    }
+
+    /// The slot of root variable `name` here (see `crate::slots`). The
+    /// `self` and `each` frames are nearer than any local of an enclosing
+    /// scope (their own scopes cannot declare the names); a local comes
+    /// before the instance base's `req` and `param`.
+    fn slot(&self, name: &str) -> Option<u32> {
+        match name {
+            "self" if self.self_keys.is_some() => return slots::encode(Slot::Named),
+            "each" if self.each => return slots::encode(Slot::Named),
+            _ => {}
+        }
+        if let Some((_, s)) = self.slots.iter().rev().find(|(n, _)| &**n == name) {
+            return Some(*s);
+        }
+        if self.names.iter().any(|n| &**n == name) {
+            // A function argument.
+            return None;
+        }
+        let base = match name {
+            "req" => self.req,
+            "param" => self.module.as_ref().is_some_and(|m| m.params.is_some()),
+            _ => false,
+        };
+        if base {
+            slots::encode(Slot::Base)
+        } else {
+            None
+        }
+    }
+
     pub(super) fn has(&self, name: &str) -> bool {
         (self.req && name == "req")
             || (self.self_keys.is_some() && name == "self")
@@ -209,6 +248,8 @@ pub(super) struct Compiler<'l> {
     pub(super) export_reads: Vec<(usize, Option<String>)>,
     /// What of the request the module's expressions read.
     pub(super) demand: crate::Demand,
+    /// Scope ids given so far (`Scope::id`).
+    pub(super) scope_ids: u32,
 }
 
 /// True if `e` has no variable references and no function calls.

@@ -269,6 +269,7 @@ impl Compiler<'_> {
             self_keys: None,
             each: false,
             names: args.iter().map(|a| a.name.clone()).collect(),
+            slots: Vec::new(),
             module: None,
         };
         let locals: Vec<&Block> = content.blocks_of("locals").collect();
@@ -279,7 +280,7 @@ impl Compiler<'_> {
             name: name.into(),
             args,
             scope,
-            body: body.expr.clone(),
+            body: env.compile(&body.expr),
         })
     }
 

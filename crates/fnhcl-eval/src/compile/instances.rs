@@ -68,7 +68,7 @@ impl<'l> Compiler<'l> {
                     "condition" => {
                         self.check_expr(&a.expr, env);
                         condition = Some(Cond {
-                            expr: a.expr.clone(),
+                            expr: env.compile(&a.expr),
                             span: a.span,
                         });
                     }
@@ -176,13 +176,13 @@ impl<'l> Compiler<'l> {
         let params = match object {
             Some(o) => {
                 check_param(self, &o.expr);
-                Params::Object(o.expr.clone())
+                Params::Object(env.compile(&o.expr))
             }
             None => {
                 let mut list = Vec::new();
                 for a in &named {
                     check_param(self, &a.expr);
-                    list.push((a.name.name.clone(), a.expr.clone()));
+                    list.push((a.name.name.clone(), env.compile(&a.expr)));
                 }
                 Params::Named(list)
             }

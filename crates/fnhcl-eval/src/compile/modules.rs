@@ -36,6 +36,7 @@ impl<'l> Compiler<'l> {
             param_uses: Vec::new(),
             export_reads: Vec::new(),
             demand: crate::Demand::nothing(),
+            scope_ids: 0,
         }
     }
 
@@ -82,6 +83,7 @@ impl<'l> Compiler<'l> {
             self_keys: None,
             each: false,
             names: Vec::new(),
+            slots: Vec::new(),
             module: Some(Arc::new(mod_env)),
         };
         // The top-level scope: every file's locals blocks together.

@@ -104,7 +104,7 @@ impl<'l> Compiler<'l> {
                         (
                             a.name.name.to_string(),
                             a.span,
-                            ExportValue::Expr(a.expr.clone()),
+                            ExportValue::Expr(env.compile(&a.expr)),
                         )
                     }
                     Structure::Block(r) => {

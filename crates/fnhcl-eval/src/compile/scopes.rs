@@ -9,6 +9,7 @@ use super::types::{Local, Scope};
 use crate::graph;
 use crate::refs;
 use crate::schema::{self, BodySchema, Content};
+use crate::slots::{self, Slot};
 
 impl Compiler<'_> {
     pub(super) fn err(&mut self, d: Diagnostic) {
@@ -30,7 +31,11 @@ impl Compiler<'_> {
     /// top of `parent`: duplicate names, shadowing, references, cycles.
     pub(super) fn scope(&mut self, blocks: &[&Block], parent: &Env) -> (Scope, Env) {
         let mut scope = Scope::default();
+        // The locals' expressions, compiled once the scope's names are
+        // known (a local reads its siblings).
+        let mut exprs: Vec<&Expr> = Vec::new();
         let mut spans: Vec<Span> = Vec::new();
+        let mut names: Vec<std::sync::Arc<str>> = Vec::new();
         for b in blocks {
             for item in &b.body.items {
                 match item {
@@ -71,12 +76,10 @@ impl Compiler<'_> {
                             );
                             continue;
                         }
-                        scope.index.insert(name.clone(), scope.locals.len());
+                        scope.index.insert(name.clone(), exprs.len());
                         spans.push(a.name.span);
-                        scope.locals.push(Local {
-                            name,
-                            expr: a.expr.clone(),
-                        });
+                        names.push(name);
+                        exprs.push(&a.expr);
                     }
                     Structure::Block(inner) => self.err(
                         Diagnostic::error(
@@ -88,12 +91,31 @@ impl Compiler<'_> {
                 }
             }
         }
-        let mut env = parent.clone();
-        env.names
-            .extend(scope.locals.iter().map(|l| l.name.clone()));
-        for l in &scope.locals {
-            self.check_expr(&l.expr, &env);
+        if !names.is_empty() {
+            self.scope_ids += 1;
+            scope.id = self.scope_ids;
         }
+        let mut env = parent.clone();
+        env.names.extend(names.iter().cloned());
+        env.slots
+            .extend(names.iter().enumerate().filter_map(|(index, n)| {
+                let slot = slots::encode(Slot::Local {
+                    scope: scope.id,
+                    index,
+                })?;
+                Some((n.clone(), slot))
+            }));
+        for e in &exprs {
+            self.check_expr(e, &env);
+        }
+        scope.locals = names
+            .into_iter()
+            .zip(exprs)
+            .map(|(name, e)| Local {
+                name,
+                expr: env.compile(e),
+            })
+            .collect();
         self.cycles(&scope, &spans);
         (scope, env)
     }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use fnhcl_base::Span;
-use fnhcl_syntax::ast::Expr;
+use fnhcl_expr::Compiled;
 use fnhcl_value::Value;
 
 /// One module: the root program or an imported directory (D24).
@@ -89,7 +89,7 @@ pub(crate) struct Export {
 }
 
 pub(crate) enum ExportValue {
-    Expr(Expr),
+    Expr(Compiled),
     /// The observed body of the module's resource with this local name.
     Resource(String),
 }
@@ -109,9 +109,9 @@ pub(crate) struct Instance {
 
 pub(crate) enum Params {
     /// `region = ...` attributes.
-    Named(Vec<(Arc<str>, Expr)>),
+    Named(Vec<(Arc<str>, Compiled)>),
     /// `params = { ... }`.
-    Object(Expr),
+    Object(Compiled),
 }
 
 /// `switch "name" { case "a" { ... } default { ... } }` (D30).
@@ -138,6 +138,8 @@ pub(crate) struct Case {
 /// The locals of one scope (all `locals` blocks of a block, merged).
 #[derive(Default)]
 pub(crate) struct Scope {
+    /// Unique within the module, from 1 (0: no locals to read by slot).
+    pub id: u32,
     pub locals: Vec<Local>,
     pub index: HashMap<Arc<str>, usize>,
 }
@@ -160,12 +162,12 @@ impl Scope {
 
 pub(crate) struct Local {
     pub name: Arc<str>,
-    pub expr: Expr,
+    pub expr: Compiled,
 }
 
 /// A `condition = ...` attribute.
 pub(crate) struct Cond {
-    pub expr: Expr,
+    pub expr: Compiled,
     /// The whole attribute (discard records point here).
     pub span: Span,
 }
@@ -201,7 +203,7 @@ pub(crate) struct Resource {
     pub header: Span,
     pub condition: Option<Cond>,
     pub scope: Scope,
-    pub body: Expr,
+    pub body: Compiled,
     pub children: Vec<Child>,
 }
 
@@ -210,8 +212,8 @@ pub(crate) struct Collection {
     pub header: Span,
     pub condition: Option<Cond>,
     pub scope: Scope,
-    pub for_each: Expr,
-    pub name: Option<Expr>,
+    pub for_each: Compiled,
+    pub name: Option<Compiled>,
     pub children: Vec<Child>,
     pub template: Template,
 }
@@ -219,7 +221,7 @@ pub(crate) struct Collection {
 pub(crate) struct Template {
     pub header: Span,
     pub scope: Scope,
-    pub body: Expr,
+    pub body: Compiled,
     pub children: Vec<Child>,
 }
 
@@ -232,18 +234,18 @@ pub(crate) enum CompositeKind {
 pub(crate) struct Composite {
     pub kind: CompositeKind,
     pub scope: Scope,
-    pub body: Expr,
+    pub body: Compiled,
 }
 
 pub(crate) struct ContextBlock {
     pub scope: Scope,
-    pub key: Expr,
-    pub value: Expr,
+    pub key: Compiled,
+    pub value: Compiled,
 }
 
 pub(crate) struct Ready {
     pub scope: Scope,
-    pub value: Expr,
+    pub value: Compiled,
 }
 
 pub(crate) struct Requirement {
@@ -255,17 +257,17 @@ pub(crate) struct Requirement {
 
 pub(crate) struct Select {
     pub header: Span,
-    pub api_version: Expr,
-    pub kind: Expr,
-    pub match_name: Option<Expr>,
-    pub match_labels: Option<Expr>,
+    pub api_version: Compiled,
+    pub kind: Compiled,
+    pub match_name: Option<Compiled>,
+    pub match_labels: Option<Compiled>,
 }
 
 pub(crate) struct Function {
     pub name: Arc<str>,
     pub args: Vec<Arg>,
     pub scope: Scope,
-    pub body: Expr,
+    pub body: Compiled,
 }
 
 pub(crate) struct Arg {

@@ -3,7 +3,7 @@
 //! evaluator reads them through.
 
 use fnhcl_base::Diagnostic;
-use fnhcl_syntax::ast::Expr;
+use fnhcl_expr::Compiled;
 use fnhcl_value::{Key, Value};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -13,6 +13,7 @@ use super::{MAX_INVOKE_CALLS, MAX_INVOKE_DEPTH, MAX_LOCAL_DEPTH};
 use crate::api::LocalValue;
 use crate::compile::{Module, Scope};
 use crate::exprs::{self, Invoke, Vars};
+use crate::slots::{self, Slot};
 
 /// Runs `f` on a fresh stack segment when little stack is left: user
 /// functions and chains of locals recurse through the expression
@@ -99,7 +100,7 @@ impl<'a> Frame<'a> {
         })
     }
 
-    pub(super) fn eval(&self, e: &Expr) -> (Value, Vec<Diagnostic>) {
+    pub(super) fn eval(&self, e: &Compiled) -> (Value, Vec<Diagnostic>) {
         exprs::eval(e, self, self, &self.ctx.budget)
     }
 
@@ -200,6 +201,41 @@ impl Vars for Frame<'_> {
             f = fr.parent;
         }
         None
+    }
+
+    fn get_slot(&self, name: &str, slot: Option<u32>) -> Option<Value> {
+        match slot {
+            Some(s) => self.by_slot(name, slots::decode(s)),
+            None => self.get(name),
+        }
+    }
+}
+
+impl Frame<'_> {
+    /// The frame chain's value of root variable `name` by its slot (see
+    /// `crate::slots`): frames are matched by the slot's scope id or
+    /// kind, without comparing names; a slot not found on the chain falls
+    /// back to the name search.
+    fn by_slot(&self, name: &str, slot: Slot) -> Option<Value> {
+        let mut f = Some(self);
+        while let Some(fr) = f {
+            match (&fr.vars, slot) {
+                (FrameVars::Named(n, v), Slot::Named) if *n == name => return Some(v.clone()),
+                (FrameVars::Locals { scope, cells }, Slot::Local { scope: id, index })
+                    if scope.id == id =>
+                {
+                    if scope.locals.get(index).is_some_and(|l| &*l.name == name) {
+                        return Some(fr.force(scope, cells, index));
+                    }
+                    break;
+                }
+                // The base of the chain.
+                (FrameVars::Instance { .. }, Slot::Base) => return fr.get(name),
+                _ => {}
+            }
+            f = fr.parent;
+        }
+        self.get(name)
     }
 }
 

@@ -62,7 +62,20 @@ pub fn evaluate_with_limits(
     request: &Request,
     limits: &Limits,
 ) -> Result<Output, Fatal> {
-    run(program, request, limits, None)
+    run(program, request, limits, None, false).0
+}
+
+/// For the differential test of the compiled evaluator: evaluates with
+/// the compiled expressions or (`tree_walk`) with the tree walk of their
+/// ASTs; the result and the steps used.
+#[doc(hidden)]
+pub fn evaluate_for_comparison(
+    program: &Program,
+    request: &Request,
+    limits: &Limits,
+    tree_walk: bool,
+) -> (Result<Output, Fatal>, u64) {
+    run(program, request, limits, None, tree_walk)
 }
 
 /// [`evaluate_with_limits`] that also records the value of every local it
@@ -75,7 +88,7 @@ pub fn evaluate_traced(
     limits: &Limits,
 ) -> (Result<Output, Fatal>, Vec<LocalValue>) {
     let trace = RefCell::new(Vec::new());
-    let result = run(program, request, limits, Some(&trace));
+    let (result, _) = run(program, request, limits, Some(&trace), false);
     (result, trace.into_inner())
 }
 
@@ -84,9 +97,11 @@ fn run(
     request: &Request,
     limits: &Limits,
     trace: Option<&RefCell<Vec<LocalValue>>>,
-) -> Result<Output, Fatal> {
+    tree_walk: bool,
+) -> (Result<Output, Fatal>, u64) {
     let mut ctx = Ctx::new(program, request, limits.clone());
     ctx.trace = trace;
+    ctx.budget.tree_walk = tree_walk;
     let root_module = &program.modules[0];
     let root = Frame::instance(&ctx, root_module, 0, Value::null());
     let top = Frame::locals(&root, &root_module.top);
@@ -109,7 +124,8 @@ fn run(
         result = Err(vec![limit]);
     }
     let warnings = ctx.take_warnings();
-    match result.and_then(|()| w.out.finish(program)) {
+    let steps = ctx.budget.used();
+    let result = match result.and_then(|()| w.out.finish(program)) {
         Ok(mut out) => {
             out.warnings = finish_warnings(warnings, program);
             out.sources = program.sources.clone();
@@ -119,7 +135,8 @@ fn run(
             errs.extend(warnings);
             Err(Fatal::new(errs, program.sources.clone()))
         }
-    }
+    };
+    (result, steps)
 }
 
 /// Deduplicates (severity, range, summary) and sorts by file and position.

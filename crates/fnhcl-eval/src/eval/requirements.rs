@@ -1,5 +1,6 @@
 //! `ready` blocks and requirements (extra-resource selectors) in the walk.
 
+use fnhcl_expr::Compiled;
 use fnhcl_syntax::ast::Expr;
 
 use super::Res;
@@ -73,7 +74,7 @@ impl<'c> Walk<'c> {
             }
         }
         let s = &r.select;
-        let mut fields: Vec<(SelectField, &Expr)> = vec![
+        let mut fields: Vec<(SelectField, &Compiled)> = vec![
             (SelectField::ApiVersion, &s.api_version),
             (SelectField::Kind, &s.kind),
         ];
@@ -94,7 +95,7 @@ impl<'c> Walk<'c> {
         }
         if is_incomplete {
             // D16: the requirement is omitted entirely.
-            let exprs: Vec<&Expr> = fields.iter().map(|(_, e)| *e).collect();
+            let exprs: Vec<&Expr> = fields.iter().map(|(_, e)| e.ast()).collect();
             self.discard(
                 frame,
                 DiscardKind::Requirement,

@@ -2,6 +2,7 @@
 //! incomplete blocks, module instances and switches.
 
 use fnhcl_base::{Diagnostic, Span};
+use fnhcl_expr::Compiled;
 use fnhcl_syntax::ast::Expr;
 use fnhcl_value::{Type, Value};
 use std::sync::Arc;
@@ -49,7 +50,8 @@ impl<'c> Walk<'c> {
         let mut out = Vec::new();
         for e in exprs {
             for t in refs::traversals(e) {
-                let (v, _) = frame.eval(t.expr);
+                // Only on the error path: the traversal compiled where it is read.
+                let (v, _) = frame.eval(&Compiled::new(t.expr.clone()));
                 let text = self.ctx.program.sources.slice(t.expr.span).to_owned();
                 unknown_paths(&v, &mut text.clone(), &mut out, 0);
                 if out.len() >= MAX_UNKNOWN_REFS {

@@ -9,6 +9,7 @@ use fnhcl_value::Value;
 use fnhcl_value::shape::{Shape, shape};
 
 use super::{Diags, Evaluator, R, dynamic, has_errors, unmark};
+use crate::compiled::node::Node;
 use crate::suggest::name_suggestion;
 
 impl Evaluator<'_, '_> {
@@ -21,19 +22,11 @@ impl Evaluator<'_, '_> {
     ) -> R {
         let fname: &str = &name.name;
         if !self.ctx.functions {
-            return (
-                dynamic(),
-                vec![self.error(
-                    "Function calls not allowed",
-                    "Functions may not be called here.",
-                    span,
-                    span,
-                )],
-            );
+            return self.calls_not_allowed(span);
         }
         match fname {
-            "try" if !expand_final => return self.call_try(args, span),
-            "can" if !expand_final => return self.call_can(name, args, span),
+            "try" if !expand_final => return self.call_try(args, None, span),
+            "can" if !expand_final => return self.call_can(name, args, None, span),
             _ => {}
         }
         let def = fnhcl_functions::registry().get(fname);
@@ -45,7 +38,7 @@ impl Evaluator<'_, '_> {
             && !expand_final
             && !is_invoke
         {
-            return self.call_builtin(def, fname, args, span);
+            return self.call_builtin(def, fname, args, None, span);
         }
         let mut diags = Vec::new();
         // Argument values, with `...` expansion of the last one.
@@ -199,9 +192,10 @@ impl Evaluator<'_, '_> {
         def: &fnhcl_functions::FuncDef,
         fname: &str,
         args: &[Expr],
+        nodes: Option<&[Node]>,
         span: Span,
     ) -> R {
-        let (argvals, diags) = self.eval_each(args);
+        let (argvals, diags) = self.eval_each(args, nodes);
         if let Err((summary, detail)) = def.check_arity(args.len()) {
             let extra = args.get(def_param_count(def)).map(start_range);
             let subject = arity_subject(summary, extra, span);
@@ -216,6 +210,19 @@ impl Evaluator<'_, '_> {
                 args.iter().map(|a| a.span).collect(),
             )
         })
+    }
+
+    /// A call where functions are not available (argument defaults).
+    pub(super) fn calls_not_allowed(&self, span: Span) -> R {
+        (
+            dynamic(),
+            vec![self.error(
+                "Function calls not allowed",
+                "Functions may not be called here.",
+                span,
+                span,
+            )],
+        )
     }
 
     pub(super) fn call_error(

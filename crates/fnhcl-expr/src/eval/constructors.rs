@@ -6,17 +6,25 @@ use fnhcl_syntax::ast::{ExprKind, ObjectKey, TemplatePart};
 use fnhcl_value::{Key, Type, Value};
 
 use super::{Evaluator, R, dynamic, has_errors, unmark};
+use crate::compiled::node::ObjItem;
 use crate::conv;
 
 impl Evaluator<'_, '_> {
-    pub(super) fn object(&mut self, items: &[fnhcl_syntax::ast::ObjectItem], _span: Span) -> R {
+    /// An object constructor, with its items' compiled nodes when given.
+    pub(super) fn object(
+        &mut self,
+        items: &[fnhcl_syntax::ast::ObjectItem],
+        nodes: Option<&[ObjItem]>,
+        _span: Span,
+    ) -> R {
         let mut diags = Vec::new();
         // Collected in source order and sorted once at the end (a later
         // duplicate key wins, as `collect` keeps the last).
         let mut vals: Vec<(Key, Value)> = Vec::with_capacity(items.len());
         let mut known = true;
         let mut marked = false;
-        for it in items {
+        for (i, it) in items.iter().enumerate() {
+            let node = nodes.and_then(|n| n.get(i));
             // Keys written as a name or a plain ASCII string (the usual
             // case) are used as they are.
             let literal_key = match &it.key {
@@ -30,7 +38,7 @@ impl Evaluator<'_, '_> {
                 },
             };
             if let Some(k) = literal_key {
-                let (val, vd) = self.eval(&it.value);
+                let (val, vd) = self.eval_sub(&it.value, node.map(|n| &n.value));
                 diags.extend(vd);
                 vals.push((k.clone(), val));
                 continue;
@@ -42,13 +50,13 @@ impl Evaluator<'_, '_> {
                     (Value::string("null"), Vec::new(), k.span)
                 }
                 ObjectKey::Expr(k) => {
-                    let (v, d) = self.eval(k);
+                    let (v, d) = self.eval_sub(k, node.and_then(|n| n.key.as_ref()));
                     (v, d, k.span)
                 }
             };
             let kerr = has_errors(&kd);
             diags.extend(kd);
-            let (val, vd) = self.eval(&it.value);
+            let (val, vd) = self.eval_sub(&it.value, node.map(|n| &n.value));
             diags.extend(vd);
             if kerr {
                 known = false;

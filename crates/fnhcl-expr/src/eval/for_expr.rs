@@ -20,7 +20,7 @@ impl Evaluator<'_, '_> {
             &f.value_var,
             &f.collection,
             f.key_expr.as_ref(),
-            Branch::Expr(&f.value_expr),
+            Branch::Expr(&f.value_expr, None),
             f.grouping,
             f.cond.as_ref(),
             span,

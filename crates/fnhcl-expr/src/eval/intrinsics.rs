@@ -7,6 +7,7 @@ use fnhcl_syntax::ast::{Expr, Ident};
 use fnhcl_value::{Type, Value};
 
 use super::{Diags, Evaluator, R, dynamic, has_errors};
+use crate::compiled::node::{Node, Probe};
 use crate::conv;
 
 impl Evaluator<'_, '_> {
@@ -123,20 +124,26 @@ impl Evaluator<'_, '_> {
 
     /// True if any root traversal of `e` is not wholly known (tryfunc's
     /// `dependsOnUnknowns`).
-    pub(super) fn depends_on_unknowns(&mut self, e: &Expr) -> bool {
-        for t in fnhcl_syntax::visit::traversals(e) {
-            let (v, d) = self.eval(t);
-            if has_errors(&d) {
-                continue;
-            }
-            if !v.is_wholly_known() {
-                return true;
-            }
+    /// With `probes`, the traversals found and compiled at compile time.
+    pub(super) fn depends_on_unknowns(&mut self, e: &Expr, probes: Option<&[Probe]>) -> bool {
+        let unknown = |(v, d): R| !has_errors(&d) && !v.is_wholly_known();
+        match probes {
+            Some(probes) => probes
+                .iter()
+                .any(|p| unknown(self.eval_c(&p.node, &p.expr))),
+            None => fnhcl_syntax::visit::traversals(e)
+                .into_iter()
+                .any(|t| unknown(self.eval(t))),
         }
-        false
     }
 
-    pub(super) fn call_try(&mut self, args: &[Expr], span: Span) -> R {
+    /// `try(args...)`; `compiled` holds the arguments' nodes and probes.
+    pub(super) fn call_try(
+        &mut self,
+        args: &[Expr],
+        compiled: Option<(&[Node], &[Box<[Probe]>])>,
+        span: Span,
+    ) -> R {
         let start = Span {
             file: span.file,
             start: span.start,
@@ -154,11 +161,12 @@ impl Evaluator<'_, '_> {
             );
         }
         let mut all = Vec::new();
-        for a in args {
-            if self.depends_on_unknowns(a) {
+        for (i, a) in args.iter().enumerate() {
+            let probes = compiled.and_then(|(_, p)| p.get(i)).map(|p| &**p);
+            if self.depends_on_unknowns(a, probes) {
                 return (dynamic(), Vec::new());
             }
-            let (v, d) = self.eval(a);
+            let (v, d) = self.eval_sub(a, compiled.and_then(|(n, _)| n.get(i)));
             if has_errors(&d) {
                 all.extend(d);
                 continue;
@@ -189,7 +197,14 @@ impl Evaluator<'_, '_> {
         )
     }
 
-    pub(super) fn call_can(&mut self, name: &Ident, args: &[Expr], span: Span) -> R {
+    /// `can(x)`; `compiled` holds the argument's node and probes.
+    pub(super) fn call_can(
+        &mut self,
+        name: &Ident,
+        args: &[Expr],
+        compiled: Option<(&Node, &[Probe])>,
+        span: Span,
+    ) -> R {
         if args.len() != 1 {
             let (summary, detail, subject) = if args.is_empty() {
                 (
@@ -212,10 +227,10 @@ impl Evaluator<'_, '_> {
             let _ = name;
             return (dynamic(), vec![self.error(summary, detail, subject, span)]);
         }
-        if self.depends_on_unknowns(&args[0]) {
+        if self.depends_on_unknowns(&args[0], compiled.map(|(_, p)| p)) {
             return (Value::Unknown(Type::Bool), Vec::new());
         }
-        let (_, d) = self.eval(&args[0]);
+        let (_, d) = self.eval_sub(&args[0], compiled.map(|(n, _)| n));
         (Value::Bool(!has_errors(&d)), Vec::new())
     }
 }

@@ -9,6 +9,7 @@
 //! `docs/notes/expression-evaluator.md`.
 
 mod calls;
+mod compiled;
 mod constructors;
 mod for_expr;
 mod intrinsics;
@@ -22,8 +23,10 @@ use fnhcl_base::{Diagnostic, SourceMap, Span};
 use fnhcl_syntax::ast::{Expr, ExprKind, Template, TemplatePart};
 use fnhcl_value::{Number, Type, Value};
 
+use crate::compiled::node::Node;
 use crate::conv;
 use crate::{EvalContext, Evaluated};
+pub(crate) use templates::template_guess;
 use traversal::widen_chain_context;
 
 type Diags = Vec<Diagnostic>;
@@ -75,7 +78,8 @@ fn convert_owned(v: Value, to: &Type) -> Result<Value, (Value, String)> {
 /// A branch of a conditional: an expression, or a template (`%{if}`).
 #[derive(Clone, Copy)]
 enum Branch<'e> {
-    Expr(&'e Expr),
+    /// An expression, with its compiled node when it has one.
+    Expr(&'e Expr, Option<&'e Node>),
     Template(&'e Template, Span),
     /// `%{if}` without `%{else}`: the empty string.
     Empty(Span),
@@ -84,7 +88,7 @@ enum Branch<'e> {
 impl Branch<'_> {
     fn span(&self) -> Span {
         match self {
-            Branch::Expr(e) => e.span,
+            Branch::Expr(e, _) => e.span,
             Branch::Template(_, s) | Branch::Empty(s) => *s,
         }
     }
@@ -114,7 +118,16 @@ impl<'c, 'a> Evaluator<'c, 'a> {
     }
 
     pub(crate) fn run(mut self, e: &Expr) -> Evaluated {
-        let (value, mut diagnostics) = self.eval(e);
+        let r = self.eval(e);
+        self.finish(r)
+    }
+
+    pub(crate) fn run_compiled(mut self, c: &crate::Compiled) -> Evaluated {
+        let r = self.eval_c(c.node(), c.ast());
+        self.finish(r)
+    }
+
+    fn finish(self, (value, mut diagnostics): R) -> Evaluated {
         if let Some(sm) = self.sources {
             for d in &mut diagnostics {
                 if d.expr_text.is_none()
@@ -225,12 +238,22 @@ impl<'c, 'a> Evaluator<'c, 'a> {
         r
     }
 
-    /// Evaluates `exprs` in order: their values, and all their diagnostics.
-    fn eval_each(&mut self, exprs: &[Expr]) -> (Vec<Value>, Diags) {
+    /// Evaluates `e` through its compiled node when it has one.
+    #[inline]
+    pub(super) fn eval_sub(&mut self, e: &Expr, n: Option<&Node>) -> R {
+        match n {
+            Some(n) => self.eval_c(n, e),
+            None => self.eval(e),
+        }
+    }
+
+    /// Evaluates `exprs` in order (through their compiled nodes when
+    /// given): their values, and all their diagnostics.
+    fn eval_each(&mut self, exprs: &[Expr], nodes: Option<&[Node]>) -> (Vec<Value>, Diags) {
         let mut diags = Vec::new();
         let mut vals = Vec::with_capacity(exprs.len());
-        for e in exprs {
-            let (v, d) = self.eval(e);
+        for (i, e) in exprs.iter().enumerate() {
+            let (v, d) = self.eval_sub(e, nodes.and_then(|n| n.get(i)));
             diags.extend(d);
             vals.push(v);
         }
@@ -262,13 +285,13 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                     }
                     _ => {}
                 }
-                self.template(t, e.span)
+                self.template(t, e.span, None)
             }
             ExprKind::Tuple(items) => {
-                let (vals, diags) = self.eval_each(items);
+                let (vals, diags) = self.eval_each(items, None);
                 (Value::tuple(vals), diags)
             }
-            ExprKind::Object(items) => self.object(items, e.span),
+            ExprKind::Object(items) => self.object(items, None, e.span),
             ExprKind::Variable(id) => self.variable(id),
             ExprKind::GetAttr(src, name) => {
                 let (v, mut diags) = self.eval(src);
@@ -322,9 +345,15 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 cond,
                 then,
                 otherwise,
-            } => self.conditional(cond, Branch::Expr(then), Branch::Expr(otherwise), e.span),
-            ExprKind::Unary(op, x) => self.unary(*op, x, e.span),
-            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, e.span),
+            } => self.conditional(
+                cond,
+                None,
+                Branch::Expr(then, None),
+                Branch::Expr(otherwise, None),
+                e.span,
+            ),
+            ExprKind::Unary(op, x) => self.unary(*op, x, None, e.span),
+            ExprKind::Binary(op, a, b) => self.binary(*op, [a, b], None, e.span),
             ExprKind::For(f) => self.for_expr(f, e.span),
             ExprKind::Parens(x) => self.eval(x),
         }
@@ -332,8 +361,8 @@ impl<'c, 'a> Evaluator<'c, 'a> {
 
     fn eval_branch(&mut self, b: Branch<'_>) -> R {
         match b {
-            Branch::Expr(e) => self.eval(e),
-            Branch::Template(t, s) => self.template(t, s),
+            Branch::Expr(e, n) => self.eval_sub(e, n),
+            Branch::Template(t, s) => self.template(t, s, None),
             Branch::Empty(_) => (Value::string(""), Vec::new()),
         }
     }

@@ -7,6 +7,7 @@ use fnhcl_syntax::ast::{BinaryOp, Expr, UnaryOp};
 use fnhcl_value::{Type, Value};
 
 use super::{Branch, Diags, Evaluator, R, convert_owned, dynamic, has_errors, unmark_deep_owned};
+use crate::compiled::node::Node;
 use crate::conv;
 use crate::ops::{self, Arith, Cmp};
 
@@ -14,6 +15,7 @@ impl Evaluator<'_, '_> {
     pub(super) fn conditional(
         &mut self,
         cond: &Expr,
+        cn: Option<&Node>,
         t: Branch<'_>,
         f: Branch<'_>,
         span: Span,
@@ -58,7 +60,7 @@ impl Evaluator<'_, '_> {
                 }
             }
         };
-        let (cv, cd) = self.eval(cond);
+        let (cv, cd) = self.eval_sub(cond, cn);
         diags.extend(cd);
         if cv.is_null() {
             diags.push(self.error(
@@ -113,8 +115,8 @@ impl Evaluator<'_, '_> {
     // ---------------------------------------------------------------
     // Operators.
 
-    pub(super) fn unary(&mut self, op: UnaryOp, x: &Expr, span: Span) -> R {
-        let (v, mut diags) = self.eval(x);
+    pub(super) fn unary(&mut self, op: UnaryOp, x: &Expr, xn: Option<&Node>, span: Span) -> R {
+        let (v, mut diags) = self.eval_sub(x, xn);
         let want = match op {
             UnaryOp::Neg => Type::Number,
             UnaryOp::Not => Type::Bool,
@@ -159,9 +161,15 @@ impl Evaluator<'_, '_> {
         )
     }
 
-    pub(super) fn binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr, span: Span) -> R {
-        let (av, ad) = self.eval(a);
-        let (bv, bd) = self.eval(b);
+    pub(super) fn binary(
+        &mut self,
+        op: BinaryOp,
+        [a, b]: [&Expr; 2],
+        nodes: Option<&[Node; 2]>,
+        span: Span,
+    ) -> R {
+        let (av, ad) = self.eval_sub(a, nodes.map(|n| &n[0]));
+        let (bv, bd) = self.eval_sub(b, nodes.map(|n| &n[1]));
         let mut diags = ad;
         diags.extend(bd);
         let (param, result) = match op {

@@ -7,17 +7,25 @@ use fnhcl_syntax::ast::{Expr, Ident, Template, TemplatePart};
 use fnhcl_value::{Type, Value};
 
 use super::{Branch, Diags, Evaluator, R, has_errors, nfc};
+use crate::compiled::node::Node;
 use crate::conv;
 
 impl Evaluator<'_, '_> {
-    pub(super) fn template(&mut self, t: &Template, span: Span) -> R {
+    /// A template; `compiled` holds the buffer size worked out at compile
+    /// time and the compiled interpolations (in order), for a template
+    /// made only of literal text and interpolations.
+    pub(super) fn template(
+        &mut self,
+        t: &Template,
+        span: Span,
+        compiled: Option<(usize, &[Node])>,
+    ) -> R {
         let mut diags = Vec::new();
-        // Room for the literal text and a short value per interpolation,
-        // so the usual template allocates once.
-        let guess = t.parts.iter().fold(0usize, |n, p| match p {
-            TemplatePart::Literal(s) => n.saturating_add(s.len()),
-            _ => n.saturating_add(16),
-        });
+        let guess = match compiled {
+            Some((guess, _)) => guess,
+            None => template_guess(t),
+        };
+        let mut nodes = compiled.map(|(_, n)| n.iter());
         let mut buf = String::with_capacity(guess.min(4096));
         let mut known = true;
         let mut marked = false;
@@ -30,7 +38,8 @@ impl Evaluator<'_, '_> {
                     continue;
                 }
                 TemplatePart::Interpolation(e) => {
-                    let (v, d) = self.eval(e);
+                    let n = nodes.as_mut().and_then(Iterator::next);
+                    let (v, d) = self.eval_sub(e, n);
                     if let Value::String(s) = &v
                         && d.is_empty()
                     {
@@ -53,7 +62,7 @@ impl Evaluator<'_, '_> {
                         Some(o) => Branch::Template(o, *ds),
                         None => Branch::Empty(*ds),
                     };
-                    let (v, d) = self.conditional(cond, t_b, f_b, *ds);
+                    let (v, d) = self.conditional(cond, None, t_b, f_b, *ds);
                     (v, d, *ds)
                 }
                 TemplatePart::For {
@@ -206,4 +215,13 @@ impl Evaluator<'_, '_> {
         }
         (Value::string(nfc(buf)).mark_if(marked), diags)
     }
+}
+
+/// Room for a template's literal text and a short value per
+/// interpolation, so the usual template allocates once.
+pub(crate) fn template_guess(t: &Template) -> usize {
+    t.parts.iter().fold(0usize, |n, p| match p {
+        TemplatePart::Literal(s) => n.saturating_add(s.len()),
+        _ => n.saturating_add(16),
+    })
 }

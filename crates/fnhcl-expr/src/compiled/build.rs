@@ -1,0 +1,240 @@
+//! From an AST expression to its compiled node: constants folded (their
+//! steps and nesting recorded), traversals from a root variable
+//! pre-split, built-ins bound, templates of text and interpolations
+//! pre-sized; what is left to the tree walk becomes [`Node::Ast`].
+
+use fnhcl_base::Span;
+use fnhcl_syntax::ast::{Expr, ExprKind, ObjectKey, TemplatePart};
+use fnhcl_syntax::visit::is_literal_key;
+
+use super::node::{Const, Key, Node, ObjItem, PathStep, Probe, Root, Traversal};
+use fnhcl_value::{Number, Value};
+
+use crate::{EvalContext, Limits, NoVariables};
+
+pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
+    if foldable(e)
+        && let Some(c) = fold(e)
+    {
+        return Node::Const(Box::new(c));
+    }
+    let sub = |x: &Expr| build(x, resolve);
+    match &e.kind {
+        ExprKind::Variable(_) | ExprKind::GetAttr(..) | ExprKind::Index(..)
+            if let Some(t) = traversal(e, resolve) =>
+        {
+            Node::Traversal(Box::new(t))
+        }
+        ExprKind::Tuple(items) => Node::Tuple(items.iter().map(sub).collect()),
+        ExprKind::Object(items) => Node::Object(
+            items
+                .iter()
+                .map(|it| ObjItem {
+                    key: match &it.key {
+                        ObjectKey::Expr(k) => Some(sub(k)),
+                        ObjectKey::Ident(_) => None,
+                    },
+                    value: sub(&it.value),
+                })
+                .collect(),
+        ),
+        ExprKind::Template(t) => match t.parts.as_slice() {
+            [TemplatePart::Interpolation(x)] => Node::Wrap(Box::new(sub(x))),
+            parts
+                if parts.iter().all(|p| {
+                    matches!(p, TemplatePart::Literal(_) | TemplatePart::Interpolation(_))
+                }) =>
+            {
+                Node::Template {
+                    guess: crate::eval::template_guess(t),
+                    parts: parts
+                        .iter()
+                        .filter_map(|p| match p {
+                            TemplatePart::Interpolation(x) => Some(sub(x)),
+                            _ => None,
+                        })
+                        .collect(),
+                }
+            }
+            _ => Node::Ast,
+        },
+        ExprKind::Parens(x) => Node::Wrap(Box::new(sub(x))),
+        ExprKind::GetAttr(src, _) => Node::GetAttr(Box::new(sub(src))),
+        ExprKind::Index(src, key) => Node::Index(Box::new([sub(src), sub(key)])),
+        ExprKind::FuncCall {
+            name,
+            args,
+            expand_final: false,
+        } if &*name.name == "try" => Node::Try {
+            args: args.iter().map(sub).collect(),
+            probes: args.iter().map(|a| probes(a, resolve)).collect(),
+        },
+        ExprKind::FuncCall {
+            name,
+            args,
+            expand_final: false,
+        } if &*name.name == "can" && args.len() == 1 => Node::Can {
+            arg: Box::new(sub(&args[0])),
+            probes: probes(&args[0], resolve),
+        },
+        ExprKind::FuncCall {
+            name,
+            args,
+            expand_final: false,
+        } if !matches!(&*name.name, "try" | "can" | "invoke") => {
+            match fnhcl_functions::registry().get(&name.name) {
+                Some(def) => Node::Call {
+                    def,
+                    args: args.iter().map(sub).collect(),
+                },
+                None => Node::Ast,
+            }
+        }
+        ExprKind::Conditional {
+            cond,
+            then,
+            otherwise,
+        } => Node::Conditional(Box::new([sub(cond), sub(then), sub(otherwise)])),
+        ExprKind::Unary(_, x) => Node::Unary(Box::new(sub(x))),
+        ExprKind::Binary(_, a, b) => Node::Binary(Box::new([sub(a), sub(b)])),
+        _ => Node::Ast,
+    }
+}
+
+/// The root traversals of a `try`/`can` argument, compiled.
+fn probes(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Box<[Probe]> {
+    fnhcl_syntax::visit::traversals(e)
+        .into_iter()
+        .map(|t| Probe {
+            expr: t.clone(),
+            node: build(t, resolve),
+        })
+        .collect()
+}
+
+/// Whether `e` is made of literals only (no variables, calls, templates
+/// with interpolations or non-ASCII text, computed keys, `for`, splats):
+/// its value does not depend on the context or on the limits, except
+/// through the steps and nesting it costs.
+fn foldable(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Null | ExprKind::Bool(_) | ExprKind::Number(_) => true,
+        ExprKind::Template(t) => {
+            matches!(t.parts.as_slice(), [TemplatePart::Literal(s)] if s.is_ascii())
+        }
+        ExprKind::Tuple(items) => items.iter().all(foldable),
+        ExprKind::Object(items) => items.iter().all(|it| {
+            let literal_key = match &it.key {
+                ObjectKey::Ident(_) => true,
+                ObjectKey::Expr(k) => matches!(&k.kind, ExprKind::Template(t)
+                    if matches!(t.parts.as_slice(), [TemplatePart::Literal(s)] if s.is_ascii())),
+            };
+            literal_key && foldable(&it.value)
+        }),
+        ExprKind::Parens(x) | ExprKind::Unary(_, x) => foldable(x),
+        ExprKind::Binary(_, a, b) => foldable(a) && foldable(b),
+        _ => false,
+    }
+}
+
+/// Nesting levels the tree walk enters for a [`foldable`] expression.
+fn height(e: &Expr) -> usize {
+    let below = match &e.kind {
+        ExprKind::Tuple(items) => items.iter().map(height).max().unwrap_or(0),
+        ExprKind::Object(items) => items.iter().map(|it| height(&it.value)).max().unwrap_or(0),
+        ExprKind::Parens(x) | ExprKind::Unary(_, x) => height(x),
+        ExprKind::Binary(_, a, b) => height(a).max(height(b)),
+        _ => 0,
+    };
+    below + 1
+}
+
+/// The value of a [`foldable`] expression and the steps it costs, by the
+/// tree walk itself; `None` when it has diagnostics (left to run time,
+/// which gives them).
+fn fold(e: &Expr) -> Option<Const> {
+    // Leaves directly, as the tree walk's dispatch gives them (one step).
+    let leaf = match &e.kind {
+        ExprKind::Null => Some(Value::null()),
+        ExprKind::Bool(b) => Some(Value::Bool(*b)),
+        ExprKind::Number(text) => Some(Value::Number(Number::parse(text)?)),
+        ExprKind::Template(t) => match t.parts.as_slice() {
+            [TemplatePart::Literal(s)] if s.is_ascii() => Some(Value::String(s.clone())),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(value) = leaf {
+        return Some(Const {
+            value,
+            steps: 1,
+            height: 1,
+        });
+    }
+    let limits = Limits::default();
+    let ctx = EvalContext {
+        vars: &NoVariables,
+        invoker: None,
+        functions: false,
+        limits: &limits,
+    };
+    let r = crate::evaluate(e, &ctx);
+    if !r.diagnostics.is_empty() {
+        return None;
+    }
+    Some(Const {
+        value: r.value,
+        steps: r.steps,
+        height: height(e),
+    })
+}
+
+/// `root.a["b"][0]`: a root variable followed by attribute and literal-key
+/// steps, all known at compile time.
+fn traversal(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Option<Traversal> {
+    let mut path = Vec::new();
+    let mut steps = 1u64;
+    let mut cur = e;
+    loop {
+        let sub = |src: &Expr| Span {
+            file: cur.span.file,
+            start: src.span.end,
+            end: cur.span.end,
+        };
+        match &cur.kind {
+            ExprKind::GetAttr(src, name) => {
+                path.push(PathStep {
+                    key: Key::Attr(name.name.clone()),
+                    subject: sub(src),
+                    context: cur.span,
+                });
+                steps += 1;
+                cur = src;
+            }
+            ExprKind::Index(src, key) if is_literal_key(key) && foldable(key) => {
+                let k = fold(key)?;
+                path.push(PathStep {
+                    key: Key::Index(k.value),
+                    subject: sub(src),
+                    context: cur.span,
+                });
+                steps += 1 + k.steps;
+                cur = src;
+            }
+            ExprKind::Variable(id) => {
+                path.reverse();
+                return Some(Traversal {
+                    root: Root {
+                        name: id.name.clone(),
+                        slot: resolve(&id.name),
+                    },
+                    ident: id.clone(),
+                    height: path.len() + 1,
+                    path: path.into_boxed_slice(),
+                    steps,
+                });
+            }
+            _ => return None,
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! The nodes of a compiled expression. A node is a shadow of the AST node
+//! it was compiled from: evaluation walks both together (`eval/compiled.rs`),
+//! the node holding what was worked out once (folded values, bound
+//! built-ins, pre-split traversals, slots) and the AST node what was not
+//! (spans for messages, literal template text, keys).
+
+use std::sync::Arc;
+
+use fnhcl_base::Span;
+use fnhcl_functions::FuncDef;
+use fnhcl_syntax::ast::{Expr, Ident};
+use fnhcl_value::Value;
+
+#[derive(Clone)]
+pub(crate) enum Node {
+    /// Evaluated by the tree walk (`for`, splats, `try`/`can`/`invoke`,
+    /// `...` expansion, `%{if}`/`%{for}` templates, unknown functions).
+    Ast,
+    /// A constant subexpression, evaluated at compile time.
+    Const(Box<Const>),
+    /// A root variable and the attribute names and literal keys after it.
+    Traversal(Box<Traversal>),
+    Tuple(Box<[Node]>),
+    Object(Box<[ObjItem]>),
+    /// A template of literal text and interpolations only.
+    Template {
+        guess: usize,
+        parts: Box<[Node]>,
+    },
+    /// `(x)`, or a template that is one interpolation (`"${x}"`): one
+    /// step, then the inner expression.
+    Wrap(Box<Node>),
+    GetAttr(Box<Node>),
+    Index(Box<[Node; 2]>),
+    /// A built-in called without `...` expansion.
+    Call {
+        def: &'static FuncDef,
+        args: Box<[Node]>,
+    },
+    /// `try(...)`: the arguments and, for each, the root traversals it
+    /// reads (checked for unknowns before it is evaluated).
+    Try {
+        args: Box<[Node]>,
+        probes: Box<[Box<[Probe]>]>,
+    },
+    /// `can(x)`: the argument and its root traversals.
+    Can {
+        arg: Box<Node>,
+        probes: Box<[Probe]>,
+    },
+    Conditional(Box<[Node; 3]>),
+    Unary(Box<Node>),
+    Binary(Box<[Node; 2]>),
+}
+
+/// A root traversal of a `try`/`can` argument (tryfunc's
+/// `dependsOnUnknowns`): a copy of its expression (a part of the
+/// argument that no single AST node holds alone) and its node.
+#[derive(Clone)]
+pub(crate) struct Probe {
+    pub expr: Expr,
+    pub node: Node,
+}
+
+/// A folded constant: its value and what the tree walk would charge.
+#[derive(Clone)]
+pub(crate) struct Const {
+    pub value: Value,
+    /// Steps the tree walk takes to evaluate the subexpression.
+    pub steps: u64,
+    /// Nesting levels the tree walk enters (1 for a leaf).
+    pub height: usize,
+}
+
+/// One item of an object constructor: the compiled key when it is an
+/// expression evaluated at run time, and the value.
+#[derive(Clone)]
+pub(crate) struct ObjItem {
+    pub key: Option<Node>,
+    pub value: Node,
+}
+
+/// `root.a["b"][0].c`: a chain of attribute and literal-key steps from a
+/// root variable, walked by reference.
+#[derive(Clone)]
+pub(crate) struct Traversal {
+    pub root: Root,
+    pub ident: Ident,
+    pub path: Box<[PathStep]>,
+    /// Steps the tree walk takes (chain nodes, root, literal keys).
+    pub steps: u64,
+    /// Nesting levels of the chain (its nodes and the root).
+    pub height: usize,
+}
+
+/// A root variable: its name, and the slot the caller's resolver gave it.
+#[derive(Clone, Debug)]
+pub struct Root {
+    pub name: Arc<str>,
+    pub slot: Option<u32>,
+}
+
+#[derive(Clone)]
+pub(crate) enum Key {
+    Attr(Arc<str>),
+    Index(Value),
+}
+
+#[derive(Clone)]
+pub(crate) struct PathStep {
+    pub key: Key,
+    /// HCL's subject for an error at this step (from the end of the
+    /// source to the end of the step) and the step node's span.
+    pub subject: Span,
+    pub context: Span,
+}

@@ -1,0 +1,246 @@
+//! Evaluation of a compiled expression (`crate::compiled`): the node and
+//! the AST node it was compiled from are walked together. Every node
+//! charges the steps and enters the nesting levels the tree walk would,
+//! in the same order, and gives the same value and diagnostics: the
+//! rules themselves are the tree walk's (the other files of `eval/`),
+//! called with the compiled children. A folded constant or a traversal
+//! charges its steps at once, only where no limit or interrupt check
+//! can fall inside them; otherwise it is evaluated by the tree walk.
+
+use fnhcl_syntax::ast::{Expr, ExprKind, TemplatePart};
+use fnhcl_value::Value;
+
+use super::traversal::widen_chain_context;
+use super::{Branch, Evaluator, R, dynamic};
+use crate::compiled::node::{Const, Key, Node, Traversal};
+
+impl Evaluator<'_, '_> {
+    /// Evaluates compiled node `n` of expression `e`.
+    pub(super) fn eval_c(&mut self, n: &Node, e: &Expr) -> R {
+        match n {
+            Node::Ast => self.eval(e),
+            Node::Const(c) => self.constant(c, e),
+            Node::Traversal(t) => self.traversal_c(t, e),
+            _ => {
+                let mut diags = Vec::new();
+                if !self.step(1, e.span, &mut diags) {
+                    return (dynamic(), diags);
+                }
+                if self.depth >= self.ctx.limits.max_depth {
+                    diags.push(self.too_deep(e.span));
+                    return (dynamic(), diags);
+                }
+                self.depth += 1;
+                let r = self.eval_inner_c(n, e);
+                self.depth -= 1;
+                r
+            }
+        }
+    }
+
+    /// Whether `steps` steps and `height` nesting levels from here can be
+    /// charged at once: no limit is reached and no interrupt check falls
+    /// inside them.
+    fn can_batch(&self, steps: u64, height: usize) -> bool {
+        if self.aborted || !self.locals.is_empty() {
+            return false;
+        }
+        let after = self.steps.saturating_add(steps);
+        after <= self.ctx.limits.max_steps
+            && ((self.steps ^ after) < crate::INTERRUPT_INTERVAL
+                || self.ctx.limits.interrupt.is_none())
+            && self.depth.saturating_add(height) <= self.ctx.limits.max_depth
+    }
+
+    fn constant(&mut self, c: &Const, e: &Expr) -> R {
+        if !self.can_batch(c.steps, c.height) {
+            return self.eval(e);
+        }
+        self.steps += c.steps;
+        (c.value.clone(), Vec::new())
+    }
+
+    /// A root variable and its attribute and literal-key steps: walked by
+    /// reference while each step finds its element in a known object,
+    /// map, tuple or list (cloning the last value only); from the first
+    /// step that does not, HCL's `GetAttr`/`Index` on owned values, as
+    /// the tree walk does.
+    fn traversal_c(&mut self, t: &Traversal, e: &Expr) -> R {
+        if !self.can_batch(t.steps, t.height) {
+            return self.eval(e);
+        }
+        self.steps += t.steps;
+        let Some(root) = self.ctx.vars.get_slot(&t.root.name, t.root.slot) else {
+            let (mut v, mut diags) = self.variable(&t.ident);
+            for s in t.path.iter() {
+                v = self.path_step(v, s, &mut diags);
+            }
+            widen_chain_context(e, &mut diags);
+            return (v, diags);
+        };
+        if t.path.is_empty() {
+            return (root, Vec::new());
+        }
+        let mut cur = &root;
+        let mut done = 0;
+        for s in t.path.iter() {
+            let next = match (cur, &s.key) {
+                (Value::Object(m), Key::Attr(n)) => m.get(n),
+                (Value::Object(m), Key::Index(Value::String(n))) => m.get(n),
+                (Value::Map(m), Key::Attr(n) | Key::Index(Value::String(n))) => m.items.get(n),
+                (Value::Tuple(items), Key::Index(Value::Number(n))) => seq_get(items, n),
+                (Value::List(c), Key::Index(Value::Number(n))) => seq_get(&c.items, n),
+                _ => None,
+            };
+            match next {
+                Some(v) => {
+                    cur = v;
+                    done += 1;
+                }
+                None => break,
+            }
+        }
+        let mut v = cur.clone();
+        let mut diags = Vec::new();
+        for s in &t.path[done..] {
+            v = self.path_step(v, s, &mut diags);
+        }
+        if !diags.is_empty() {
+            widen_chain_context(e, &mut diags);
+        }
+        (v, diags)
+    }
+
+    fn path_step(
+        &mut self,
+        v: Value,
+        s: &crate::compiled::node::PathStep,
+        diags: &mut super::Diags,
+    ) -> Value {
+        let r = match &s.key {
+            Key::Attr(n) => self.get_attr(v, n, s.subject, s.context),
+            Key::Index(k) => self.index(v, k.clone(), s.subject, s.context),
+        };
+        match r {
+            Ok(v) => v,
+            Err(d) => {
+                diags.push(d);
+                dynamic()
+            }
+        }
+    }
+
+    fn eval_inner_c(&mut self, n: &Node, e: &Expr) -> R {
+        match (n, &e.kind) {
+            (Node::Tuple(nodes), ExprKind::Tuple(items)) => {
+                let (vals, diags) = self.eval_each(items, Some(nodes));
+                (Value::tuple(vals), diags)
+            }
+            (Node::Object(nodes), ExprKind::Object(items)) => {
+                self.object(items, Some(nodes), e.span)
+            }
+            (Node::Template { guess, parts }, ExprKind::Template(t)) => {
+                self.template(t, e.span, Some((*guess, parts)))
+            }
+            (Node::Wrap(inner), ExprKind::Parens(x)) => self.eval_c(inner, x),
+            (Node::Wrap(inner), ExprKind::Template(t)) => match t.parts.as_slice() {
+                [TemplatePart::Interpolation(x)] => self.eval_c(inner, x),
+                _ => self.eval_inner(e),
+            },
+            (Node::GetAttr(src_n), ExprKind::GetAttr(src, name)) => {
+                let (v, mut diags) = self.eval_c(src_n, src);
+                let r = match self.get_attr(v, &name.name, step_span(e, src), e.span) {
+                    Ok(v) => v,
+                    Err(d) => {
+                        diags.push(d);
+                        dynamic()
+                    }
+                };
+                widen_chain_context(e, &mut diags);
+                (r, diags)
+            }
+            (Node::Index(nodes), ExprKind::Index(src, key)) => {
+                let (coll, mut diags) = self.eval_c(&nodes[0], src);
+                let (k, kd) = self.eval_c(&nodes[1], key);
+                diags.extend(kd);
+                let r = match self.index(coll, k, step_span(e, src), e.span) {
+                    Ok(v) => v,
+                    Err(d) => {
+                        diags.push(d);
+                        dynamic()
+                    }
+                };
+                if fnhcl_syntax::visit::is_literal_key(key) {
+                    widen_chain_context(e, &mut diags);
+                }
+                (r, diags)
+            }
+            (Node::Call { def, args: nodes }, ExprKind::FuncCall { name, args, .. }) => {
+                if !self.ctx.functions {
+                    return self.calls_not_allowed(e.span);
+                }
+                self.call_builtin(def, &name.name, args, Some(nodes), e.span)
+            }
+            (
+                Node::Try {
+                    args: nodes,
+                    probes,
+                },
+                ExprKind::FuncCall { args, .. },
+            ) => {
+                if !self.ctx.functions {
+                    return self.calls_not_allowed(e.span);
+                }
+                self.call_try(args, Some((nodes, probes)), e.span)
+            }
+            (Node::Can { arg, probes }, ExprKind::FuncCall { name, args, .. }) => {
+                if !self.ctx.functions {
+                    return self.calls_not_allowed(e.span);
+                }
+                self.call_can(name, args, Some((arg, probes)), e.span)
+            }
+            (
+                Node::Conditional(nodes),
+                ExprKind::Conditional {
+                    cond,
+                    then,
+                    otherwise,
+                },
+            ) => {
+                let [c, t, f] = &**nodes;
+                self.conditional(
+                    cond,
+                    Some(c),
+                    Branch::Expr(then, Some(t)),
+                    Branch::Expr(otherwise, Some(f)),
+                    e.span,
+                )
+            }
+            (Node::Unary(x_n), ExprKind::Unary(op, x)) => self.unary(*op, x, Some(x_n), e.span),
+            (Node::Binary(nodes), ExprKind::Binary(op, a, b)) => {
+                self.binary(*op, [a, b], Some(nodes), e.span)
+            }
+            // Not reached: a node is built from its expression. The tree
+            // walk (this node's step is charged).
+            _ => self.eval_inner(e),
+        }
+    }
+}
+
+/// A tuple's or list's element at a whole, non-negative index.
+fn seq_get<'v>(items: &'v [Value], n: &fnhcl_value::Number) -> Option<&'v Value> {
+    if !n.is_integer() || n.is_negative() {
+        return None;
+    }
+    items.get(usize::try_from(n.to_i64()?).ok()?)
+}
+
+/// HCL's subject for an error in a traversal step: from the end of its
+/// source to the end of the step.
+fn step_span(e: &Expr, src: &Expr) -> fnhcl_base::Span {
+    fnhcl_base::Span {
+        file: e.span.file,
+        start: src.span.end,
+        end: e.span.end,
+    }
+}
