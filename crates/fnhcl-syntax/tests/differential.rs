@@ -362,3 +362,93 @@ fn fast_parser_agrees_with_hcl_edit_on_mutations() {
     eprintln!("mutations: {files} files, {accepted} accepted by the fast parser");
     assert!(accepted > 0 && accepted < files);
 }
+
+/// Texts the fast parser must read itself (and agree on).
+const FAST: &[&str] = &[
+    "a = 1\n",
+    "a = 1",
+    "a = -1.5e3 + x.y[0].z\n",
+    "a = !b && c || d == e != f < g <= h > i >= j + k - l * m / n % o\n",
+    "a = x ? y : z ? 1 : 2\n",
+    "a = [1, 2,\n 3,]\nb = []\n",
+    "a = { b = 1, c: 2\n \"d\" = 3 # c\n e = 4 // c\n}\n",
+    "a = {}\nb = { }\n",
+    "a = [for k, v in m : k if v]\nb = {for k, v in m : k => v... if v}\n",
+    "a = [for x in xs: x]\n",
+    "a = f()\nb = f(x, y...)\nc = f(x,)\nd = f (x)\n",
+    "a = x[*].y.z\nb = x.*.y.z[0]\nc = x.0.y\nd = x[*]\ne = x.*\n",
+    "a = \"plain \\n \\\" \\u00e9 \\U0001F600 $${x} %%{y}\"\n",
+    "a = \"a ${b} c %{ if d }e%{ else }f%{ endif } ${~ g ~} h\"\n",
+    "a = \"%{ for k, v in m ~} ${k}=${v} %{~ endfor }\"\n",
+    "a = <<EOT\n  x ${y}\n  $${z}\nEOT\n",
+    "a = <<-EOT\n    x\n      ${y}\n    %{ if z ~}\n    w\n    %{~ endif }\n  EOT\n",
+    "block {\n}\nblock \"a\" b {\n  x = 1\n\n  inner {\n    y = 2\n  }\n}\n",
+    "one { a = 1 }\nempty {}\nlabelled \"x\" { }\n",
+    "# c\n/* c\n */\nresource \"a\" { // c\n  a = 1 /* c */ # c\n}\n",
+    "a = (1 +\n 2)\nb = [\n  1\n  + 2,\n]\n",
+    "a = x.y [0] .z\n",
+    "a = null\nb = true\nc = false\nd = null_ish\n",
+    "a-b = c-d\n",
+];
+
+/// Texts the fast parser must give up on: errors (the hcl-edit path's
+/// diagnostics), and texts hcl-edit reads in a surprising way or that the
+/// checks around it reject.
+const GIVE_UP: &[&str] = &[
+    "a = \n",
+    "a = 1 b = 2\n",
+    "a = 1\na = 2\n",
+    "a = {b = 1, b = 2}\n",
+    "a = {(x) = 1, (x) = 2}\n",
+    "a = \"x\ny\"\n",
+    "a = 1\r\n",
+    "a = <<EOT\nx\nEOT",
+    "a = <<EOT\nEOT\n",
+    "a = <<EOT\nx\nEOT )\n",
+    "a = - 1\n",
+    "a = 1e999\n",
+    "a = x.0.1\n",
+    "a = x.*.y.*.z\n",
+    "a = \"%{iffy}x%{endif}\"\n",
+    "a = \"%{ if a }\\n%{ endif }\"\n",
+    "a = [for x in xs: x iffy]\n",
+    "a = provider::p::f(1)\n",
+    "é = 1\n",
+    "a = é\n",
+    "a = \"${\"\n",
+    "a = [1,,2]\n",
+    "a = f(...)\n",
+    "a = x.\n",
+    "a = 1.x\n",
+    "one { a = 1\n b = 2 }\n",
+    "a = /* open\n",
+];
+
+#[test]
+fn known_texts_fast_or_given_up() {
+    for (i, text) in FAST.iter().enumerate() {
+        assert!(
+            check_file(&format!("FAST[{i}]"), text),
+            "FAST[{i}] given up: {text:?}"
+        );
+    }
+    for (i, text) in GIVE_UP.iter().enumerate() {
+        assert!(
+            !check_file(&format!("GIVE_UP[{i}]"), text),
+            "GIVE_UP[{i}] accepted: {text:?}"
+        );
+    }
+    // Expressions: blanks and comments around, newlines inside.
+    for text in [
+        "1",
+        " x.y \n",
+        "a ? b : c # c\n",
+        "[\n1,\n2\n]",
+        "<<EOT\nx\nEOT\n",
+    ] {
+        assert!(check_expr(text, text), "given up: {text:?}");
+    }
+    for text in ["", " ", "1 2", "a =", "<<EOT\nx\nEOT"] {
+        assert!(!check_expr(text, text), "accepted: {text:?}");
+    }
+}

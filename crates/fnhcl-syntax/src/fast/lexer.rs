@@ -29,7 +29,7 @@ impl Parser<'_> {
     pub(super) fn peek2(&self) -> R<Option<(u8, u8)>> {
         if self.pos + 2 <= self.end {
             Ok(Some((self.b[self.pos], self.b[self.pos + 1])))
-        } else if self.end < self.b.len() {
+        } else if self.in_heredoc {
             // Cut short by a heredoc's end: hcl-edit would see more.
             Err(Bail)
         } else {

@@ -15,6 +15,11 @@ mod body;
 mod expr;
 mod lexer;
 mod template;
+mod traversal;
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 use fnhcl_base::{FileId, Span};
 
@@ -44,13 +49,44 @@ pub(crate) struct Parser<'a> {
     /// Where the text ends for the parse in progress (the end of a
     /// heredoc's content while it is parsed).
     end: usize,
+    /// `end` is a heredoc's end: the text goes on after it.
+    in_heredoc: bool,
     file: FileId,
     depth: usize,
     /// Binary operators in the current root expression.
     operators: usize,
     /// Open quoted templates (a newline inside one is not accepted).
     quoted: u32,
+    /// One shared string per distinct name, number or short plain string
+    /// (a program repeats a few hundred of them thousands of times).
+    strings: HashMap<&'a str, Arc<str>, BuildHasherDefault<Fnv>>,
 }
+
+/// FNV-1a: short keys, no untrusted-collision concern worth SipHash's cost
+/// (a file is at most 16 MiB and the map only saves allocations).
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+/// Longest text shared through [`Parser::intern`].
+const MAX_INTERNED: usize = 64;
 
 /// Parses a whole file as a body, or gives up.
 pub(crate) fn parse_body(file: FileId, text: &str) -> Option<ast::Body> {
@@ -97,11 +133,30 @@ impl<'a> Parser<'a> {
             b: text.as_bytes(),
             pos: 0,
             end: text.len(),
+            in_heredoc: false,
             file,
             depth: 0,
             operators: 0,
             quoted: 0,
+            strings: HashMap::default(),
         })
+    }
+
+    /// `s` as a shared string (the same allocation for equal short texts).
+    fn intern(&mut self, s: &'a str) -> Arc<str> {
+        if s.len() > MAX_INTERNED {
+            return Arc::from(s);
+        }
+        self.strings
+            .entry(s)
+            .or_insert_with(|| Arc::from(s))
+            .clone()
+    }
+
+    /// The source text from `start` to the current position, shared.
+    fn interned(&mut self, start: usize) -> Arc<str> {
+        let text = self.text;
+        self.intern(&text[start..self.pos])
     }
 
     fn span(&self, start: usize, end: usize) -> Span {

@@ -125,6 +125,12 @@ impl Parser<'_> {
     /// interpolation or directive (hcl-edit's plain string), else a
     /// template with its strip markers applied.
     pub(super) fn quoted_template(&mut self) -> R<ExprKind> {
+        if let Some(s) = self.simple_string() {
+            return Ok(ExprKind::Template(Template {
+                parts: vec![TemplatePart::Literal(s)],
+                heredoc: false,
+            }));
+        }
         self.quoted += 1;
         let r = self.quoted_inner();
         self.quoted -= 1;
@@ -144,6 +150,21 @@ impl Parser<'_> {
         collect(&mut raws, &mut toks);
         strip::strip_quoted(&mut toks);
         Ok(ExprKind::Template(finish(raws, false)))
+    }
+
+    /// The common quoted string: no escape, no template, on one line.
+    fn simple_string(&mut self) -> Option<Arc<str>> {
+        let rest = &self.b[self.pos + 1..self.end];
+        let i = rest
+            .iter()
+            .position(|c| matches!(c, b'"' | b'\\' | b'$' | b'%' | b'\n'))?;
+        if rest[i] != b'"' {
+            return None;
+        }
+        let text = self.text;
+        let s = &text[self.pos + 1..self.pos + 1 + i];
+        self.pos += i + 2;
+        Some(self.intern(s))
     }
 
     /// A plain quoted string's value (a block label); gives up on a
@@ -433,8 +454,10 @@ impl Parser<'_> {
             return Err(Bail);
         }
         let outer_end = std::mem::replace(&mut self.end, nl + 1);
+        let outer_in = std::mem::replace(&mut self.in_heredoc, true);
         let r = self.elements();
         self.end = outer_end;
+        self.in_heredoc = outer_in;
         let (mut raws, stop) = r?;
         if stop != Stop::End || self.pos != nl + 1 {
             return Err(Bail);
