@@ -34,6 +34,7 @@ impl Parser<'_> {
             }
         }
         self.ws()?;
+        items.shrink_to_fit();
         // A repeated attribute is an error (hcl-edit's, with its message).
         let mut names: Vec<&str> = items
             .iter()

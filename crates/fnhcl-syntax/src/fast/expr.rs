@@ -276,6 +276,7 @@ impl Parser<'_> {
         }
         self.ws()?;
         self.expect(b')')?;
+        args.shrink_to_fit();
         Ok((args, expand))
     }
 
@@ -321,6 +322,7 @@ impl Parser<'_> {
         self.eat(b',');
         self.ws()?;
         self.expect(b']')?;
+        items.shrink_to_fit();
         Ok(ExprKind::Tuple(items))
     }
 
@@ -400,6 +402,7 @@ impl Parser<'_> {
             }
         }
         check_keys(&items)?;
+        items.shrink_to_fit();
         Ok(ExprKind::Object(items))
     }
 
