@@ -8,7 +8,7 @@ use std::sync::Arc;
 use fnhcl_base::Span;
 
 /// A file's or block's body.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Body {
     pub items: Vec<Structure>,
     /// The whole body (for a block body: from `{` to `}` inclusive; for a
@@ -16,14 +16,14 @@ pub struct Body {
     pub span: Span,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Structure {
     Attribute(Attribute),
     Block(Block),
 }
 
 /// `name = expr`
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Attribute {
     pub name: Ident,
     pub expr: Expr,
@@ -32,7 +32,7 @@ pub struct Attribute {
 }
 
 /// `ident label... { body }`
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Block {
     pub ident: Ident,
     pub labels: Vec<BlockLabel>,
@@ -60,20 +60,20 @@ pub struct Ident {
 }
 
 /// A block label: `resource foo {` (identifier) or `resource "foo" {` (quoted).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BlockLabel {
     pub value: String,
     pub quoted: bool,
     pub span: Span,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Expr {
     pub kind: ExprKind,
     pub span: Span,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
     Null,
     Bool(bool),
@@ -118,13 +118,13 @@ pub enum ExprKind {
     Parens(Box<Expr>),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ObjectItem {
     pub key: ObjectKey,
     pub value: Expr,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ObjectKey {
     /// A bare identifier key: the literal string of its name.
     Ident(Ident),
@@ -132,14 +132,14 @@ pub enum ObjectKey {
     Expr(Expr),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Template {
     pub parts: Vec<TemplatePart>,
     /// True for heredocs.
     pub heredoc: bool,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum TemplatePart {
     Literal(Arc<str>),
     Interpolation(Expr),
@@ -181,7 +181,7 @@ pub enum BinaryOp {
     Mod,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ForExpr {
     pub key_var: Option<Ident>,
     pub value_var: Ident,

@@ -10,6 +10,7 @@ use hcl_edit::structure as hs;
 use hcl_edit::template::{self as ht, Directive, Element};
 
 use crate::ast::*;
+use crate::strip::Tok;
 
 /// Longest chain of `.name`/`[key]`/`[*]` steps accepted (each step is one
 /// level of the AST).
@@ -533,74 +534,43 @@ impl<'a> Converter<'a> {
     }
 }
 
-enum Tok<'t> {
-    Lit(&'t mut String),
-    Mark(hcl_edit::template::Strip),
-}
-
 fn collect_tokens<'t>(t: &'t mut ht::Template, out: &mut Vec<Tok<'t>>) {
     for el in t.iter_mut() {
         match el {
             Element::Literal(s) => out.push(Tok::Lit(&mut *s)),
-            Element::Interpolation(i) => out.push(Tok::Mark(i.strip)),
+            Element::Interpolation(i) => out.push(mark(i.strip)),
             Element::Directive(d) => match &mut **d {
                 Directive::If(ifd) => {
-                    out.push(Tok::Mark(ifd.if_expr.strip));
+                    out.push(mark(ifd.if_expr.strip));
                     collect_tokens(&mut ifd.if_expr.template, out);
                     if let Some(e) = &mut ifd.else_expr {
-                        out.push(Tok::Mark(e.strip));
+                        out.push(mark(e.strip));
                         collect_tokens(&mut e.template, out);
                     }
-                    out.push(Tok::Mark(ifd.endif_expr.strip));
+                    out.push(mark(ifd.endif_expr.strip));
                 }
                 Directive::For(fd) => {
-                    out.push(Tok::Mark(fd.for_expr.strip));
+                    out.push(mark(fd.for_expr.strip));
                     collect_tokens(&mut fd.for_expr.template, out);
-                    out.push(Tok::Mark(fd.endfor_expr.strip));
+                    out.push(mark(fd.endfor_expr.strip));
                 }
             },
         }
     }
 }
 
-/// Which tokens a `~` marker next to them trims: `(trim_start,
-/// trim_end)`, one flag per token. `${~`/`%{~` trims the end of the token
-/// before it, `~}` the start of the token after it.
-fn strip_flags(toks: &[Tok<'_>]) -> (Vec<bool>, Vec<bool>) {
-    let mut trim_end = vec![false; toks.len()];
-    let mut trim_start = vec![false; toks.len()];
-    for (i, tok) in toks.iter().enumerate() {
-        if let Tok::Mark(s) = tok {
-            if s.strip_start() && i > 0 {
-                trim_end[i - 1] = true;
-            }
-            if s.strip_end() && i + 1 < toks.len() {
-                trim_start[i + 1] = true;
-            }
-        }
+fn mark<'t>(s: hcl_edit::template::Strip) -> Tok<'t> {
+    Tok::Mark {
+        start: s.strip_start(),
+        end: s.strip_end(),
     }
-    (trim_start, trim_end)
 }
 
-/// Applies `~` strip markers: `${~`/`%{~` trims trailing whitespace from the
-/// literal just before, `~}` trims leading whitespace from the literal just
-/// after (across directive boundaries, as HCL does on its token stream).
+/// Applies `~` strip markers (see [`crate::strip::strip_quoted`]).
 fn apply_strip(t: &mut ht::Template) {
     let mut toks = Vec::new();
     collect_tokens(t, &mut toks);
-    let (trim_start, trim_end) = strip_flags(&toks);
-    for (i, tok) in toks.iter_mut().enumerate() {
-        if let Tok::Lit(s) = tok {
-            if trim_start[i] {
-                let t = s.trim_start().to_owned();
-                **s = t;
-            }
-            if trim_end[i] {
-                let t = s.trim_end().to_owned();
-                **s = t;
-            }
-        }
-    }
+    crate::strip::strip_quoted(&mut toks);
 }
 
 /// Replaces every literal of a heredoc template by its source text (only
@@ -632,81 +602,10 @@ fn restore_raw_literals(t: &mut ht::Template, text: &str, base: isize) {
     }
 }
 
-/// Heredoc version of [`apply_strip`]: HCL scans heredoc text one line at
-/// a time, so a strip marker only trims the adjacent line piece; then, for
-/// `<<-`, the common leading whitespace of all lines is removed (HCL's
-/// `flushHeredocTemplateParts`, applied after stripping).
+/// Heredoc strip markers and `<<-` indentation (see
+/// [`crate::strip::strip_heredoc`]).
 fn apply_strip_heredoc(t: &mut ht::Template, flush: bool) {
     let mut toks = Vec::new();
     collect_tokens(t, &mut toks);
-    let (trim_start, trim_end) = strip_flags(&toks);
-    for (i, tok) in toks.iter_mut().enumerate() {
-        if let Tok::Lit(s) = tok {
-            if trim_start[i] {
-                let cut = s.find('\n').map_or(s.len(), |j| j + 1);
-                let t = format!("{}{}", s[..cut].trim_start(), &s[cut..]);
-                **s = t;
-            }
-            if trim_end[i] {
-                let body = s.strip_suffix('\n').unwrap_or(s);
-                let start = body.rfind('\n').map_or(0, |j| j + 1);
-                let t = format!("{}{}", &s[..start], s[start..].trim_end());
-                **s = t;
-            }
-        }
-    }
-    if flush {
-        flush_heredoc(&mut toks);
-    }
-}
-
-fn flush_heredoc(toks: &mut [Tok<'_>]) {
-    let mut min = usize::MAX;
-    let mut newline = true;
-    // (token index, byte offset of a line-leading piece)
-    let mut adjust: Vec<(usize, usize)> = Vec::new();
-    for (i, tok) in toks.iter().enumerate() {
-        match tok {
-            Tok::Lit(s) => {
-                let pieces: Vec<&str> = if s.is_empty() {
-                    vec![""]
-                } else {
-                    s.split_inclusive('\n').collect()
-                };
-                let mut off = 0;
-                for piece in pieces {
-                    if newline {
-                        newline = false;
-                        let trimmed = piece.trim_start();
-                        if !(trimmed.is_empty() && piece.ends_with('\n')) {
-                            let n = piece[..piece.len() - trimmed.len()].chars().count();
-                            min = min.min(n);
-                            adjust.push((i, off));
-                        }
-                    }
-                    if piece.ends_with('\n') {
-                        newline = true;
-                    }
-                    off += piece.len();
-                }
-            }
-            Tok::Mark(_) => {
-                if newline {
-                    newline = false;
-                    min = 0;
-                }
-            }
-        }
-    }
-    if min == 0 || min == usize::MAX {
-        return;
-    }
-    for &(i, off) in adjust.iter().rev() {
-        if let Tok::Lit(s) = &mut toks[i] {
-            let rest = &s[off..];
-            let cut: usize = rest.chars().take(min).map(char::len_utf8).sum();
-            let t = format!("{}{}", &s[..off], &rest[cut..]);
-            **s = t;
-        }
-    }
+    crate::strip::strip_heredoc(&mut toks, flush);
 }

@@ -8,8 +8,10 @@ pub mod ast;
 mod convert;
 mod dupkeys;
 mod errors;
+mod fast;
 pub mod lex;
 mod scan;
+mod strip;
 mod structure;
 pub mod visit;
 
@@ -29,7 +31,28 @@ pub fn precheck(text: &str) -> Option<(usize, String)> {
 /// Parses a whole file as an HCL body.
 ///
 /// On a syntax error the body is empty and the diagnostics say why.
+///
+/// Our own parser ([`fast`]) reads the text first; when it gives up, the
+/// hcl-edit path parses it again and gives the diagnostics.
 pub fn parse_file(sources: &SourceMap, file: FileId) -> (ast::Body, Vec<Diagnostic>) {
+    if let Some(b) = fast::parse_body(file, &sources.get(file).text) {
+        let mut diags = Vec::new();
+        check_duplicates(sources, &b, &mut diags);
+        if diags.iter().any(Diagnostic::is_error) {
+            let whole = fnhcl_base::Span::new(file, 0, sources.get(file).text.len());
+            let empty = ast::Body {
+                items: Vec::new(),
+                span: whole,
+            };
+            return (empty, diags);
+        }
+        return (b, diags);
+    }
+    parse_file_hcl_edit(sources, file)
+}
+
+/// [`parse_file`] with hcl-edit (the fallback).
+fn parse_file_hcl_edit(sources: &SourceMap, file: FileId) -> (ast::Body, Vec<Diagnostic>) {
     let text = &sources.get(file).text;
     let whole = fnhcl_base::Span::new(file, 0, text.len());
     let empty = ast::Body {
@@ -74,6 +97,14 @@ pub fn parse_file(sources: &SourceMap, file: FileId) -> (ast::Body, Vec<Diagnost
 /// Parses a whole file as one HCL expression (surrounding whitespace and
 /// newlines allowed).
 pub fn parse_expr(sources: &SourceMap, file: FileId) -> (Option<ast::Expr>, Vec<Diagnostic>) {
+    if let Some(e) = fast::parse_expr(file, &sources.get(file).text) {
+        return (Some(e), Vec::new());
+    }
+    parse_expr_hcl_edit(sources, file)
+}
+
+/// [`parse_expr`] with hcl-edit (the fallback).
+fn parse_expr_hcl_edit(sources: &SourceMap, file: FileId) -> (Option<ast::Expr>, Vec<Diagnostic>) {
     let text = &sources.get(file).text;
     if let Some(d) = errors::precheck(file, text) {
         return (None, vec![d]);
@@ -252,6 +283,35 @@ fn extra_characters(file: FileId, text: &str, lead: usize, offset: usize) -> Opt
         )
         .with_span(fnhcl_base::Span::new(file, at, c_end)),
     )
+}
+
+/// The two parsers apart, for the differential tests (not an API).
+#[doc(hidden)]
+pub mod differential {
+    use super::*;
+
+    /// Our parser alone: `None` when it gives up.
+    pub fn fast_file(sources: &SourceMap, file: FileId) -> Option<ast::Body> {
+        fast::parse_body(file, &sources.get(file).text)
+    }
+
+    /// Our parser alone, one expression.
+    pub fn fast_expr(sources: &SourceMap, file: FileId) -> Option<ast::Expr> {
+        fast::parse_expr(file, &sources.get(file).text)
+    }
+
+    /// The hcl-edit path alone.
+    pub fn hcl_edit_file(sources: &SourceMap, file: FileId) -> (ast::Body, Vec<Diagnostic>) {
+        parse_file_hcl_edit(sources, file)
+    }
+
+    /// The hcl-edit path alone, one expression.
+    pub fn hcl_edit_expr(
+        sources: &SourceMap,
+        file: FileId,
+    ) -> (Option<ast::Expr>, Vec<Diagnostic>) {
+        parse_expr_hcl_edit(sources, file)
+    }
 }
 
 #[cfg(test)]
