@@ -421,6 +421,16 @@ impl Parser<'_> {
         self.ws()?;
         self.pos += 3;
         self.ws()?;
+        let intro = self.for_vars_in()?;
+        self.ws()?;
+        self.expect(b':')?;
+        Ok(intro)
+    }
+
+    /// After `for` and its blanks (in a `for` expression and a `%{ for }`
+    /// directive alike): `value in collection` or `key, value in
+    /// collection`, as (key, value, collection).
+    pub(super) fn for_vars_in(&mut self) -> R<(Option<Ident>, Ident, Expr)> {
         let first = self.bare_ident()?;
         self.ws()?;
         let second = if self.eat(b',') {
@@ -436,8 +446,6 @@ impl Parser<'_> {
         }
         self.ws()?;
         let collection = self.expr(false)?;
-        self.ws()?;
-        self.expect(b':')?;
         Ok(match second {
             Some(v) => (Some(first), v, collection),
             None => (None, first, collection),

@@ -345,31 +345,13 @@ impl Parser<'_> {
         }
         if self.keyword(b"for")? {
             self.ws()?;
-            let first = self.bare_ident()?;
-            self.ws()?;
-            let second = if self.eat(b',') {
-                self.ws()?;
-                let i = self.bare_ident()?;
-                self.ws()?;
-                Some(i)
-            } else {
-                None
-            };
-            if !self.keyword(b"in")? {
-                return Err(Bail);
-            }
-            self.ws()?;
-            let collection = self.expr(false)?;
+            let (key_var, value_var, collection) = self.for_vars_in()?;
             let open = (strip_start, self.close()?);
             let (body, stop) = self.body_template()?;
             if stop != Stop::Marker {
                 return Err(Bail);
             }
             let close = self.marker(b"endfor")?.ok_or(Bail)?;
-            let (key_var, value_var) = match second {
-                Some(v) => (Some(first), v),
-                None => (None, first),
-            };
             return Ok(Some(Raw::For {
                 key_var,
                 value_var,
