@@ -148,32 +148,10 @@ impl Evaluator<'_, '_> {
                 _ => self.eval_inner(e),
             },
             (Node::GetAttr(src_n), ExprKind::GetAttr(src, name)) => {
-                let (v, mut diags) = self.eval_c(src_n, src);
-                let r = match self.get_attr(v, &name.name, step_span(e, src), e.span) {
-                    Ok(v) => v,
-                    Err(d) => {
-                        diags.push(d);
-                        dynamic()
-                    }
-                };
-                widen_chain_context(e, &mut diags);
-                (r, diags)
+                self.get_attr_node(e, src, name, Some(src_n))
             }
             (Node::Index(nodes), ExprKind::Index(src, key)) => {
-                let (coll, mut diags) = self.eval_c(&nodes[0], src);
-                let (k, kd) = self.eval_c(&nodes[1], key);
-                diags.extend(kd);
-                let r = match self.index(coll, k, step_span(e, src), e.span) {
-                    Ok(v) => v,
-                    Err(d) => {
-                        diags.push(d);
-                        dynamic()
-                    }
-                };
-                if fnhcl_syntax::visit::is_literal_key(key) {
-                    widen_chain_context(e, &mut diags);
-                }
-                (r, diags)
+                self.index_node(e, src, key, Some(nodes))
             }
             (Node::Call { def, args: nodes }, ExprKind::FuncCall { name, args, .. }) => {
                 if !self.ctx.functions {
@@ -233,14 +211,4 @@ fn seq_get<'v>(items: &'v [Value], n: &fnhcl_value::Number) -> Option<&'v Value>
         return None;
     }
     items.get(usize::try_from(n.to_i64()?).ok()?)
-}
-
-/// HCL's subject for an error in a traversal step: from the end of its
-/// source to the end of the step.
-fn step_span(e: &Expr, src: &Expr) -> fnhcl_base::Span {
-    fnhcl_base::Span {
-        file: e.span.file,
-        start: src.span.end,
-        end: e.span.end,
-    }
 }

@@ -27,7 +27,6 @@ use crate::compiled::node::Node;
 use crate::conv;
 use crate::{EvalContext, Evaluated};
 pub(crate) use templates::template_guess;
-use traversal::widen_chain_context;
 
 type Diags = Vec<Diagnostic>;
 type R = (Value, Diags);
@@ -293,44 +292,8 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             }
             ExprKind::Object(items) => self.object(items, None, e.span),
             ExprKind::Variable(id) => self.variable(id),
-            ExprKind::GetAttr(src, name) => {
-                let (v, mut diags) = self.eval(src);
-                let step = Span {
-                    file: e.span.file,
-                    start: src.span.end,
-                    end: e.span.end,
-                };
-                let r = match self.get_attr(v, &name.name, step, e.span) {
-                    Ok(v) => v,
-                    Err(d) => {
-                        diags.push(d);
-                        dynamic()
-                    }
-                };
-                widen_chain_context(e, &mut diags);
-                (r, diags)
-            }
-            ExprKind::Index(src, key) => {
-                let (coll, mut diags) = self.eval(src);
-                let (k, kd) = self.eval(key);
-                diags.extend(kd);
-                let step = Span {
-                    file: e.span.file,
-                    start: src.span.end,
-                    end: e.span.end,
-                };
-                let r = match self.index(coll, k, step, e.span) {
-                    Ok(v) => v,
-                    Err(d) => {
-                        diags.push(d);
-                        dynamic()
-                    }
-                };
-                if fnhcl_syntax::visit::is_literal_key(key) {
-                    widen_chain_context(e, &mut diags);
-                }
-                (r, diags)
-            }
+            ExprKind::GetAttr(src, name) => self.get_attr_node(e, src, name, None),
+            ExprKind::Index(src, key) => self.index_node(e, src, key, None),
             ExprKind::Splat { source, each, .. } => self.splat(source, each, e.span),
             ExprKind::SplatItem => (
                 self.splat_items.last().cloned().unwrap_or_else(dynamic),

@@ -7,11 +7,58 @@ use fnhcl_syntax::ast::{Expr, ExprKind, Ident};
 use fnhcl_value::{Number, Type, Value};
 
 use super::{Diags, Evaluator, R, dynamic, has_errors, unmark};
+use crate::compiled::node::Node;
 use crate::conv;
 use crate::ops;
 use crate::suggest::name_suggestion;
 
 impl Evaluator<'_, '_> {
+    /// `src.name` (`e`), its source evaluated through its compiled node
+    /// when there is one: the tree walk and the compiled walk share it.
+    pub(super) fn get_attr_node(
+        &mut self,
+        e: &Expr,
+        src: &Expr,
+        name: &Ident,
+        src_n: Option<&Node>,
+    ) -> R {
+        let (v, mut diags) = self.eval_sub(src, src_n);
+        let r = match self.get_attr(v, &name.name, step_span(e, src), e.span) {
+            Ok(v) => v,
+            Err(d) => {
+                diags.push(d);
+                dynamic()
+            }
+        };
+        widen_chain_context(e, &mut diags);
+        (r, diags)
+    }
+
+    /// `src[key]` (`e`), its parts evaluated through their compiled nodes
+    /// when there are some.
+    pub(super) fn index_node(
+        &mut self,
+        e: &Expr,
+        src: &Expr,
+        key: &Expr,
+        nodes: Option<&[Node; 2]>,
+    ) -> R {
+        let (coll, mut diags) = self.eval_sub(src, nodes.map(|n| &n[0]));
+        let (k, kd) = self.eval_sub(key, nodes.map(|n| &n[1]));
+        diags.extend(kd);
+        let r = match self.index(coll, k, step_span(e, src), e.span) {
+            Ok(v) => v,
+            Err(d) => {
+                diags.push(d);
+                dynamic()
+            }
+        };
+        if fnhcl_syntax::visit::is_literal_key(key) {
+            widen_chain_context(e, &mut diags);
+        }
+        (r, diags)
+    }
+
     pub(super) fn lookup(&self, name: &str) -> Option<Value> {
         for (n, v) in self.locals.iter().rev() {
             if &**n == name {
@@ -444,5 +491,15 @@ pub(super) fn widen_chain_context(e: &Expr, diags: &mut Diags) {
         {
             d.context = Some(e.span);
         }
+    }
+}
+
+/// HCL's subject for an error in a traversal step: from the end of its
+/// source to the end of the step.
+pub(super) fn step_span(e: &Expr, src: &Expr) -> Span {
+    Span {
+        file: e.span.file,
+        start: src.span.end,
+        end: e.span.end,
     }
 }
