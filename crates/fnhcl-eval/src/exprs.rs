@@ -3,7 +3,7 @@
 use std::cell::{Cell, RefCell};
 
 use fnhcl_base::Diagnostic;
-use fnhcl_expr::{Compiled, EvalContext, Limits, NoVariables};
+use fnhcl_expr::{Compiled, EvalContext, Limits};
 use fnhcl_syntax::ast::Expr;
 use fnhcl_value::Value;
 
@@ -118,13 +118,6 @@ pub(crate) fn eval(
 /// Evaluates a constant expression: no variables, no functions (as for
 /// user-function argument defaults).
 pub(crate) fn eval_constant(expr: &Expr) -> (Value, Vec<Diagnostic>) {
-    let limits = Limits::default();
-    let ctx = EvalContext {
-        vars: &NoVariables,
-        invoker: None,
-        functions: false,
-        limits: &limits,
-    };
-    let r = fnhcl_expr::evaluate(expr, &ctx);
+    let r = fnhcl_expr::evaluate_constant(expr);
     (r.value, r.diagnostics)
 }

@@ -185,6 +185,19 @@ pub fn evaluate_compiled_with_sources(
     eval::Evaluator::new(ctx, Some(sources)).run_compiled(expr)
 }
 
+/// Evaluates a constant expression: no variables, no functions, default
+/// limits (user-function argument defaults, and folding at compile time).
+pub fn evaluate_constant(expr: &ast::Expr) -> Evaluated {
+    let limits = Limits::default();
+    let ctx = EvalContext {
+        vars: &NoVariables,
+        invoker: None,
+        functions: false,
+        limits: &limits,
+    };
+    evaluate(expr, &ctx)
+}
+
 /// Like [`evaluate`], with the source map available so that messages that
 /// quote source ranges (the `try` failure summary) can print them, and
 /// each diagnostic's `expr_text` is the source text of its `context` (the

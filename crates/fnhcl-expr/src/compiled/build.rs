@@ -10,8 +10,6 @@ use fnhcl_syntax::visit::is_literal_key;
 use super::node::{Const, Key, Node, ObjItem, PathStep, Probe, Root, Traversal};
 use fnhcl_value::{Number, Value};
 
-use crate::{EvalContext, Limits, NoVariables};
-
 pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
     if foldable(e)
         && let Some(c) = fold(e)
@@ -171,14 +169,7 @@ fn fold(e: &Expr) -> Option<Const> {
             height: 1,
         });
     }
-    let limits = Limits::default();
-    let ctx = EvalContext {
-        vars: &NoVariables,
-        invoker: None,
-        functions: false,
-        limits: &limits,
-    };
-    let r = crate::evaluate(e, &ctx);
+    let r = crate::evaluate_constant(e);
     if !r.diagnostics.is_empty() {
         return None;
     }
