@@ -226,6 +226,35 @@ fn function_tables_agree() {
     finish("function tables", compared, &failures);
 }
 
+/// Expressions written to exercise every compiled form (objects with
+/// literal keys, built-in calls, templates with directives, `for`,
+/// splats, `...`), with the oracle corpus's variables.
+#[test]
+fn compiled_forms_agree() {
+    let vars_text = std::fs::read_to_string(data("differential_vars.json")).expect("vars");
+    let vars = Slotted::new(fnhcl_expr::jsonl::parse_vars(&vars_text).expect("vars"));
+    let cases = std::fs::read_to_string(data("compiled_forms.txt")).expect("cases");
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for line in cases.lines() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        assert!(
+            compare(&format!("{line}\n"), &vars, &mut failures),
+            "{line:?} does not parse"
+        );
+        compared += 1;
+    }
+    assert!(compared > 50, "only {compared} expressions");
+    assert!(
+        failures.is_empty(),
+        "compiled forms: {} differences over {compared} expressions:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
 /// `NoVariables` has no slots: the default `get_slot` looks names up.
 #[test]
 fn names_without_slots() {

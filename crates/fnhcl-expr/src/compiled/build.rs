@@ -7,7 +7,7 @@ use fnhcl_base::Span;
 use fnhcl_syntax::ast::{Expr, ExprKind, ObjectKey, TemplatePart};
 use fnhcl_syntax::visit::is_literal_key;
 
-use super::node::{Const, Key, Node, ObjItem, PathStep, Probe, Root, Traversal};
+use super::node::{Const, Key, LitObject, Node, ObjItem, PathStep, Probe, Root, Traversal};
 use fnhcl_value::{Number, Value};
 
 pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
@@ -24,6 +24,9 @@ pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
             Node::Traversal(Box::new(t))
         }
         ExprKind::Tuple(items) => Node::Tuple(items.iter().map(sub).collect()),
+        ExprKind::Object(items) if let Some(o) = literal_object(items, resolve) => {
+            Node::LitObject(Box::new(o))
+        }
         ExprKind::Object(items) => Node::Object(
             items
                 .iter()
@@ -97,6 +100,36 @@ pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
         ExprKind::Binary(_, a, b) => Node::Binary(Box::new([sub(a), sub(b)])),
         _ => Node::Ast,
     }
+}
+
+/// An object constructor whose keys are all literal (what the tree walk
+/// uses as they are, `crate::eval::literal_key`): the distinct keys
+/// sorted once here, and each item's place among them.
+fn literal_object(
+    items: &[fnhcl_syntax::ast::ObjectItem],
+    resolve: &dyn Fn(&str) -> Option<u32>,
+) -> Option<LitObject> {
+    let mut keys = items
+        .iter()
+        .map(|it| crate::eval::literal_key(&it.key).cloned())
+        .collect::<Option<Vec<fnhcl_value::Key>>>()?;
+    let in_order = keys.clone();
+    // `ObjMap`'s order: the byte order of the text (`str`'s `Ord`).
+    keys.sort_unstable();
+    keys.dedup();
+    let slots = in_order
+        .iter()
+        .map(|k| {
+            keys.binary_search(k)
+                .ok()
+                .and_then(|i| u32::try_from(i).ok())
+        })
+        .collect::<Option<Box<[u32]>>>()?;
+    Some(LitObject {
+        keys: keys.into_boxed_slice(),
+        slots,
+        values: items.iter().map(|it| build(&it.value, resolve)).collect(),
+    })
 }
 
 /// The root traversals of a `try`/`can` argument, compiled.

@@ -22,6 +22,9 @@ pub(crate) enum Node {
     Traversal(Box<Traversal>),
     Tuple(Box<[Node]>),
     Object(Box<[ObjItem]>),
+    /// An object constructor whose keys are all names or plain ASCII
+    /// strings: its key order worked out at compile time.
+    LitObject(Box<LitObject>),
     /// A template of literal text and interpolations only.
     Template {
         guess: usize,
@@ -78,6 +81,17 @@ pub(crate) struct Const {
 pub(crate) struct ObjItem {
     pub key: Option<Node>,
     pub value: Node,
+}
+
+/// An object constructor with literal keys only. `keys` are the distinct
+/// keys in key order (the order `ObjMap` keeps); item `i` (in source
+/// order) goes to `keys[slots[i]]`, so a later duplicate overwrites an
+/// earlier one, as the tree walk's `collect` keeps the last.
+#[derive(Clone)]
+pub(crate) struct LitObject {
+    pub keys: Box<[fnhcl_value::Key]>,
+    pub slots: Box<[u32]>,
+    pub values: Box<[Node]>,
 }
 
 /// `root.a["b"][0].c`: a chain of attribute and literal-key steps from a

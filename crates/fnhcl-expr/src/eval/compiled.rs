@@ -139,6 +139,9 @@ impl Evaluator<'_, '_> {
             (Node::Object(nodes), ExprKind::Object(items)) => {
                 self.object(items, Some(nodes), e.span)
             }
+            (Node::LitObject(o), ExprKind::Object(items)) if o.values.len() == items.len() => {
+                self.literal_object(items, o)
+            }
             (Node::Template { guess, parts }, ExprKind::Template(t)) => {
                 self.template(t, e.span, Some((*guess, parts)))
             }

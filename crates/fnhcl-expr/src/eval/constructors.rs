@@ -6,10 +6,57 @@ use fnhcl_syntax::ast::{ExprKind, ObjectKey, TemplatePart};
 use fnhcl_value::{Key, Type, Value};
 
 use super::{Evaluator, R, dynamic, has_errors, unmark};
-use crate::compiled::node::ObjItem;
+use crate::compiled::node::{LitObject, ObjItem};
 use crate::conv;
 
+/// The key of an object item when it is written as a name or a plain
+/// ASCII string (the usual case): used as it is, with no evaluation, no
+/// conversion and no step of its own.
+pub(crate) fn literal_key(key: &ObjectKey) -> Option<&Key> {
+    match key {
+        ObjectKey::Ident(id) => Some(&id.name),
+        ObjectKey::Expr(k) => match &k.kind {
+            ExprKind::Template(t) => match t.parts.as_slice() {
+                [TemplatePart::Literal(s)] if s.is_ascii() => Some(s),
+                _ => None,
+            },
+            _ => None,
+        },
+    }
+}
+
 impl Evaluator<'_, '_> {
+    /// An object constructor whose keys are all literal, compiled
+    /// (`LitObject`): the values are evaluated in source order, as
+    /// [`Self::object`] does, and put in their places in the key order
+    /// worked out at compile time; a later duplicate overwrites an
+    /// earlier one. No sort at run time.
+    pub(super) fn literal_object(
+        &mut self,
+        items: &[fnhcl_syntax::ast::ObjectItem],
+        o: &LitObject,
+    ) -> R {
+        let mut diags = Vec::new();
+        // Placeholders (dropped without work); every key has at least one
+        // item, so every one is replaced.
+        let mut entries: Vec<(Key, Value)> = o
+            .keys
+            .iter()
+            .map(|k| (k.clone(), Value::Bool(false)))
+            .collect();
+        for ((it, n), &slot) in items.iter().zip(o.values.iter()).zip(o.slots.iter()) {
+            let (val, vd) = self.eval_sub(&it.value, Some(n));
+            if !vd.is_empty() {
+                diags.extend(vd);
+            }
+            if let Some(e) = entries.get_mut(slot as usize) {
+                e.1 = val;
+            }
+        }
+        // Already in key order: `collect` only checks it.
+        (Value::object(entries.into_iter().collect()), diags)
+    }
+
     /// An object constructor, with its items' compiled nodes when given.
     pub(super) fn object(
         &mut self,
@@ -25,19 +72,7 @@ impl Evaluator<'_, '_> {
         let mut marked = false;
         for (i, it) in items.iter().enumerate() {
             let node = nodes.and_then(|n| n.get(i));
-            // Keys written as a name or a plain ASCII string (the usual
-            // case) are used as they are.
-            let literal_key = match &it.key {
-                ObjectKey::Ident(id) => Some(&id.name),
-                ObjectKey::Expr(k) => match &k.kind {
-                    ExprKind::Template(t) => match t.parts.as_slice() {
-                        [TemplatePart::Literal(s)] if s.is_ascii() => Some(s),
-                        _ => None,
-                    },
-                    _ => None,
-                },
-            };
-            if let Some(k) = literal_key {
+            if let Some(k) = literal_key(&it.key) {
                 let (val, vd) = self.eval_sub(&it.value, node.map(|n| &n.value));
                 diags.extend(vd);
                 vals.push((k.clone(), val));

@@ -26,6 +26,7 @@ use fnhcl_value::{Number, Type, Value};
 use crate::compiled::node::Node;
 use crate::conv;
 use crate::{EvalContext, Evaluated};
+pub(crate) use constructors::literal_key;
 pub(crate) use templates::template_guess;
 
 type Diags = Vec<Diagnostic>;
