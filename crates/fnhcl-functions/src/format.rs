@@ -259,9 +259,14 @@ fn append(
             };
             if matches!(mode, 'b' | 'd' | 'o' | 'x' | 'X') {
                 if let Some(i) = n.to_i64() {
-                    // Small integers (the usual case) skip the exact decimal.
-                    let abs = num_bigint::BigUint::from(i.unsigned_abs());
-                    out.push_str(&numfmt::format_int(n.is_negative(), &abs, mode, spec));
+                    // Small integers (the usual case) skip the exact decimal
+                    // and the big integer.
+                    out.push_str(&numfmt::format_u64(
+                        n.is_negative(),
+                        i.unsigned_abs(),
+                        mode,
+                        spec,
+                    ));
                     return Ok(());
                 }
                 let Some(abs) = numfmt::exact(n).and_then(|d| d.to_integer()) else {

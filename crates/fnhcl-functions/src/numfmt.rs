@@ -326,18 +326,58 @@ pub(crate) fn format_float(n: &Number, verb: char, spec: &Spec) -> String {
 
 /// Go's `(*big.Int).Format` for `%b %d %o %x %X`.
 pub(crate) fn format_int(neg: bool, abs: &BigUint, verb: char, spec: &Spec) -> String {
-    let (radix, prefix) = match verb {
-        'b' => (2, "0b"),
-        'o' => (8, "0"),
-        'x' => (16, "0x"),
-        'X' => (16, "0X"),
-        _ => (10, ""),
-    };
-    let prefix = if spec.sharp { prefix } else { "" };
-    let mut digits = abs.to_str_radix(radix);
+    let mut digits = abs.to_str_radix(int_radix(verb));
     if verb == 'X' {
         digits = digits.to_uppercase();
     }
+    format_int_digits(neg, &digits, verb, spec)
+}
+
+/// [`format_int`] of a magnitude that fits in a `u64` (the usual case):
+/// the digits without a big integer.
+pub(crate) fn format_u64(neg: bool, abs: u64, verb: char, spec: &Spec) -> String {
+    // 64 binary digits at most.
+    let mut buf = [0u8; 64];
+    let mut at = buf.len();
+    let radix = u64::from(int_radix(verb));
+    let digit_chars: &[u8; 16] = if verb == 'X' {
+        b"0123456789ABCDEF"
+    } else {
+        b"0123456789abcdef"
+    };
+    let mut v = abs;
+    loop {
+        at -= 1;
+        buf[at] = digit_chars[(v % radix) as usize];
+        v /= radix;
+        if v == 0 {
+            break;
+        }
+    }
+    // ASCII digits only.
+    let digits = std::str::from_utf8(&buf[at..]).unwrap_or("0");
+    format_int_digits(neg, digits, verb, spec)
+}
+
+fn int_radix(verb: char) -> u32 {
+    match verb {
+        'b' => 2,
+        'o' => 8,
+        'x' | 'X' => 16,
+        _ => 10,
+    }
+}
+
+/// Sign, prefix, precision zeros and padding around an integer's digits.
+fn format_int_digits(neg: bool, digits: &str, verb: char, spec: &Spec) -> String {
+    let prefix = match verb {
+        'b' => "0b",
+        'o' => "0",
+        'x' => "0x",
+        'X' => "0X",
+        _ => "",
+    };
+    let prefix = if spec.sharp { prefix } else { "" };
     let sign = if neg {
         "-"
     } else if spec.plus {
@@ -356,7 +396,7 @@ pub(crate) fn format_int(neg: bool, abs: &BigUint, verb: char, spec: &Spec) -> S
         }
     }
     let zero_pad = spec.zero && !spec.minus && spec.prec.is_none();
-    pad_number(sign, prefix, &digits, spec, zero_pad, zeros)
+    pad_number(sign, prefix, digits, spec, zero_pad, zeros)
 }
 
 fn pad_number(
@@ -465,6 +505,18 @@ mod tests {
             ..Spec::default()
         };
         assert_eq!(format_int(false, &BigUint::from(254u8), 'X', &spec), "0XFE");
+        // The u64 path gives what the big-integer path gives.
+        for v in [0u64, 1, 7, 8, 10, 255, 4096, 123_456_789, u64::MAX] {
+            for verb in ['b', 'd', 'o', 'x', 'X'] {
+                for neg in [false, true] {
+                    assert_eq!(
+                        format_u64(neg, v, verb, &spec),
+                        format_int(neg, &BigUint::from(v), verb, &spec),
+                        "{v} {verb} {neg}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -195,7 +195,24 @@ impl Evaluator<'_, '_> {
         nodes: Option<&[Node]>,
         span: Span,
     ) -> R {
-        let (argvals, diags) = self.eval_each(args, nodes);
+        // Up to four arguments (nearly every call) are held on the stack.
+        let mut inline: [Value; INLINE_ARGS];
+        let heap: Vec<Value>;
+        let mut diags = Vec::new();
+        let argvals: &[Value] = if args.len() <= INLINE_ARGS {
+            inline = std::array::from_fn(|_| Value::Bool(false));
+            for (i, (a, slot)) in args.iter().zip(inline.iter_mut()).enumerate() {
+                let (v, d) = self.eval_sub(a, nodes.and_then(|n| n.get(i)));
+                if !d.is_empty() {
+                    diags.extend(d);
+                }
+                *slot = v;
+            }
+            &inline[..args.len()]
+        } else {
+            (heap, diags) = self.eval_each(args, nodes);
+            &heap
+        };
         if let Err((summary, detail)) = def.check_arity(args.len()) {
             let extra = args.get(def_param_count(def)).map(start_range);
             let subject = arity_subject(summary, extra, span);
@@ -204,7 +221,7 @@ impl Evaluator<'_, '_> {
             // the arity before evaluating them.
             return (dynamic(), vec![self.error(&summary, detail, subject, span)]);
         }
-        self.charge_and_call(def, fname, &argvals, diags, span, || {
+        self.charge_and_call(def, fname, argvals, diags, span, || {
             (
                 args.iter().map(start_range).collect(),
                 args.iter().map(|a| a.span).collect(),
@@ -318,6 +335,9 @@ impl Evaluator<'_, '_> {
         )
     }
 }
+
+/// Arguments of a built-in call held on the stack (more go in a `Vec`).
+const INLINE_ARGS: usize = 4;
 
 /// The outer kind of an expanding (`...`) argument's type.
 enum Expand {
