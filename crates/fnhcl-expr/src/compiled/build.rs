@@ -7,7 +7,9 @@ use fnhcl_base::Span;
 use fnhcl_syntax::ast::{Expr, ExprKind, ObjectKey, TemplatePart};
 use fnhcl_syntax::visit::is_literal_key;
 
-use super::node::{Const, Key, LitObject, Node, ObjItem, PathStep, Probe, Root, Traversal};
+use super::node::{
+    Const, ForNode, Key, LitObject, Node, ObjItem, PathStep, Probe, Root, Traversal,
+};
 use fnhcl_value::{Number, Value};
 
 pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
@@ -96,6 +98,23 @@ pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
             then,
             otherwise,
         } => Node::Conditional(Box::new([sub(cond), sub(then), sub(otherwise)])),
+        ExprKind::For(f) => {
+            // Inside, the `for` variables hide any slot of the same name.
+            let bound = |n: &str| {
+                if *n == *f.value_var.name || f.key_var.as_ref().is_some_and(|k| *n == *k.name) {
+                    None
+                } else {
+                    resolve(n)
+                }
+            };
+            let inner = |x: &Expr| build(x, &bound);
+            Node::For(Box::new(ForNode {
+                collection: sub(&f.collection),
+                key: f.key_expr.as_ref().map(inner),
+                value: inner(&f.value_expr),
+                cond: f.cond.as_ref().map(inner),
+            }))
+        }
         ExprKind::Unary(_, x) => Node::Unary(Box::new(sub(x))),
         ExprKind::Binary(_, a, b) => Node::Binary(Box::new([sub(a), sub(b)])),
         _ => Node::Ast,

@@ -13,7 +13,7 @@ use fnhcl_value::Value;
 
 #[derive(Clone)]
 pub(crate) enum Node {
-    /// Evaluated by the tree walk (`for`, splats, `try`/`can`/`invoke`,
+    /// Evaluated by the tree walk (splats, `invoke`,
     /// `...` expansion, `%{if}`/`%{for}` templates, unknown functions).
     Ast,
     /// A constant subexpression, evaluated at compile time.
@@ -52,6 +52,10 @@ pub(crate) enum Node {
         probes: Box<[Probe]>,
     },
     Conditional(Box<[Node; 3]>),
+    /// A `for` expression: the collection, and the key, value and `if`
+    /// expressions (evaluated with the `for` variables bound, where the
+    /// batched kinds give way to the tree walk).
+    For(Box<ForNode>),
     Unary(Box<Node>),
     Binary(Box<[Node; 2]>),
 }
@@ -81,6 +85,14 @@ pub(crate) struct Const {
 pub(crate) struct ObjItem {
     pub key: Option<Node>,
     pub value: Node,
+}
+
+#[derive(Clone)]
+pub(crate) struct ForNode {
+    pub collection: Node,
+    pub key: Option<Node>,
+    pub value: Node,
+    pub cond: Option<Node>,
 }
 
 /// An object constructor with literal keys only. `keys` are the distinct

@@ -197,6 +197,7 @@ impl Evaluator<'_, '_> {
                     e.span,
                 )
             }
+            (Node::For(nodes), ExprKind::For(f)) => self.for_expr(f, Some(nodes), e.span),
             (Node::Unary(x_n), ExprKind::Unary(op, x)) => self.unary(*op, x, Some(x_n), e.span),
             (Node::Binary(nodes), ExprKind::Binary(op, a, b)) => {
                 self.binary(*op, [a, b], Some(nodes), e.span)

@@ -11,18 +11,24 @@ use fnhcl_value::shape::{Shape, shape};
 use fnhcl_value::{Key, Type, Value};
 
 use super::{Branch, Diags, Evaluator, R, dynamic, has_errors, unmark};
+use crate::compiled::node::{ForNode, Node};
 use crate::conv;
 
 impl Evaluator<'_, '_> {
-    pub(super) fn for_expr(&mut self, f: &ForExpr, span: Span) -> R {
+    /// A `for` expression, with its parts' compiled nodes when given.
+    pub(super) fn for_expr(&mut self, f: &ForExpr, nodes: Option<&ForNode>, span: Span) -> R {
         self.for_core(
             f.key_var.as_ref(),
             &f.value_var,
-            &f.collection,
-            f.key_expr.as_ref(),
-            Branch::Expr(&f.value_expr, None),
+            (&f.collection, nodes.map(|n| &n.collection)),
+            f.key_expr
+                .as_ref()
+                .map(|k| (k, nodes.and_then(|n| n.key.as_ref()))),
+            Branch::Expr(&f.value_expr, nodes.map(|n| &n.value)),
             f.grouping,
-            f.cond.as_ref(),
+            f.cond
+                .as_ref()
+                .map(|c| (c, nodes.and_then(|n| n.cond.as_ref()))),
             span,
         )
     }
@@ -49,12 +55,12 @@ impl Evaluator<'_, '_> {
     /// element makes the result unknown (diagnostics already pushed).
     pub(super) fn for_cond(
         &mut self,
-        cond: &Expr,
+        (cond, cond_n): (&Expr, Option<&Node>),
         known: bool,
         marked: &mut bool,
         diags: &mut Diags,
     ) -> Result<bool, ()> {
-        let (c, d) = self.eval(cond);
+        let (c, d) = self.eval_sub(cond, cond_n);
         diags.extend(d);
         if c.is_null() {
             if known {
@@ -93,14 +99,14 @@ impl Evaluator<'_, '_> {
         &mut self,
         key_var: Option<&Ident>,
         value_var: &Ident,
-        collection: &Expr,
-        key_expr: Option<&Expr>,
+        (collection, collection_n): (&Expr, Option<&Node>),
+        key_expr: Option<(&Expr, Option<&Node>)>,
         value: Branch<'_>,
         grouping: bool,
-        cond: Option<&Expr>,
+        cond: Option<(&Expr, Option<&Node>)>,
         span: Span,
     ) -> R {
-        let (coll, mut diags) = self.eval(collection);
+        let (coll, mut diags) = self.eval_sub(collection, collection_n);
         if coll.is_null() {
             diags.push(self.error(
                 "Iteration over null value",
@@ -135,8 +141,10 @@ impl Evaluator<'_, '_> {
         if !coll.is_known() {
             return (dynamic(), diags);
         }
-        if let Some(c) = cond {
-            let (r, d) = self.with_vars(key_var, dynamic(), value_var, dynamic(), |s| s.eval(c));
+        if let Some((c, c_n)) = cond {
+            let (r, d) = self.with_vars(key_var, dynamic(), value_var, dynamic(), |s| {
+                s.eval_sub(c, c_n)
+            });
             let cerr = has_errors(&d);
             diags.extend(d);
             if r.is_null() {
@@ -201,7 +209,7 @@ impl Evaluator<'_, '_> {
             return (dynamic(), diags);
         }
         let mut known = true;
-        if let Some(kx) = key_expr {
+        if let Some((kx, kx_n)) = key_expr {
             // Keys usually arrive in increasing order (a `for` over an
             // object or map): then a duplicate can only be the last key.
             // Once one arrives out of order, `seen` holds every key so far.
@@ -218,7 +226,7 @@ impl Evaluator<'_, '_> {
                             Ok(true) => {}
                         }
                     }
-                    let (kr, kd) = s.eval(kx);
+                    let (kr, kd) = s.eval_sub(kx, kx_n);
                     d.extend(kd);
                     if kr.is_null() {
                         if known {

@@ -318,7 +318,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             ),
             ExprKind::Unary(op, x) => self.unary(*op, x, None, e.span),
             ExprKind::Binary(op, a, b) => self.binary(*op, [a, b], None, e.span),
-            ExprKind::For(f) => self.for_expr(f, e.span),
+            ExprKind::For(f) => self.for_expr(f, None, e.span),
             ExprKind::Parens(x) => self.eval(x),
         }
     }

@@ -166,7 +166,7 @@ impl Evaluator<'_, '_> {
         let (tuple, mut diags) = self.for_core(
             key_var,
             value_var,
-            collection,
+            (collection, None),
             None,
             Branch::Template(body, span),
             false,
