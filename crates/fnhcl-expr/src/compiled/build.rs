@@ -1,14 +1,16 @@
 //! From an AST expression to its compiled node: constants folded (their
 //! steps and nesting recorded), traversals from a root variable
-//! pre-split, built-ins bound, templates of text and interpolations
-//! pre-sized; what is left to the tree walk becomes [`Node::Ast`].
+//! pre-split, built-ins bound, object keys ordered, templates pre-sized
+//! (directives included); what is left to the tree walk becomes
+//! [`Node::Ast`].
 
 use fnhcl_base::Span;
-use fnhcl_syntax::ast::{Expr, ExprKind, ObjectKey, TemplatePart};
+use fnhcl_syntax::ast::{Expr, ExprKind, ObjectKey, Template, TemplatePart};
 use fnhcl_syntax::visit::is_literal_key;
 
 use super::node::{
-    Const, ForNode, Key, LitObject, Node, ObjItem, PathStep, Probe, Root, Traversal,
+    Const, ForNode, Key, LitObject, Node, ObjItem, PathStep, Probe, Root, TemplateNode,
+    TemplatePartNode, Traversal,
 };
 use fnhcl_value::{Number, Value};
 
@@ -43,23 +45,7 @@ pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
         ),
         ExprKind::Template(t) => match t.parts.as_slice() {
             [TemplatePart::Interpolation(x)] => Node::Wrap(Box::new(sub(x))),
-            parts
-                if parts.iter().all(|p| {
-                    matches!(p, TemplatePart::Literal(_) | TemplatePart::Interpolation(_))
-                }) =>
-            {
-                Node::Template {
-                    guess: crate::eval::template_guess(t),
-                    parts: parts
-                        .iter()
-                        .filter_map(|p| match p {
-                            TemplatePart::Interpolation(x) => Some(sub(x)),
-                            _ => None,
-                        })
-                        .collect(),
-                }
-            }
-            _ => Node::Ast,
+            _ => Node::Template(Box::new(template(t, resolve))),
         },
         ExprKind::Parens(x) => Node::Wrap(Box::new(sub(x))),
         ExprKind::GetAttr(src, _) => Node::GetAttr(Box::new(sub(src))),
@@ -118,6 +104,52 @@ pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
         ExprKind::Unary(_, x) => Node::Unary(Box::new(sub(x))),
         ExprKind::Binary(_, a, b) => Node::Binary(Box::new([sub(a), sub(b)])),
         _ => Node::Ast,
+    }
+}
+
+/// A template's parts compiled; a `%{for}` body with its variables
+/// hiding slots of the same name.
+fn template(t: &Template, resolve: &dyn Fn(&str) -> Option<u32>) -> TemplateNode {
+    let parts = t
+        .parts
+        .iter()
+        .map(|p| match p {
+            TemplatePart::Literal(_) => TemplatePartNode::Literal,
+            TemplatePart::Interpolation(x) => TemplatePartNode::Interpolation(build(x, resolve)),
+            TemplatePart::If {
+                cond,
+                then,
+                otherwise,
+                ..
+            } => TemplatePartNode::If {
+                cond: build(cond, resolve),
+                then: template(then, resolve),
+                otherwise: otherwise.as_ref().map(|o| template(o, resolve)),
+            },
+            TemplatePart::For {
+                key_var,
+                value_var,
+                collection,
+                body,
+                ..
+            } => {
+                let bound = |n: &str| {
+                    if *n == *value_var.name || key_var.as_ref().is_some_and(|k| *n == *k.name) {
+                        None
+                    } else {
+                        resolve(n)
+                    }
+                };
+                TemplatePartNode::For {
+                    collection: build(collection, resolve),
+                    body: template(body, &bound),
+                }
+            }
+        })
+        .collect();
+    TemplateNode {
+        guess: crate::eval::template_guess(t),
+        parts,
     }
 }
 

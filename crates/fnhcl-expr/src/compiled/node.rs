@@ -13,8 +13,8 @@ use fnhcl_value::Value;
 
 #[derive(Clone)]
 pub(crate) enum Node {
-    /// Evaluated by the tree walk (splats, `invoke`,
-    /// `...` expansion, `%{if}`/`%{for}` templates, unknown functions).
+    /// Evaluated by the tree walk (splats, `invoke`, `...` expansion,
+    /// unknown functions).
     Ast,
     /// A constant subexpression, evaluated at compile time.
     Const(Box<Const>),
@@ -25,11 +25,8 @@ pub(crate) enum Node {
     /// An object constructor whose keys are all names or plain ASCII
     /// strings: its key order worked out at compile time.
     LitObject(Box<LitObject>),
-    /// A template of literal text and interpolations only.
-    Template {
-        guess: usize,
-        parts: Box<[Node]>,
-    },
+    /// A template: its parts, `%{if}`/`%{for}` directives included.
+    Template(Box<TemplateNode>),
     /// `(x)`, or a template that is one interpolation (`"${x}"`): one
     /// step, then the inner expression.
     Wrap(Box<Node>),
@@ -85,6 +82,34 @@ pub(crate) struct Const {
 pub(crate) struct ObjItem {
     pub key: Option<Node>,
     pub value: Node,
+}
+
+/// A compiled template: the buffer size worked out once (literal text and
+/// a short value per interpolation) and one part per part of the AST's
+/// template, in order.
+#[derive(Clone)]
+pub(crate) struct TemplateNode {
+    pub guess: usize,
+    pub parts: Box<[TemplatePartNode]>,
+}
+
+#[derive(Clone)]
+pub(crate) enum TemplatePartNode {
+    /// Literal text (the AST holds it).
+    Literal,
+    Interpolation(Node),
+    /// `%{if}`: the condition and the branches' templates.
+    If {
+        cond: Node,
+        then: TemplateNode,
+        otherwise: Option<TemplateNode>,
+    },
+    /// `%{for}`: the collection and the body (compiled with the `for`
+    /// variables hiding slots of the same name).
+    For {
+        collection: Node,
+        body: TemplateNode,
+    },
 }
 
 #[derive(Clone)]

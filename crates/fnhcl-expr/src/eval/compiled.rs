@@ -142,8 +142,8 @@ impl Evaluator<'_, '_> {
             (Node::LitObject(o), ExprKind::Object(items)) if o.values.len() == items.len() => {
                 self.literal_object(items, o)
             }
-            (Node::Template { guess, parts }, ExprKind::Template(t)) => {
-                self.template(t, e.span, Some((*guess, parts)))
+            (Node::Template(tn), ExprKind::Template(t)) if tn.parts.len() == t.parts.len() => {
+                self.template(t, e.span, Some(tn))
             }
             (Node::Wrap(inner), ExprKind::Parens(x)) => self.eval_c(inner, x),
             (Node::Wrap(inner), ExprKind::Template(t)) => match t.parts.as_slice() {

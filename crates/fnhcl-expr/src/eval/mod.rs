@@ -23,7 +23,7 @@ use fnhcl_base::{Diagnostic, SourceMap, Span};
 use fnhcl_syntax::ast::{Expr, ExprKind, Template, TemplatePart};
 use fnhcl_value::{Number, Type, Value};
 
-use crate::compiled::node::Node;
+use crate::compiled::node::{Node, TemplateNode};
 use crate::conv;
 use crate::{EvalContext, Evaluated};
 pub(crate) use constructors::literal_key;
@@ -80,7 +80,8 @@ fn convert_owned(v: Value, to: &Type) -> Result<Value, (Value, String)> {
 enum Branch<'e> {
     /// An expression, with its compiled node when it has one.
     Expr(&'e Expr, Option<&'e Node>),
-    Template(&'e Template, Span),
+    /// A template, with its compiled node when it has one.
+    Template(&'e Template, Span, Option<&'e TemplateNode>),
     /// `%{if}` without `%{else}`: the empty string.
     Empty(Span),
 }
@@ -89,7 +90,7 @@ impl Branch<'_> {
     fn span(&self) -> Span {
         match self {
             Branch::Expr(e, _) => e.span,
-            Branch::Template(_, s) | Branch::Empty(s) => *s,
+            Branch::Template(_, s, _) | Branch::Empty(s) => *s,
         }
     }
 }
@@ -326,7 +327,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
     fn eval_branch(&mut self, b: Branch<'_>) -> R {
         match b {
             Branch::Expr(e, n) => self.eval_sub(e, n),
-            Branch::Template(t, s) => self.template(t, s, None),
+            Branch::Template(t, s, n) => self.template(t, s, n),
             Branch::Empty(_) => (Value::string(""), Vec::new()),
         }
     }

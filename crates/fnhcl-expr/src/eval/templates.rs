@@ -7,29 +7,29 @@ use fnhcl_syntax::ast::{Expr, Ident, Template, TemplatePart};
 use fnhcl_value::{Type, Value};
 
 use super::{Branch, Diags, Evaluator, R, has_errors, nfc};
-use crate::compiled::node::Node;
+use crate::compiled::node::{Node, TemplateNode, TemplatePartNode};
 use crate::conv;
 
 impl Evaluator<'_, '_> {
     /// A template; `compiled` holds the buffer size worked out at compile
-    /// time and the compiled interpolations (in order), for a template
-    /// made only of literal text and interpolations.
+    /// time and the compiled parts (one per part of `t`).
     pub(super) fn template(
         &mut self,
         t: &Template,
         span: Span,
-        compiled: Option<(usize, &[Node])>,
+        compiled: Option<&TemplateNode>,
     ) -> R {
         let mut diags = Vec::new();
         let guess = match compiled {
-            Some((guess, _)) => guess,
+            Some(c) => c.guess,
             None => template_guess(t),
         };
-        let mut nodes = compiled.map(|(_, n)| n.iter());
+        let mut nodes = compiled.map(|c| c.parts.iter());
         let mut buf = String::with_capacity(guess.min(4096));
         let mut known = true;
         let mut marked = false;
         for part in &t.parts {
+            let next = nodes.as_mut().and_then(Iterator::next);
             let (v, d, pspan) = match part {
                 TemplatePart::Literal(s) => {
                     if !self.append_text(&mut buf, s, known, &mut diags, span) {
@@ -38,7 +38,10 @@ impl Evaluator<'_, '_> {
                     continue;
                 }
                 TemplatePart::Interpolation(e) => {
-                    let n = nodes.as_mut().and_then(Iterator::next);
+                    let n = match next {
+                        Some(TemplatePartNode::Interpolation(n)) => Some(n),
+                        _ => None,
+                    };
                     let (v, d) = self.eval_sub(e, n);
                     if let Value::String(s) = &v
                         && d.is_empty()
@@ -57,12 +60,20 @@ impl Evaluator<'_, '_> {
                     otherwise,
                     span: ds,
                 } => {
-                    let t_b = Branch::Template(then, *ds);
+                    let (cond_n, then_n, otherwise_n) = match next {
+                        Some(TemplatePartNode::If {
+                            cond,
+                            then,
+                            otherwise,
+                        }) => (Some(cond), Some(then), otherwise.as_ref()),
+                        _ => (None, None, None),
+                    };
+                    let t_b = Branch::Template(then, *ds, then_n);
                     let f_b = match otherwise {
-                        Some(o) => Branch::Template(o, *ds),
+                        Some(o) => Branch::Template(o, *ds, otherwise_n),
                         None => Branch::Empty(*ds),
                     };
-                    let (v, d) = self.conditional(cond, None, t_b, f_b, *ds);
+                    let (v, d) = self.conditional(cond, cond_n, t_b, f_b, *ds);
                     (v, d, *ds)
                 }
                 TemplatePart::For {
@@ -72,8 +83,19 @@ impl Evaluator<'_, '_> {
                     body,
                     span: ds,
                 } => {
-                    let (v, d) =
-                        self.template_for(key_var.as_ref(), value_var, collection, body, *ds);
+                    let (coll_n, body_n) = match next {
+                        Some(TemplatePartNode::For { collection, body }) => {
+                            (Some(collection), Some(body))
+                        }
+                        _ => (None, None),
+                    };
+                    let (v, d) = self.template_for(
+                        key_var.as_ref(),
+                        value_var,
+                        (collection, coll_n),
+                        (body, body_n),
+                        *ds,
+                    );
                     (v, d, *ds)
                 }
             };
@@ -159,16 +181,16 @@ impl Evaluator<'_, '_> {
         &mut self,
         key_var: Option<&Ident>,
         value_var: &Ident,
-        collection: &Expr,
-        body: &Template,
+        collection: (&Expr, Option<&Node>),
+        (body, body_n): (&Template, Option<&TemplateNode>),
         span: Span,
     ) -> R {
         let (tuple, mut diags) = self.for_core(
             key_var,
             value_var,
-            (collection, None),
+            collection,
             None,
-            Branch::Template(body, span),
+            Branch::Template(body, span, body_n),
             false,
             None,
             span,
