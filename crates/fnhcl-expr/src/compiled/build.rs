@@ -76,9 +76,11 @@ pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
                     def,
                     args: args.iter().map(sub).collect(),
                 },
-                None => Node::Ast,
+                None => Node::CallAny(args.iter().map(sub).collect()),
             }
         }
+        ExprKind::FuncCall { args, .. } => Node::CallAny(args.iter().map(sub).collect()),
+        ExprKind::Splat { source, each, .. } => Node::Splat(Box::new([sub(source), sub(each)])),
         ExprKind::Conditional {
             cond,
             then,

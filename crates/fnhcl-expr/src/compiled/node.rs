@@ -13,8 +13,8 @@ use fnhcl_value::Value;
 
 #[derive(Clone)]
 pub(crate) enum Node {
-    /// Evaluated by the tree walk (splats, `invoke`, `...` expansion,
-    /// unknown functions).
+    /// Evaluated by the tree walk (`SplatItem`, the element of a splat;
+    /// a number literal with an error).
     Ast,
     /// A constant subexpression, evaluated at compile time.
     Const(Box<Const>),
@@ -37,6 +37,12 @@ pub(crate) enum Node {
         def: &'static FuncDef,
         args: Box<[Node]>,
     },
+    /// Any other call (`...` expansion, `invoke`, an unknown function,
+    /// `try`/`can` written unusually): the arguments' nodes, for
+    /// `Evaluator::call`.
+    CallAny(Box<[Node]>),
+    /// A splat: its source and the expression applied to each element.
+    Splat(Box<[Node; 2]>),
     /// `try(...)`: the arguments and, for each, the root traversals it
     /// reads (checked for unknowns before it is evaluated).
     Try {

@@ -13,11 +13,13 @@ use crate::compiled::node::Node;
 use crate::suggest::name_suggestion;
 
 impl Evaluator<'_, '_> {
+    /// A function call, with its arguments' compiled nodes when given.
     pub(super) fn call(
         &mut self,
         name: &Ident,
         args: &[Expr],
         expand_final: bool,
+        nodes: Option<&[Node]>,
         span: Span,
     ) -> R {
         let fname: &str = &name.name;
@@ -38,8 +40,9 @@ impl Evaluator<'_, '_> {
             && !expand_final
             && !is_invoke
         {
-            return self.call_builtin(def, fname, args, None, span);
+            return self.call_builtin(def, fname, args, nodes, span);
         }
+        let node = |i: usize| nodes.and_then(|n| n.get(i));
         let mut diags = Vec::new();
         // Argument values, with `...` expansion of the last one.
         let mut vals: Vec<(Value, Span, Span, Diags)> = Vec::with_capacity(args.len());
@@ -48,12 +51,12 @@ impl Evaluator<'_, '_> {
         } else {
             (args, None)
         };
-        for a in plain {
-            let (v, d) = self.eval(a);
+        for (i, a) in plain.iter().enumerate() {
+            let (v, d) = self.eval_sub(a, node(i));
             vals.push((v, start_range(a), a.span, d));
         }
         if let Some(x) = last {
-            let (v, d) = self.eval(x);
+            let (v, d) = self.eval_sub(x, node(plain.len()));
             let bad = has_errors(&d);
             diags.extend(d);
             if bad {

@@ -197,6 +197,17 @@ impl Evaluator<'_, '_> {
                     e.span,
                 )
             }
+            (
+                Node::CallAny(nodes),
+                ExprKind::FuncCall {
+                    name,
+                    args,
+                    expand_final,
+                },
+            ) => self.call(name, args, *expand_final, Some(nodes), e.span),
+            (Node::Splat(nodes), ExprKind::Splat { source, each, .. }) => {
+                self.splat(source, each, Some(nodes), e.span)
+            }
             (Node::For(nodes), ExprKind::For(f)) => self.for_expr(f, Some(nodes), e.span),
             (Node::Unary(x_n), ExprKind::Unary(op, x)) => self.unary(*op, x, Some(x_n), e.span),
             (Node::Binary(nodes), ExprKind::Binary(op, a, b)) => {

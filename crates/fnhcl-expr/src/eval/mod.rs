@@ -296,7 +296,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             ExprKind::Variable(id) => self.variable(id),
             ExprKind::GetAttr(src, name) => self.get_attr_node(e, src, name, None),
             ExprKind::Index(src, key) => self.index_node(e, src, key, None),
-            ExprKind::Splat { source, each, .. } => self.splat(source, each, e.span),
+            ExprKind::Splat { source, each, .. } => self.splat(source, each, None, e.span),
             ExprKind::SplatItem => (
                 self.splat_items.last().cloned().unwrap_or_else(dynamic),
                 Vec::new(),
@@ -305,7 +305,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 name,
                 args,
                 expand_final,
-            } => self.call(name, args, *expand_final, e.span),
+            } => self.call(name, args, *expand_final, None, e.span),
             ExprKind::Conditional {
                 cond,
                 then,

@@ -356,8 +356,17 @@ impl Evaluator<'_, '_> {
         }
     }
 
-    pub(super) fn splat(&mut self, source: &Expr, each: &Expr, span: Span) -> R {
-        let (sv, mut diags) = self.eval(source);
+    /// A splat, with the compiled nodes of its source and of the
+    /// expression applied to each element when given.
+    pub(super) fn splat(
+        &mut self,
+        source: &Expr,
+        each: &Expr,
+        nodes: Option<&[Node; 2]>,
+        span: Span,
+    ) -> R {
+        let each_n = nodes.map(|n| &n[1]);
+        let (sv, mut diags) = self.eval_sub(source, nodes.map(|n| &n[0]));
         if has_errors(&diags) {
             return (dynamic(), diags);
         }
@@ -386,7 +395,7 @@ impl Evaluator<'_, '_> {
         };
         let sty = sv.type_of();
         if !sv.is_known() {
-            let (ty, d) = self.splat_result_type(&sty, each);
+            let (ty, d) = self.splat_result_type(&sty, (each, each_n));
             diags.extend(d);
             return (Value::Unknown(ty), diags);
         }
@@ -399,7 +408,7 @@ impl Evaluator<'_, '_> {
         let mut ok = true;
         for it in items {
             self.splat_items.push(it);
-            let (v, d) = self.eval(each);
+            let (v, d) = self.eval_sub(each, each_n);
             self.splat_items.pop();
             if has_errors(&d) {
                 ok = false;
@@ -411,13 +420,13 @@ impl Evaluator<'_, '_> {
             return (dynamic(), diags);
         }
         if !ok {
-            let (ty, _) = self.splat_result_type(&sty, each);
+            let (ty, _) = self.splat_result_type(&sty, (each, each_n));
             return (Value::Unknown(ty), diags);
         }
         match sty {
             Type::List(_) | Type::Set(_) => {
                 if vals.is_empty() {
-                    let (ty, d) = self.splat_result_type(&sty, each);
+                    let (ty, d) = self.splat_result_type(&sty, (each, each_n));
                     diags.extend(d);
                     let ety = ty.element_type().cloned().unwrap_or(Type::Dynamic);
                     return (Value::list(ety, Vec::new()), diags);
@@ -434,11 +443,15 @@ impl Evaluator<'_, '_> {
         }
     }
 
-    pub(super) fn splat_result_type(&mut self, sty: &Type, each: &Expr) -> (Type, Diags) {
+    pub(super) fn splat_result_type(
+        &mut self,
+        sty: &Type,
+        (each, each_n): (&Expr, Option<&Node>),
+    ) -> (Type, Diags) {
         match sty {
             Type::List(e) | Type::Set(e) => {
                 self.splat_items.push(Value::Unknown((**e).clone()));
-                let (v, d) = self.eval(each);
+                let (v, d) = self.eval_sub(each, each_n);
                 self.splat_items.pop();
                 (Type::list(v.type_of()), d)
             }
@@ -447,7 +460,7 @@ impl Evaluator<'_, '_> {
                 let mut tys = Vec::with_capacity(es.len());
                 for e in es.iter() {
                     self.splat_items.push(Value::Unknown(e.clone()));
-                    let (v, d) = self.eval(each);
+                    let (v, d) = self.eval_sub(each, each_n);
                     self.splat_items.pop();
                     diags.extend(d);
                     tys.push(v.type_of());
