@@ -1095,6 +1095,13 @@ fn merge_type(args: &[Value]) -> Result<Type, CallError> {
 
 fn merge(args: &[Value]) -> Result<Value, CallError> {
     let ret = merge_type(args)?;
+    // Two known objects (the usual `merge(defaults, extra)`): one pass
+    // over both sorted maps.
+    if let [a, b] = args
+        && let (Value::Object(a), Value::Object(b)) = (a, b)
+    {
+        return Ok(Value::object(a.merged_with(b)));
+    }
     // Every argument's entries in order, later arguments after earlier
     // ones: `collect` sorts once (a stable merge of sorted runs) and keeps
     // the last duplicate, so later arguments win without inserting one by

@@ -253,6 +253,47 @@ impl ObjMap {
     /// Sorts `entries` by key (stable) and keeps the last of equal keys:
     /// the result `BTreeMap`'s `collect` gives. One pass when the input is
     /// already sorted and unique.
+    /// A map of entries already in key order, without duplicates, for a
+    /// caller that worked the order out once (a compiled object
+    /// constructor, a merge of maps): no sort and, in release builds, no
+    /// check. Debug builds check the order; out-of-order entries are a bug
+    /// in the caller. Use `collect` when the order is not known.
+    pub fn from_sorted(entries: Vec<(Key, Value)>) -> ObjMap {
+        debug_assert!(
+            strictly_sorted(&entries),
+            "ObjMap::from_sorted: entries out of order or duplicated"
+        );
+        ObjMap { entries }
+    }
+
+    /// Entries of `self` and `later` in key order, `later`'s value kept
+    /// where both have a key (one pass over both, no sort).
+    pub fn merged_with(&self, later: &ObjMap) -> ObjMap {
+        let (a, b) = (self.as_slice(), later.as_slice());
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            match key_cmp(&a[i].0, &b[j].0) {
+                Ordering::Less => {
+                    out.push(a[i].clone());
+                    i += 1;
+                }
+                Ordering::Greater => {
+                    out.push(b[j].clone());
+                    j += 1;
+                }
+                Ordering::Equal => {
+                    out.push(b[j].clone());
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        out.extend_from_slice(&a[i..]);
+        out.extend_from_slice(&b[j..]);
+        ObjMap { entries: out }
+    }
+
     fn from_vec(mut entries: Vec<(Key, Value)>) -> ObjMap {
         if !strictly_sorted(&entries) {
             entries.sort_by(|a, b| key_cmp(&a.0, &b.0));
@@ -453,6 +494,43 @@ mod tests {
         assert_eq!(m.get("b"), Some(&Value::int(6)));
         let reference: std::collections::BTreeMap<Key, Value> = pairs.into_iter().collect();
         assert_eq!(ObjMap::from(reference), m);
+    }
+
+    #[test]
+    fn merged_with_is_collect_of_both_later_winning() {
+        let words = ["", "a", "ab", "b", "B", "Z", "é", "z", "za", "kind", "spec"];
+        // Every pair of subsets of a few words (by bit masks).
+        for ma in 0u32..64 {
+            for mb in (0u32..2048).step_by(37) {
+                let a: ObjMap = words
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| ma & (1 << (i % 6)) != 0 && *i < 6)
+                    .map(|(i, w)| (k(w), Value::int(i as i64)))
+                    .collect();
+                let b: ObjMap = words
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| mb & (1 << i) != 0)
+                    .map(|(i, w)| (k(w), Value::int(100 + i as i64)))
+                    .collect();
+                let expected: ObjMap = a
+                    .iter()
+                    .chain(b.iter())
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                let got = a.merged_with(&b);
+                assert!(strictly_sorted(got.as_slice()));
+                assert_eq!(got, expected, "{ma} {mb}");
+            }
+        }
+    }
+
+    #[test]
+    fn from_sorted_keeps_sorted_entries() {
+        let entries = vec![(k("a"), Value::int(1)), (k("b"), Value::int(2))];
+        let m = ObjMap::from_sorted(entries.clone());
+        assert_eq!(m, entries.into_iter().collect::<ObjMap>());
     }
 
     #[test]

@@ -53,8 +53,12 @@ impl Evaluator<'_, '_> {
                 e.1 = val;
             }
         }
-        // Already in key order: `collect` only checks it.
-        (Value::object(entries.into_iter().collect()), diags)
+        // In key order, without duplicates: the keys were sorted and
+        // deduplicated at compile time.
+        (
+            Value::object(fnhcl_value::ObjMap::from_sorted(entries)),
+            diags,
+        )
     }
 
     /// An object constructor, with its items' compiled nodes when given.
