@@ -220,11 +220,17 @@ impl Frame<'_> {
         let mut f = Some(self);
         while let Some(fr) = f {
             match (&fr.vars, slot) {
-                (FrameVars::Named(n, v), Slot::Named) if *n == name => return Some(v.clone()),
+                (FrameVars::Named(n, v), Slot::Named) if same_name(n, name) => {
+                    return Some(v.clone());
+                }
                 (FrameVars::Locals { scope, cells }, Slot::Local { scope: id, index })
                     if scope.id == id =>
                 {
-                    if scope.locals.get(index).is_some_and(|l| &*l.name == name) {
+                    if scope
+                        .locals
+                        .get(index)
+                        .is_some_and(|l| same_name(&l.name, name))
+                    {
                         return Some(fr.force(scope, cells, index));
                     }
                     break;
@@ -237,6 +243,14 @@ impl Frame<'_> {
         }
         self.get(name)
     }
+}
+
+/// Name equality for a slot read's check: a reference and the local it
+/// names usually share the parser's one copy of the text, so the texts'
+/// addresses are compared before their bytes.
+#[inline]
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && (std::ptr::eq(a.as_ptr(), b.as_ptr()) || a == b)
 }
 
 impl Invoke for Frame<'_> {
