@@ -88,13 +88,15 @@ impl ObjMap {
     }
 
     /// The index of `key`. Small maps (most objects) are scanned, which
-    /// compares lengths first and calls no `memcmp` for most misses.
+    /// compares lengths first and calls no `memcmp` for most misses, nor
+    /// for a hit on the same text (a key and a name read from the same
+    /// parse share it).
     #[inline]
     fn position(&self, key: &str) -> Option<usize> {
         if self.entries.len() <= LINEAR_MAX {
-            self.entries
-                .iter()
-                .position(|(k, _)| k.len() == key.len() && **k == *key)
+            self.entries.iter().position(|(k, _)| {
+                k.len() == key.len() && (std::ptr::eq(k.as_ptr(), key.as_ptr()) || **k == *key)
+            })
         } else {
             self.find(key).ok()
         }

@@ -418,21 +418,31 @@ fn start_range(e: &Expr) -> Span {
     }
 }
 
+/// A scalar's cost, or `None` for a collection (or a marked value).
+#[inline]
+fn scalar_cost(v: &Value) -> Option<u64> {
+    match v {
+        Value::String(s) => Some(1 + s.len() as u64 / 16),
+        Value::Null(_) | Value::Unknown(_) | Value::Bool(_) | Value::Number(_) => Some(1),
+        _ => None,
+    }
+}
+
 /// Approximate work of reading or building `v`, in evaluation steps: one
 /// per value and element, plus one per 16 bytes of string. Stops counting
 /// past `budget` (the caller only needs to know the budget is exceeded).
-fn value_cost<'a>(v: &'a Value, budget: u64) -> u64 {
-    /// A scalar's cost, or `None` for a collection (or a marked value).
-    fn scalar(v: &Value) -> Option<u64> {
-        match v {
-            Value::String(s) => Some(1 + s.len() as u64 / 16),
-            Value::Null(_) | Value::Unknown(_) | Value::Bool(_) | Value::Number(_) => Some(1),
-            _ => None,
-        }
+/// A scalar (most arguments and results) is counted inline.
+#[inline]
+fn value_cost(v: &Value, budget: u64) -> u64 {
+    match scalar_cost(v) {
+        Some(c) => c,
+        None => collection_cost(v, budget),
     }
-    if let Some(c) = scalar(v) {
-        return c;
-    }
+}
+
+/// [`value_cost`] of a collection or a marked value.
+fn collection_cost<'a>(v: &'a Value, budget: u64) -> u64 {
+    let scalar = scalar_cost;
     // Scalar elements are counted as they are met; only nested
     // collections go on the stack (none for the usual flat object, so
     // no allocation).
