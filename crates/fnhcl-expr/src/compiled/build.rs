@@ -162,22 +162,22 @@ fn literal_object(
     items: &[fnhcl_syntax::ast::ObjectItem],
     resolve: &dyn Fn(&str) -> Option<u32>,
 ) -> Option<LitObject> {
-    let mut keys = items
+    let lits = items
         .iter()
-        .map(|it| crate::eval::literal_key(&it.key).cloned())
-        .collect::<Option<Vec<fnhcl_value::Key>>>()?;
-    let in_order = keys.clone();
-    // `ObjMap`'s order: the byte order of the text (`str`'s `Ord`).
-    keys.sort_unstable();
-    keys.dedup();
-    let slots = in_order
-        .iter()
-        .map(|k| {
-            keys.binary_search(k)
-                .ok()
-                .and_then(|i| u32::try_from(i).ok())
-        })
-        .collect::<Option<Box<[u32]>>>()?;
+        .map(|it| crate::eval::literal_key(&it.key))
+        .collect::<Option<Vec<&fnhcl_value::Key>>>()?;
+    // The items' indices in key order (`ObjMap`'s: the byte order of the
+    // text, `str`'s `Ord`); equal keys end up next to each other.
+    let mut order: Vec<usize> = (0..lits.len()).collect();
+    order.sort_unstable_by(|&a, &b| lits[a].cmp(lits[b]));
+    let mut keys: Vec<fnhcl_value::Key> = Vec::with_capacity(lits.len());
+    let mut slots = vec![0u32; lits.len()].into_boxed_slice();
+    for i in order {
+        if keys.last().is_none_or(|k| k != lits[i]) {
+            keys.push(lits[i].clone());
+        }
+        slots[i] = u32::try_from(keys.len() - 1).ok()?;
+    }
     Some(LitObject {
         keys: keys.into_boxed_slice(),
         slots,
