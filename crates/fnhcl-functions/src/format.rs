@@ -56,7 +56,8 @@ pub(crate) fn register(r: &mut Registry) {
 /// extraneous argument carry its index in the full argument list.
 pub(crate) fn format(fmt: &str, args: &[Value]) -> Result<String, CallError> {
     let b = fmt.as_bytes();
-    let mut out = String::new();
+    // The text and a short value per verb, so the usual result allocates once.
+    let mut out = String::with_capacity(fmt.len().saturating_add(16).min(4096));
     let mut next_arg = 1usize;
     let mut highest = 0usize;
     let mut p = 0usize;
@@ -261,12 +262,7 @@ fn append(
                 if let Some(i) = n.to_i64() {
                     // Small integers (the usual case) skip the exact decimal
                     // and the big integer.
-                    out.push_str(&numfmt::format_u64(
-                        n.is_negative(),
-                        i.unsigned_abs(),
-                        mode,
-                        spec,
-                    ));
+                    numfmt::write_u64(out, n.is_negative(), i.unsigned_abs(), mode, spec);
                     return Ok(());
                 }
                 let Some(abs) = numfmt::exact(n).and_then(|d| d.to_integer()) else {

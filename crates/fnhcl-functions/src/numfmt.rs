@@ -330,12 +330,15 @@ pub(crate) fn format_int(neg: bool, abs: &BigUint, verb: char, spec: &Spec) -> S
     if verb == 'X' {
         digits = digits.to_uppercase();
     }
-    format_int_digits(neg, &digits, verb, spec)
+    let mut out = String::new();
+    write_int_digits(&mut out, neg, &digits, verb, spec);
+    out
 }
 
-/// [`format_int`] of a magnitude that fits in a `u64` (the usual case):
-/// the digits without a big integer.
-pub(crate) fn format_u64(neg: bool, abs: u64, verb: char, spec: &Spec) -> String {
+/// [`format_int`] of a magnitude that fits in a `u64` (the usual case),
+/// appended to `out`: the digits without a big integer or a buffer of
+/// their own.
+pub(crate) fn write_u64(out: &mut String, neg: bool, abs: u64, verb: char, spec: &Spec) {
     // 64 binary digits at most.
     let mut buf = [0u8; 64];
     let mut at = buf.len();
@@ -356,7 +359,7 @@ pub(crate) fn format_u64(neg: bool, abs: u64, verb: char, spec: &Spec) -> String
     }
     // ASCII digits only.
     let digits = std::str::from_utf8(&buf[at..]).unwrap_or("0");
-    format_int_digits(neg, digits, verb, spec)
+    write_int_digits(out, neg, digits, verb, spec);
 }
 
 fn int_radix(verb: char) -> u32 {
@@ -368,8 +371,9 @@ fn int_radix(verb: char) -> u32 {
     }
 }
 
-/// Sign, prefix, precision zeros and padding around an integer's digits.
-fn format_int_digits(neg: bool, digits: &str, verb: char, spec: &Spec) -> String {
+/// Sign, prefix, precision zeros and padding around an integer's digits,
+/// appended to `out`.
+fn write_int_digits(out: &mut String, neg: bool, digits: &str, verb: char, spec: &Spec) {
     let prefix = match verb {
         'b' => "0b",
         'o' => "0",
@@ -392,11 +396,11 @@ fn format_int_digits(neg: bool, digits: &str, verb: char, spec: &Spec) -> String
         if digits.len() < p {
             zeros = p - digits.len();
         } else if digits == "0" && p == 0 {
-            return String::new();
+            return;
         }
     }
     let zero_pad = spec.zero && !spec.minus && spec.prec.is_none();
-    pad_number(sign, prefix, digits, spec, zero_pad, zeros)
+    write_padded(out, sign, prefix, digits, spec, zero_pad, zeros);
 }
 
 fn pad_number(
@@ -407,9 +411,25 @@ fn pad_number(
     zero_pad: bool,
     zeros: usize,
 ) -> String {
+    let mut out = String::new();
+    write_padded(&mut out, sign, prefix, body, spec, zero_pad, zeros);
+    out
+}
+
+/// A number's sign, prefix, precision zeros and body, padded to the
+/// width, appended to `out`.
+fn write_padded(
+    out: &mut String,
+    sign: &str,
+    prefix: &str,
+    body: &str,
+    spec: &Spec,
+    zero_pad: bool,
+    zeros: usize,
+) {
     let len = sign.len() + prefix.len() + zeros + body.len();
     let pad = spec.width.map_or(0, |w| w.saturating_sub(len));
-    let mut out = String::with_capacity(len + pad);
+    out.reserve(len + pad);
     if spec.minus {
         out.push_str(sign);
         out.push_str(prefix);
@@ -428,7 +448,6 @@ fn pad_number(
         out.extend(std::iter::repeat_n('0', zeros));
         out.push_str(body);
     }
-    out
 }
 
 /// `Text('g', -1)`: cty's `%v` for numbers.
@@ -509,9 +528,12 @@ mod tests {
         for v in [0u64, 1, 7, 8, 10, 255, 4096, 123_456_789, u64::MAX] {
             for verb in ['b', 'd', 'o', 'x', 'X'] {
                 for neg in [false, true] {
+                    // Appended after text already there.
+                    let mut out = String::from("x");
+                    write_u64(&mut out, neg, v, verb, &spec);
                     assert_eq!(
-                        format_u64(neg, v, verb, &spec),
-                        format_int(neg, &BigUint::from(v), verb, &spec),
+                        out,
+                        format!("x{}", format_int(neg, &BigUint::from(v), verb, &spec)),
                         "{v} {verb} {neg}"
                     );
                 }
