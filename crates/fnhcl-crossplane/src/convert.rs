@@ -110,24 +110,12 @@ pub(crate) fn object_from_struct_depth(s: &Struct, depth: usize) -> Value {
 /// A cty value as a protobuf value. Marks are dropped; unknown values are
 /// an error (the evaluator never emits them).
 pub fn value_to_pb(v: &Value) -> Result<PbValue, ConvertError> {
-    value_to_pb_sized(v, &mut 0)
-}
-
-/// [`value_to_pb`], adding to `size` an upper bound of the result's
-/// encoded size (every length prefix counted at its widest, 5 bytes): a
-/// size check that needs no second walk, no hashing and no measuring.
-pub fn value_to_pb_sized(v: &Value, size: &mut usize) -> Result<PbValue, ConvertError> {
-    to_pb(v, 0, size).map_err(PathError::finish)
+    to_pb(v, 0).map_err(PathError::finish)
 }
 
 /// A cty object or map as a protobuf `Struct`.
 pub fn value_to_struct(v: &Value) -> Result<Struct, ConvertError> {
-    value_to_struct_sized(v, &mut 0)
-}
-
-/// [`value_to_struct`] with the size bound of [`value_to_pb_sized`].
-pub fn value_to_struct_sized(v: &Value, size: &mut usize) -> Result<Struct, ConvertError> {
-    match value_to_pb_sized(v, size)?.kind {
+    match value_to_pb(v)?.kind {
         Some(Kind::StructValue(s)) => Ok(s),
         _ => Err(ConvertError::NotAnObject(type_word(v))),
     }
@@ -178,54 +166,37 @@ impl PathError {
     }
 }
 
-/// Tag plus the widest length prefix of a nested message or string.
-const LEN_BOUND: usize = 6;
-
-fn to_pb(v: &Value, depth: usize, size: &mut usize) -> Result<PbValue, PathError> {
+fn to_pb(v: &Value, depth: usize) -> Result<PbValue, PathError> {
     if depth > MAX_DEPTH {
         return Err(PathError::new(ConvertError::TooDeep));
     }
-    let (kind, n) = match v {
-        Value::Marked(inner) => return to_pb(inner, depth, size),
-        Value::Null(_) => (Kind::NullValue(0), 2),
+    let kind = match v {
+        Value::Marked(inner) => return to_pb(inner, depth),
+        Value::Null(_) => Kind::NullValue(0),
         Value::Unknown(_) => return Err(PathError::new(ConvertError::Unknown(String::new()))),
-        Value::Bool(b) => (Kind::BoolValue(*b), 2),
-        Value::Number(n) => (Kind::NumberValue(n.to_f64()), 9),
-        Value::String(s) => (Kind::StringValue(String::from(&**s)), LEN_BOUND + s.len()),
-        Value::List(c) | Value::Set(c) => (
-            Kind::ListValue(seq_to_pb(&c.items, depth, size)?),
-            LEN_BOUND,
-        ),
-        Value::Tuple(items) => (Kind::ListValue(seq_to_pb(items, depth, size)?), LEN_BOUND),
-        Value::Map(m) => (
-            Kind::StructValue(entries_to_pb(&m.items, depth, size)?),
-            LEN_BOUND,
-        ),
-        Value::Object(attrs) => (
-            Kind::StructValue(entries_to_pb(attrs, depth, size)?),
-            LEN_BOUND,
-        ),
+        Value::Bool(b) => Kind::BoolValue(*b),
+        Value::Number(n) => Kind::NumberValue(n.to_f64()),
+        Value::String(s) => Kind::StringValue(String::from(&**s)),
+        Value::List(c) | Value::Set(c) => Kind::ListValue(seq_to_pb(&c.items, depth)?),
+        Value::Tuple(items) => Kind::ListValue(seq_to_pb(items, depth)?),
+        Value::Map(m) => Kind::StructValue(entries_to_pb(&m.items, depth)?),
+        Value::Object(attrs) => Kind::StructValue(entries_to_pb(attrs, depth)?),
     };
-    *size = size.saturating_add(n);
     Ok(PbValue { kind: Some(kind) })
 }
 
-fn seq_to_pb(items: &[Value], depth: usize, size: &mut usize) -> Result<ListValue, PathError> {
+fn seq_to_pb(items: &[Value], depth: usize) -> Result<ListValue, PathError> {
     let mut values = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        values.push(to_pb(item, depth + 1, size).map_err(|e| e.at(i))?);
+        values.push(to_pb(item, depth + 1).map_err(|e| e.at(i))?);
     }
-    // Each element's tag and length.
-    *size = size.saturating_add(LEN_BOUND * items.len());
     Ok(ListValue { values })
 }
 
-fn entries_to_pb(entries: &ObjMap, depth: usize, size: &mut usize) -> Result<Struct, PathError> {
+fn entries_to_pb(entries: &ObjMap, depth: usize) -> Result<Struct, PathError> {
     let mut fields = std::collections::HashMap::with_capacity(entries.len());
     for (k, item) in entries {
-        let v = to_pb(item, depth + 1, size).map_err(|e| e.at(k))?;
-        // The entry's, the key's and the value's tag and length, the key.
-        *size = size.saturating_add(3 * LEN_BOUND + k.len());
+        let v = to_pb(item, depth + 1).map_err(|e| e.at(k))?;
         fields.insert(String::from(&**k), v);
     }
     Ok(Struct { fields })
@@ -318,31 +289,6 @@ mod tests {
 
     fn pb(v: serde_json::Value) -> PbValue {
         json_to_pb(&v)
-    }
-
-    #[test]
-    fn size_bound_is_an_upper_bound() {
-        use prost::Message as _;
-        let long = "x".repeat(300);
-        for j in [
-            serde_json::json!(null),
-            serde_json::json!(1.5),
-            serde_json::json!("s"),
-            serde_json::json!({"a": [1, "x", true, null], "b": {"c": 1.5, "d": {}}}),
-            serde_json::json!({"k": long, "list": [[long], {"x": long}], "n": -1e300}),
-            serde_json::json!([]),
-        ] {
-            let v = value_from_pb(&pb(j.clone()));
-            let mut bound = 0;
-            let exact = value_to_pb_sized(&v, &mut bound)
-                .expect("converts")
-                .encoded_len();
-            assert!(bound >= exact, "{j}: bound {bound} < exact {exact}");
-            assert!(
-                bound <= exact * 4 + 16,
-                "{j}: bound {bound} far above {exact}"
-            );
-        }
     }
 
     #[test]

@@ -20,9 +20,7 @@ use function_sdk_rust::proto::v1::{
 use pbjson_types::value::Kind;
 use pbjson_types::{Struct, Value as PbValue};
 
-use crate::convert::{
-    MAX_DEPTH, value_to_pb, value_to_pb_sized, value_to_struct, value_to_struct_sized,
-};
+use crate::convert::{MAX_DEPTH, value_to_pb, value_to_struct};
 use crate::schemas::Additions;
 use crate::wire::{self, Encoded, RevWriter, SdkWriter};
 use fnhcl_eval::DesiredResource;
@@ -148,29 +146,21 @@ pub fn merge_struct(theirs: &mut Struct, ours: Struct) {
     }
 }
 
-/// Builds the success response (upstream §5.1–§5.8 with D17–D21), with
-/// an upper bound of its encoded size that costs far less than measuring
-/// it: what was passed through from the request is measured, the values
-/// converted here are bounded as they are converted
-/// ([`value_to_pb_sized`]), the small fields are measured.
+/// Builds the success response (upstream §5.1–§5.8 with D17–D21) as the
+/// SDK's message: the reference [`success_bytes`] is tested against.
 /// Errors are conversion failures, reported as a fatal result by the caller.
 pub fn success(
     req: &RunFunctionRequest,
     ttl: Duration,
     output: &Output,
-) -> Result<(RunFunctionResponse, usize), String> {
-    use prost::Message as _;
+) -> Result<RunFunctionResponse, String> {
     let mut rsp = base_response(req, ttl);
-    let mut size = req.desired.as_ref().map_or(0, |d| d.encoded_len() + 6)
-        + req.context.as_ref().map_or(0, |c| c.encoded_len() + 6);
     let desired = rsp.desired.get_or_insert_with(State::default);
 
     // D17: earlier steps' resources are kept; ours replace same-named ones.
     for r in &output.resources {
-        let body = value_to_struct_sized(&r.body, &mut size)
+        let body = value_to_struct(&r.body)
             .map_err(|e| format!("unable to convert resource body to struct: {}: {e}", r.name))?;
-        // map entry, key, Resource message, its `resource` and `ready`
-        size = size.saturating_add(64 + r.name.len());
         desired.resources.insert(
             r.name.clone(),
             Resource {
@@ -183,9 +173,8 @@ pub fn success(
 
     // D17: status and connection details merge into the incoming composite.
     if let Some(status) = &output.composite_status {
-        let status = value_to_struct_sized(status, &mut size)
+        let status = value_to_struct(status)
             .map_err(|e| format!("unable to convert composite status: {e}"))?;
-        size = size.saturating_add(64);
         let composite = desired.composite.get_or_insert_with(Resource::default);
         let body = composite.resource.get_or_insert_with(Struct::default);
         let mut wrapper = Struct::default();
@@ -200,7 +189,6 @@ pub fn success(
     if !output.composite_connection.is_empty() {
         let composite = desired.composite.get_or_insert_with(Resource::default);
         for (k, v) in &output.composite_connection {
-            size = size.saturating_add(24 + k.len() + v.len());
             composite.connection_details.insert(k.clone(), v.clone());
         }
     }
@@ -209,9 +197,7 @@ pub fn success(
     if !output.context.is_empty() {
         let ctx = rsp.context.get_or_insert_with(Struct::default);
         for (k, v) in &output.context {
-            let v = value_to_pb_sized(v, &mut size)
-                .map_err(|e| format!("cannot convert context {k:?}: {e}"))?;
-            size = size.saturating_add(24 + k.len());
+            let v = value_to_pb(v).map_err(|e| format!("cannot convert context {k:?}: {e}"))?;
             ctx.fields.insert(k.clone(), v);
         }
     }
@@ -259,20 +245,7 @@ pub fn success(
         ),
         condition(CONDITION_HCL_DIAGNOSTICS, &diag_condition),
     ];
-    let small = rsp.meta.as_ref().map_or(0, |m| m.encoded_len() + 6)
-        + rsp
-            .results
-            .iter()
-            .map(|r| r.encoded_len() + 6)
-            .sum::<usize>()
-        + rsp
-            .conditions
-            .iter()
-            .map(|c| c.encoded_len() + 6)
-            .sum::<usize>()
-        + rsp.requirements.as_ref().map_or(0, |r| r.encoded_len() + 6)
-        + 64;
-    Ok((rsp, size.saturating_add(small)))
+    Ok(rsp)
 }
 
 /// A value of ours could not be written (an unknown value, too deep, not

@@ -31,7 +31,7 @@ fn reference(
     policy: SchemaValidation,
     cache: &schemas::SchemaCache,
 ) -> Result<RunFunctionResponse, String> {
-    let (mut rsp, _) = response::success(req, TTL, output)?;
+    let mut rsp = response::success(req, TTL, output)?;
     schemas::apply(req, policy, output, cache, &mut rsp)?;
     Ok(rsp)
 }
