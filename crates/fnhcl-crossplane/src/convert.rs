@@ -63,7 +63,29 @@ pub fn value_from_pb(v: &PbValue) -> Value {
 }
 
 pub(crate) fn value_from_pb_depth(v: &PbValue, depth: usize) -> Value {
-    match &v.kind {
+    value_from_pb_within(v, depth, usize::MAX).unwrap_or_else(|TooDeep| Value::null())
+}
+
+/// Request data nested deeper than the caller's limit.
+#[derive(Debug)]
+pub(crate) struct TooDeep;
+
+/// Whether an object or list at conversion depth `depth` is over the
+/// limit `max`: [`crate::request::too_deep`] counts a `Struct`'s values
+/// from 1 where the conversion counts from 0.
+fn over(depth: usize, max: usize) -> bool {
+    depth.saturating_add(1) >= max
+}
+
+/// [`value_from_pb_depth`], failing on an object or list nested `max`
+/// levels deep (where [`crate::request::too_deep`] says too deep), in the
+/// same walk.
+pub(crate) fn value_from_pb_within(
+    v: &PbValue,
+    depth: usize,
+    max: usize,
+) -> Result<Value, TooDeep> {
+    Ok(match &v.kind {
         None | Some(Kind::NullValue(_)) => Value::null(),
         Some(Kind::BoolValue(b)) => Value::Bool(*b),
         Some(Kind::NumberValue(f)) => match number_from_f64(*f) {
@@ -72,23 +94,28 @@ pub(crate) fn value_from_pb_depth(v: &PbValue, depth: usize) -> Value {
         },
         Some(Kind::StringValue(s)) => Value::string(fnhcl_value::nfc(s)),
         Some(Kind::StructValue(s)) => {
-            if depth >= MAX_DEPTH {
-                return Value::null();
+            if over(depth, max) {
+                return Err(TooDeep);
             }
-            object_from_struct_depth(s, depth + 1)
+            if depth >= MAX_DEPTH {
+                return Ok(Value::null());
+            }
+            object_from_struct_within(s, depth + 1, max)?
         }
         Some(Kind::ListValue(l)) => {
-            if depth >= MAX_DEPTH {
-                return Value::null();
+            if over(depth, max) {
+                return Err(TooDeep);
             }
-            Value::tuple(
-                l.values
-                    .iter()
-                    .map(|v| value_from_pb_depth(v, depth + 1))
-                    .collect(),
-            )
+            if depth >= MAX_DEPTH {
+                return Ok(Value::null());
+            }
+            let mut items = Vec::with_capacity(l.values.len());
+            for v in &l.values {
+                items.push(value_from_pb_within(v, depth + 1, max)?);
+            }
+            Value::tuple(items)
         }
-    }
+    })
 }
 
 /// A protobuf `Struct` as a cty object.
@@ -97,14 +124,22 @@ pub fn object_from_struct(s: &Struct) -> Value {
 }
 
 pub(crate) fn object_from_struct_depth(s: &Struct, depth: usize) -> Value {
-    // The `Struct` is a HashMap: `collect` gathers the fields and sorts
-    // them once.
-    let attrs: ObjMap = s
-        .fields
-        .iter()
-        .map(|(k, v)| (Key::from(k.as_str()), value_from_pb_depth(v, depth)))
-        .collect();
-    Value::Object(Arc::new(attrs))
+    object_from_struct_within(s, depth, usize::MAX).unwrap_or_else(|TooDeep| Value::null())
+}
+
+/// [`object_from_struct_depth`] with the limit of [`value_from_pb_within`].
+pub(crate) fn object_from_struct_within(
+    s: &Struct,
+    depth: usize,
+    max: usize,
+) -> Result<Value, TooDeep> {
+    // The `Struct` is a HashMap: `collect` sorts the fields once.
+    let mut entries = Vec::with_capacity(s.fields.len());
+    for (k, v) in &s.fields {
+        entries.push((Key::from(k.as_str()), value_from_pb_within(v, depth, max)?));
+    }
+    let attrs: ObjMap = entries.into_iter().collect();
+    Ok(Value::Object(Arc::new(attrs)))
 }
 
 /// A cty value as a protobuf value. Marks are dropped; unknown values are

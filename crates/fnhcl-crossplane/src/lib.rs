@@ -475,15 +475,14 @@ impl Function {
                 outcome.cache_hit = Some(hit);
                 let program = compiled.result.as_ref().map_err(Clone::clone)?;
                 let limits = &self.options.limits;
-                if let Some(what) =
-                    request::too_deep_for(req, program.demand(), limits.max_request_depth)
-                {
-                    return Err(format!(
-                        "{what} is nested deeper than the limit of {} levels",
-                        limits.max_request_depth
-                    ));
-                }
-                let eval_req = request::eval_request_for(req, program.demand());
+                let eval_req =
+                    request::eval_request_within(req, program.demand(), limits.max_request_depth)
+                        .map_err(|what| {
+                        format!(
+                            "{what} is nested deeper than the limit of {} levels",
+                            limits.max_request_depth
+                        )
+                    })?;
                 let with_interrupt;
                 let eval_limits = match interrupt {
                     None => &limits.eval,
