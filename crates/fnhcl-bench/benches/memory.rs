@@ -160,6 +160,7 @@ fn parts(n: usize) {
         fnhcl_crossplane::DEFAULT_TTL,
         &output,
         &Default::default(),
+        0,
     )
     .expect("response");
     line("response bytes", live() - before, Some(peak() - before));

@@ -62,6 +62,10 @@ pub const PROGRAM_BYTES_PER_SOURCE_BYTE: usize = 28;
 /// The fixed part of a compiled program's estimated size.
 pub const PROGRAM_BYTES_FIXED: usize = 16 << 10;
 
+/// The largest buffer a response starts with (see [`Function`]); bigger
+/// responses grow it.
+const RESPONSE_HINT_MAX: usize = 64 << 10;
+
 /// Reads the program of a `source: FileSystem` input (D3).
 pub trait DirectoryReader: Send + Sync {
     /// Every `*.hcl` file under `path`, subdirectories included (a
@@ -203,6 +207,10 @@ pub struct Outcome<R = RunFunctionResponse> {
 /// between threads (`&self` everywhere).
 pub struct Function {
     options: Options,
+    /// The length of the last response written, plus an eighth, at most
+    /// [`RESPONSE_HINT_MAX`]: the buffer the next one starts with (one
+    /// big response must not make every small one zero a big buffer).
+    response_hint: std::sync::atomic::AtomicUsize,
     cache: LruCache<Compiled>,
     schemas: schemas::SchemaCache,
 }
@@ -275,6 +283,7 @@ impl Function {
                 Compiled::weigh,
             ),
             schemas: schemas::SchemaCache::default(),
+            response_hint: std::sync::atomic::AtomicUsize::new(1024),
             options,
         }
     }
@@ -504,7 +513,14 @@ impl Function {
                 let additions =
                     schemas::check(req, input.schema_validation, &output, &self.schemas)
                         .map_err(|m| response::conversion_error(&output).unwrap_or(m))?;
-                let (bytes, warnings) = response::success_bytes(req, ttl, &output, &additions)?;
+                let hint = &self.response_hint;
+                let capacity = hint.load(std::sync::atomic::Ordering::Relaxed);
+                let (bytes, warnings) =
+                    response::success_bytes(req, ttl, &output, &additions, capacity)?;
+                hint.store(
+                    (bytes.len() + bytes.len() / 8).min(RESPONSE_HINT_MAX),
+                    std::sync::atomic::Ordering::Relaxed,
+                );
                 // The response holds everything of the output now.
                 drop(output);
                 // The size is exact: the bytes' length.

@@ -47,6 +47,17 @@ pub fn varint_len(v: u64) -> usize {
     (70 - (v | 1).leading_zeros() as usize) / 7
 }
 
+/// Writes `v` as a varint filling `out` (`varint_len(v)` bytes).
+#[inline]
+fn put_varint(out: &mut [u8], mut v: u64) {
+    let last = out.len() - 1;
+    for byte in &mut out[..last] {
+        *byte = (v as u8) | 0x80;
+        v >>= 7;
+    }
+    out[last] = v as u8;
+}
+
 /// Encoded protobuf bytes: the tail of a buffer written back to front.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Encoded {
@@ -140,25 +151,35 @@ impl RevWriter {
         self.buf[at..at + b.len()].copy_from_slice(b);
     }
 
-    pub fn varint(&mut self, mut v: u64) {
+    pub fn varint(&mut self, v: u64) {
         let n = varint_len(v);
         let at = self.room(n);
-        for byte in &mut self.buf[at..at + n - 1] {
-            *byte = (v as u8) | 0x80;
-            v >>= 7;
-        }
-        self.buf[at + n - 1] = v as u8;
+        put_varint(&mut self.buf[at..at + n], v);
     }
 
     pub fn key(&mut self, tag: u32, wire: u32) {
         self.varint(u64::from(tag << 3 | wire));
     }
 
+    /// The key of a length-delimited field `tag` and the length `n`, in
+    /// front of its payload (written already).
+    #[inline]
+    fn len_prefix(&mut self, tag: u32, n: usize) {
+        let key = u64::from(tag << 3 | LEN);
+        let (kl, nl) = (varint_len(key), varint_len(n as u64));
+        let at = self.room(kl + nl);
+        put_varint(&mut self.buf[at..at + kl], key);
+        put_varint(&mut self.buf[at + kl..at + kl + nl], n as u64);
+    }
+
     /// A length-delimited field holding `b`.
     pub fn bytes_field(&mut self, tag: u32, b: &[u8]) {
-        self.put_slice(b);
-        self.varint(b.len() as u64);
-        self.key(tag, LEN);
+        let key = u64::from(tag << 3 | LEN);
+        let (kl, nl) = (varint_len(key), varint_len(b.len() as u64));
+        let at = self.room(kl + nl + b.len());
+        put_varint(&mut self.buf[at..at + kl], key);
+        put_varint(&mut self.buf[at + kl..at + kl + nl], b.len() as u64);
+        self.buf[at + kl + nl..at + kl + nl + b.len()].copy_from_slice(b);
     }
 
     /// A string field, left out when empty.
@@ -192,8 +213,7 @@ impl RevWriter {
         let end = self.len();
         body(self);
         let n = self.len() - end;
-        self.varint(n as u64);
-        self.key(tag, LEN);
+        self.len_prefix(tag, n);
     }
 
     /// [`RevWriter::message`] whose body can fail (the bytes are then
@@ -207,8 +227,7 @@ impl RevWriter {
         let end = self.len();
         body(self)?;
         let n = self.len() - end;
-        self.varint(n as u64);
-        self.key(tag, LEN);
+        self.len_prefix(tag, n);
         Ok(())
     }
 }

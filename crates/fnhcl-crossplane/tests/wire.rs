@@ -45,7 +45,8 @@ fn built(
 ) -> Result<(wire::Encoded, usize), String> {
     let additions = schemas::check(req, policy, output, cache)
         .map_err(|m| response::conversion_error(output).unwrap_or(m))?;
-    response::success_bytes(req, TTL, output, &additions)
+    // A small buffer to start with: growing it is tested too.
+    response::success_bytes(req, TTL, output, &additions, 16)
 }
 
 /// Both agree: the same bytes, the same message, the same error.
