@@ -2,8 +2,8 @@
 //! behind a tonic server assembled here ([`server`]) with what
 //! function-sdk-rust's runtime served (mTLS or insecure, health,
 //! reflection, the `grpc_server_*` metrics, graceful shutdown on SIGTERM),
-//! RunFunction's responses encoded byte-stably by our own codec
-//! ([`codec`]).
+//! RunFunction's responses sent as the protobuf bytes the function writes
+//! (byte-stable, [`fnhcl_crossplane::wire`]) by our own codec ([`codec`]).
 //!
 //! Requests run concurrently on tokio's blocking pool (evaluation is CPU
 //! work), admitted through two lanes ([`lanes`]) so that long runs do not
