@@ -42,6 +42,7 @@ pub const LEN: u32 = 2;
 const FIXED32: u32 = 5;
 
 /// Bytes of `v` as a varint.
+#[inline]
 pub fn varint_len(v: u64) -> usize {
     // 7 bits per byte; `| 1` makes zero one byte.
     (70 - (v | 1).leading_zeros() as usize) / 7
@@ -151,6 +152,7 @@ impl RevWriter {
         self.buf[at..at + b.len()].copy_from_slice(b);
     }
 
+    #[inline]
     pub fn varint(&mut self, v: u64) {
         let n = varint_len(v);
         let at = self.room(n);
@@ -173,6 +175,7 @@ impl RevWriter {
     }
 
     /// A length-delimited field holding `b`.
+    #[inline]
     pub fn bytes_field(&mut self, tag: u32, b: &[u8]) {
         let key = u64::from(tag << 3 | LEN);
         let (kl, nl) = (varint_len(key), varint_len(b.len() as u64));
@@ -183,6 +186,7 @@ impl RevWriter {
     }
 
     /// A string field, left out when empty.
+    #[inline]
     pub fn string(&mut self, tag: u32, s: &str) {
         if !s.is_empty() {
             self.bytes_field(tag, s.as_bytes());
@@ -190,6 +194,7 @@ impl RevWriter {
     }
 
     /// An `int32`/`int64`/enum field (sign-extended, as protobuf does).
+    #[inline]
     pub fn int_field(&mut self, tag: u32, v: i64) {
         self.varint(v as u64);
         self.key(tag, VARINT);
@@ -202,6 +207,7 @@ impl RevWriter {
         }
     }
 
+    #[inline]
     pub fn double_field(&mut self, tag: u32, v: f64) {
         self.put_slice(&v.to_le_bytes());
         self.key(tag, FIXED64);
