@@ -661,18 +661,8 @@ fn decode_resource(b: &[u8]) -> Result<Resource, DecodeError> {
 }
 
 fn decode_struct(b: &[u8]) -> Result<Struct, DecodeError> {
-    // Counted first, so the map is allocated once (growing it rehashed
-    // every entry, a third of decoding).
     let mut r = Reader { buf: b };
-    let mut n = 0;
-    while let Some((tag, wire)) = r.field()? {
-        n += usize::from(tag == 1);
-        r.skip(wire)?;
-    }
-    let mut r = Reader { buf: b };
-    let mut s = Struct {
-        fields: HashMap::with_capacity(n),
-    };
+    let mut s = Struct::default();
     while let Some((tag, wire)) = r.field()? {
         if tag != 1 {
             r.skip(wire)?;
