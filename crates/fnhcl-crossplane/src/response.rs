@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use fnhcl_eval::{ConditionText, Output, ReadyState, Selector, SelectorMatch};
+use fnhcl_eval::{ConditionText, DesiredResource, Output, ReadyState, Selector, SelectorMatch};
 use function_sdk_rust::proto::v1::{
     Capability, Condition, MatchLabels, Ready, Requirements, Resource, ResourceSelector,
     ResponseMeta, Result as FnResult, RunFunctionRequest, RunFunctionResponse, Severity, State,
@@ -23,7 +23,6 @@ use pbjson_types::{Struct, Value as PbValue};
 use crate::convert::{MAX_DEPTH, value_to_pb, value_to_struct};
 use crate::schemas::Additions;
 use crate::wire::{self, Encoded, RevWriter, SdkWriter};
-use fnhcl_eval::DesiredResource;
 use fnhcl_value::{ObjMap, Value};
 
 /// Condition type reporting whether every block could be evaluated.
