@@ -31,7 +31,8 @@ fn parse_and_check(b: Bencher<'_, '_>) {
 
 const SIZES: &[usize] = &[10, 50, 500];
 
-/// RunFunction with the compiled program cached (the steady state).
+/// RunFunction with the compiled program cached (the steady state): the
+/// request to the response's bytes, as the server runs it.
 #[divan::bench(args = SIZES)]
 fn run_cached(b: Bencher<'_, '_>, n: usize) {
     cached(b, fnhcl_bench::request(n, &fnhcl_bench::composition(n)));
@@ -41,7 +42,7 @@ fn run_cached(b: Bencher<'_, '_>, n: usize) {
 fn cached(b: Bencher<'_, '_>, req: fnhcl_crossplane::proto::RunFunctionRequest) {
     let f = Function::new(Options::default());
     let _ = f.run(&req);
-    b.bench(|| f.run(black_box(&req)));
+    b.bench(|| f.run_encoded_with(black_box(&req), None));
 }
 
 /// 50 resources from 10 instances of one module, against the same 50
@@ -57,7 +58,7 @@ fn modules_vs_flat(b: Bencher<'_, '_>, kind: &str) {
     let f = Function::new(Options::default());
     let rsp = f.run(&req);
     assert_eq!(rsp.desired.map_or(0, |d| d.resources.len()), 50, "{kind}");
-    b.bench(|| f.run(black_box(&req)));
+    b.bench(|| f.run_encoded_with(black_box(&req), None));
 }
 
 /// 50 valid buckets (cached program) without schemas, against the same run
@@ -81,7 +82,7 @@ fn schema_validation(b: Bencher<'_, '_>, mode: &str) {
         "{:?}",
         rsp.results
     );
-    b.bench(|| f.run(black_box(&req)));
+    b.bench(|| f.run_encoded_with(black_box(&req), None));
 }
 
 /// Parse + check of the module program (cold compile).
@@ -100,7 +101,7 @@ fn modules_compile(b: Bencher<'_, '_>) {
 fn run_uncached(b: Bencher<'_, '_>, n: usize) {
     let hcl = fnhcl_bench::composition(n);
     let req = fnhcl_bench::request(n, &hcl);
-    b.bench(|| Function::new(Options::default()).run(black_box(&req)));
+    b.bench(|| Function::new(Options::default()).run_encoded_with(black_box(&req), None));
 }
 
 /// Protobuf decode of the request plus encode of the response: the floor

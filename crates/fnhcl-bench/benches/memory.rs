@@ -155,27 +155,35 @@ fn parts(n: usize) {
     );
 
     let before = reset_peak();
-    let (rsp, _) =
-        fnhcl_crossplane::response::success(&req, fnhcl_crossplane::DEFAULT_TTL, &output)
-            .expect("response");
-    line("SDK response", live() - before, Some(peak() - before));
-    let encoded = rsp.encode_to_vec();
+    let (encoded, _) = fnhcl_crossplane::response::success_bytes(
+        &req,
+        fnhcl_crossplane::DEFAULT_TTL,
+        &output,
+        &Default::default(),
+        0,
+    )
+    .expect("response");
+    line("response bytes", live() - before, Some(peak() - before));
     println!(
         "  all of them held at once: {:.0} KiB over the start; response {:.0} KiB encoded",
         kib(live() - base),
         kib(encoded.len())
     );
-    drop((rsp, output, eval_req, program, encoded));
+    drop((output, eval_req, program, encoded));
 
     let f = Function::new(Options::default());
     for what in ["uncached", "cached"] {
         let before = reset_peak();
-        let rsp = f.run(&req);
-        assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+        let outcome = f.run_encoded_with(&req, None);
+        assert!(
+            outcome.error.is_none() && outcome.warnings == 0,
+            "{:?}",
+            outcome.error
+        );
         let held = live() - before;
-        drop(rsp);
+        drop(outcome);
         println!(
-            "  Function::run, {what:<8}: peak +{:.0} KiB over the decoded request ({:.0} KiB held after, response included)",
+            "  run_encoded_with, {what:<8}: peak +{:.0} KiB over the decoded request ({:.0} KiB held after, response included)",
             kib(peak() - before),
             kib(held)
         );

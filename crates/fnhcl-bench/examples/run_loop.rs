@@ -10,7 +10,10 @@
 //! CRD's schema as Crossplane supplies it. Mode `buckets` runs N buckets
 //! of `bucket_composition` (function-starlark's workload); `wire` does
 //! what the server does per call with them: decode the request, run, encode
-//! the response. Mode `live` runs N resources of `composition` with
+//! the response (as the server does: the bytes the function writes).
+//! Mode `bytes` runs the request of the default mode to the response's
+//! protobuf bytes (`Function::run_encoded_with`, what the server does; the
+//! default mode's `Function::run` decodes them into the SDK's message too). Mode `live` runs N resources of `composition` with
 //! observed objects the size Crossplane sends (`live_request`), and
 //! `live-encode` its protobuf floor. Modes `compile` and `parse` take the
 //! ~2,000-line, 50-file program of `large_txtar(50, 2)` (N is ignored) and,
@@ -42,6 +45,7 @@ fn run() {
     let build_only = mode.as_deref() == Some("build");
     let schemas = mode.as_deref() == Some("schemas");
     let wire = mode.as_deref() == Some("wire");
+    let bytes_mode = mode.as_deref() == Some("bytes");
     let encode_response = match mode.as_deref() {
         Some("encode-prost") => Some(false),
         Some("encode-ours") => Some(true),
@@ -81,7 +85,9 @@ fn run() {
         } else if wire {
             let r =
                 fnhcl_crossplane::proto::RunFunctionRequest::decode(&bytes[..]).expect("decode");
-            total += f.run(&r).encode_to_vec().len();
+            total += f.run_encoded_with(&r, None).response.len();
+        } else if bytes_mode {
+            total += f.run_encoded_with(&req, None).response.len();
         } else if encode_only {
             let r =
                 fnhcl_crossplane::proto::RunFunctionRequest::decode(&bytes[..]).expect("decode");

@@ -63,7 +63,29 @@ pub fn value_from_pb(v: &PbValue) -> Value {
 }
 
 pub(crate) fn value_from_pb_depth(v: &PbValue, depth: usize) -> Value {
-    match &v.kind {
+    value_from_pb_within(v, depth, usize::MAX).unwrap_or_else(|TooDeep| Value::null())
+}
+
+/// Request data nested deeper than the caller's limit.
+#[derive(Debug)]
+pub(crate) struct TooDeep;
+
+/// Whether an object or list at conversion depth `depth` is over the
+/// limit `max`: [`crate::request::too_deep`] counts a `Struct`'s values
+/// from 1 where the conversion counts from 0.
+fn over(depth: usize, max: usize) -> bool {
+    depth.saturating_add(1) >= max
+}
+
+/// [`value_from_pb_depth`], failing on an object or list nested `max`
+/// levels deep (where [`crate::request::too_deep`] says too deep), in the
+/// same walk.
+pub(crate) fn value_from_pb_within(
+    v: &PbValue,
+    depth: usize,
+    max: usize,
+) -> Result<Value, TooDeep> {
+    Ok(match &v.kind {
         None | Some(Kind::NullValue(_)) => Value::null(),
         Some(Kind::BoolValue(b)) => Value::Bool(*b),
         Some(Kind::NumberValue(f)) => match number_from_f64(*f) {
@@ -72,23 +94,28 @@ pub(crate) fn value_from_pb_depth(v: &PbValue, depth: usize) -> Value {
         },
         Some(Kind::StringValue(s)) => Value::string(fnhcl_value::nfc(s)),
         Some(Kind::StructValue(s)) => {
-            if depth >= MAX_DEPTH {
-                return Value::null();
+            if over(depth, max) {
+                return Err(TooDeep);
             }
-            object_from_struct_depth(s, depth + 1)
+            if depth >= MAX_DEPTH {
+                return Ok(Value::null());
+            }
+            object_from_struct_within(s, depth + 1, max)?
         }
         Some(Kind::ListValue(l)) => {
-            if depth >= MAX_DEPTH {
-                return Value::null();
+            if over(depth, max) {
+                return Err(TooDeep);
             }
-            Value::tuple(
-                l.values
-                    .iter()
-                    .map(|v| value_from_pb_depth(v, depth + 1))
-                    .collect(),
-            )
+            if depth >= MAX_DEPTH {
+                return Ok(Value::null());
+            }
+            let mut items = Vec::with_capacity(l.values.len());
+            for v in &l.values {
+                items.push(value_from_pb_within(v, depth + 1, max)?);
+            }
+            Value::tuple(items)
         }
-    }
+    })
 }
 
 /// A protobuf `Struct` as a cty object.
@@ -97,37 +124,33 @@ pub fn object_from_struct(s: &Struct) -> Value {
 }
 
 pub(crate) fn object_from_struct_depth(s: &Struct, depth: usize) -> Value {
-    // The `Struct` is a HashMap: `collect` gathers the fields and sorts
-    // them once.
-    let attrs: ObjMap = s
-        .fields
-        .iter()
-        .map(|(k, v)| (Key::from(k.as_str()), value_from_pb_depth(v, depth)))
-        .collect();
-    Value::Object(Arc::new(attrs))
+    object_from_struct_within(s, depth, usize::MAX).unwrap_or_else(|TooDeep| Value::null())
+}
+
+/// [`object_from_struct_depth`] with the limit of [`value_from_pb_within`].
+pub(crate) fn object_from_struct_within(
+    s: &Struct,
+    depth: usize,
+    max: usize,
+) -> Result<Value, TooDeep> {
+    // The `Struct` is a HashMap: `collect` sorts the fields once.
+    let mut entries = Vec::with_capacity(s.fields.len());
+    for (k, v) in &s.fields {
+        entries.push((Key::from(k.as_str()), value_from_pb_within(v, depth, max)?));
+    }
+    let attrs: ObjMap = entries.into_iter().collect();
+    Ok(Value::Object(Arc::new(attrs)))
 }
 
 /// A cty value as a protobuf value. Marks are dropped; unknown values are
 /// an error (the evaluator never emits them).
 pub fn value_to_pb(v: &Value) -> Result<PbValue, ConvertError> {
-    value_to_pb_sized(v, &mut 0)
-}
-
-/// [`value_to_pb`], adding to `size` an upper bound of the result's
-/// encoded size (every length prefix counted at its widest, 5 bytes): a
-/// size check that needs no second walk, no hashing and no measuring.
-pub fn value_to_pb_sized(v: &Value, size: &mut usize) -> Result<PbValue, ConvertError> {
-    to_pb(v, 0, size).map_err(PathError::finish)
+    to_pb(v, 0).map_err(PathError::finish)
 }
 
 /// A cty object or map as a protobuf `Struct`.
 pub fn value_to_struct(v: &Value) -> Result<Struct, ConvertError> {
-    value_to_struct_sized(v, &mut 0)
-}
-
-/// [`value_to_struct`] with the size bound of [`value_to_pb_sized`].
-pub fn value_to_struct_sized(v: &Value, size: &mut usize) -> Result<Struct, ConvertError> {
-    match value_to_pb_sized(v, size)?.kind {
+    match value_to_pb(v)?.kind {
         Some(Kind::StructValue(s)) => Ok(s),
         _ => Err(ConvertError::NotAnObject(type_word(v))),
     }
@@ -178,54 +201,37 @@ impl PathError {
     }
 }
 
-/// Tag plus the widest length prefix of a nested message or string.
-const LEN_BOUND: usize = 6;
-
-fn to_pb(v: &Value, depth: usize, size: &mut usize) -> Result<PbValue, PathError> {
+fn to_pb(v: &Value, depth: usize) -> Result<PbValue, PathError> {
     if depth > MAX_DEPTH {
         return Err(PathError::new(ConvertError::TooDeep));
     }
-    let (kind, n) = match v {
-        Value::Marked(inner) => return to_pb(inner, depth, size),
-        Value::Null(_) => (Kind::NullValue(0), 2),
+    let kind = match v {
+        Value::Marked(inner) => return to_pb(inner, depth),
+        Value::Null(_) => Kind::NullValue(0),
         Value::Unknown(_) => return Err(PathError::new(ConvertError::Unknown(String::new()))),
-        Value::Bool(b) => (Kind::BoolValue(*b), 2),
-        Value::Number(n) => (Kind::NumberValue(n.to_f64()), 9),
-        Value::String(s) => (Kind::StringValue(String::from(&**s)), LEN_BOUND + s.len()),
-        Value::List(c) | Value::Set(c) => (
-            Kind::ListValue(seq_to_pb(&c.items, depth, size)?),
-            LEN_BOUND,
-        ),
-        Value::Tuple(items) => (Kind::ListValue(seq_to_pb(items, depth, size)?), LEN_BOUND),
-        Value::Map(m) => (
-            Kind::StructValue(entries_to_pb(&m.items, depth, size)?),
-            LEN_BOUND,
-        ),
-        Value::Object(attrs) => (
-            Kind::StructValue(entries_to_pb(attrs, depth, size)?),
-            LEN_BOUND,
-        ),
+        Value::Bool(b) => Kind::BoolValue(*b),
+        Value::Number(n) => Kind::NumberValue(n.to_f64()),
+        Value::String(s) => Kind::StringValue(String::from(&**s)),
+        Value::List(c) | Value::Set(c) => Kind::ListValue(seq_to_pb(&c.items, depth)?),
+        Value::Tuple(items) => Kind::ListValue(seq_to_pb(items, depth)?),
+        Value::Map(m) => Kind::StructValue(entries_to_pb(&m.items, depth)?),
+        Value::Object(attrs) => Kind::StructValue(entries_to_pb(attrs, depth)?),
     };
-    *size = size.saturating_add(n);
     Ok(PbValue { kind: Some(kind) })
 }
 
-fn seq_to_pb(items: &[Value], depth: usize, size: &mut usize) -> Result<ListValue, PathError> {
+fn seq_to_pb(items: &[Value], depth: usize) -> Result<ListValue, PathError> {
     let mut values = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        values.push(to_pb(item, depth + 1, size).map_err(|e| e.at(i))?);
+        values.push(to_pb(item, depth + 1).map_err(|e| e.at(i))?);
     }
-    // Each element's tag and length.
-    *size = size.saturating_add(LEN_BOUND * items.len());
     Ok(ListValue { values })
 }
 
-fn entries_to_pb(entries: &ObjMap, depth: usize, size: &mut usize) -> Result<Struct, PathError> {
+fn entries_to_pb(entries: &ObjMap, depth: usize) -> Result<Struct, PathError> {
     let mut fields = std::collections::HashMap::with_capacity(entries.len());
     for (k, item) in entries {
-        let v = to_pb(item, depth + 1, size).map_err(|e| e.at(k))?;
-        // The entry's, the key's and the value's tag and length, the key.
-        *size = size.saturating_add(3 * LEN_BOUND + k.len());
+        let v = to_pb(item, depth + 1).map_err(|e| e.at(k))?;
         fields.insert(String::from(&**k), v);
     }
     Ok(Struct { fields })
@@ -318,31 +324,6 @@ mod tests {
 
     fn pb(v: serde_json::Value) -> PbValue {
         json_to_pb(&v)
-    }
-
-    #[test]
-    fn size_bound_is_an_upper_bound() {
-        use prost::Message as _;
-        let long = "x".repeat(300);
-        for j in [
-            serde_json::json!(null),
-            serde_json::json!(1.5),
-            serde_json::json!("s"),
-            serde_json::json!({"a": [1, "x", true, null], "b": {"c": 1.5, "d": {}}}),
-            serde_json::json!({"k": long, "list": [[long], {"x": long}], "n": -1e300}),
-            serde_json::json!([]),
-        ] {
-            let v = value_from_pb(&pb(j.clone()));
-            let mut bound = 0;
-            let exact = value_to_pb_sized(&v, &mut bound)
-                .expect("converts")
-                .encoded_len();
-            assert!(bound >= exact, "{j}: bound {bound} < exact {exact}");
-            assert!(
-                bound <= exact * 4 + 16,
-                "{j}: bound {bound} far above {exact}"
-            );
-        }
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod input;
 pub mod request;
 pub mod response;
 pub mod schemas;
+pub mod wire;
 pub mod yaml;
 
 /// The protocol types (`RunFunctionRequest`, `RunFunctionResponse`, ...).
@@ -30,6 +31,7 @@ use function_sdk_rust::proto::v1::{RunFunctionRequest, RunFunctionResponse};
 pub use crate::cache::CacheStats;
 use crate::cache::LruCache;
 use crate::input::{HclInput, Source};
+use crate::wire::Encoded;
 pub use fnhcl_eval::{INTERRUPT_INTERVAL, INTERRUPTED_DETAIL, Interrupt};
 
 /// The response TTL unless the input overrides it (D22: the Go SDK's).
@@ -59,6 +61,10 @@ pub const DEFAULT_CACHE_MAX_BYTES: usize = 128 << 20;
 pub const PROGRAM_BYTES_PER_SOURCE_BYTE: usize = 28;
 /// The fixed part of a compiled program's estimated size.
 pub const PROGRAM_BYTES_FIXED: usize = 16 << 10;
+
+/// The largest buffer a response starts with (see [`Function`]); bigger
+/// responses grow it.
+const RESPONSE_HINT_MAX: usize = 64 << 10;
 
 /// Reads the program of a `source: FileSystem` input (D3).
 pub trait DirectoryReader: Send + Sync {
@@ -174,10 +180,11 @@ pub struct XrRef {
     pub namespace: String,
 }
 
-/// Everything one run produced: the response plus what a server logs.
+/// Everything one run produced: the response (the SDK's message, or its
+/// protobuf bytes: [`Function::run_encoded_with`]) plus what a server logs.
 #[derive(Clone, Debug)]
-pub struct Outcome {
-    pub response: RunFunctionResponse,
+pub struct Outcome<R = RunFunctionResponse> {
+    pub response: R,
     /// The XR the request was about.
     pub xr: XrRef,
     /// The request's `meta.tag`.
@@ -200,6 +207,10 @@ pub struct Outcome {
 /// between threads (`&self` everywhere).
 pub struct Function {
     options: Options,
+    /// The length of the last response written, plus an eighth, at most
+    /// [`RESPONSE_HINT_MAX`]: the buffer the next one starts with (one
+    /// big response must not make every small one zero a big buffer).
+    response_hint: std::sync::atomic::AtomicUsize,
     cache: LruCache<Compiled>,
     schemas: schemas::SchemaCache,
 }
@@ -272,6 +283,7 @@ impl Function {
                 Compiled::weigh,
             ),
             schemas: schemas::SchemaCache::default(),
+            response_hint: std::sync::atomic::AtomicUsize::new(1024),
             options,
         }
     }
@@ -350,19 +362,65 @@ impl Function {
     /// says stop, the run ends with a Fatal result (the server's caller
     /// has gone, nobody reads it). The check may also block for a while:
     /// the server parks long runs there (see `fnhcl-server`).
+    ///
+    /// The response is written as protobuf bytes ([`Function::run_encoded_with`])
+    /// and decoded ([`wire::decode_response`]).
     pub fn run_outcome_with(
         &self,
         req: &RunFunctionRequest,
         interrupt: Option<Interrupt>,
     ) -> Outcome {
         stacker::maybe_grow(RUN_STACK_BYTES - (1 << 20), RUN_STACK_BYTES, || {
+            let o = self.encoded_outcome(req, interrupt);
+            let (response, error) = match wire::decode_response(o.response.as_slice()) {
+                Ok(r) => (r, o.error),
+                Err(e) => {
+                    let message = format!("internal error: {e}");
+                    (
+                        response::fatal(req, self.options.default_ttl, message.clone()),
+                        Some(message),
+                    )
+                }
+            };
+            Outcome {
+                response,
+                xr: o.xr,
+                tag: o.tag,
+                error,
+                warnings: o.warnings,
+                cache_hit: o.cache_hit,
+                debug_request: o.debug_request,
+                debug_response: o.debug_response,
+            }
+        })
+    }
+
+    /// [`Function::run_outcome_with`] with the response as the protobuf
+    /// bytes a server sends (maps in sorted key order, see [`wire`]).
+    pub fn run_encoded_with(
+        &self,
+        req: &RunFunctionRequest,
+        interrupt: Option<Interrupt>,
+    ) -> Outcome<Encoded> {
+        stacker::maybe_grow(RUN_STACK_BYTES - (1 << 20), RUN_STACK_BYTES, || {
+            self.encoded_outcome(req, interrupt)
+        })
+    }
+
+    fn encoded_outcome(
+        &self,
+        req: &RunFunctionRequest,
+        interrupt: Option<Interrupt>,
+    ) -> Outcome<Encoded> {
+        {
             catch_unwind(AssertUnwindSafe(|| self.run_outcome_inner(req, interrupt)))
                 .unwrap_or_else(|p| {
                     let message = format!(
                         "internal error: the function panicked: {}",
                         panic_message(&*p)
                     );
-                    let response = response::fatal(req, self.options.default_ttl, message.clone());
+                    let response =
+                        response::fatal_bytes(req, self.options.default_ttl, message.clone());
                     let xr_body = req
                         .observed
                         .as_ref()
@@ -379,17 +437,21 @@ impl Function {
                         debug_response: None,
                     }
                 })
-        })
+        }
     }
 
-    fn run_outcome_inner(&self, req: &RunFunctionRequest, interrupt: Option<Interrupt>) -> Outcome {
+    fn run_outcome_inner(
+        &self,
+        req: &RunFunctionRequest,
+        interrupt: Option<Interrupt>,
+    ) -> Outcome<Encoded> {
         let xr_body = req
             .observed
             .as_ref()
             .and_then(|o| o.composite.as_ref())
             .and_then(|c| c.resource.as_ref());
         let mut outcome = Outcome {
-            response: RunFunctionResponse::default(),
+            response: Encoded::default(),
             xr: xr_ref(xr_body),
             tag: req.meta.as_ref().map(|m| m.tag.clone()).unwrap_or_default(),
             error: None,
@@ -402,7 +464,7 @@ impl Function {
             request::annotation(xr_body, debug::DEBUG_ANNOTATION) == Some("true");
 
         let mut ttl = self.options.default_ttl;
-        let result = (|| -> Result<RunFunctionResponse, String> {
+        let result = (|| -> Result<(Encoded, usize), String> {
             let input = HclInput::decode(req.input.as_ref())
                 .map_err(|e| format!("invalid function input: {e}"))?;
             if let Some(t) = input.ttl {
@@ -422,15 +484,14 @@ impl Function {
                 outcome.cache_hit = Some(hit);
                 let program = compiled.result.as_ref().map_err(Clone::clone)?;
                 let limits = &self.options.limits;
-                if let Some(what) =
-                    request::too_deep_for(req, program.demand(), limits.max_request_depth)
-                {
-                    return Err(format!(
-                        "{what} is nested deeper than the limit of {} levels",
-                        limits.max_request_depth
-                    ));
-                }
-                let eval_req = request::eval_request_for(req, program.demand());
+                let eval_req =
+                    request::eval_request_within(req, program.demand(), limits.max_request_depth)
+                        .map_err(|what| {
+                        format!(
+                            "{what} is nested deeper than the limit of {} levels",
+                            limits.max_request_depth
+                        )
+                    })?;
                 let with_interrupt;
                 let eval_limits = match interrupt {
                     None => &limits.eval,
@@ -447,42 +508,32 @@ impl Function {
                 // The request's values are not read again: their memory
                 // is not part of the response's peak.
                 drop(eval_req);
-                // Measured exactly only when a cheap upper bound says the
-                // response might be too big.
-                let (mut rsp, mut bound) = response::success(req, ttl, &output)?;
-                let results = rsp.results.len();
-                schemas::apply(
-                    req,
-                    input.schema_validation,
-                    &output,
-                    &self.schemas,
-                    &mut rsp,
-                )?;
+                // Schema validation adds results and requirements; a
+                // conversion error of the output comes before its error.
+                let additions =
+                    schemas::check(req, input.schema_validation, &output, &self.schemas)
+                        .map_err(|m| response::conversion_error(&output).unwrap_or(m))?;
+                let hint = &self.response_hint;
+                let capacity = hint.load(std::sync::atomic::Ordering::Relaxed);
+                let (bytes, warnings) =
+                    response::success_bytes(req, ttl, &output, &additions, capacity)?;
+                hint.store(
+                    (bytes.len() + bytes.len() / 8).min(RESPONSE_HINT_MAX),
+                    std::sync::atomic::Ordering::Relaxed,
+                );
                 // The response holds everything of the output now.
                 drop(output);
-                if let Some(r) = &rsp.requirements {
-                    bound += prost::Message::encoded_len(r) + 6;
-                }
-                bound += rsp.results[results..]
-                    .iter()
-                    .map(|r| prost::Message::encoded_len(r) + 6)
-                    .sum::<usize>();
-                // Every test run checks that it is a bound.
-                debug_assert!(bound >= prost::Message::encoded_len(&rsp));
-                let size = if bound <= limits.max_output_bytes {
-                    bound
-                } else {
-                    prost::Message::encoded_len(&rsp)
-                };
-                if size > limits.max_output_bytes {
+                // The size is exact: the bytes' length.
+                if bytes.len() > limits.max_output_bytes {
                     return Err(format!(
-                        "the response would be {size} bytes, more than the limit of {} bytes",
+                        "the response would be {} bytes, more than the limit of {} bytes",
+                        bytes.len(),
                         limits.max_output_bytes
                     ));
                 }
-                Ok(rsp)
+                Ok((bytes, warnings))
             }));
-            let rsp = match ran {
+            let (bytes, warnings) = match ran {
                 Ok(r) => r?,
                 Err(p) => {
                     return Err(format!(
@@ -492,23 +543,22 @@ impl Function {
                 }
             };
             if debug_on {
+                let rsp = wire::decode_response(bytes.as_slice())
+                    .map_err(|e| format!("internal error: {e}"))?;
                 outcome.debug_response = Some(debug::response_dump(req, &rsp));
             }
-            Ok(rsp)
+            Ok((bytes, warnings))
         })();
-        outcome.response = match result {
-            Ok(rsp) => rsp,
+        match result {
+            Ok((bytes, warnings)) => {
+                outcome.response = bytes;
+                outcome.warnings = warnings;
+            }
             Err(message) => {
                 outcome.error = Some(message.clone());
-                response::fatal(req, ttl, message)
+                outcome.response = response::fatal_bytes(req, ttl, message);
             }
-        };
-        outcome.warnings = outcome
-            .response
-            .results
-            .iter()
-            .filter(|r| r.severity == function_sdk_rust::proto::v1::Severity::Warning as i32)
-            .count();
+        }
         outcome
     }
 }

@@ -12,13 +12,14 @@ use function_sdk_rust::proto::v1::{Resource, RunFunctionRequest};
 use pbjson_types::Struct;
 use pbjson_types::value::Kind;
 
-use crate::convert::{MAX_DEPTH, object_from_struct_depth, value_from_pb_depth};
+use crate::convert::{MAX_DEPTH, TooDeep, object_from_struct_within, value_from_pb_within};
 
-/// A resource's body, converted where `paths` demands.
-fn body(r: &Resource, paths: &Paths) -> Value {
+/// A resource's body, converted where `paths` demands (failing where it
+/// nests `max` levels deep, see [`value_from_pb_within`]).
+fn body(r: &Resource, paths: &Paths, max: usize) -> Result<Value, TooDeep> {
     match &r.resource {
-        Some(s) => project_struct(s, paths, 0),
-        None => Value::empty_object(),
+        Some(s) => project_struct(s, paths, 0, max),
+        None => Ok(Value::empty_object()),
     }
 }
 
@@ -26,9 +27,9 @@ fn body(r: &Resource, paths: &Paths) -> Value {
 /// value whole (see [`fnhcl_eval::Demand`] for why the program cannot tell).
 /// Depths count as in [`crate::convert::object_from_struct`], so the
 /// result is the whole conversion with undemanded keys left out.
-fn project_struct(s: &Struct, paths: &Paths, depth: usize) -> Value {
+fn project_struct(s: &Struct, paths: &Paths, depth: usize, max: usize) -> Result<Value, TooDeep> {
     let Paths::Keys(keys) = paths else {
-        return object_from_struct_depth(s, depth);
+        return object_from_struct_within(s, depth, max);
     };
     let mut attrs = Vec::with_capacity(keys.len());
     for (k, sub) in keys {
@@ -36,21 +37,24 @@ fn project_struct(s: &Struct, paths: &Paths, depth: usize) -> Value {
             // A demanded key that is not there: an error or a `try` will
             // look at this object, so it has all its keys, as without a
             // demand ("did you mean" names the same keys).
-            return object_from_struct_depth(s, depth);
+            return object_from_struct_within(s, depth, max);
         };
         let value = match (&v.kind, sub) {
             (Some(Kind::StructValue(inner)), Paths::Keys(_)) => {
+                if depth.saturating_add(1) >= max {
+                    return Err(TooDeep);
+                }
                 if depth >= MAX_DEPTH {
                     Value::null()
                 } else {
-                    project_struct(inner, sub, depth + 1)
+                    project_struct(inner, sub, depth + 1, max)?
                 }
             }
-            _ => value_from_pb_depth(v, depth),
+            _ => value_from_pb_within(v, depth, max)?,
         };
         attrs.push((Key::from(k.as_str()), value));
     }
-    Value::object(attrs.into_iter().collect())
+    Ok(Value::object(attrs.into_iter().collect()))
 }
 
 /// Whether every key `paths` names is in `present` (or the whole is
@@ -200,50 +204,81 @@ pub fn eval_request(req: &RunFunctionRequest) -> Request {
 /// Builds the evaluator's request data from a RunFunctionRequest,
 /// converting only what `demand` (the program's) says it can read.
 pub fn eval_request_for(req: &RunFunctionRequest, demand: &Demand) -> Request {
+    // Nothing is over a limit of `usize::MAX` levels.
+    eval_request_within(req, demand, usize::MAX).unwrap_or_default()
+}
+
+/// [`eval_request_for`], or, when what it converts nests deeper than `max`
+/// levels, the part of the request that does, as [`too_deep_for`] names
+/// it (the same part when several do): one walk where checking first
+/// walked the demanded data twice.
+pub fn eval_request_within(
+    req: &RunFunctionRequest,
+    demand: &Demand,
+    max: usize,
+) -> Result<Request, String> {
     let observed = req.observed.as_ref();
     let xr = observed.and_then(|o| o.composite.as_ref());
-    let composite = xr.map(|r| body(r, &demand.composite));
+    let composite = xr
+        .map(|r| body(r, &demand.composite, max))
+        .transpose()
+        .map_err(|TooDeep| "the observed composite resource".to_owned())?;
     let composite_connection = xr
         .map(|r| sorted_bytes(&r.connection_details))
         .unwrap_or_default();
-    let observed_resources = observed
-        .map(|o| {
-            o.resources
-                .iter()
-                .map(|(name, r)| {
-                    (
-                        name.clone(),
-                        ObservedResource {
-                            body: body(r, demand.observed_paths(name)),
-                            connection_details: sorted_bytes(&r.connection_details),
-                        },
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let context = req
-        .context
-        .as_ref()
-        .map(|c| {
+    let mut observed_resources = BTreeMap::new();
+    // The first name in order, as `too_deep_for`.
+    let mut deep: Option<&String> = None;
+    for (name, r) in observed.map(|o| &o.resources).into_iter().flatten() {
+        match body(r, demand.observed_paths(name), max) {
+            Ok(body) => {
+                observed_resources.insert(
+                    name.clone(),
+                    ObservedResource {
+                        body,
+                        connection_details: sorted_bytes(&r.connection_details),
+                    },
+                );
+            }
+            Err(TooDeep) => {
+                if deep.is_none_or(|d| name < d) {
+                    deep = Some(name);
+                }
+            }
+        }
+    }
+    if let Some(name) = deep {
+        return Err(format!("observed resource {name:?}"));
+    }
+    let context = match &req.context {
+        None => BTreeMap::new(),
+        Some(c) => {
             let wanted = |k: &str| match &demand.context {
                 Paths::All => Some(&Paths::All),
                 Paths::Keys(keys) => keys.get(k),
             };
             let whole = !all_present(&demand.context, |k| c.fields.contains_key(k));
-            c.fields
-                .iter()
-                .filter_map(|(k, v)| {
-                    let paths = if whole { &Paths::All } else { wanted(k)? };
-                    let value = match (&v.kind, paths) {
-                        (Some(Kind::StructValue(s)), Paths::Keys(_)) => project_struct(s, paths, 1),
-                        _ => value_from_pb_depth(v, 0),
-                    };
-                    Some((k.clone(), value))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+            let mut context = BTreeMap::new();
+            for (k, v) in &c.fields {
+                let Some(paths) = (if whole { Some(&Paths::All) } else { wanted(k) }) else {
+                    continue;
+                };
+                let value = match (&v.kind, paths) {
+                    (Some(Kind::StructValue(s)), Paths::Keys(_)) => {
+                        if 1 >= max {
+                            Err(TooDeep)
+                        } else {
+                            project_struct(s, paths, 1, max)
+                        }
+                    }
+                    _ => value_from_pb_within(v, 0, max),
+                };
+                let value = value.map_err(|TooDeep| "the context".to_owned())?;
+                context.insert(k.clone(), value);
+            }
+            context
+        }
+    };
     // D19: required_resources (current Crossplane) and the legacy
     // extra_resources field; a name in both takes required_resources.
     let extra_whole = !all_present(&demand.extra_resources, |k| {
@@ -255,30 +290,35 @@ pub fn eval_request_for(req: &RunFunctionRequest, demand: &Demand) -> Request {
         .iter()
         .chain(req.required_resources.iter())
     {
+        let too_deep = || format!("required resource {name:?}");
         let wanted = extra_whole
             || match &demand.extra_resources {
                 Paths::All => true,
                 Paths::Keys(keys) => keys.contains_key(name),
             };
         if wanted {
-            extra_resources.insert(
-                name.clone(),
-                Some(
-                    rs.items
-                        .iter()
-                        .map(|r| body(r, &Paths::All))
-                        .collect::<Vec<_>>(),
-                ),
-            );
+            let mut items = Vec::with_capacity(rs.items.len());
+            for r in &rs.items {
+                items.push(body(r, &Paths::All, max).map_err(|TooDeep| too_deep())?);
+            }
+            extra_resources.insert(name.clone(), Some(items));
+        } else if max != usize::MAX
+            && rs
+                .items
+                .iter()
+                .any(|r| r.resource.as_ref().is_some_and(|s| struct_too_deep(s, max)))
+        {
+            // Not converted, but checked as before.
+            return Err(too_deep());
         }
     }
-    Request {
+    Ok(Request {
         composite,
         composite_connection,
         observed: observed_resources,
         context,
         extra_resources,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -456,6 +496,112 @@ mod tests {
             too_deep_for(&req, &demand_of("x = req.composite.spec.deep.d"), 50),
             None
         );
+    }
+
+    /// The depth check folded into the conversion
+    /// ([`eval_request_within`]) names the part [`too_deep_for`] names,
+    /// under every demand and limit, and converts what
+    /// [`eval_request_for`] converts when nothing is too deep.
+    #[test]
+    fn the_conversion_checks_depth_as_too_deep_for() {
+        fn nest(depth: usize, list: bool) -> serde_json::Value {
+            let mut v = serde_json::json!({"end": 1});
+            for _ in 0..depth {
+                v = if list {
+                    serde_json::json!([v])
+                } else {
+                    serde_json::json!({ "d": v })
+                };
+            }
+            v
+        }
+        let programs = [
+            "x = 1",
+            "x = req.composite.spec.a.d.d",
+            "x = req.composite.spec.nope",
+            "x = req.resource.r1.spec.a\ny = req.resource.r2.spec",
+            "x = req.context.k.d.d\ny = req.context.j",
+            "x = req.context.missing",
+            "x = req.extra_resources.e1[0].spec",
+            "x = req",
+        ];
+        let demands: Vec<Demand> = programs
+            .iter()
+            .map(|text| {
+                let mut sm = fnhcl_base::SourceMap::new();
+                sm.add("main.hcl", format!("locals {{\n{text}\n}}\n"));
+                let program = fnhcl_eval::compile(std::sync::Arc::new(sm)).expect(text);
+                program.demand().clone()
+            })
+            .collect();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n) as usize
+        };
+        let (mut deep, mut fine) = (0, 0);
+        for _ in 0..300 {
+            let part = |next: &mut dyn FnMut(u64) -> usize| {
+                let (a, b) = (next(7), next(2) == 0);
+                res(serde_json::json!({"spec": {"a": nest(a, b), "b": nest(next(3), false)}}))
+            };
+            let mut observed = State {
+                composite: Some(part(&mut next)),
+                ..Default::default()
+            };
+            for name in ["r1", "r2", "r3"] {
+                if next(2) == 0 {
+                    observed.resources.insert(name.into(), part(&mut next));
+                }
+            }
+            let mut req = RunFunctionRequest {
+                observed: Some(observed),
+                context: json_to_struct(&serde_json::json!({
+                    "k": nest(next(7), false), "j": nest(next(4), true), "l": 1,
+                })),
+                ..Default::default()
+            };
+            for name in ["e1", "e2"] {
+                if next(2) == 0 {
+                    req.required_resources.insert(
+                        name.into(),
+                        Resources {
+                            items: vec![part(&mut next)],
+                        },
+                    );
+                }
+            }
+            if next(2) == 0 {
+                req.extra_resources.insert(
+                    "e3".into(),
+                    Resources {
+                        items: vec![part(&mut next)],
+                    },
+                );
+            }
+            for demand in &demands {
+                for max in [0, 1, 2, 3, 4, 6, 9, 200] {
+                    let folded = eval_request_within(&req, demand, max);
+                    assert_eq!(
+                        folded.as_ref().err(),
+                        too_deep_for(&req, demand, max).as_ref(),
+                        "max {max}"
+                    );
+                    if let Ok(converted) = folded {
+                        fine += 1;
+                        assert_eq!(
+                            format!("{converted:?}"),
+                            format!("{:?}", eval_request_for(&req, demand))
+                        );
+                    } else {
+                        deep += 1;
+                    }
+                }
+            }
+        }
+        assert!(deep > 1000 && fine > 1000, "deep {deep}, fine {fine}");
     }
 
     #[test]

@@ -1,9 +1,17 @@
 //! Evaluator output -> RunFunctionResponse (upstream §5, D17–D22).
+//!
+//! [`success_bytes`] and [`fatal_bytes`] write the response's protobuf
+//! bytes directly ([`crate::wire`]): the evaluator's values, and the parts
+//! passed through from the request (earlier steps' desired state, the
+//! context) with ours merged in while writing, with no intermediate
+//! message. [`success`] and [`fatal`] build the same response as the SDK's
+//! types: the reference the builder is tested against (`tests/wire.rs`:
+//! prost decodes the bytes to the message they build).
 
 use std::collections::HashMap;
 use std::time::Duration;
 
-use fnhcl_eval::{ConditionText, Output, ReadyState, Selector, SelectorMatch};
+use fnhcl_eval::{ConditionText, DesiredResource, Output, ReadyState, Selector, SelectorMatch};
 use function_sdk_rust::proto::v1::{
     Capability, Condition, MatchLabels, Ready, Requirements, Resource, ResourceSelector,
     ResponseMeta, Result as FnResult, RunFunctionRequest, RunFunctionResponse, Severity, State,
@@ -12,24 +20,40 @@ use function_sdk_rust::proto::v1::{
 use pbjson_types::value::Kind;
 use pbjson_types::{Struct, Value as PbValue};
 
-use crate::convert::{value_to_pb_sized, value_to_struct_sized};
+use crate::convert::{MAX_DEPTH, value_to_pb, value_to_struct};
+use crate::schemas::Additions;
+use crate::wire::{self, Encoded, RevWriter, SdkWriter};
+use fnhcl_value::{ObjMap, Value};
 
 /// Condition type reporting whether every block could be evaluated.
 pub const CONDITION_FULLY_RESOLVED: &str = "FullyResolved";
 /// Condition type summarising HCL warnings.
 pub const CONDITION_HCL_DIAGNOSTICS: &str = "HclDiagnostics";
 
+fn meta(req: &RunFunctionRequest, ttl: Duration) -> ResponseMeta {
+    ResponseMeta {
+        tag: req.meta.as_ref().map(|m| m.tag.clone()).unwrap_or_default(),
+        ttl: Some(pbjson_types::Duration {
+            seconds: i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX),
+            nanos: ttl.subsec_nanos() as i32,
+        }),
+    }
+}
+
+fn fatal_result(message: String) -> FnResult {
+    FnResult {
+        severity: Severity::Fatal as i32,
+        message,
+        reason: None,
+        target: Some(Target::Composite as i32),
+    }
+}
+
 /// The response every outcome starts from: `meta` (tag echoed, TTL), and
 /// the incoming desired state and context passed through (upstream §5.9).
 pub fn base_response(req: &RunFunctionRequest, ttl: Duration) -> RunFunctionResponse {
     RunFunctionResponse {
-        meta: Some(ResponseMeta {
-            tag: req.meta.as_ref().map(|m| m.tag.clone()).unwrap_or_default(),
-            ttl: Some(pbjson_types::Duration {
-                seconds: i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX),
-                nanos: ttl.subsec_nanos() as i32,
-            }),
-        }),
+        meta: Some(meta(req, ttl)),
         desired: req.desired.clone(),
         context: req.context.clone(),
         ..Default::default()
@@ -40,13 +64,23 @@ pub fn base_response(req: &RunFunctionRequest, ttl: Duration) -> RunFunctionResp
 /// no conditions or requirements (upstream §5.9, D21).
 pub fn fatal(req: &RunFunctionRequest, ttl: Duration, message: String) -> RunFunctionResponse {
     let mut rsp = base_response(req, ttl);
-    rsp.results.push(FnResult {
-        severity: Severity::Fatal as i32,
-        message,
-        reason: None,
-        target: Some(Target::Composite as i32),
-    });
+    rsp.results.push(fatal_result(message));
     rsp
+}
+
+/// [`fatal`]'s response as bytes.
+pub fn fatal_bytes(req: &RunFunctionRequest, ttl: Duration, message: String) -> Encoded {
+    let mut w = RevWriter::default();
+    let mut sdk = SdkWriter::default();
+    if let Some(context) = &req.context {
+        w.message(4, |w| sdk.structure(w, context));
+    }
+    w.message(3, |w| wire::write_result(w, &fatal_result(message)));
+    if let Some(desired) = &req.desired {
+        w.message(2, |w| sdk.state(w, desired));
+    }
+    w.message(1, |w| wire::write_meta(w, &meta(req, ttl)));
+    w.finish()
 }
 
 fn has_required_resources_capability(req: &RunFunctionRequest) -> bool {
@@ -111,29 +145,21 @@ pub fn merge_struct(theirs: &mut Struct, ours: Struct) {
     }
 }
 
-/// Builds the success response (upstream §5.1–§5.8 with D17–D21), with
-/// an upper bound of its encoded size that costs far less than measuring
-/// it: what was passed through from the request is measured, the values
-/// converted here are bounded as they are converted
-/// ([`value_to_pb_sized`]), the small fields are measured.
+/// Builds the success response (upstream §5.1–§5.8 with D17–D21) as the
+/// SDK's message: the reference [`success_bytes`] is tested against.
 /// Errors are conversion failures, reported as a fatal result by the caller.
 pub fn success(
     req: &RunFunctionRequest,
     ttl: Duration,
     output: &Output,
-) -> Result<(RunFunctionResponse, usize), String> {
-    use prost::Message as _;
+) -> Result<RunFunctionResponse, String> {
     let mut rsp = base_response(req, ttl);
-    let mut size = req.desired.as_ref().map_or(0, |d| d.encoded_len() + 6)
-        + req.context.as_ref().map_or(0, |c| c.encoded_len() + 6);
     let desired = rsp.desired.get_or_insert_with(State::default);
 
     // D17: earlier steps' resources are kept; ours replace same-named ones.
     for r in &output.resources {
-        let body = value_to_struct_sized(&r.body, &mut size)
+        let body = value_to_struct(&r.body)
             .map_err(|e| format!("unable to convert resource body to struct: {}: {e}", r.name))?;
-        // map entry, key, Resource message, its `resource` and `ready`
-        size = size.saturating_add(64 + r.name.len());
         desired.resources.insert(
             r.name.clone(),
             Resource {
@@ -146,9 +172,8 @@ pub fn success(
 
     // D17: status and connection details merge into the incoming composite.
     if let Some(status) = &output.composite_status {
-        let status = value_to_struct_sized(status, &mut size)
+        let status = value_to_struct(status)
             .map_err(|e| format!("unable to convert composite status: {e}"))?;
-        size = size.saturating_add(64);
         let composite = desired.composite.get_or_insert_with(Resource::default);
         let body = composite.resource.get_or_insert_with(Struct::default);
         let mut wrapper = Struct::default();
@@ -163,7 +188,6 @@ pub fn success(
     if !output.composite_connection.is_empty() {
         let composite = desired.composite.get_or_insert_with(Resource::default);
         for (k, v) in &output.composite_connection {
-            size = size.saturating_add(24 + k.len() + v.len());
             composite.connection_details.insert(k.clone(), v.clone());
         }
     }
@@ -172,9 +196,7 @@ pub fn success(
     if !output.context.is_empty() {
         let ctx = rsp.context.get_or_insert_with(Struct::default);
         for (k, v) in &output.context {
-            let v = value_to_pb_sized(v, &mut size)
-                .map_err(|e| format!("cannot convert context {k:?}: {e}"))?;
-            size = size.saturating_add(24 + k.len());
+            let v = value_to_pb(v).map_err(|e| format!("cannot convert context {k:?}: {e}"))?;
             ctx.fields.insert(k.clone(), v);
         }
     }
@@ -222,20 +244,346 @@ pub fn success(
         ),
         condition(CONDITION_HCL_DIAGNOSTICS, &diag_condition),
     ];
-    let small = rsp.meta.as_ref().map_or(0, |m| m.encoded_len() + 6)
-        + rsp
-            .results
+    Ok(rsp)
+}
+
+/// A value of ours could not be written (an unknown value, too deep, not
+/// an object where one is needed). The bytes are then unusable; the error
+/// and its text are found by [`conversion_error`].
+struct Failed;
+
+/// The entries of an object or map value, marks removed.
+fn object_entries(v: &Value) -> Option<&ObjMap> {
+    match v.unmarked() {
+        Value::Object(attrs) => Some(attrs),
+        Value::Map(m) => Some(&m.items),
+        _ => None,
+    }
+}
+
+/// The fields of a protobuf `Value` for one of our values at `depth`:
+/// exactly what [`crate::convert::value_to_pb`] converts it to.
+fn our_value(w: &mut RevWriter, v: &Value, depth: usize) -> Result<(), Failed> {
+    if depth > MAX_DEPTH {
+        return Err(Failed);
+    }
+    match v {
+        Value::Marked(inner) => return our_value(w, inner, depth),
+        Value::Null(_) => w.int_field(1, 0),
+        Value::Unknown(_) => return Err(Failed),
+        Value::Bool(b) => w.int_field(4, i64::from(*b)),
+        Value::Number(n) => w.double_field(2, n.to_f64()),
+        Value::String(s) => w.bytes_field(3, s.as_bytes()),
+        Value::List(c) | Value::Set(c) => {
+            return w.try_message(6, |w| our_list(w, &c.items, depth));
+        }
+        Value::Tuple(items) => return w.try_message(6, |w| our_list(w, items, depth)),
+        Value::Map(m) => return w.try_message(5, |w| our_fields(w, &m.items, depth)),
+        Value::Object(attrs) => return w.try_message(5, |w| our_fields(w, attrs, depth)),
+    }
+    Ok(())
+}
+
+/// The fields of a `ListValue` holding the items of a value at `depth`.
+fn our_list(w: &mut RevWriter, items: &[Value], depth: usize) -> Result<(), Failed> {
+    for v in items.iter().rev() {
+        w.try_message(1, |w| our_value(w, v, depth + 1))?;
+    }
+    Ok(())
+}
+
+/// The fields of a `Struct` holding the entries of a value at `depth`.
+fn our_fields(w: &mut RevWriter, entries: &ObjMap, depth: usize) -> Result<(), Failed> {
+    for (k, v) in entries.iter().rev() {
+        our_field(w, k, v, depth + 1)?;
+    }
+    Ok(())
+}
+
+/// One `Struct` entry whose value (at `depth`) is ours.
+fn our_field(w: &mut RevWriter, key: &str, v: &Value, depth: usize) -> Result<(), Failed> {
+    w.try_message(1, |w| {
+        w.try_message(2, |w| our_value(w, v, depth))?;
+        w.string(1, key);
+        Ok(())
+    })
+}
+
+/// The fields of `theirs` with `ours` (values at `depth`) merged in, as
+/// [`merge_struct`] merges them: objects merge recursively, anything else
+/// of ours replaces theirs. Both are walked in key order, back to front.
+fn merged_fields<'a>(
+    sdk: &mut SdkWriter<'a>,
+    w: &mut RevWriter,
+    theirs: &'a Struct,
+    ours: &ObjMap,
+    depth: usize,
+) -> Result<(), Failed> {
+    let mut t: Vec<(&str, &PbValue)> = theirs.fields.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    t.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let o = ours.as_slice();
+    let (mut i, mut j) = (t.len(), o.len());
+    while i > 0 || j > 0 {
+        if j == 0 || (i > 0 && t[i - 1].0 > &*o[j - 1].0) {
+            i -= 1;
+            sdk.field(w, t[i].0, t[i].1);
+            continue;
+        }
+        j -= 1;
+        let (key, v) = (&*o[j].0, &o[j].1);
+        let mut their_struct = None;
+        if i > 0 && t[i - 1].0 == key {
+            i -= 1;
+            if let Some(Kind::StructValue(s)) = &t[i].1.kind {
+                their_struct = Some(s);
+            }
+        }
+        match (their_struct, object_entries(v)) {
+            (Some(s), Some(entries)) => {
+                if depth > MAX_DEPTH {
+                    return Err(Failed);
+                }
+                w.try_message(1, |w| {
+                    w.try_message(2, |w| {
+                        w.try_message(5, |w| merged_fields(sdk, w, s, entries, depth + 1))
+                    })?;
+                    w.string(1, key);
+                    Ok(())
+                })?;
+            }
+            _ => our_field(w, key, v, depth)?,
+        }
+    }
+    Ok(())
+}
+
+/// The first conversion error of `output`, in the order [`success`]
+/// converts: resources, composite status, context.
+pub fn conversion_error(output: &Output) -> Option<String> {
+    for r in &output.resources {
+        if let Err(e) = value_to_struct(&r.body) {
+            return Some(format!(
+                "unable to convert resource body to struct: {}: {e}",
+                r.name
+            ));
+        }
+    }
+    if let Some(status) = &output.composite_status
+        && let Err(e) = value_to_struct(status)
+    {
+        return Some(format!("unable to convert composite status: {e}"));
+    }
+    for (k, v) in &output.context {
+        if let Err(e) = value_to_pb(v) {
+            return Some(format!("cannot convert context {k:?}: {e}"));
+        }
+    }
+    None
+}
+
+/// The success response's bytes, what [`success`] builds and
+/// [`crate::schemas::apply`] adds (here given as `additions`) encoded as
+/// [`wire::encode_response`] encodes it, written straight from `output`
+/// and the request. Returns the bytes and the number of Warning results.
+/// Errors are conversion failures, with [`success`]'s texts.
+///
+/// `capacity` is the buffer to start with (a guess of the response's
+/// length: a good one saves growing the buffer; it changes no byte).
+pub fn success_bytes(
+    req: &RunFunctionRequest,
+    ttl: Duration,
+    output: &Output,
+    additions: &Additions,
+    capacity: usize,
+) -> Result<(Encoded, usize), String> {
+    let written = write_success(req, ttl, output, additions, capacity);
+    written.map_err(|Failed| {
+        conversion_error(output).unwrap_or_else(|| {
+            "internal error: a value could not be written but converts".to_owned()
+        })
+    })
+}
+
+fn write_success(
+    req: &RunFunctionRequest,
+    ttl: Duration,
+    output: &Output,
+    additions: &Additions,
+    capacity: usize,
+) -> Result<(Encoded, usize), Failed> {
+    let empty = Struct::default();
+    let status_wrapper = match &output.composite_status {
+        Some(status) => {
+            object_entries(status).ok_or(Failed)?;
+            let mut m = ObjMap::with_capacity(1);
+            m.insert("status".into(), status.clone());
+            Some(m)
+        }
+        None => None,
+    };
+    let mut w = RevWriter::with_capacity(capacity);
+    let mut sdk = SdkWriter::default();
+    let their_desired = req.desired.as_ref();
+
+    // D20: conditions with upstream's type, status and reason values.
+    let (diag_condition, diag_result) = fnhcl_eval::hcl_diagnostics(output);
+    w.message(6, |w| {
+        wire::condition(w, &condition(CONDITION_HCL_DIAGNOSTICS, &diag_condition));
+    });
+    w.message(6, |w| {
+        wire::condition(
+            w,
+            &condition(
+                CONDITION_FULLY_RESOLVED,
+                &fnhcl_eval::fully_resolved(output),
+            ),
+        );
+    });
+
+    // D19: the requirements field Crossplane understands; the schemas asked.
+    if !output.requirements.is_empty() || !additions.schemas.is_empty() {
+        let selectors: Vec<(&str, ResourceSelector)> = output
+            .requirements
             .iter()
-            .map(|r| r.encoded_len() + 6)
-            .sum::<usize>()
-        + rsp
-            .conditions
-            .iter()
-            .map(|c| c.encoded_len() + 6)
-            .sum::<usize>()
-        + rsp.requirements.as_ref().map_or(0, |r| r.encoded_len() + 6)
-        + 64;
-    Ok((rsp, size.saturating_add(small)))
+            .map(|(k, s)| (k.as_str(), selector(s)))
+            .collect();
+        let tag = if has_required_resources_capability(req) {
+            2
+        } else {
+            1
+        };
+        w.message(5, |w| {
+            wire::schema_entries(w, additions.schemas.iter().map(|(k, v)| (k.as_str(), v)));
+            wire::selector_entries(w, tag, selectors.iter().map(|(k, s)| (*k, s)));
+        });
+    }
+
+    // D18: each key replaces the same top-level key; others pass through.
+    if req.context.is_some() || !output.context.is_empty() {
+        let their = req.context.as_ref().unwrap_or(&empty);
+        let mut t: Vec<(&str, &PbValue)> =
+            their.fields.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        t.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let ours: Vec<(&String, &Value)> = output.context.iter().collect();
+        w.try_message(4, |w| {
+            let (mut i, mut j) = (t.len(), ours.len());
+            while i > 0 || j > 0 {
+                if j == 0 || (i > 0 && t[i - 1].0 > ours[j - 1].0.as_str()) {
+                    i -= 1;
+                    sdk.field(w, t[i].0, t[i].1);
+                    continue;
+                }
+                j -= 1;
+                let (key, v) = ours[j];
+                if i > 0 && t[i - 1].0 == key {
+                    i -= 1;
+                }
+                our_field(w, key, v, 0)?;
+            }
+            Ok(())
+        })?;
+    }
+
+    // D21: one Warning per reported discard, then the warnings summary,
+    // then schema validation's.
+    let mut results: Vec<FnResult> = output
+        .reported_discards()
+        .map(|d| FnResult {
+            severity: Severity::Warning as i32,
+            message: d.message(),
+            reason: Some(d.reason.as_str().to_owned()),
+            target: Some(Target::Composite as i32),
+        })
+        .collect();
+    if let Some(message) = diag_result {
+        results.push(FnResult {
+            severity: Severity::Warning as i32,
+            message,
+            reason: Some(CONDITION_HCL_DIAGNOSTICS.to_owned()),
+            target: Some(Target::Composite as i32),
+        });
+    }
+    results.extend(additions.results.iter().cloned());
+    for r in results.iter().rev() {
+        w.message(3, |w| wire::write_result(w, r));
+    }
+    let warnings = results
+        .iter()
+        .filter(|r| r.severity == Severity::Warning as i32)
+        .count();
+
+    // D17: earlier steps' resources are kept, ours replace same-named ones;
+    // status and connection details merge into the incoming composite.
+    w.try_message(2, |w| {
+        let mut ours: Vec<&DesiredResource> = output.resources.iter().collect();
+        ours.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        let mut t: Vec<(&str, &Resource)> = their_desired
+            .map(|d| d.resources.iter().map(|(k, v)| (k.as_str(), v)).collect())
+            .unwrap_or_default();
+        t.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let (mut i, mut j) = (t.len(), ours.len());
+        while i > 0 || j > 0 {
+            if j == 0 || (i > 0 && t[i - 1].0 > ours[j - 1].name.as_str()) {
+                i -= 1;
+                sdk.resource_entry(w, t[i].0, t[i].1);
+                continue;
+            }
+            j -= 1;
+            let r = ours[j];
+            if i > 0 && t[i - 1].0 == r.name {
+                i -= 1;
+            }
+            w.try_message(2, |w| {
+                w.try_message(2, |w| {
+                    w.int32(3, ready_value(r.ready));
+                    let entries = object_entries(&r.body).ok_or(Failed)?;
+                    w.try_message(1, |w| our_fields(w, entries, 0))
+                })?;
+                w.string(1, &r.name);
+                Ok(())
+            })?;
+        }
+
+        let their_composite = their_desired.and_then(|d| d.composite.as_ref());
+        if their_composite.is_none()
+            && status_wrapper.is_none()
+            && output.composite_connection.is_empty()
+        {
+            return Ok(());
+        }
+        w.try_message(1, |w| {
+            w.int32(3, their_composite.map_or(0, |c| c.ready));
+            let mut details: Vec<(&str, &Vec<u8>)> = their_composite
+                .map(|c| {
+                    c.connection_details
+                        .iter()
+                        .filter(|(k, _)| !output.composite_connection.contains_key(*k))
+                        .map(|(k, v)| (k.as_str(), v))
+                        .collect()
+                })
+                .unwrap_or_default();
+            details.extend(
+                output
+                    .composite_connection
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v)),
+            );
+            details.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            wire::connection_details(w, details.into_iter());
+            let their_body = their_composite.and_then(|c| c.resource.as_ref());
+            match (&status_wrapper, their_body) {
+                (Some(wrapper), body) => w.try_message(1, |w| {
+                    merged_fields(&mut sdk, w, body.unwrap_or(&empty), wrapper, 0)
+                })?,
+                (None, Some(body)) => w.message(1, |w| sdk.structure(w, body)),
+                (None, None) => {}
+            }
+            Ok(())
+        })
+    })?;
+
+    w.message(1, |w| wire::write_meta(w, &meta(req, ttl)));
+    Ok((w.finish(), warnings))
 }
 
 #[cfg(test)]

@@ -177,9 +177,16 @@ fn supplied<'r>(req: &'r RunFunctionRequest, api_version: &str, kind: &str) -> O
         .filter(|s| !s.fields.is_empty())
 }
 
-/// Asks for the schemas of what `output` emits and validates what was
-/// supplied. With policy `Fatal`, the first violation is returned as the
-/// fatal message (then the response must not be used).
+/// What schema validation adds to a response: the schemas asked for (in
+/// `requirements.schemas`, by requirement key) and Warning results (after
+/// the function's own).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Additions {
+    pub schemas: BTreeMap<String, SchemaSelector>,
+    pub results: Vec<FnResult>,
+}
+
+/// [`check`]'s additions made to `rsp`.
 pub fn apply(
     req: &RunFunctionRequest,
     policy: SchemaValidation,
@@ -187,8 +194,29 @@ pub fn apply(
     cache: &SchemaCache,
     rsp: &mut RunFunctionResponse,
 ) -> Result<(), String> {
+    let additions = check(req, policy, output, cache)?;
+    if !additions.schemas.is_empty() {
+        rsp.requirements
+            .get_or_insert_with(Requirements::default)
+            .schemas
+            .extend(additions.schemas);
+    }
+    rsp.results.extend(additions.results);
+    Ok(())
+}
+
+/// Asks for the schemas of what `output` emits and validates what was
+/// supplied. With policy `Fatal`, the first violation is returned as the
+/// fatal message.
+pub fn check(
+    req: &RunFunctionRequest,
+    policy: SchemaValidation,
+    output: &Output,
+    cache: &SchemaCache,
+) -> Result<Additions, String> {
+    let mut additions = Additions::default();
     if policy == SchemaValidation::Off || !has_capability(req) {
-        return Ok(());
+        return Ok(additions);
     }
     // One selector per distinct kind, the XR's included.
     let xr = xr_kind(req);
@@ -222,12 +250,7 @@ pub fn apply(
             (requirement_key(a, k), sel)
         })
         .collect();
-    if !kinds.is_empty() {
-        rsp.requirements
-            .get_or_insert_with(Requirements::default)
-            .schemas
-            .extend(kinds);
-    }
+    additions.schemas = kinds;
 
     let mut messages: Vec<String> = Vec::new();
     let mut broken: BTreeMap<String, String> = BTreeMap::new();
@@ -311,7 +334,7 @@ pub fn apply(
     }
 
     for (what, e) in broken {
-        rsp.results.push(FnResult {
+        additions.results.push(FnResult {
             severity: Severity::Warning as i32,
             message: format!("the schema Crossplane supplied for {what} cannot be used: {e}"),
             reason: Some(REASON.to_owned()),
@@ -319,7 +342,7 @@ pub fn apply(
         });
     }
     if messages.is_empty() {
-        return Ok(());
+        return Ok(additions);
     }
     if policy == SchemaValidation::Fatal {
         let mut m = messages[0].clone();
@@ -332,14 +355,14 @@ pub fn apply(
         return Err(m);
     }
     for message in messages {
-        rsp.results.push(FnResult {
+        additions.results.push(FnResult {
             severity: Severity::Warning as i32,
             message,
             reason: Some(REASON.to_owned()),
             target: Some(Target::Composite as i32),
         });
     }
-    Ok(())
+    Ok(additions)
 }
 
 /// Violations of the composite status this function writes. Crossplane

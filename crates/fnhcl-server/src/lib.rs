@@ -2,8 +2,8 @@
 //! behind a tonic server assembled here ([`server`]) with what
 //! function-sdk-rust's runtime served (mTLS or insecure, health,
 //! reflection, the `grpc_server_*` metrics, graceful shutdown on SIGTERM),
-//! RunFunction's responses encoded byte-stably by our own codec
-//! ([`codec`]).
+//! RunFunction's responses sent as the protobuf bytes the function writes
+//! (byte-stable, [`fnhcl_crossplane::wire`]) by our own codec ([`codec`]).
 //!
 //! Requests run concurrently on tokio's blocking pool (evaluation is CPU
 //! work), admitted through two lanes ([`lanes`]) so that long runs do not
@@ -23,6 +23,7 @@ pub mod server;
 use std::sync::Arc;
 use std::time::Instant;
 
+use fnhcl_crossplane::wire::Encoded;
 use fnhcl_crossplane::{Function, Options, Outcome};
 use function_sdk_rust::proto::v1::function_runner_service_server::FunctionRunnerService;
 use function_sdk_rust::proto::v1::{RunFunctionRequest, RunFunctionResponse};
@@ -154,7 +155,7 @@ impl HclFunction {
     /// and logs it. When the caller goes away (tonic drops this future),
     /// the request is not started, or its evaluation stops at its next
     /// interrupt check.
-    pub async fn handle(&self, req: RunFunctionRequest) -> Result<RunFunctionResponse, Status> {
+    pub async fn handle_encoded(&self, req: RunFunctionRequest) -> Result<Encoded, Status> {
         if lanes::small_request(&req) {
             let start = Instant::now();
             if let Some(outcome) = self.run_inline(&req) {
@@ -165,19 +166,27 @@ impl HclFunction {
         self.run_in_pool(req).await
     }
 
+    /// [`HclFunction::handle_encoded`] with the response decoded into the
+    /// SDK's message.
+    pub async fn handle(&self, req: RunFunctionRequest) -> Result<RunFunctionResponse, Status> {
+        let bytes = self.handle_encoded(req).await?;
+        fnhcl_crossplane::wire::decode_response(bytes.as_slice())
+            .map_err(|e| Status::internal(e.to_string()))
+    }
+
     /// Runs a small request on the calling thread (the runtime's: no
     /// hand-off to another thread, which costs more CPU than a small run
     /// itself), unless it turns out to need more than
     /// [`fnhcl_crossplane::INTERRUPT_INTERVAL`] evaluation steps: then the
     /// run is stopped at once and `None` says to run it in the pool.
-    fn run_inline(&self, req: &RunFunctionRequest) -> Option<Outcome> {
+    fn run_inline(&self, req: &RunFunctionRequest) -> Option<Outcome<Encoded>> {
         let long = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let flag = long.clone();
         let interrupt = fnhcl_crossplane::Interrupt::new(move || {
             flag.store(true, std::sync::atomic::Ordering::Relaxed);
             false
         });
-        let outcome = self.function.run_outcome_with(req, Some(interrupt));
+        let outcome = self.function.run_encoded_with(req, Some(interrupt));
         if long.load(std::sync::atomic::Ordering::Relaxed) {
             self.lanes.note_moved();
             return None;
@@ -186,7 +195,7 @@ impl HclFunction {
         Some(outcome)
     }
 
-    async fn run_in_pool(&self, req: RunFunctionRequest) -> Result<RunFunctionResponse, Status> {
+    async fn run_in_pool(&self, req: RunFunctionRequest) -> Result<Encoded, Status> {
         let gone = lanes::Guard::new();
         let ticket = self.lanes.admit(&gone).await;
         let function = self.function.clone();
@@ -197,7 +206,7 @@ impl HclFunction {
             }
             let ticket = Arc::new(ticket);
             let interrupt = fnhcl_crossplane::Interrupt::new(move || ticket.check());
-            Some(function.run_outcome_with(&req, Some(interrupt)))
+            Some(function.run_encoded_with(&req, Some(interrupt)))
         })
         .await
         .map_err(|e| {
@@ -210,7 +219,7 @@ impl HclFunction {
         Ok(outcome.response)
     }
 
-    fn report(&self, outcome: &Outcome, start: Instant) {
+    fn report(&self, outcome: &Outcome<Encoded>, start: Instant) {
         if let Some(text) = &outcome.debug_request {
             (self.debug_sink)(text);
         }

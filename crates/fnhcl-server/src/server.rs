@@ -5,7 +5,8 @@
 //! allow (docs/notes/function-server.md, "The server"):
 //!
 //! - RunFunction is our own service with our own codec
-//!   ([`crate::codec`]): byte-stable responses, each length computed once;
+//!   ([`crate::codec`]): the response's bytes, written straight from the
+//!   evaluator's output (byte-stable), are sent as they are;
 //! - small responses leave in one write ([`crate::calls`]);
 //! - the `grpc_server_*` counters are looked up once
 //!   ([`crate::grpc_metrics`]).
@@ -22,7 +23,8 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
-use function_sdk_rust::proto::v1::{RunFunctionRequest, RunFunctionResponse};
+use fnhcl_crossplane::wire::Encoded;
+use function_sdk_rust::proto::v1::RunFunctionRequest;
 use function_sdk_rust::{Args, Error};
 use prometheus_client::registry::Registry;
 use tonic::codegen::{BoxFuture, StdError};
@@ -65,14 +67,14 @@ impl NamedService for RunFunctionService {
 struct RunFunction(Arc<HclFunction>);
 
 impl UnaryService<RunFunctionRequest> for RunFunction {
-    type Response = RunFunctionResponse;
-    type Future = BoxFuture<Response<RunFunctionResponse>, Status>;
+    type Response = Encoded;
+    type Future = BoxFuture<Response<Encoded>, Status>;
 
     fn call(&mut self, request: Request<RunFunctionRequest>) -> Self::Future {
         let function = self.0.clone();
         Box::pin(async move {
             function
-                .handle(request.into_inner())
+                .handle_encoded(request.into_inner())
                 .await
                 .map(Response::new)
         })

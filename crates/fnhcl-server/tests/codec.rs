@@ -89,6 +89,11 @@ fn check(rsp: &RunFunctionResponse, what: &str) {
     assert_eq!(&decode(&ours), rsp, "{what}: decodes to the message");
     assert_eq!(decode(&ours), decode(&theirs), "{what}: as prost's does");
     assert_eq!(
+        &fnhcl_crossplane::wire::decode_response(&ours).expect("decodes"),
+        rsp,
+        "{what}: our decoder reads it"
+    );
+    assert_eq!(
         response_bytes(&reshuffled(rsp)),
         ours,
         "{what}: equal messages, same bytes"

@@ -1,0 +1,423 @@
+//! The response builder writes protobuf bytes straight from the evaluator's
+//! output (`response::success_bytes`, `response::fatal_bytes`). They must be
+//! exactly the bytes of the SDK message the reference builder
+//! (`response::success` + `schemas::apply`, `response::fatal`) builds, as
+//! `wire::encode_response` encodes it, and decode (with prost and with
+//! `wire::decode_response`) to that message: on every render case's
+//! request and on random outputs merged into random earlier steps' state.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use fnhcl_crossplane::input::{HclInput, SchemaValidation};
+use fnhcl_crossplane::proto::{
+    Capability, RequestMeta, Resource, RunFunctionRequest, RunFunctionResponse, State,
+};
+use fnhcl_crossplane::{request, response, schemas, wire};
+use fnhcl_eval::{DesiredResource, Output, ReadyState, Selector, SelectorMatch};
+use fnhcl_value::{Key, Number, ObjMap, Type, Value};
+use pbjson_types::value::Kind;
+use pbjson_types::{ListValue, Struct, Value as PbValue};
+use prost::Message as _;
+
+const TTL: Duration = Duration::from_secs(60);
+
+/// The reference: the SDK message, schema additions applied.
+fn reference(
+    req: &RunFunctionRequest,
+    output: &Output,
+    policy: SchemaValidation,
+    cache: &schemas::SchemaCache,
+) -> Result<RunFunctionResponse, String> {
+    let mut rsp = response::success(req, TTL, output)?;
+    schemas::apply(req, policy, output, cache, &mut rsp)?;
+    Ok(rsp)
+}
+
+/// The builder, as `Function::run` uses it.
+fn built(
+    req: &RunFunctionRequest,
+    output: &Output,
+    policy: SchemaValidation,
+    cache: &schemas::SchemaCache,
+) -> Result<(wire::Encoded, usize), String> {
+    let additions = schemas::check(req, policy, output, cache)
+        .map_err(|m| response::conversion_error(output).unwrap_or(m))?;
+    // A small buffer to start with: growing it is tested too.
+    response::success_bytes(req, TTL, output, &additions, 16)
+}
+
+/// Both agree: the same bytes, the same message, the same error.
+fn compare(req: &RunFunctionRequest, output: &Output, policy: SchemaValidation, what: &str) {
+    let cache = schemas::SchemaCache::default();
+    match (
+        reference(req, output, policy, &cache),
+        built(req, output, policy, &cache),
+    ) {
+        (Ok(old), Ok((bytes, warnings))) => {
+            assert_eq!(
+                bytes.as_slice(),
+                wire::encode_response(&old).as_slice(),
+                "{what}: the reference's bytes"
+            );
+            assert_eq!(bytes.len(), old.encoded_len(), "{what}: prost's length");
+            let decoded = RunFunctionResponse::decode(bytes.as_slice());
+            // prost stops at 100 nested messages; deeper values are
+            // compared through our decoder only.
+            if let Ok(decoded) = decoded {
+                assert_eq!(decoded, old, "{what}: prost decodes the reference");
+            }
+            assert_eq!(
+                wire::decode_response(bytes.as_slice()).expect("decodes"),
+                old,
+                "{what}: decode_response"
+            );
+            assert_eq!(warnings, old.results.len(), "{what}: warnings");
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b, "{what}: the same error"),
+        (a, b) => panic!(
+            "{what}: reference {:?}, builder {:?}",
+            a.map(|_| ()),
+            b.map(|_| ())
+        ),
+    }
+}
+
+fn fatal_matches(req: &RunFunctionRequest, what: &str) {
+    let old = response::fatal(req, TTL, "boom".to_owned());
+    let new = response::fatal_bytes(req, TTL, "boom".to_owned());
+    assert_eq!(
+        new.as_slice(),
+        wire::encode_response(&old).as_slice(),
+        "{what}: fatal"
+    );
+}
+
+/// The evaluator's output for an inline-program request, if it has one.
+fn evaluate(req: &RunFunctionRequest) -> Option<(Output, SchemaValidation)> {
+    let input = HclInput::decode(req.input.as_ref()).ok()?;
+    input.check().ok()?;
+    let mut sources = fnhcl_base::SourceMap::new();
+    fnhcl_base::txtar::load_into(&mut sources, &input.hcl).ok()?;
+    let program = fnhcl_eval::compile(Arc::new(sources)).ok()?;
+    let eval_req = request::eval_request_for(req, program.demand());
+    let limits = fnhcl_crossplane::Limits::default().eval;
+    let output = fnhcl_eval::evaluate_with_limits(&program, &eval_req, &limits).ok()?;
+    Some((output, input.schema_validation))
+}
+
+#[test]
+fn render_cases_build_the_reference_bytes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/render");
+    let mut cases = fnhcl_testkit::discover_cases(&root.join("upstream"));
+    cases.extend(fnhcl_testkit::discover_cases(&root.join("cases")));
+    assert!(cases.len() > 20, "render cases found: {}", cases.len());
+    let compared = Mutex::new(0usize);
+    let function = |req: &RunFunctionRequest| {
+        fatal_matches(req, "render request");
+        if let Some((output, policy)) = evaluate(req) {
+            compare(req, &output, policy, "render request");
+            *compared.lock().expect("count") += 1;
+        }
+        fnhcl_crossplane::run(req)
+    };
+    for case in &cases {
+        let _ = fnhcl_testkit::case::render_case(case, &function);
+    }
+    let compared = compared.into_inner().expect("count");
+    assert!(compared >= cases.len() / 2, "compared {compared}");
+}
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+    /// Keys from a small alphabet, so that ours and theirs collide.
+    fn key(&mut self) -> String {
+        ["a", "b", "status", "spec", "", "z", "é", "a.b"][self.below(8) as usize].to_owned()
+    }
+    fn text(&mut self) -> String {
+        let n = self.below(6) as usize;
+        (0..n)
+            .map(|_| ['x', 'y', 'é', '"', '\u{1F600}'][self.below(5) as usize])
+            .collect()
+    }
+    fn ours(&mut self, depth: u32, unknowns: bool) -> Value {
+        let pick = if depth == 0 {
+            self.below(5)
+        } else {
+            self.below(10)
+        };
+        match pick {
+            0 => Value::null(),
+            1 => Value::Bool(self.chance(50)),
+            2 => match self.below(3) {
+                0 => Value::int(self.next() as i64 >> 20),
+                1 => Value::number(Number::parse("0.1").expect("number")),
+                _ => Value::number(Number::parse("-1e300").expect("number")),
+            },
+            3 => Value::string(self.text()),
+            4 if unknowns && self.chance(5) => Value::dynamic_unknown(),
+            4 => Value::string(""),
+            5 | 6 => Value::object(self.entries(depth, unknowns)),
+            7 => Value::map(Type::Dynamic, self.entries(depth, unknowns)),
+            8 => Value::Marked(Arc::new(self.ours(depth - 1, unknowns))),
+            _ => {
+                let items = (0..self.below(4))
+                    .map(|_| self.ours(depth - 1, unknowns))
+                    .collect();
+                if self.chance(50) {
+                    Value::tuple(items)
+                } else {
+                    Value::list(Type::Dynamic, items)
+                }
+            }
+        }
+    }
+    fn entries(&mut self, depth: u32, unknowns: bool) -> ObjMap {
+        (0..self.below(4))
+            .map(|_| (Key::from(self.key()), self.ours(depth - 1, unknowns)))
+            .collect()
+    }
+    fn theirs(&mut self, depth: u32) -> PbValue {
+        let pick = if depth == 0 {
+            self.below(4)
+        } else {
+            self.below(7)
+        };
+        let kind = match pick {
+            0 => Kind::NullValue(0),
+            1 => Kind::NumberValue(self.below(100) as f64 / 4.0),
+            2 => Kind::StringValue(self.text()),
+            3 => Kind::BoolValue(self.chance(50)),
+            4 | 5 => Kind::StructValue(self.structure(depth - 1)),
+            _ => Kind::ListValue(ListValue {
+                values: (0..self.below(3)).map(|_| self.theirs(depth - 1)).collect(),
+            }),
+        };
+        PbValue { kind: Some(kind) }
+    }
+    fn structure(&mut self, depth: u32) -> Struct {
+        Struct {
+            fields: (0..self.below(4))
+                .map(|_| (self.key(), self.theirs(depth)))
+                .collect(),
+        }
+    }
+    fn details(&mut self) -> HashMap<String, Vec<u8>> {
+        (0..self.below(3))
+            .map(|_| (self.key(), self.text().into_bytes()))
+            .collect()
+    }
+}
+
+fn resource_names() -> [&'static str; 4] {
+    ["bucket", "role", "", "zone"]
+}
+
+fn random_case(rng: &mut Rng) -> (RunFunctionRequest, Output) {
+    let unknowns = rng.chance(20);
+    let mut req = RunFunctionRequest::default();
+    if rng.chance(70) {
+        let mut capabilities = Vec::new();
+        if rng.chance(50) {
+            capabilities.push(Capability::RequiredResources as i32);
+        }
+        req.meta = Some(RequestMeta {
+            tag: rng.text(),
+            capabilities,
+        });
+    }
+    if rng.chance(70) {
+        let mut desired = State::default();
+        if rng.chance(70) {
+            let mut body = rng.structure(3);
+            if rng.chance(50) {
+                body.fields.insert(
+                    "status".to_owned(),
+                    PbValue {
+                        kind: Some(Kind::StructValue(rng.structure(3))),
+                    },
+                );
+            }
+            desired.composite = Some(Resource {
+                resource: rng.chance(80).then_some(body),
+                connection_details: rng.details(),
+                ready: rng.below(3) as i32,
+            });
+        }
+        for name in resource_names() {
+            if rng.chance(40) {
+                desired.resources.insert(
+                    name.to_owned(),
+                    Resource {
+                        resource: rng.chance(90).then(|| rng.structure(3)),
+                        connection_details: rng.details(),
+                        ready: rng.below(3) as i32,
+                    },
+                );
+            }
+        }
+        req.desired = Some(desired);
+    }
+    if rng.chance(50) {
+        req.context = Some(rng.structure(3));
+    }
+    let mut output = Output {
+        resources: Vec::new(),
+        composite_status: None,
+        composite_connection: BTreeMap::new(),
+        context: BTreeMap::new(),
+        requirements: BTreeMap::new(),
+        discards: Vec::new(),
+        warnings: Vec::new(),
+        sources: Arc::new(fnhcl_base::SourceMap::new()),
+    };
+    for name in resource_names() {
+        if rng.chance(40) {
+            let body = if rng.chance(95) {
+                Value::object(rng.entries(4, unknowns))
+            } else {
+                rng.ours(2, unknowns)
+            };
+            output.resources.push(DesiredResource {
+                name: name.to_owned(),
+                body,
+                ready: [None, Some(ReadyState::True), Some(ReadyState::False)]
+                    [rng.below(3) as usize],
+                span: fnhcl_base::Span {
+                    file: fnhcl_base::FileId(0),
+                    start: 0,
+                    end: 0,
+                },
+            });
+        }
+    }
+    // Evaluation order is not name order.
+    if rng.chance(50) {
+        output.resources.reverse();
+    }
+    if rng.chance(60) {
+        output.composite_status = Some(if rng.chance(90) {
+            Value::object(rng.entries(4, unknowns))
+        } else {
+            rng.ours(2, unknowns)
+        });
+    }
+    for _ in 0..rng.below(3) {
+        output
+            .composite_connection
+            .insert(rng.key(), rng.text().into_bytes());
+    }
+    for _ in 0..rng.below(3) {
+        let v = rng.ours(3, unknowns);
+        output.context.insert(rng.key(), v);
+    }
+    for _ in 0..rng.below(3) {
+        let matches = if rng.chance(50) {
+            SelectorMatch::Name(rng.text())
+        } else {
+            SelectorMatch::Labels((0..rng.below(3)).map(|_| (rng.key(), rng.text())).collect())
+        };
+        output.requirements.insert(
+            rng.key(),
+            Selector {
+                api_version: rng.text(),
+                kind: rng.text(),
+                matches,
+            },
+        );
+    }
+    (req, output)
+}
+
+#[test]
+fn random_outputs_build_the_reference_bytes() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let (mut ok, mut failed) = (0, 0);
+    for i in 0..3000 {
+        let (req, output) = random_case(&mut rng);
+        let what = format!("random case {i}");
+        compare(&req, &output, SchemaValidation::Off, &what);
+        fatal_matches(&req, &what);
+        if response::conversion_error(&output).is_some() {
+            failed += 1;
+        } else {
+            ok += 1;
+        }
+    }
+    // Both outcomes were exercised.
+    assert!(ok > 1000 && failed > 100, "ok {ok}, failed {failed}");
+}
+
+#[test]
+fn depth_limits_are_the_converters() {
+    let max = fnhcl_crossplane::convert::MAX_DEPTH;
+    for depth in [max - 1, max, max + 1] {
+        let mut v = Value::int(1);
+        for _ in 0..depth {
+            let mut m = ObjMap::new();
+            m.insert(Key::from("a"), v);
+            v = Value::object(m);
+        }
+        let mut req = RunFunctionRequest::default();
+        // Theirs nests too: the merge walks both.
+        let mut theirs = Struct::default();
+        for _ in 0..50 {
+            let mut outer = Struct::default();
+            outer.fields.insert(
+                "a".to_owned(),
+                PbValue {
+                    kind: Some(Kind::StructValue(theirs)),
+                },
+            );
+            theirs = outer;
+        }
+        let mut body = Struct::default();
+        body.fields.insert(
+            "status".to_owned(),
+            PbValue {
+                kind: Some(Kind::StructValue(theirs)),
+            },
+        );
+        req.desired = Some(State {
+            composite: Some(Resource {
+                resource: Some(body),
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        let (_, mut output) = random_case(&mut Rng(7));
+        output.resources.clear();
+        output.context.clear();
+        output.composite_status = Some(v.clone());
+        compare(
+            &req,
+            &output,
+            SchemaValidation::Off,
+            &format!("status {depth}"),
+        );
+        output.composite_status = None;
+        output.context.insert("deep".to_owned(), v);
+        compare(
+            &req,
+            &output,
+            SchemaValidation::Off,
+            &format!("context {depth}"),
+        );
+    }
+}
