@@ -188,12 +188,14 @@ pub fn too_deep_for(req: &RunFunctionRequest, demand: &Demand, max: usize) -> Op
     {
         return Some("the context".to_owned());
     }
-    for (name, rs) in req.extra_resources.iter().chain(&req.required_resources) {
-        if rs.items.iter().any(|r| deep(r, &Paths::All)) {
-            return Some(format!("required resource {name:?}"));
-        }
-    }
-    None
+    // The first name in order (the maps' iteration order is random).
+    req.extra_resources
+        .iter()
+        .chain(&req.required_resources)
+        .filter(|(_, rs)| rs.items.iter().any(|r| deep(r, &Paths::All)))
+        .map(|(name, _)| name)
+        .min()
+        .map(|name| format!("required resource {name:?}"))
 }
 
 /// Builds the evaluator's request data from a RunFunctionRequest, whole.
@@ -285,23 +287,32 @@ pub fn eval_request_within(
         req.extra_resources.contains_key(k) || req.required_resources.contains_key(k)
     });
     let mut extra_resources = BTreeMap::new();
+    // The first name in order, as `too_deep_for`.
+    let mut deep: Option<&String> = None;
     for (name, rs) in req
         .extra_resources
         .iter()
         .chain(req.required_resources.iter())
     {
-        let too_deep = || format!("required resource {name:?}");
+        let mut too_deep = || {
+            if deep.is_none_or(|d| name < d) {
+                deep = Some(name);
+            }
+        };
         let wanted = extra_whole
             || match &demand.extra_resources {
                 Paths::All => true,
                 Paths::Keys(keys) => keys.contains_key(name),
             };
         if wanted {
-            let mut items = Vec::with_capacity(rs.items.len());
-            for r in &rs.items {
-                items.push(body(r, &Paths::All, max).map_err(|TooDeep| too_deep())?);
+            let items: Result<Vec<_>, TooDeep> =
+                rs.items.iter().map(|r| body(r, &Paths::All, max)).collect();
+            match items {
+                Ok(items) => {
+                    extra_resources.insert(name.clone(), Some(items));
+                }
+                Err(TooDeep) => too_deep(),
             }
-            extra_resources.insert(name.clone(), Some(items));
         } else if max != usize::MAX
             && rs
                 .items
@@ -309,8 +320,11 @@ pub fn eval_request_within(
                 .any(|r| r.resource.as_ref().is_some_and(|s| struct_too_deep(s, max)))
         {
             // Not converted, but checked as before.
-            return Err(too_deep());
+            too_deep();
         }
+    }
+    if let Some(name) = deep {
+        return Err(format!("required resource {name:?}"));
     }
     Ok(Request {
         composite,
@@ -619,5 +633,29 @@ mod tests {
         assert_eq!(annotation(s.as_ref(), "a"), Some("b"));
         assert_eq!(annotation(s.as_ref(), "n"), None);
         assert_eq!(annotation(None, "a"), None);
+    }
+
+    #[test]
+    fn the_too_deep_required_resource_named_is_the_first_by_name() {
+        // Many maps, each with its own iteration order: the name must not
+        // depend on it.
+        let nested = res(serde_json::json!({"a": {"b": {"c": {"d": 1}}}}));
+        for round in 0..32 {
+            let mut req = RunFunctionRequest::default();
+            for name in ["m", "c", "x", "a", "q"] {
+                let rs = Resources {
+                    items: vec![nested.clone()],
+                };
+                if round % 2 == 0 {
+                    req.required_resources.insert(name.to_owned(), rs);
+                } else {
+                    req.extra_resources.insert(name.to_owned(), rs);
+                }
+            }
+            let want = Some("required resource \"a\"".to_owned());
+            assert_eq!(too_deep_for(&req, &Demand::everything(), 3), want);
+            let got = eval_request_within(&req, &Demand::everything(), 3).err();
+            assert_eq!(got, want);
+        }
     }
 }
