@@ -3,7 +3,7 @@
 //! (via the loop in `for_expr.rs`), the string-size limit, NFC.
 
 use fnhcl_base::{Diagnostic, Span};
-use fnhcl_syntax::ast::{Expr, Ident, Template, TemplatePart};
+use fnhcl_syntax::ast::{Expr, Ident, Template, TemplateFor, TemplateIf, TemplatePart};
 use fnhcl_value::{Type, Value};
 
 use super::{Branch, Diags, Evaluator, R, has_errors, nfc};
@@ -51,12 +51,13 @@ impl Evaluator<'_, '_> {
                     }
                     (v, d, e.span)
                 }
-                TemplatePart::If {
-                    cond,
-                    then,
-                    otherwise,
-                    span: ds,
-                } => {
+                TemplatePart::If(i) => {
+                    let TemplateIf {
+                        cond,
+                        then,
+                        otherwise,
+                        span: ds,
+                    } = &**i;
                     let t_b = Branch::Template(then, *ds);
                     let f_b = match otherwise {
                         Some(o) => Branch::Template(o, *ds),
@@ -65,13 +66,14 @@ impl Evaluator<'_, '_> {
                     let (v, d) = self.conditional(cond, None, t_b, f_b, *ds);
                     (v, d, *ds)
                 }
-                TemplatePart::For {
-                    key_var,
-                    value_var,
-                    collection,
-                    body,
-                    span: ds,
-                } => {
+                TemplatePart::For(f) => {
+                    let TemplateFor {
+                        key_var,
+                        value_var,
+                        collection,
+                        body,
+                        span: ds,
+                    } = &**f;
                     let (v, d) =
                         self.template_for(key_var.as_ref(), value_var, collection, body, *ds);
                     (v, d, *ds)
