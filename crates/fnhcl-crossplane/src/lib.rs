@@ -46,8 +46,8 @@ pub const THREAD_STACK_BYTES: usize = RUN_STACK_BYTES + (2 << 20);
 pub const DEFAULT_CACHE_MAX_ENTRIES: usize = 64;
 /// Default budget of the compiled-program cache: 128 MiB of estimated
 /// memory (see [`PROGRAM_BYTES_PER_SOURCE_BYTE`]), enough for a program
-/// of the largest allowed size (4 MiB of sources, ~112 MiB compiled) or
-/// for 64 programs of ~70 KiB.
+/// of the largest allowed size (4 MiB of sources, ~72 MiB compiled) or
+/// for 64 programs of ~110 KiB.
 pub const DEFAULT_CACHE_MAX_BYTES: usize = 128 << 20;
 /// What a compiled program is estimated to occupy per byte of its
 /// sources (the sources themselves included). Measured by the resident
@@ -57,8 +57,11 @@ pub const DEFAULT_CACHE_MAX_BYTES: usize = 128 << 20;
 /// per-entry [`PROGRAM_BYTES_FIXED`] covers. The compiled expressions
 /// (`fnhcl_expr::Compiled`, beside the AST) added ~38%: `composition(500)`
 /// went from 14.8 to 20.5 bytes per source byte (counted live heap bytes,
-/// `--bench memory` with `count-alloc`).
-pub const PROGRAM_BYTES_PER_SOURCE_BYTE: usize = 28;
+/// `--bench memory` with `count-alloc`); smaller syntax-tree and
+/// compiled nodes then brought it to 13.0 (10–14 for the generated
+/// programs of 30 KB and more, up to 20 for `composition(10)`, whose
+/// fixed costs [`PROGRAM_BYTES_FIXED`] covers; docs/notes/memory-and-jsonl.md).
+pub const PROGRAM_BYTES_PER_SOURCE_BYTE: usize = 18;
 /// The fixed part of a compiled program's estimated size.
 pub const PROGRAM_BYTES_FIXED: usize = 16 << 10;
 
@@ -250,26 +253,35 @@ fn inline_files(hcl: &str) -> Result<Vec<TxtarFile>, String> {
 }
 
 fn compile_files(files: &[TxtarFile]) -> Compiled {
+    match source_map(files) {
+        Ok((sources, bytes)) => compile_sources(sources, bytes),
+        Err(failed) => failed,
+    }
+}
+
+/// The files as a source map, and their size for the cache's estimate.
+fn source_map(files: &[TxtarFile]) -> Result<(Arc<SourceMap>, usize), Compiled> {
     if files.is_empty() {
-        return Compiled::failed(
+        return Err(Compiled::failed(
             "no HCL input files found, are you using the txtar format?".to_owned(),
-        );
+        ));
     }
     let mut sources = SourceMap::new();
     for f in files {
         sources.add(f.name.clone(), f.data.as_str());
     }
-    let sources = Arc::new(sources);
+    let source_bytes: usize = files.iter().map(|f| f.name.len() + f.data.len()).sum();
+    Ok((Arc::new(sources), source_bytes))
+}
+
+fn compile_sources(sources: Arc<SourceMap>, source_bytes: usize) -> Compiled {
     match fnhcl_eval::compile(sources.clone()) {
-        Ok(program) => {
-            let source_bytes: usize = files.iter().map(|f| f.name.len() + f.data.len()).sum();
-            Compiled {
-                result: Ok(program),
-                bytes: source_bytes
-                    .saturating_mul(PROGRAM_BYTES_PER_SOURCE_BYTE)
-                    .saturating_add(PROGRAM_BYTES_FIXED),
-            }
-        }
+        Ok(program) => Compiled {
+            result: Ok(program),
+            bytes: source_bytes
+                .saturating_mul(PROGRAM_BYTES_PER_SOURCE_BYTE)
+                .saturating_add(PROGRAM_BYTES_FIXED),
+        },
         Err(diags) => Compiled::failed(diagnostics_message(&diags, &sources)),
     }
 }
@@ -312,7 +324,16 @@ impl Function {
                 Ok(self
                     .cache
                     .get_or_insert_with(&key, || match inline_files(&input.hcl) {
-                        Ok(files) => compile_files(&files),
+                        // The split text is a copy of the input: let it
+                        // go before the compile's peak (the source map
+                        // holds the text the program keeps).
+                        Ok(files) => match source_map(&files) {
+                            Ok((sources, bytes)) => {
+                                drop(files);
+                                compile_sources(sources, bytes)
+                            }
+                            Err(failed) => failed,
+                        },
                         Err(e) => Compiled::failed(e),
                     }))
             }

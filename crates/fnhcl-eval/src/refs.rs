@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use fnhcl_syntax::ast::{Expr, ExprKind, ObjectKey, Template, TemplatePart};
+use fnhcl_syntax::ast::{
+    Expr, ExprKind, ObjectKey, Template, TemplateFor, TemplateIf, TemplatePart,
+};
 
 /// A variable reference: a root variable followed by attribute steps and
 /// index steps with literal keys (what HCL calls a traversal).
@@ -247,25 +249,27 @@ fn rewrite_template(t: &mut Template, roots: &[&str], bound: &mut Vec<Arc<str>>,
         match p {
             TemplatePart::Literal(_) => {}
             TemplatePart::Interpolation(e) => rewrite_expr(e, roots, bound, d),
-            TemplatePart::If {
-                cond,
-                then,
-                otherwise,
-                ..
-            } => {
+            TemplatePart::If(i) => {
+                let TemplateIf {
+                    cond,
+                    then,
+                    otherwise,
+                    ..
+                } = &mut **i;
                 rewrite_expr(cond, roots, bound, d);
                 rewrite_template(then, roots, bound, d);
                 if let Some(o) = otherwise {
                     rewrite_template(o, roots, bound, d);
                 }
             }
-            TemplatePart::For {
-                key_var,
-                value_var,
-                collection,
-                body,
-                ..
-            } => {
+            TemplatePart::For(f) => {
+                let TemplateFor {
+                    key_var,
+                    value_var,
+                    collection,
+                    body,
+                    ..
+                } = &mut **f;
                 rewrite_expr(collection, roots, bound, d);
                 let n = bound.len();
                 if let Some(k) = key_var {

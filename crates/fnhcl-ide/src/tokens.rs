@@ -209,7 +209,8 @@ impl Walker<'_> {
             .filter_map(|p| match p {
                 TemplatePart::Literal(_) => None,
                 TemplatePart::Interpolation(x) => Some(x.span),
-                TemplatePart::If { span, .. } | TemplatePart::For { span, .. } => Some(*span),
+                TemplatePart::If(i) => Some(i.span),
+                TemplatePart::For(f) => Some(f.span),
             })
             .collect();
         holes.sort_by_key(|h| h.start);

@@ -128,8 +128,10 @@ pub struct ObjectItem {
 pub enum ObjectKey {
     /// A bare identifier key: the literal string of its name.
     Ident(Ident),
-    /// Any other key expression (a string template, a parenthesised expression, ...).
-    Expr(Expr),
+    /// Any other key expression (a string template, a parenthesised
+    /// expression, ...). Boxed: most keys are identifiers, and an inline
+    /// expression would make every object item 48 bytes larger.
+    Expr(Box<Expr>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -139,23 +141,34 @@ pub struct Template {
     pub heredoc: bool,
 }
 
+/// One part of a template. The directives are boxed: they are rare, and
+/// inline they would make every part (most are literal text) 192 bytes
+/// instead of 80 (docs/notes/memory-and-jsonl.md).
 #[derive(Clone, Debug, PartialEq)]
 pub enum TemplatePart {
     Literal(Arc<str>),
     Interpolation(Expr),
-    If {
-        cond: Expr,
-        then: Template,
-        otherwise: Option<Template>,
-        span: Span,
-    },
-    For {
-        key_var: Option<Ident>,
-        value_var: Ident,
-        collection: Expr,
-        body: Template,
-        span: Span,
-    },
+    If(Box<TemplateIf>),
+    For(Box<TemplateFor>),
+}
+
+/// `%{ if cond }then%{ else }otherwise%{ endif }`
+#[derive(Clone, Debug, PartialEq)]
+pub struct TemplateIf {
+    pub cond: Expr,
+    pub then: Template,
+    pub otherwise: Option<Template>,
+    pub span: Span,
+}
+
+/// `%{ for key_var, value_var in collection }body%{ endfor }`
+#[derive(Clone, Debug, PartialEq)]
+pub struct TemplateFor {
+    pub key_var: Option<Ident>,
+    pub value_var: Ident,
+    pub collection: Expr,
+    pub body: Template,
+    pub span: Span,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

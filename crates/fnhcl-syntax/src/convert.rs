@@ -192,7 +192,7 @@ impl<'a> Converter<'a> {
                                 let inner = o.trim_start_matches('"').trim_end_matches('"');
                                 t.parts = vec![TemplatePart::Literal(Arc::from(inner))];
                             }
-                            ObjectKey::Expr(e)
+                            ObjectKey::Expr(Box::new(e))
                         }
                     };
                     let value = self.expr(v.expr());
@@ -509,23 +509,23 @@ impl<'a> Converter<'a> {
                             .else_expr
                             .as_ref()
                             .map(|e| self.template(&e.template, heredoc, dspan));
-                        parts.push(TemplatePart::If {
+                        parts.push(TemplatePart::If(Box::new(TemplateIf {
                             cond,
                             then,
                             otherwise,
                             span: dspan,
-                        });
+                        })));
                     }
                     Directive::For(fd) => {
                         let dspan = self.span(fd.span(), span);
                         let f = &fd.for_expr;
-                        parts.push(TemplatePart::For {
+                        parts.push(TemplatePart::For(Box::new(TemplateFor {
                             key_var: f.key_var.as_ref().map(|k| self.ident(k, dspan)),
                             value_var: self.ident(&f.value_var, dspan),
                             collection: self.expr(&f.collection_expr),
                             body: self.template(&f.template, heredoc, dspan),
                             span: dspan,
-                        });
+                        })));
                     }
                 },
             }

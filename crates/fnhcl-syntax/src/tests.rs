@@ -120,20 +120,16 @@ fn tpart(sm: &SourceMap, p: &TemplatePart) -> String {
     match p {
         TemplatePart::Literal(s) => format!("{s:?}"),
         TemplatePart::Interpolation(e) => format!("${{{}}}", sexp(sm, e)),
-        TemplatePart::If {
-            cond,
-            then,
-            otherwise,
-            span,
-        } => format!(
+        TemplatePart::If(i) => format!(
             "%if {} then [{}] else [{}] @`{}`",
-            sexp(sm, cond),
-            then.parts
+            sexp(sm, &i.cond),
+            i.then
+                .parts
                 .iter()
                 .map(|p| tpart(sm, p))
                 .collect::<Vec<_>>()
                 .join(", "),
-            otherwise
+            i.otherwise
                 .as_ref()
                 .map(|o| o
                     .parts
@@ -142,25 +138,20 @@ fn tpart(sm: &SourceMap, p: &TemplatePart) -> String {
                     .collect::<Vec<_>>()
                     .join(", "))
                 .unwrap_or_default(),
-            sm.slice(*span)
+            sm.slice(i.span)
         ),
-        TemplatePart::For {
-            key_var,
-            value_var,
-            collection,
-            body,
-            span,
-        } => format!(
+        TemplatePart::For(f) => format!(
             "%for {:?} {} in {} [{}] @`{}`",
-            key_var.as_ref().map(|k| k.name.clone()),
-            value_var.name,
-            sexp(sm, collection),
-            body.parts
+            f.key_var.as_ref().map(|k| k.name.clone()),
+            f.value_var.name,
+            sexp(sm, &f.collection),
+            f.body
+                .parts
                 .iter()
                 .map(|p| tpart(sm, p))
                 .collect::<Vec<_>>()
                 .join(", "),
-            sm.slice(*span)
+            sm.slice(f.span)
         ),
     }
 }

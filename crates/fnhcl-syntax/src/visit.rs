@@ -169,25 +169,27 @@ fn template<'a>(v: &mut impl Visitor<'a>, t: &'a Template, depth: usize) {
         match p {
             TemplatePart::Literal(_) => {}
             TemplatePart::Interpolation(e) => walk(v, e, d),
-            TemplatePart::If {
-                cond,
-                then,
-                otherwise,
-                ..
-            } => {
+            TemplatePart::If(i) => {
+                let TemplateIf {
+                    cond,
+                    then,
+                    otherwise,
+                    ..
+                } = &**i;
                 walk(v, cond, d);
                 template(v, then, d);
                 if let Some(o) = otherwise {
                     template(v, o, d);
                 }
             }
-            TemplatePart::For {
-                key_var,
-                value_var,
-                collection,
-                body,
-                ..
-            } => {
+            TemplatePart::For(f) => {
+                let TemplateFor {
+                    key_var,
+                    value_var,
+                    collection,
+                    body,
+                    ..
+                } = &**f;
                 walk(v, collection, d);
                 let n = bind(v, key_var.as_ref(), value_var);
                 template(v, body, d);

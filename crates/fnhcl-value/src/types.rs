@@ -133,16 +133,31 @@ impl fmt::Display for Type {
             Type::Bool => f.write_str("bool"),
             Type::Number => f.write_str("number"),
             Type::String => f.write_str("string"),
-            Type::List(e) => write!(f, "list({e})"),
-            Type::Set(e) => write!(f, "set({e})"),
-            Type::Map(e) => write!(f, "map({e})"),
+            // `write_str` and `fmt` rather than `write!`: the result type
+            // of every `eval --jsonl` line is printed, and the formatting
+            // machinery per attribute was most of that.
+            Type::List(e) => {
+                f.write_str("list(")?;
+                fmt::Display::fmt(e, f)?;
+                f.write_str(")")
+            }
+            Type::Set(e) => {
+                f.write_str("set(")?;
+                fmt::Display::fmt(e, f)?;
+                f.write_str(")")
+            }
+            Type::Map(e) => {
+                f.write_str("map(")?;
+                fmt::Display::fmt(e, f)?;
+                f.write_str(")")
+            }
             Type::Tuple(es) => {
                 f.write_str("tuple([")?;
                 for (i, e) in es.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
-                    write!(f, "{e}")?;
+                    fmt::Display::fmt(e, f)?;
                 }
                 f.write_str("])")
             }
@@ -152,7 +167,9 @@ impl fmt::Display for Type {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
-                    write!(f, "{k}: {t}")?;
+                    f.write_str(k)?;
+                    f.write_str(": ")?;
+                    fmt::Display::fmt(t, f)?;
                 }
                 f.write_str("})")
             }

@@ -17,10 +17,14 @@ impl Compiler<'_> {
             let item = match &*b.ident.name {
                 "group" => self.group(b, env).map(Item::Group),
                 "resource" => self.resource(b, env).map(Item::Resource),
-                "resources" => self.collection(b, env).map(Item::Collection),
+                "resources" => self
+                    .collection(b, env)
+                    .map(|c| Item::Collection(Box::new(c))),
                 "composite" => self.composite(b, env).map(Item::Composite),
                 "context" => self.context(b, env).map(Item::Context),
-                "requirement" => self.requirement(b, env).map(Item::Requirement),
+                "requirement" => self
+                    .requirement(b, env)
+                    .map(|r| Item::Requirement(Box::new(r))),
                 "module" => self.instance(b, env).map(Item::Module),
                 "switch" => self.switch(b, env).map(Item::Switch),
                 // locals (already in the scope), functions, imports,

@@ -172,13 +172,15 @@ pub(crate) struct Cond {
     pub span: Span,
 }
 
+/// 368 bytes (a `Resource`): the larger, rarer blocks are boxed, so that
+/// a program of many resources does not pay for them in every item.
 pub(crate) enum Item {
     Group(Group),
     Resource(Resource),
-    Collection(Collection),
+    Collection(Box<Collection>),
     Composite(Composite),
     Context(ContextBlock),
-    Requirement(Requirement),
+    Requirement(Box<Requirement>),
     Module(Instance),
     Switch(Switch),
 }

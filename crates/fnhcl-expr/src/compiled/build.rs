@@ -5,12 +5,12 @@
 //! [`Node::Ast`].
 
 use fnhcl_base::Span;
-use fnhcl_syntax::ast::{Expr, ExprKind, ObjectKey, Template, TemplatePart};
+use fnhcl_syntax::ast::{Expr, ExprKind, ObjectKey, Template, TemplateFor, TemplatePart};
 use fnhcl_syntax::visit::is_literal_key;
 
 use super::node::{
-    Const, ForNode, Key, LitObject, Node, ObjItem, PathStep, Probe, Root, TemplateNode,
-    TemplatePartNode, Traversal,
+    Call, CanCall, Const, ForNode, Key, LitObject, Node, ObjItem, PathStep, Probe, Root,
+    TemplateNode, TemplatePartNode, Traversal, TryCall,
 };
 use fnhcl_value::{Number, Value};
 
@@ -36,8 +36,10 @@ pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
                 .iter()
                 .map(|it| ObjItem {
                     key: match &it.key {
-                        ObjectKey::Expr(k) => Some(sub(k)),
-                        ObjectKey::Ident(_) => None,
+                        // The constructor uses these keys as they are
+                        // (`eval/constructors.rs`), without their node.
+                        ObjectKey::Expr(k) if !plain_ascii_string(k) => Some(Box::new(sub(k))),
+                        _ => None,
                     },
                     value: sub(&it.value),
                 })
@@ -54,28 +56,28 @@ pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
             name,
             args,
             expand_final: false,
-        } if &*name.name == "try" => Node::Try {
+        } if &*name.name == "try" => Node::Try(Box::new(TryCall {
             args: args.iter().map(sub).collect(),
             probes: args.iter().map(|a| probes(a, resolve)).collect(),
-        },
+        })),
         ExprKind::FuncCall {
             name,
             args,
             expand_final: false,
-        } if &*name.name == "can" && args.len() == 1 => Node::Can {
-            arg: Box::new(sub(&args[0])),
+        } if &*name.name == "can" && args.len() == 1 => Node::Can(Box::new(CanCall {
+            arg: sub(&args[0]),
             probes: probes(&args[0], resolve),
-        },
+        })),
         ExprKind::FuncCall {
             name,
             args,
             expand_final: false,
         } if !matches!(&*name.name, "try" | "can" | "invoke") => {
             match fnhcl_functions::registry().get(&name.name) {
-                Some(def) => Node::Call {
+                Some(def) => Node::Call(Box::new(Call {
                     def,
                     args: args.iter().map(sub).collect(),
-                },
+                })),
                 None => Node::CallAny(args.iter().map(sub).collect()),
             }
         }
@@ -118,23 +120,19 @@ fn template(t: &Template, resolve: &dyn Fn(&str) -> Option<u32>) -> TemplateNode
         .map(|p| match p {
             TemplatePart::Literal(_) => TemplatePartNode::Literal,
             TemplatePart::Interpolation(x) => TemplatePartNode::Interpolation(build(x, resolve)),
-            TemplatePart::If {
-                cond,
-                then,
-                otherwise,
-                ..
-            } => TemplatePartNode::If {
-                cond: build(cond, resolve),
-                then: template(then, resolve),
-                otherwise: otherwise.as_ref().map(|o| template(o, resolve)),
+            TemplatePart::If(i) => TemplatePartNode::If {
+                cond: build(&i.cond, resolve),
+                then: template(&i.then, resolve),
+                otherwise: i.otherwise.as_ref().map(|o| template(o, resolve)),
             },
-            TemplatePart::For {
-                key_var,
-                value_var,
-                collection,
-                body,
-                ..
-            } => {
+            TemplatePart::For(f) => {
+                let TemplateFor {
+                    key_var,
+                    value_var,
+                    collection,
+                    body,
+                    ..
+                } = &**f;
                 let bound = |n: &str| {
                     if *n == *value_var.name || key_var.as_ref().is_some_and(|k| *n == *k.name) {
                         None
@@ -221,6 +219,13 @@ fn foldable(e: &Expr) -> bool {
     }
 }
 
+/// A key an object constructor takes as it is: a template of one ASCII
+/// literal.
+fn plain_ascii_string(k: &Expr) -> bool {
+    matches!(&k.kind, ExprKind::Template(t)
+        if matches!(t.parts.as_slice(), [TemplatePart::Literal(s)] if s.is_ascii()))
+}
+
 /// Nesting levels the tree walk enters for a [`foldable`] expression.
 fn height(e: &Expr) -> usize {
     let below = match &e.kind {
@@ -261,8 +266,8 @@ fn fold(e: &Expr) -> Option<Const> {
     }
     Some(Const {
         value: r.value,
-        steps: r.steps,
-        height: height(e),
+        steps: u32::try_from(r.steps).ok()?,
+        height: u32::try_from(height(e)).ok()?,
     })
 }
 
@@ -270,7 +275,7 @@ fn fold(e: &Expr) -> Option<Const> {
 /// steps, all known at compile time.
 fn traversal(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Option<Traversal> {
     let mut path = Vec::new();
-    let mut steps = 1u64;
+    let mut steps = 1u32;
     let mut cur = e;
     loop {
         let sub = |src: &Expr| Span {
@@ -285,7 +290,7 @@ fn traversal(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Option<Traversa
                     subject: sub(src),
                     context: cur.span,
                 });
-                steps += 1;
+                steps = steps.checked_add(1)?;
                 cur = src;
             }
             ExprKind::Index(src, key) if is_literal_key(key) && foldable(key) => {
@@ -295,7 +300,7 @@ fn traversal(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Option<Traversa
                     subject: sub(src),
                     context: cur.span,
                 });
-                steps += 1 + k.steps;
+                steps = steps.checked_add(1)?.checked_add(k.steps)?;
                 cur = src;
             }
             ExprKind::Variable(id) => {
@@ -305,8 +310,7 @@ fn traversal(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Option<Traversa
                         name: id.name.clone(),
                         slot: resolve(&id.name),
                     },
-                    ident: id.clone(),
-                    height: path.len() + 1,
+                    height: u32::try_from(path.len() + 1).ok()?,
                     path: path.into_boxed_slice(),
                     steps,
                 });

@@ -8,9 +8,12 @@ use std::sync::Arc;
 
 use fnhcl_base::Span;
 use fnhcl_functions::FuncDef;
-use fnhcl_syntax::ast::{Expr, Ident};
+use fnhcl_syntax::ast::Expr;
 use fnhcl_value::Value;
 
+/// 24 bytes: the variants that would be larger (calls, `try`, `can`)
+/// are boxed, so that the many small nodes of a program do not pay for
+/// them (docs/notes/memory-and-jsonl.md).
 #[derive(Clone)]
 pub(crate) enum Node {
     /// Evaluated by the tree walk (`SplatItem`, the element of a splat;
@@ -33,27 +36,17 @@ pub(crate) enum Node {
     GetAttr(Box<Node>),
     Index(Box<[Node; 2]>),
     /// A built-in called without `...` expansion.
-    Call {
-        def: &'static FuncDef,
-        args: Box<[Node]>,
-    },
+    Call(Box<Call>),
     /// Any other call (`...` expansion, `invoke`, an unknown function,
     /// `try`/`can` written unusually): the arguments' nodes, for
     /// `Evaluator::call`.
     CallAny(Box<[Node]>),
     /// A splat: its source and the expression applied to each element.
     Splat(Box<[Node; 2]>),
-    /// `try(...)`: the arguments and, for each, the root traversals it
-    /// reads (checked for unknowns before it is evaluated).
-    Try {
-        args: Box<[Node]>,
-        probes: Box<[Box<[Probe]>]>,
-    },
-    /// `can(x)`: the argument and its root traversals.
-    Can {
-        arg: Box<Node>,
-        probes: Box<[Probe]>,
-    },
+    /// `try(...)`.
+    Try(Box<TryCall>),
+    /// `can(x)`.
+    Can(Box<CanCall>),
     Conditional(Box<[Node; 3]>),
     /// A `for` expression: the collection, and the key, value and `if`
     /// expressions (evaluated with the `for` variables bound, where the
@@ -61,6 +54,28 @@ pub(crate) enum Node {
     For(Box<ForNode>),
     Unary(Box<Node>),
     Binary(Box<[Node; 2]>),
+}
+
+/// A built-in and its arguments.
+#[derive(Clone)]
+pub(crate) struct Call {
+    pub def: &'static FuncDef,
+    pub args: Box<[Node]>,
+}
+
+/// `try(...)`: the arguments and, for each, the root traversals it reads
+/// (checked for unknowns before it is evaluated).
+#[derive(Clone)]
+pub(crate) struct TryCall {
+    pub args: Box<[Node]>,
+    pub probes: Box<[Box<[Probe]>]>,
+}
+
+/// `can(x)`: the argument and its root traversals.
+#[derive(Clone)]
+pub(crate) struct CanCall {
+    pub arg: Node,
+    pub probes: Box<[Probe]>,
 }
 
 /// A root traversal of a `try`/`can` argument (tryfunc's
@@ -77,16 +92,17 @@ pub(crate) struct Probe {
 pub(crate) struct Const {
     pub value: Value,
     /// Steps the tree walk takes to evaluate the subexpression.
-    pub steps: u64,
+    pub steps: u32,
     /// Nesting levels the tree walk enters (1 for a leaf).
-    pub height: usize,
+    pub height: u32,
 }
 
 /// One item of an object constructor: the compiled key when it is an
-/// expression evaluated at run time, and the value.
+/// expression evaluated at run time (`None` for a name or a plain ASCII
+/// string, which the constructor uses as it is), and the value.
 #[derive(Clone)]
 pub(crate) struct ObjItem {
-    pub key: Option<Node>,
+    pub key: Option<Box<Node>>,
     pub value: Node,
 }
 
@@ -138,16 +154,16 @@ pub(crate) struct LitObject {
 }
 
 /// `root.a["b"][0].c`: a chain of attribute and literal-key steps from a
-/// root variable, walked by reference.
+/// root variable, walked by reference. (The root's identifier, for the
+/// "Unknown variable" message, is the AST's.)
 #[derive(Clone)]
 pub(crate) struct Traversal {
     pub root: Root,
-    pub ident: Ident,
     pub path: Box<[PathStep]>,
     /// Steps the tree walk takes (chain nodes, root, literal keys).
-    pub steps: u64,
+    pub steps: u32,
     /// Nesting levels of the chain (its nodes and the root).
-    pub height: usize,
+    pub height: u32,
 }
 
 /// A root variable: its name, and the slot the caller's resolver gave it.
@@ -170,4 +186,19 @@ pub(crate) struct PathStep {
     /// source to the end of the step) and the step node's span.
     pub subject: Span,
     pub context: Span,
+}
+
+#[cfg(test)]
+mod tests {
+    /// The layout the program's memory estimate counts on
+    /// (docs/notes/memory-and-jsonl.md): a node is three words.
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn node_sizes() {
+        use std::mem::size_of;
+        assert_eq!(size_of::<super::Node>(), 24);
+        assert_eq!(size_of::<super::ObjItem>(), 32);
+        assert_eq!(size_of::<super::Traversal>(), 48);
+        assert_eq!(size_of::<super::Const>(), 40);
+    }
 }

@@ -395,11 +395,11 @@ fn start_range(e: &Expr) -> Span {
             }
             Some(TemplatePart::Interpolation(x)) => start_range(x),
             Some(TemplatePart::Literal(l)) if !t.heredoc => at(e.span.start + 1, l.len() as u32),
-            Some(TemplatePart::If { cond, .. }) => start_range(cond),
-            Some(TemplatePart::For { span, .. }) => Span {
-                file: span.file,
-                start: span.start,
-                end: span.start + 2,
+            Some(TemplatePart::If(i)) => start_range(&i.cond),
+            Some(TemplatePart::For(f)) => Span {
+                file: f.span.file,
+                start: f.span.start,
+                end: f.span.start + 2,
             },
             _ => e.span,
         },

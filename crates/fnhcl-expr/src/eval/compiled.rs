@@ -41,10 +41,11 @@ impl Evaluator<'_, '_> {
     /// Whether `steps` steps and `height` nesting levels from here can be
     /// charged at once: no limit is reached and no interrupt check falls
     /// inside them.
-    fn can_batch(&self, steps: u64, height: usize) -> bool {
+    fn can_batch(&self, steps: u32, height: u32) -> bool {
         if self.aborted || !self.locals.is_empty() {
             return false;
         }
+        let (steps, height) = (u64::from(steps), height as usize);
         let after = self.steps.saturating_add(steps);
         after <= self.ctx.limits.max_steps
             && ((self.steps ^ after) < crate::INTERRUPT_INTERVAL
@@ -56,7 +57,7 @@ impl Evaluator<'_, '_> {
         if !self.can_batch(c.steps, c.height) {
             return self.eval(e);
         }
-        self.steps += c.steps;
+        self.steps += u64::from(c.steps);
         (c.value.clone(), Vec::new())
     }
 
@@ -69,9 +70,14 @@ impl Evaluator<'_, '_> {
         if !self.can_batch(t.steps, t.height) {
             return self.eval(e);
         }
-        self.steps += t.steps;
+        self.steps += u64::from(t.steps);
         let Some(root) = self.ctx.vars.get_slot(&t.root.name, t.root.slot) else {
-            let (mut v, mut diags) = self.variable(&t.ident);
+            let Some(ident) = fnhcl_syntax::visit::traversal_root(e) else {
+                // Not reached: the node was built from this chain.
+                self.steps -= u64::from(t.steps);
+                return self.eval(e);
+            };
+            let (mut v, mut diags) = self.variable(ident);
             for s in t.path.iter() {
                 v = self.path_step(v, s, &mut diags);
             }
@@ -156,29 +162,23 @@ impl Evaluator<'_, '_> {
             (Node::Index(nodes), ExprKind::Index(src, key)) => {
                 self.index_node(e, src, key, Some(nodes))
             }
-            (Node::Call { def, args: nodes }, ExprKind::FuncCall { name, args, .. }) => {
+            (Node::Call(c), ExprKind::FuncCall { name, args, .. }) => {
                 if !self.ctx.functions {
                     return self.calls_not_allowed(e.span);
                 }
-                self.call_builtin(def, &name.name, args, Some(nodes), e.span)
+                self.call_builtin(c.def, &name.name, args, Some(&c.args), e.span)
             }
-            (
-                Node::Try {
-                    args: nodes,
-                    probes,
-                },
-                ExprKind::FuncCall { args, .. },
-            ) => {
+            (Node::Try(c), ExprKind::FuncCall { args, .. }) => {
                 if !self.ctx.functions {
                     return self.calls_not_allowed(e.span);
                 }
-                self.call_try(args, Some((nodes, probes)), e.span)
+                self.call_try(args, Some((&c.args, &c.probes)), e.span)
             }
-            (Node::Can { arg, probes }, ExprKind::FuncCall { name, args, .. }) => {
+            (Node::Can(c), ExprKind::FuncCall { name, args, .. }) => {
                 if !self.ctx.functions {
                     return self.calls_not_allowed(e.span);
                 }
-                self.call_can(name, args, Some((arg, probes)), e.span)
+                self.call_can(name, args, Some((&c.arg, &c.probes)), e.span)
             }
             (
                 Node::Conditional(nodes),

@@ -89,7 +89,7 @@ impl Evaluator<'_, '_> {
                     (Value::string("null"), Vec::new(), k.span)
                 }
                 ObjectKey::Expr(k) => {
-                    let (v, d) = self.eval_sub(k, node.and_then(|n| n.key.as_ref()));
+                    let (v, d) = self.eval_sub(k, node.and_then(|n| n.key.as_deref()));
                     (v, d, k.span)
                 }
             };

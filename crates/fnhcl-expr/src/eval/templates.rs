@@ -3,7 +3,7 @@
 //! (via the loop in `for_expr.rs`), the string-size limit, NFC.
 
 use fnhcl_base::{Diagnostic, Span};
-use fnhcl_syntax::ast::{Expr, Ident, Template, TemplatePart};
+use fnhcl_syntax::ast::{Expr, Ident, Template, TemplateFor, TemplateIf, TemplatePart};
 use fnhcl_value::{Type, Value};
 
 use super::{Branch, Diags, Evaluator, R, has_errors, nfc};
@@ -54,12 +54,13 @@ impl Evaluator<'_, '_> {
                     }
                     (v, d, e.span)
                 }
-                TemplatePart::If {
-                    cond,
-                    then,
-                    otherwise,
-                    span: ds,
-                } => {
+                TemplatePart::If(i) => {
+                    let TemplateIf {
+                        cond,
+                        then,
+                        otherwise,
+                        span: ds,
+                    } = &**i;
                     let (cond_n, then_n, otherwise_n) = match next {
                         Some(TemplatePartNode::If {
                             cond,
@@ -76,13 +77,14 @@ impl Evaluator<'_, '_> {
                     let (v, d) = self.conditional(cond, cond_n, t_b, f_b, *ds);
                     (v, d, *ds)
                 }
-                TemplatePart::For {
-                    key_var,
-                    value_var,
-                    collection,
-                    body,
-                    span: ds,
-                } => {
+                TemplatePart::For(f) => {
+                    let TemplateFor {
+                        key_var,
+                        value_var,
+                        collection,
+                        body,
+                        span: ds,
+                    } = &**f;
                     let (coll_n, body_n) = match next {
                         Some(TemplatePartNode::For { collection, body }) => {
                             (Some(collection), Some(body))

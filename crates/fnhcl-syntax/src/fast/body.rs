@@ -152,13 +152,12 @@ pub(super) fn check_keys(items: &[ObjectItem]) -> R<()> {
     for it in items {
         match &it.key {
             ObjectKey::Ident(i) => names.push(&i.name),
-            ObjectKey::Expr(Expr {
-                kind: ExprKind::Template(t),
-                ..
-            }) if !t.heredoc && matches!(&t.parts[..], [TemplatePart::Literal(_)]) => {
-                if let [TemplatePart::Literal(s)] = &t.parts[..] {
-                    names.push(s);
-                }
+            ObjectKey::Expr(k)
+                if let ExprKind::Template(t) = &k.kind
+                    && !t.heredoc
+                    && let [TemplatePart::Literal(s)] = &t.parts[..] =>
+            {
+                names.push(s);
             }
             ObjectKey::Expr(_) => others += 1,
         }

@@ -374,7 +374,7 @@ impl Parser<'_> {
             self.sp()?;
             let key = match k.kind {
                 ExprKind::Variable(i) => ObjectKey::Ident(i),
-                _ => ObjectKey::Expr(k),
+                _ => ObjectKey::Expr(Box::new(k)),
             };
             if !matches!(self.peek(), Some(b'=' | b':')) {
                 return Err(Bail);

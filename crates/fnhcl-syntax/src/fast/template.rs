@@ -86,12 +86,12 @@ fn finish(raws: Vec<Raw>, heredoc: bool) -> Template {
                 otherwise,
                 span,
                 ..
-            } => parts.push(TemplatePart::If {
+            } => parts.push(TemplatePart::If(Box::new(TemplateIf {
                 cond,
                 then: finish(then, heredoc),
                 otherwise: otherwise.map(|(_, o)| finish(o, heredoc)),
                 span,
-            }),
+            }))),
             Raw::For {
                 key_var,
                 value_var,
@@ -99,13 +99,13 @@ fn finish(raws: Vec<Raw>, heredoc: bool) -> Template {
                 body,
                 span,
                 ..
-            } => parts.push(TemplatePart::For {
+            } => parts.push(TemplatePart::For(Box::new(TemplateFor {
                 key_var,
                 value_var,
                 collection,
                 body: finish(body, heredoc),
                 span,
-            }),
+            }))),
         }
     }
     Template { parts, heredoc }
