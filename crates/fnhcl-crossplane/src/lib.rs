@@ -46,8 +46,8 @@ pub const THREAD_STACK_BYTES: usize = RUN_STACK_BYTES + (2 << 20);
 pub const DEFAULT_CACHE_MAX_ENTRIES: usize = 64;
 /// Default budget of the compiled-program cache: 128 MiB of estimated
 /// memory (see [`PROGRAM_BYTES_PER_SOURCE_BYTE`]), enough for a program
-/// of the largest allowed size (4 MiB of sources, ~72 MiB compiled) or
-/// for 64 programs of ~110 KiB.
+/// of the largest allowed size (4 MiB of sources, ~80 MiB compiled) or
+/// for 64 programs of ~100 KiB.
 pub const DEFAULT_CACHE_MAX_BYTES: usize = 128 << 20;
 /// What a compiled program is estimated to occupy per byte of its
 /// sources (the sources themselves included). Measured by the resident
@@ -58,10 +58,13 @@ pub const DEFAULT_CACHE_MAX_BYTES: usize = 128 << 20;
 /// (`fnhcl_expr::Compiled`, beside the AST) added ~38%: `composition(500)`
 /// went from 14.8 to 20.5 bytes per source byte (counted live heap bytes,
 /// `--bench memory` with `count-alloc`); smaller syntax-tree and
-/// compiled nodes then brought it to 13.0 (10–14 for the generated
-/// programs of 30 KB and more, up to 20 for `composition(10)`, whose
-/// fixed costs [`PROGRAM_BYTES_FIXED`] covers; docs/notes/memory-and-jsonl.md).
-pub const PROGRAM_BYTES_PER_SOURCE_BYTE: usize = 18;
+/// compiled nodes then brought it to 13.0 (docs/notes/memory-and-jsonl.md),
+/// and compiling literal objects' key order, `for`, splats and template
+/// directives to 14.3 (12–15 for the generated programs of 12 KB and more,
+/// 21.6 for `composition(10)`, 32.8 for the 235-byte `heavy_composition(20)`:
+/// `cargo run -p fnhcl-bench --features count-alloc --example program_bytes`).
+/// With [`PROGRAM_BYTES_FIXED`] this bounds every one of them.
+pub const PROGRAM_BYTES_PER_SOURCE_BYTE: usize = 20;
 /// The fixed part of a compiled program's estimated size.
 pub const PROGRAM_BYTES_FIXED: usize = 16 << 10;
 
