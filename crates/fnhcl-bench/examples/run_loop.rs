@@ -13,9 +13,10 @@
 //! the response (as the server does: the bytes the function writes).
 //! Mode `bytes` runs the request of the default mode to the response's
 //! protobuf bytes (`Function::run_encoded_with`, what the server does; the
-//! default mode's `Function::run` decodes them into the SDK's message too). Mode `live` runs N resources of `composition` with
-//! observed objects the size Crossplane sends (`live_request`), and
-//! `live-encode` its protobuf floor. Modes `compile` and `parse` take the
+//! default mode's `Function::run` decodes them into the SDK's message
+//! too). Mode `live` runs N resources of `composition` with observed
+//! objects the size Crossplane sends (`live_request`), and `live-encode`
+//! its protobuf floor. Modes `compile` and `parse` take the
 //! ~2,000-line, 50-file program of `large_txtar(50, 2)` (N is ignored) and,
 //! K times, load and compile it uncached (parse + check + compile: the first
 //! run of a new program) or only parse its files. Modes `encode-prost` and
@@ -67,7 +68,12 @@ fn run() {
         fnhcl_bench::supply_bucket_schema(&mut req);
     }
     let f = Function::new(Options::default());
-    let rsp = f.run(&req);
+    // The message as prost decodes the function's bytes (what a prost
+    // client holds): the floor's encode and `build` work on it.
+    let rsp = fnhcl_crossplane::proto::RunFunctionResponse::decode(
+        f.run_encoded_with(&req, None).response.as_slice(),
+    )
+    .expect("decode");
     assert!(rsp.results.is_empty(), "{:?}", rsp.results);
     let bytes = req.encode_to_vec();
     let start = std::time::Instant::now();

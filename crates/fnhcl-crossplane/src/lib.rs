@@ -436,32 +436,31 @@ impl Function {
         req: &RunFunctionRequest,
         interrupt: Option<Interrupt>,
     ) -> Outcome<Encoded> {
-        {
-            catch_unwind(AssertUnwindSafe(|| self.run_outcome_inner(req, interrupt)))
-                .unwrap_or_else(|p| {
-                    let message = format!(
-                        "internal error: the function panicked: {}",
-                        panic_message(&*p)
-                    );
-                    let response =
-                        response::fatal_bytes(req, self.options.default_ttl, message.clone());
-                    let xr_body = req
-                        .observed
-                        .as_ref()
-                        .and_then(|o| o.composite.as_ref())
-                        .and_then(|c| c.resource.as_ref());
-                    Outcome {
-                        response,
-                        xr: catch_unwind(|| xr_ref(xr_body)).unwrap_or_default(),
-                        tag: req.meta.as_ref().map(|m| m.tag.clone()).unwrap_or_default(),
-                        error: Some(message),
-                        warnings: 0,
-                        cache_hit: None,
-                        debug_request: None,
-                        debug_response: None,
-                    }
-                })
-        }
+        catch_unwind(AssertUnwindSafe(|| self.run_outcome_inner(req, interrupt))).unwrap_or_else(
+            |p| {
+                let message = format!(
+                    "internal error: the function panicked: {}",
+                    panic_message(&*p)
+                );
+                let response =
+                    response::fatal_bytes(req, self.options.default_ttl, message.clone());
+                let xr_body = req
+                    .observed
+                    .as_ref()
+                    .and_then(|o| o.composite.as_ref())
+                    .and_then(|c| c.resource.as_ref());
+                Outcome {
+                    response,
+                    xr: catch_unwind(|| xr_ref(xr_body)).unwrap_or_default(),
+                    tag: req.meta.as_ref().map(|m| m.tag.clone()).unwrap_or_default(),
+                    error: Some(message),
+                    warnings: 0,
+                    cache_hit: None,
+                    debug_request: None,
+                    debug_response: None,
+                }
+            },
+        )
     }
 
     fn run_outcome_inner(
