@@ -21,20 +21,7 @@ impl Evaluator<'_, '_> {
             Node::Ast => self.eval(e),
             Node::Const(c) => self.constant(c, e),
             Node::Traversal(t) => self.traversal_c(t, e),
-            _ => {
-                let mut diags = Vec::new();
-                if !self.step(1, e.span, &mut diags) {
-                    return (dynamic(), diags);
-                }
-                if self.depth >= self.ctx.limits.max_depth {
-                    diags.push(self.too_deep(e.span));
-                    return (dynamic(), diags);
-                }
-                self.depth += 1;
-                let r = self.eval_inner_c(n, e);
-                self.depth -= 1;
-                r
-            }
+            _ => self.node_charged(e.span, |ev| ev.eval_inner_c(n, e)),
         }
     }
 

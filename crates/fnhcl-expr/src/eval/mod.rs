@@ -225,16 +225,23 @@ impl<'c, 'a> Evaluator<'c, 'a> {
     }
 
     pub(crate) fn eval(&mut self, e: &Expr) -> R {
+        self.node_charged(e.span, |ev| ev.eval_inner(e))
+    }
+
+    /// What every node costs, in the tree walk and the compiled walk
+    /// alike: one step and one level of nesting around `inner`.
+    #[inline]
+    pub(super) fn node_charged(&mut self, span: Span, inner: impl FnOnce(&mut Self) -> R) -> R {
         let mut diags = Vec::new();
-        if !self.step(1, e.span, &mut diags) {
+        if !self.step(1, span, &mut diags) {
             return (dynamic(), diags);
         }
         if self.depth >= self.ctx.limits.max_depth {
-            diags.push(self.too_deep(e.span));
+            diags.push(self.too_deep(span));
             return (dynamic(), diags);
         }
         self.depth += 1;
-        let r = self.eval_inner(e);
+        let r = inner(self);
         self.depth -= 1;
         r
     }
