@@ -1,6 +1,8 @@
 //! Blocks: items, groups, conditions, bodies, resources, collections and
 //! templates, and duplicate names.
 
+use std::borrow::Cow;
+
 use fnhcl_base::{Diagnostic, Span};
 use fnhcl_syntax::ast::{Attribute, Block, Expr, ExprKind, ObjectItem, ObjectKey, Structure};
 
@@ -62,7 +64,9 @@ impl Compiler<'_> {
     }
 
     /// The body of a resource-like block: `body = ...` or `body { ... }`.
-    pub(super) fn body_expr(&mut self, content: &Content<'_>) -> Option<Expr> {
+    /// Borrowed for the attribute (compiled with one copy), owned for the
+    /// block (built here, compiled without a copy).
+    pub(super) fn body_expr<'a>(&mut self, content: &Content<'a>) -> Option<Cow<'a, Expr>> {
         let attr = content.attr("body");
         let blocks: Vec<&Block> = content.blocks_of("body").collect();
         if let (Some(a), Some(b)) = (attr, blocks.first()) {
@@ -85,10 +89,10 @@ impl Compiler<'_> {
             return None;
         }
         if let Some(a) = attr {
-            return Some(a.expr.clone());
+            return Some(Cow::Borrowed(&a.expr));
         }
         let b = blocks.first()?;
-        Some(self.block_as_object(b))
+        Some(Cow::Owned(self.block_as_object(b)))
     }
 
     /// `body { a = 1 }` as the object expression `{ a = 1 }` (D4).
@@ -147,7 +151,7 @@ impl Compiler<'_> {
             header: b.header_span(),
             condition,
             scope,
-            body: env.compile(&body?),
+            body: env.compile_cow(body?),
             children,
         })
     }
@@ -184,7 +188,7 @@ impl Compiler<'_> {
                 Template {
                     header: b.header_span(),
                     scope: Scope::default(),
-                    body: tenv.compile(&body),
+                    body: tenv.compile_cow(body),
                     children: Vec::new(),
                 }
             }),
@@ -246,7 +250,7 @@ impl Compiler<'_> {
         Some(Template {
             header: b.header_span(),
             scope,
-            body: env.compile(&body?),
+            body: env.compile_cow(body?),
             children,
         })
     }

@@ -37,7 +37,7 @@ impl Compiler<'_> {
         Some(Composite {
             kind: kind?,
             scope,
-            body: env.compile(&body?),
+            body: env.compile_cow(body?),
         })
     }
 
@@ -45,15 +45,15 @@ impl Compiler<'_> {
         let content = self.content(b, &schema::CONTEXT, false);
         let locals: Vec<&Block> = content.blocks_of("locals").collect();
         let (scope, env) = self.scope(&locals, env);
-        let key = content.attr("key").map(|a| a.expr.clone());
-        let value = content.attr("value").map(|a| a.expr.clone());
+        let key = content.attr("key").map(|a| &a.expr);
+        let value = content.attr("value").map(|a| &a.expr);
         for e in key.iter().chain(value.iter()) {
             self.check_expr(e, &env);
         }
         Some(ContextBlock {
             scope,
-            key: env.compile(&key?),
-            value: env.compile(&value?),
+            key: env.compile(key?),
+            value: env.compile(value?),
         })
     }
 
@@ -61,8 +61,8 @@ impl Compiler<'_> {
         let content = self.content(b, &schema::READY, false);
         let locals: Vec<&Block> = content.blocks_of("locals").collect();
         let (scope, env) = self.scope(&locals, env);
-        let value = content.attr("value").map(|a| a.expr.clone());
-        if let Some(v) = &value {
+        let value = content.attr("value").map(|a| &a.expr);
+        if let Some(v) = value {
             self.check_expr(v, &env);
             if is_constant(v) {
                 let (val, ds) = eval_constant(v);
@@ -76,7 +76,7 @@ impl Compiler<'_> {
         }
         Some(Ready {
             scope,
-            value: env.compile(&value?),
+            value: env.compile(value?),
         })
     }
 
@@ -114,7 +114,7 @@ impl Compiler<'_> {
             }
         };
         let sc = self.content(sb, &schema::SELECT, false);
-        let get = |n: &str| sc.attr(n).map(|a| a.expr.clone());
+        let get = |n: &str| sc.attr(n).map(|a| &a.expr);
         let (api_version, kind, match_name, match_labels) = (
             get("apiVersion"),
             get("kind"),
@@ -143,10 +143,10 @@ impl Compiler<'_> {
             _ => {}
         }
         for (field, e) in [
-            (crate::checks::SelectField::ApiVersion, &api_version),
-            (crate::checks::SelectField::Kind, &kind),
-            (crate::checks::SelectField::MatchName, &match_name),
-            (crate::checks::SelectField::MatchLabels, &match_labels),
+            (crate::checks::SelectField::ApiVersion, api_version),
+            (crate::checks::SelectField::Kind, kind),
+            (crate::checks::SelectField::MatchName, match_name),
+            (crate::checks::SelectField::MatchLabels, match_labels),
         ] {
             let Some(e) = e else { continue };
             self.check_expr(e, &env);
@@ -166,10 +166,10 @@ impl Compiler<'_> {
             scope,
             select: Select {
                 header: sb.header_span(),
-                api_version: env.compile(&api_version?),
-                kind: env.compile(&kind?),
-                match_name: match_name.map(|e| env.compile(&e)),
-                match_labels: match_labels.map(|e| env.compile(&e)),
+                api_version: env.compile(api_version?),
+                kind: env.compile(kind?),
+                match_name: match_name.map(|e| env.compile(e)),
+                match_labels: match_labels.map(|e| env.compile(e)),
             },
         })
     }

@@ -59,7 +59,18 @@ impl Env {
     /// `e` compiled for evaluation in this scope, its root variables
     /// resolved to slots where the scope binds them.
     pub(super) fn compile(&self, e: &Expr) -> Compiled {
-        Compiled::with_slots(e.clone(), &|name| self.slot(name))
+        self.compile_owned(e.clone())
+    }
+
+    /// [`Self::compile`] of an expression the caller owns (a block body
+    /// turned into an object): no copy of the tree.
+    pub(super) fn compile_owned(&self, e: Expr) -> Compiled {
+        Compiled::with_slots(e, &|name| self.slot(name))
+    }
+
+    /// [`Self::compile`] of a body, copied only when it is borrowed.
+    pub(super) fn compile_cow(&self, e: std::borrow::Cow<'_, Expr>) -> Compiled {
+        self.compile_owned(e.into_owned())
     }
 
     /// The slot of root variable `name` here (see `crate::slots`). The
