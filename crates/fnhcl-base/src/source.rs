@@ -1,4 +1,4 @@
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Index of a file in a [`SourceMap`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -45,37 +45,36 @@ pub struct LineCol {
 pub struct SourceFile {
     pub name: String,
     pub text: Arc<str>,
-    line_starts: Vec<u32>,
+    /// Where each line starts, worked out when a position is first asked
+    /// for (a program that compiles and runs cleanly never asks).
+    line_starts: OnceLock<Vec<u32>>,
 }
 
 impl SourceFile {
     pub fn new(name: impl Into<String>, text: impl Into<Arc<str>>) -> SourceFile {
-        let text: Arc<str> = text.into();
-        let mut line_starts = vec![0u32];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                line_starts.push(i as u32 + 1);
-            }
-        }
         SourceFile {
             name: name.into(),
-            text,
-            line_starts,
+            text: text.into(),
+            line_starts: OnceLock::new(),
         }
     }
 
     pub fn line_starts(&self) -> &[u32] {
-        &self.line_starts
+        self.line_starts.get_or_init(|| {
+            let mut starts = vec![0u32];
+            starts.extend(memchr::memchr_iter(b'\n', self.text.as_bytes()).map(|i| i as u32 + 1));
+            starts
+        })
     }
 
     /// Line/column of a byte offset (clamped to the text).
     pub fn line_col(&self, offset: u32) -> LineCol {
         let offset = offset.min(self.text.len() as u32);
-        let line = match self.line_starts.binary_search(&offset) {
+        let line = match self.line_starts().binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i - 1,
         };
-        let start = self.line_starts[line] as usize;
+        let start = self.line_starts()[line] as usize;
         let mut end = offset as usize;
         while !self.text.is_char_boundary(end) {
             end -= 1;

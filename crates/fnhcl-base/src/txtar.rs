@@ -141,11 +141,17 @@ fn find_marker(data: &str) -> (&str, Option<String>, &str) {
         if let Some(name) = marker_name(line) {
             return (&data[..i], Some(name), after);
         }
-        match rest.find("\n-- ") {
+        match next_marker_candidate(rest) {
             Some(j) => i += j + 1,
             None => return (data, None, ""),
         }
     }
+}
+
+/// Where the next `"\n-- "` starts in `s` (memchr's vectorised search:
+/// the text between markers is most of a bundle).
+fn next_marker_candidate(s: &str) -> Option<usize> {
+    memchr::memmem::find(s.as_bytes(), b"\n-- ")
 }
 
 #[cfg(test)]
