@@ -24,7 +24,11 @@ fn precedence(op: BinaryOp) -> u8 {
 /// an operand; `//` and `/*` start comments.
 fn operator_follows(a: u8, b: u8) -> bool {
     !(a == b'/' && (b == b'/' || b == b'*'))
-        && ((a == b'=' && b == b'=') || b"!<>+-*/%&|".contains(&a))
+        && ((a == b'=' && b == b'=')
+            || matches!(
+                a,
+                b'!' | b'<' | b'>' | b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|'
+            ))
 }
 
 fn binary(op: BinaryOp, lhs: Expr, rhs: Expr) -> Expr {

@@ -11,7 +11,42 @@ pub(super) fn id_start(c: u8) -> bool {
 }
 
 pub(super) fn id_continue(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c == b'-'
+    ID_CONTINUE[usize::from(c)]
+}
+
+/// [`id_continue`] as a table (the identifier loop's one load per byte).
+static ID_CONTINUE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+        c += 1;
+    }
+    t
+};
+
+/// The end of the run of spaces and tabs (and newlines if `newlines`)
+/// in `b[from..end]`. Indentation comes eight spaces at a time.
+fn blanks(b: &[u8], from: usize, end: usize, newlines: bool) -> usize {
+    let b = &b[..end];
+    let mut i = from;
+    while let Some(&c) = b.get(i) {
+        if c == b' ' {
+            if let Some(chunk) = b.get(i..i + 8)
+                && chunk == b"        "
+            {
+                i += 8;
+            } else {
+                i += 1;
+            }
+        } else if c == b'\t' || (c == b'\n' && newlines) {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    i
 }
 
 impl Parser<'_> {
@@ -61,34 +96,31 @@ impl Parser<'_> {
 
     /// Blanks, newlines and comments (hcl-edit's `ws`).
     pub(super) fn ws(&mut self) -> R<()> {
-        while let Some(c) = self.peek() {
-            match c {
-                b' ' | b'\t' => self.pos += 1,
-                b'\n' => {
-                    if self.quoted > 0 {
-                        return Err(Bail);
-                    }
-                    self.pos += 1;
-                }
-                b'#' => self.line_comment()?,
-                b'/' if self.peek_at(1) == Some(b'/') => self.line_comment()?,
-                b'/' if self.peek_at(1) == Some(b'*') => self.inline_comment()?,
-                _ => break,
+        // A newline inside a quoted template is left to the hcl-edit path.
+        let newlines = self.quoted == 0;
+        loop {
+            let i = blanks(self.b, self.pos, self.end, newlines);
+            self.pos = i;
+            match self.peek() {
+                Some(b'\n') => return Err(Bail),
+                Some(b'#') => self.line_comment()?,
+                Some(b'/') if self.peek_at(1) == Some(b'/') => self.line_comment()?,
+                Some(b'/') if self.peek_at(1) == Some(b'*') => self.inline_comment()?,
+                _ => return Ok(()),
             }
         }
-        Ok(())
     }
 
     /// Blanks and `/* */` comments on one line (hcl-edit's `sp`).
     pub(super) fn sp(&mut self) -> R<()> {
-        while let Some(c) = self.peek() {
-            match c {
-                b' ' | b'\t' => self.pos += 1,
-                b'/' if self.peek_at(1) == Some(b'*') => self.inline_comment()?,
-                _ => break,
+        loop {
+            self.pos = blanks(self.b, self.pos, self.end, false);
+            if self.peek() == Some(b'/') && self.peek_at(1) == Some(b'*') {
+                self.inline_comment()?;
+            } else {
+                return Ok(());
             }
         }
-        Ok(())
     }
 
     pub(super) fn ws_or_sp(&mut self, newlines: bool) -> R<()> {
@@ -122,16 +154,18 @@ impl Parser<'_> {
             Some(c) if id_start(c) => {}
             _ => return Err(Bail),
         }
-        self.pos += 1;
-        while let Some(c) = self.peek() {
-            if id_continue(c) {
-                self.pos += 1;
-            } else if c >= 0x80 {
-                // Possibly a Unicode identifier character.
-                return Err(Bail);
-            } else {
+        let b = &self.b[..self.end];
+        let mut i = start + 1;
+        while let Some(&c) = b.get(i) {
+            if !ID_CONTINUE[usize::from(c)] {
                 break;
             }
+            i += 1;
+        }
+        self.pos = i;
+        if b.get(i).is_some_and(|&c| c >= 0x80) {
+            // Possibly a Unicode identifier character.
+            return Err(Bail);
         }
         Ok((start, self.pos))
     }

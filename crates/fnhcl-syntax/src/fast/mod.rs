@@ -125,7 +125,9 @@ impl<'a> Parser<'a> {
     fn new(file: FileId, text: &'a str) -> Option<Parser<'a>> {
         // Carriage returns: hcl-edit and HCL differ on them; left to the
         // hcl-edit path and its checks.
-        if text.len() > crate::errors::MAX_FILE_BYTES || text.as_bytes().contains(&b'\r') {
+        if text.len() > crate::errors::MAX_FILE_BYTES
+            || memchr::memchr(b'\r', text.as_bytes()).is_some()
+        {
             return None;
         }
         Some(Parser {
