@@ -10,7 +10,7 @@ impl Parser<'_> {
     /// The items of a body, up to the end of the text or a `}` (left for
     /// the caller), blanks and comments after them included.
     pub(super) fn body(&mut self) -> R<Vec<Structure>> {
-        let mut items = Vec::new();
+        let mark = self.structures.len();
         loop {
             let save = self.pos;
             self.ws()?;
@@ -22,7 +22,8 @@ impl Parser<'_> {
                     break;
                 }
             }
-            items.push(self.structure()?);
+            let s = self.structure()?;
+            self.structures.push(s);
             self.sp()?;
             if self.peek() == Some(b'#') || self.starts_with(b"//") {
                 self.line_comment()?;
@@ -34,7 +35,7 @@ impl Parser<'_> {
             }
         }
         self.ws()?;
-        items.shrink_to_fit();
+        let items: Vec<Structure> = self.structures.drain(mark..).collect();
         // A repeated attribute is an error (hcl-edit's, with its message).
         let mut names: Vec<&str> = items
             .iter()

@@ -253,12 +253,13 @@ impl Parser<'_> {
 
     fn call_args(&mut self) -> R<(Vec<Expr>, bool)> {
         self.expect(b'(')?;
-        let mut args = Vec::new();
+        let mark = self.exprs.len();
         let mut expand = false;
         self.ws()?;
         if !matches!(self.peek(), Some(b',' | b'.' | b')')) {
             loop {
-                args.push(self.expr(true)?);
+                let arg = self.expr(true)?;
+                self.exprs.push(arg);
                 self.ws()?;
                 if self.peek() == Some(b',') {
                     let save = self.pos;
@@ -280,8 +281,7 @@ impl Parser<'_> {
         }
         self.ws()?;
         self.expect(b')')?;
-        args.shrink_to_fit();
-        Ok((args, expand))
+        Ok((self.exprs.drain(mark..).collect(), expand))
     }
 
     /// `[` … `]`: a tuple or a tuple `for`.
@@ -304,11 +304,12 @@ impl Parser<'_> {
                 cond,
             })));
         }
-        let mut items = Vec::new();
+        let mark = self.exprs.len();
         self.ws()?;
         if self.peek() != Some(b']') {
             loop {
-                items.push(self.expr(true)?);
+                let item = self.expr(true)?;
+                self.exprs.push(item);
                 self.ws()?;
                 if self.peek() == Some(b',') {
                     let save = self.pos;
@@ -326,8 +327,7 @@ impl Parser<'_> {
         self.eat(b',');
         self.ws()?;
         self.expect(b']')?;
-        items.shrink_to_fit();
-        Ok(ExprKind::Tuple(items))
+        Ok(ExprKind::Tuple(self.exprs.drain(mark..).collect()))
     }
 
     /// `{` … `}`: an object or an object `for`.
@@ -363,7 +363,7 @@ impl Parser<'_> {
                 cond,
             })));
         }
-        let mut items = Vec::new();
+        let mark = self.object_items.len();
         loop {
             self.ws()?;
             match self.peek() {
@@ -387,7 +387,7 @@ impl Parser<'_> {
             self.sp()?;
             let value = self.expr(false)?;
             self.sp()?;
-            items.push(ObjectItem { key, value });
+            self.object_items.push(ObjectItem { key, value });
             match self.peek() {
                 Some(b'}') => {
                     self.pos += 1;
@@ -405,9 +405,8 @@ impl Parser<'_> {
                 _ => return Err(Bail),
             }
         }
-        check_keys(&items)?;
-        items.shrink_to_fit();
-        Ok(ExprKind::Object(items))
+        check_keys(&self.object_items[mark..])?;
+        Ok(ExprKind::Object(self.object_items.drain(mark..).collect()))
     }
 
     /// hcl-edit's test for a `for` expression after `[` or `{`.

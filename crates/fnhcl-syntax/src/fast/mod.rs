@@ -59,31 +59,61 @@ pub(crate) struct Parser<'a> {
     quoted: u32,
     /// One shared string per distinct name, number or short plain string
     /// (a program repeats a few hundred of them thousands of times).
-    strings: HashMap<&'a str, Arc<str>, BuildHasherDefault<Fnv>>,
+    strings: HashMap<&'a str, Arc<str>, BuildHasherDefault<WordHash>>,
+    /// The items of the bodies and objects being parsed, innermost last:
+    /// each list is built here and moved out in one allocation of its
+    /// exact size (no growth, no shrink).
+    structures: Vec<ast::Structure>,
+    object_items: Vec<ast::ObjectItem>,
+    /// The same for tuple items and call arguments.
+    exprs: Vec<ast::Expr>,
+    /// The steps of the traversal being parsed.
+    steps: Vec<traversal::Step>,
 }
 
-/// FNV-1a: short keys, no untrusted-collision concern worth SipHash's cost
-/// (a file is at most 16 MiB and the map only saves allocations).
+/// A multiply-rotate hash over eight bytes at a time (the shape of
+/// rustc's FxHash): short keys, no untrusted-collision concern worth
+/// SipHash's cost (a file is at most 16 MiB and the map only saves
+/// allocations).
 #[derive(Default)]
-struct Fnv(u64);
+struct WordHash(u64);
 
-impl Hasher for Fnv {
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl WordHash {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(SEED);
+    }
+}
+
+impl Hasher for WordHash {
     fn finish(&self) -> u64 {
-        self.0
+        // The well-mixed high bits down to where the table's index is.
+        self.0.rotate_left(26)
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &b in bytes {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.add(u64::from_le_bytes(w));
         }
-        self.0 = h;
+        let rest = chunks.remainder();
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 59));
+    }
+
+    fn write_u8(&mut self, b: u8) {
+        self.add(u64::from(b));
     }
 }
+
+/// Most room made up front for shared strings: one per 16 bytes of text
+/// up to this many (a file of a typical program holds a few hundred
+/// distinct ones; the table starts large instead of growing).
+const STRINGS_CAPACITY: usize = 256;
 
 /// Longest text shared through [`Parser::intern`].
 const MAX_INTERNED: usize = 64;
@@ -140,7 +170,14 @@ impl<'a> Parser<'a> {
             depth: 0,
             operators: 0,
             quoted: 0,
-            strings: HashMap::default(),
+            strings: HashMap::with_capacity_and_hasher(
+                (text.len() / 16).min(STRINGS_CAPACITY),
+                Default::default(),
+            ),
+            structures: Vec::new(),
+            object_items: Vec::new(),
+            exprs: Vec::new(),
+            steps: Vec::new(),
         })
     }
 

@@ -9,7 +9,7 @@ use super::{Bail, MAX_TRAVERSAL_STEPS, Parser, R};
 use crate::ast::*;
 
 /// One traversal step, with the span hcl-edit gives its operator.
-enum Step {
+pub(super) enum Step {
     Attr(Span, Ident),
     Index(Span, Expr),
     Legacy(Span, Expr),
@@ -36,7 +36,18 @@ impl Step {
 impl Parser<'_> {
     /// Traversal steps after a term (`.name`, `[key]`, `.0`, `.*`, `[*]`).
     pub(super) fn traversal(&mut self, source: Expr, nl: bool) -> R<Expr> {
-        let mut steps: Vec<Step> = Vec::new();
+        // The steps go to a buffer the parser keeps (a traversal inside an
+        // index key gets a new one).
+        let mut steps = std::mem::take(&mut self.steps);
+        let r = self.traversal_into(&mut steps, source, nl);
+        steps.clear();
+        if steps.capacity() > self.steps.capacity() {
+            self.steps = steps;
+        }
+        r
+    }
+
+    fn traversal_into(&mut self, steps: &mut Vec<Step>, source: Expr, nl: bool) -> R<Expr> {
         loop {
             let save = self.pos;
             self.ws_or_sp(nl)?;
@@ -108,7 +119,7 @@ impl Parser<'_> {
             return Err(Bail);
         }
         steps.reverse();
-        apply_steps(source, &mut steps, false)
+        apply_steps(source, steps, false)
     }
 }
 
