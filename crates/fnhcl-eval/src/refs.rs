@@ -28,9 +28,11 @@ pub(crate) fn traversals(expr: &Expr) -> Vec<Traversal<'_>> {
     walk(expr).out
 }
 
-/// Every function call in `expr`, in source order (outer calls first).
-pub(crate) fn calls(expr: &Expr) -> Vec<&Expr> {
-    walk(expr).calls
+/// [`traversals`] and every function call in `expr` (in source order,
+/// outer calls first), from one walk.
+pub(crate) fn traversals_and_calls(expr: &Expr) -> (Vec<Traversal<'_>>, Vec<&Expr>) {
+    let w = walk(expr);
+    (w.out, w.calls)
 }
 
 /// One walk of `expr` collects both its traversals and its calls.

@@ -265,7 +265,8 @@ pub(super) struct Compiler<'l> {
 
 /// True if `e` has no variable references and no function calls.
 pub(crate) fn is_constant(e: &Expr) -> bool {
-    refs::traversals(e).is_empty() && refs::calls(e).is_empty()
+    let (refs, calls) = refs::traversals_and_calls(e);
+    refs.is_empty() && calls.is_empty()
 }
 
 /// Evaluates a constant expression.

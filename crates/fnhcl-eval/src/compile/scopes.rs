@@ -105,8 +105,17 @@ impl Compiler<'_> {
                 })?;
                 Some((n.clone(), slot))
             }));
+        // Each local's references: checked, then the edges among the
+        // scope's locals for the cycle search.
+        let mut deps: Vec<Vec<usize>> = Vec::with_capacity(exprs.len());
         for e in &exprs {
-            self.check_expr(e, &env);
+            let roots = self.check_expr(e, &env);
+            let mut d: Vec<usize> = roots
+                .iter()
+                .filter_map(|t| scope.index.get(&t.root.name).copied())
+                .collect();
+            d.dedup();
+            deps.push(d);
         }
         scope.locals = names
             .into_iter()
@@ -116,25 +125,17 @@ impl Compiler<'_> {
                 expr: env.compile(e),
             })
             .collect();
-        self.cycles(&scope, &spans);
+        self.cycles(&scope, &spans, &deps);
         (scope, env)
     }
 
-    /// Reports every dependency cycle among the locals of one scope.
-    fn cycles(&mut self, scope: &Scope, spans: &[Span]) {
+    /// Reports every dependency cycle among the locals of one scope
+    /// (`deps[i]`: the locals local `i` reads, in reference order).
+    fn cycles(&mut self, scope: &Scope, spans: &[Span], deps: &[Vec<usize>]) {
         let n = scope.locals.len();
-        let deps: Vec<Vec<usize>> = scope
-            .locals
-            .iter()
-            .map(|l| {
-                let mut d: Vec<usize> = refs::traversals(&l.expr)
-                    .iter()
-                    .filter_map(|t| scope.index.get(&t.root.name).copied())
-                    .collect();
-                d.dedup();
-                d
-            })
-            .collect();
+        if deps.iter().all(Vec::is_empty) {
+            return;
+        }
         let mut reported = vec![false; n];
         let mut found = Vec::new();
         graph::depth_first(
@@ -177,11 +178,13 @@ impl Compiler<'_> {
         self.diags.extend(found);
     }
 
-    /// Checks references and `invoke` calls of one expression (D23).
-    pub(super) fn check_expr(&mut self, e: &Expr, env: &Env) {
-        for t in refs::traversals(e) {
+    /// Checks references and `invoke` calls of one expression (D23);
+    /// returns its references (one walk finds both).
+    pub(super) fn check_expr<'e>(&mut self, e: &'e Expr, env: &Env) -> Vec<refs::Traversal<'e>> {
+        let (traversals, calls) = refs::traversals_and_calls(e);
+        for t in &traversals {
             let name = &*t.root.name;
-            if self.check_module_ref(&t, env) {
+            if self.check_module_ref(t, env) {
                 continue;
             }
             if name == "req" || name == "self" {
@@ -233,9 +236,10 @@ impl Compiler<'_> {
                 );
             }
         }
-        for call in refs::calls(e) {
+        for call in calls {
             self.check_function_name(call);
             self.check_invoke(call);
         }
+        traversals
     }
 }
