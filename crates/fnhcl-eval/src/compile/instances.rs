@@ -212,6 +212,10 @@ impl<'l> Compiler<'l> {
     /// `param.<name>` references (D27, D29, D30).
     pub(super) fn check_module_ref(&mut self, t: &refs::Traversal<'_>, env: &Env) -> bool {
         let name = &*t.root.name;
+        // Every reference this checks starts so (most do not).
+        if !name.starts_with("module") && !name.starts_with("switch") && name != "param" {
+            return false;
+        }
         let Some(menv) = env.module.clone() else {
             if name.starts_with("module.") || name.starts_with("switch.") {
                 self.err(
