@@ -58,8 +58,12 @@ pub(super) struct Env {
 impl Env {
     /// `e` compiled for evaluation in this scope, its root variables
     /// resolved to slots where the scope binds them.
+    /// The result is pending (`fnhcl_expr::Compiled::with_slots_pending`):
+    /// `compile` moves the expression in from the parse tree once every
+    /// module is compiled (`fill.rs`). `e` must be an attribute's
+    /// expression.
     pub(super) fn compile(&self, e: &Expr) -> Compiled {
-        self.compile_owned(e.clone())
+        Compiled::with_slots_pending(e, &|name| self.slot(name))
     }
 
     /// [`Self::compile`] of an expression the caller owns (a block body
@@ -68,9 +72,13 @@ impl Env {
         Compiled::with_slots(e, &|name| self.slot(name))
     }
 
-    /// [`Self::compile`] of a body, copied only when it is borrowed.
+    /// [`Self::compile`] of a body: the attribute's expression (pending),
+    /// or the object built from a body block (owned).
     pub(super) fn compile_cow(&self, e: std::borrow::Cow<'_, Expr>) -> Compiled {
-        self.compile_owned(e.into_owned())
+        match e {
+            std::borrow::Cow::Borrowed(e) => self.compile(e),
+            std::borrow::Cow::Owned(e) => self.compile_owned(e),
+        }
     }
 
     /// The slot of root variable `name` here (see `crate::slots`). The

@@ -12,6 +12,7 @@
 mod blocks;
 mod composite;
 mod env;
+mod fill;
 mod functions;
 mod instances;
 mod modules;
@@ -164,6 +165,11 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
                 )]);
             }
         }
+    }
+    // Every expression moves from the parse tree into what was compiled
+    // from it (the tree is not needed any more).
+    if let Err(d) = fill::fill(&mut modules, &mut bodies) {
+        return Err(vec![d]);
     }
     let lints = lints(&modules, &instantiated, &param_uses, &export_reads);
     Ok(Program {

@@ -119,19 +119,21 @@ impl Compiler<'_> {
         }
         scope.locals = names
             .into_iter()
-            .zip(exprs)
+            .zip(exprs.iter())
             .map(|(name, e)| Local {
                 name,
                 expr: env.compile(e),
             })
             .collect();
-        self.cycles(&scope, &spans, &deps);
+        self.cycles(&scope, &spans, &exprs, &deps);
         (scope, env)
     }
 
     /// Reports every dependency cycle among the locals of one scope
     /// (`deps[i]`: the locals local `i` reads, in reference order).
-    fn cycles(&mut self, scope: &Scope, spans: &[Span], deps: &[Vec<usize>]) {
+    /// The locals' compiled expressions are not filled yet: their
+    /// references are read from the parse tree (`exprs`).
+    fn cycles(&mut self, scope: &Scope, spans: &[Span], exprs: &[&Expr], deps: &[Vec<usize>]) {
         let n = scope.locals.len();
         if deps.iter().all(Vec::is_empty) {
             return;
@@ -157,10 +159,10 @@ impl Compiler<'_> {
                 // member's expression, its reference to the second (itself
                 // for a local that reads itself).
                 let next = &*scope.locals[members[1 % members.len()]].name;
-                let at = refs::traversals(&scope.locals[dep].expr)
+                let at = refs::traversals(exprs[dep])
                     .iter()
                     .find(|t| &*t.root.name == next)
-                    .map_or(scope.locals[dep].expr.span, |t| t.root.span);
+                    .map_or(exprs[dep].span, |t| t.root.span);
                 let mut d = Diagnostic::error(
                     format!("cycle found: {}", names.join(" → ")),
                     "each of these locals needs the value of the next one",

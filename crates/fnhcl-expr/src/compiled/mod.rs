@@ -9,7 +9,7 @@ pub(crate) mod node;
 use std::fmt;
 use std::ops::Deref;
 
-use fnhcl_syntax::ast::Expr;
+use fnhcl_syntax::ast::{Expr, ExprKind};
 
 pub use node::Root;
 
@@ -35,6 +35,37 @@ impl Compiled {
     pub fn with_slots(ast: Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Compiled {
         let node = build::build(&ast, resolve);
         Compiled { ast, node }
+    }
+
+    /// Compiles `ast` without taking it: the result holds a stand-in
+    /// for the expression (its span only) until [`Compiled::fill`] moves
+    /// the same expression in. For a caller that owns the syntax tree
+    /// but only borrows it while compiling (a program's compiler), so
+    /// that every expression is moved instead of copied. Until filled it
+    /// must not be evaluated.
+    pub fn with_slots_pending(ast: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Compiled {
+        Compiled {
+            // A splat's element placeholder never stands at the root of
+            // a parsed expression: it marks the stand-in.
+            ast: Expr {
+                kind: ExprKind::SplatItem,
+                span: ast.span,
+            },
+            node: build::build(ast, resolve),
+        }
+    }
+
+    /// Whether this was compiled by [`Compiled::with_slots_pending`] and
+    /// not filled yet.
+    pub fn is_pending(&self) -> bool {
+        matches!(self.ast.kind, ExprKind::SplatItem)
+    }
+
+    /// Gives a pending compiled expression the expression it was compiled
+    /// from (the caller's, moved).
+    pub fn fill(&mut self, ast: Expr) {
+        debug_assert!(self.is_pending() && self.ast.span == ast.span);
+        self.ast = ast;
     }
 
     /// The expression compiled.
