@@ -24,6 +24,17 @@ pub(super) struct Builder {
 }
 
 impl Builder {
+    /// A builder with room for `resources` resources (the root module's
+    /// items: the usual program emits about one resource per item), so
+    /// the usual run does not grow the list and the name index.
+    pub(super) fn with_capacity(resources: usize) -> Builder {
+        Builder {
+            resources: Vec::with_capacity(resources),
+            names: HashMap::with_capacity_and_hasher(resources, Default::default()),
+            ..Builder::default()
+        }
+    }
+
     pub(super) fn finish(self, program: &Program) -> Res<Output> {
         let status = unify_all(&self.status, "unify composite status", program)?;
         let context = unify_all(&self.context, "unify context", program)?;

@@ -16,12 +16,16 @@ impl<'c> Walk<'c> {
         let cname = self.cname(&r.name);
         let name = cname.as_str();
         let is_observed = self.ctx.request.observed.contains_key(name);
-        let self_v = obj([
-            ("name", Value::string(r.name.as_str())),
-            ("resource", self.ctx.observed_body(name)),
-            ("connection", self.ctx.observed_connection(name)),
-        ]);
-        let sf = Frame::named(parent, "self", self_v);
+        // `self` is built on its first read: most bodies do not read it.
+        let ctx = self.ctx;
+        let self_v = || {
+            obj([
+                ("name", Value::string(r.name.as_str())),
+                ("resource", ctx.observed_body(name)),
+                ("connection", ctx.observed_connection(name)),
+            ])
+        };
+        let sf = Frame::named_lazy(parent, "self", &self_v);
         let lf = Frame::locals(&sf, &r.scope);
         let frame = lf.as_ref().unwrap_or(&sf);
         if let Some(c) = &r.condition {
