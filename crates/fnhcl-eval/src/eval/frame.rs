@@ -197,7 +197,7 @@ impl Vars for Frame<'_> {
                 }
                 FrameVars::NamedLazy(n, cell, build) => {
                     if *n == name {
-                        return Some(cell.get_or_init(|| build()).clone());
+                        return Some(cell.get_or_init(build).clone());
                     }
                 }
                 FrameVars::Locals { scope, cells } => {
@@ -263,7 +263,7 @@ impl Frame<'_> {
                     return Some(v.clone());
                 }
                 (FrameVars::NamedLazy(n, cell, build), Slot::Named) if same_name(n, name) => {
-                    return Some(cell.get_or_init(|| build()).clone());
+                    return Some(cell.get_or_init(build).clone());
                 }
                 (FrameVars::Locals { scope, cells }, Slot::Local { scope: id, index })
                     if scope.id == id =>
