@@ -84,7 +84,7 @@ impl<'c> Walk<'c> {
     }
 
     fn emit(&mut self, name: &str, body: Value, span: Span) -> Res<usize> {
-        if let Some(&i) = self.out.names.get(name) {
+        if let Some(i) = self.out.names.find(name, &self.out.resources) {
             let first = self.out.resources[i].span;
             return Err(vec![
                 Diagnostic::error(
@@ -96,7 +96,7 @@ impl<'c> Walk<'c> {
             ]);
         }
         let idx = self.out.resources.len();
-        self.out.names.insert(name.to_owned(), idx);
+        self.out.names.insert(name, idx);
         self.out.resources.push(DesiredResource {
             name: name.to_owned(),
             body,
