@@ -13,8 +13,13 @@ use crate::compile::{Child, Collection, Resource};
 
 impl<'c> Walk<'c> {
     pub(super) fn resource(&mut self, parent: &Frame<'_>, r: &Resource) -> Res<()> {
-        let cname = self.cname(&r.name);
-        let name = cname.as_str();
+        // The root module's names are the resources' own (no copy).
+        let cname = if self.prefix.is_empty() {
+            std::borrow::Cow::Borrowed(r.name.as_str())
+        } else {
+            std::borrow::Cow::Owned(self.cname(&r.name))
+        };
+        let name: &str = &cname;
         let is_observed = self.ctx.request.observed.contains_key(name);
         // `self` is built on its first read: most bodies do not read it.
         let ctx = self.ctx;
