@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use fnhcl_value::Value;
+use fnhcl_value::{Key, Value};
 
 /// Why two contributions cannot be merged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,29 +67,35 @@ pub(crate) fn merge_into(acc: &mut Value, new: &Value) -> Result<(), Conflict> {
     merge_at(acc, new, &mut path, 0)
 }
 
+/// The path of a conflict as text (the keys walked are kept as shared
+/// keys and copied only when a conflict is reported).
+fn owned(path: &[Key]) -> Vec<String> {
+    path.iter().map(|k| k.to_string()).collect()
+}
+
 const MAX_DEPTH: usize = 256;
 
 fn merge_at(
     old: &mut Value,
     new: &Value,
-    path: &mut Vec<String>,
+    path: &mut Vec<Key>,
     depth: usize,
 ) -> Result<(), Conflict> {
     if let (Some(o), Some(n)) = (old.as_entries(), new.as_entries()) {
         if depth > MAX_DEPTH {
-            return Err(Conflict::NotEqual { path: path.clone() });
+            return Err(Conflict::NotEqual { path: owned(path) });
         }
         if !matches!(old, Value::Object(_)) {
             // A map (or a marked object) becomes a plain object.
             *old = Value::object(o.clone());
         }
         let Value::Object(m) = old else {
-            return Err(Conflict::NotEqual { path: path.clone() });
+            return Err(Conflict::NotEqual { path: owned(path) });
         };
         // One walk of both sorted key lists (inserting new keys one by one
         // into the sorted map could move its tail each time).
         return Arc::make_mut(m).merge_with(n, |k, ov, nv| {
-            path.push(k.to_string());
+            path.push(k.clone());
             let r = merge_at(ov, nv, path, depth + 1);
             path.pop();
             r
@@ -98,7 +104,7 @@ fn merge_at(
     let (ko, kn) = (kind(old), kind(new));
     if ko != kn {
         return Err(Conflict::TypeMismatch {
-            path: path.clone(),
+            path: owned(path),
             new: kn,
             old: ko,
         });
@@ -106,7 +112,7 @@ fn merge_at(
     if json_equal(old, new, 0) {
         Ok(())
     } else {
-        Err(Conflict::NotEqual { path: path.clone() })
+        Err(Conflict::NotEqual { path: owned(path) })
     }
 }
 

@@ -33,7 +33,7 @@ pub(crate) fn register(r: &mut Registry) {
             if rest.iter().any(|v| !v.is_wholly_known()) {
                 return Ok(Value::Unknown(Type::String));
             }
-            format(fmt, rest).map(crate::limits::cty_string)
+            format_value(fmt, rest)
         }),
     );
     r.add(
@@ -55,9 +55,37 @@ pub(crate) fn register(r: &mut Registry) {
 /// Formats `args` (already known) according to `fmt`. Errors blaming an
 /// extraneous argument carry its index in the full argument list.
 pub(crate) fn format(fmt: &str, args: &[Value]) -> Result<String, CallError> {
+    let mut out = String::new();
+    format_into(&mut out, fmt, args)?;
+    Ok(out)
+}
+
+thread_local! {
+    /// `format`'s text buffer, kept between calls on this thread: the text
+    /// is copied into the result's `Arc<str>` anyway (as a template's).
+    static FORMAT_BUF: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+}
+
+/// The largest buffer kept between `format` calls (bytes).
+const KEPT_BUF_MAX: usize = 4096;
+
+/// `format` as the built-in returns it: the text built in the thread's
+/// kept buffer and copied once into the string value.
+fn format_value(fmt: &str, args: &[Value]) -> Result<Value, CallError> {
+    let mut buf = FORMAT_BUF.take();
+    buf.clear();
+    let r = format_into(&mut buf, fmt, args).map(|()| crate::limits::cty_string(&buf));
+    if buf.capacity() <= KEPT_BUF_MAX {
+        FORMAT_BUF.set(buf);
+    }
+    r
+}
+
+/// [`format`] appending to `out` (empty on entry).
+fn format_into(out: &mut String, fmt: &str, args: &[Value]) -> Result<(), CallError> {
     let b = fmt.as_bytes();
     // The text and a short value per verb, so the usual result allocates once.
-    let mut out = String::with_capacity(fmt.len().saturating_add(16).min(4096));
+    out.reserve(fmt.len().saturating_add(16).min(4096));
     let mut next_arg = 1usize;
     let mut highest = 0usize;
     let mut p = 0usize;
@@ -133,7 +161,7 @@ pub(crate) fn format(fmt: &str, args: &[Value]) -> Result<String, CallError> {
         lit_start = p;
         let raw = &fmt[ts..p];
         highest = highest.max(arg_num);
-        append(&mut out, raw, ts, mode, arg_num, &spec, args)?;
+        append(out, raw, ts, mode, arg_num, &spec, args)?;
         check_len(out.len())?;
         next_arg = arg_num.saturating_add(1);
     }
@@ -152,7 +180,7 @@ pub(crate) fn format(fmt: &str, args: &[Value]) -> Result<String, CallError> {
             format!("too many arguments; only {highest} used by format string"),
         ));
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Reads decimal digits from `p`, saturating (the caller checks limits).

@@ -229,7 +229,19 @@ impl FuncDef {
 
     /// HCL's arity check. `Err` carries the summary and detail of HCL's
     /// diagnostic.
+    #[inline]
     pub fn check_arity(&self, n: usize) -> Result<(), (&'static str, String)> {
+        // Every call checks: the usual right count is decided inline.
+        if n == self.params.len() || (n > self.params.len() && self.variadic.is_some()) {
+            return Ok(());
+        }
+        self.arity_error(n)
+    }
+
+    /// [`Self::check_arity`] of a wrong argument count.
+    #[cold]
+    #[inline(never)]
+    fn arity_error(&self, n: usize) -> Result<(), (&'static str, String)> {
         if n < self.params.len() {
             let missing = self.params[n].name;
             let qual = if self.variadic.is_some() {

@@ -22,7 +22,7 @@ pub(crate) fn register(r: &mut Registry) {
         )
         .param(Param::new("str", Type::String).allow_dynamic_type())
         .returns(Type::String)
-        .implement(|a| Ok(crate::limits::cty_string(upper(str_arg(a, 0)?)))),
+        .implement(|a| case_mapped(a, true)),
     );
     r.add(
         FuncDef::new(
@@ -31,7 +31,7 @@ pub(crate) fn register(r: &mut Registry) {
         )
         .param(Param::new("str", Type::String).allow_dynamic_type())
         .returns(Type::String)
-        .implement(|a| Ok(crate::limits::cty_string(lower(str_arg(a, 0)?)))),
+        .implement(|a| case_mapped(a, false)),
     );
     r.add(
         FuncDef::new(
@@ -217,6 +217,37 @@ pub(crate) fn register(r: &mut Registry) {
 /// Go's `unicode.ToUpper` applied to each rune (simple case mapping: a
 /// character whose full uppercase is several characters, like `ß`, is
 /// kept).
+/// `upper` (`to_upper`) or `lower` of argument 0. An ASCII string (the
+/// usual case) maps to ASCII, already NFC: unchanged, it is the argument
+/// itself (no copy); otherwise one copy cased in place. Other text goes
+/// through [`upper`] / [`lower`] and NFC.
+fn case_mapped(args: &[Value], to_upper: bool) -> Result<Value, CallError> {
+    if let Some(Value::String(s)) = args.first()
+        && s.is_ascii()
+    {
+        let changes = if to_upper {
+            s.bytes().any(|b| b.is_ascii_lowercase())
+        } else {
+            s.bytes().any(|b| b.is_ascii_uppercase())
+        };
+        if !changes {
+            return Ok(Value::String(s.clone()));
+        }
+        let mut out: std::sync::Arc<str> = std::sync::Arc::from(&**s);
+        if let Some(text) = std::sync::Arc::get_mut(&mut out) {
+            if to_upper {
+                text.make_ascii_uppercase();
+            } else {
+                text.make_ascii_lowercase();
+            }
+        }
+        return Ok(Value::String(out));
+    }
+    let s = str_arg(args, 0)?;
+    let mapped = if to_upper { upper(s) } else { lower(s) };
+    Ok(crate::limits::cty_string(mapped))
+}
+
 pub(crate) fn upper(s: &str) -> String {
     if s.is_ascii() {
         return s.to_ascii_uppercase();

@@ -78,10 +78,12 @@ pub fn has_type_shallow(v: &Value, want: &Type) -> bool {
     let v = v.unmarked();
     match want {
         Type::Dynamic => true,
+        // The scalar kinds are matched, not compared with `Type`'s `==`
+        // (a call per argument of every built-in call).
         Type::String | Type::Number | Type::Bool => match v {
-            Value::String(_) => *want == Type::String,
-            Value::Number(_) => *want == Type::Number,
-            Value::Bool(_) => *want == Type::Bool,
+            Value::String(_) => matches!(want, Type::String),
+            Value::Number(_) => matches!(want, Type::Number),
+            Value::Bool(_) => matches!(want, Type::Bool),
             Value::Null(t) | Value::Unknown(t) => t == want,
             _ => false,
         },

@@ -5,8 +5,12 @@ use std::sync::Arc;
 /// A cty type.
 ///
 /// Object attribute maps are sorted by name (cty iterates attributes in
-/// lexical order), so derived equality is structural equality.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// lexical order), so equality is structural equality.
+// `PartialEq` is written out (the derive's structural equality, inline:
+// comparing two primitive types is the common case and needs no call);
+// `Hash` and `Ord` derived from the same structure agree with it.
+#[allow(clippy::derived_hash_with_manual_eq)]
+#[derive(Clone, Eq, Hash, PartialOrd, Ord)]
 pub enum Type {
     /// `cty.DynamicPseudoType`: "any type"; the type of an untyped null or a
     /// wholly unknown value.
@@ -19,6 +23,24 @@ pub enum Type {
     Map(Arc<Type>),
     Tuple(Arc<[Type]>),
     Object(Arc<BTreeMap<Arc<str>, Type>>),
+}
+
+impl PartialEq for Type {
+    #[inline]
+    fn eq(&self, other: &Type) -> bool {
+        match (self, other) {
+            (Type::Dynamic, Type::Dynamic)
+            | (Type::Bool, Type::Bool)
+            | (Type::Number, Type::Number)
+            | (Type::String, Type::String) => true,
+            (Type::List(a), Type::List(b))
+            | (Type::Set(a), Type::Set(b))
+            | (Type::Map(a), Type::Map(b)) => a == b,
+            (Type::Tuple(a), Type::Tuple(b)) => a == b,
+            (Type::Object(a), Type::Object(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 impl Type {

@@ -132,12 +132,22 @@ impl Value {
 
     /// True if neither the value nor anything inside it is unknown.
     pub fn is_wholly_known(&self) -> bool {
+        // An element that is a scalar (most are) is decided inline, without
+        // a call per element.
+        #[inline(always)]
+        fn item(v: &Value) -> bool {
+            match v {
+                Value::Unknown(_) => false,
+                Value::Null(_) | Value::Bool(_) | Value::Number(_) | Value::String(_) => true,
+                _ => v.is_wholly_known(),
+            }
+        }
         match self {
             Value::Unknown(_) => false,
-            Value::List(c) | Value::Set(c) => c.items.iter().all(Value::is_wholly_known),
-            Value::Map(m) => m.items.values().all(Value::is_wholly_known),
-            Value::Tuple(items) => items.iter().all(Value::is_wholly_known),
-            Value::Object(attrs) => attrs.values().all(Value::is_wholly_known),
+            Value::List(c) | Value::Set(c) => c.items.iter().all(item),
+            Value::Map(m) => m.items.as_slice().iter().all(|(_, v)| item(v)),
+            Value::Tuple(items) => items.iter().all(item),
+            Value::Object(attrs) => attrs.as_slice().iter().all(|(_, v)| item(v)),
             Value::Marked(v) => v.is_wholly_known(),
             _ => true,
         }
@@ -154,12 +164,25 @@ impl Value {
 
     /// True if the value or anything inside it carries a mark.
     pub fn is_marked_deep(&self) -> bool {
+        // Scalar elements are decided inline, as in `is_wholly_known`.
+        #[inline(always)]
+        fn item(v: &Value) -> bool {
+            match v {
+                Value::Marked(_) => true,
+                Value::Null(_)
+                | Value::Unknown(_)
+                | Value::Bool(_)
+                | Value::Number(_)
+                | Value::String(_) => false,
+                _ => v.is_marked_deep(),
+            }
+        }
         match self {
             Value::Marked(_) => true,
-            Value::List(c) | Value::Set(c) => c.items.iter().any(Value::is_marked_deep),
-            Value::Map(m) => m.items.values().any(Value::is_marked_deep),
-            Value::Tuple(items) => items.iter().any(Value::is_marked_deep),
-            Value::Object(attrs) => attrs.values().any(Value::is_marked_deep),
+            Value::List(c) | Value::Set(c) => c.items.iter().any(item),
+            Value::Map(m) => m.items.as_slice().iter().any(|(_, v)| item(v)),
+            Value::Tuple(items) => items.iter().any(item),
+            Value::Object(attrs) => attrs.as_slice().iter().any(|(_, v)| item(v)),
             _ => false,
         }
     }

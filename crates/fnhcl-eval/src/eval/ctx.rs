@@ -155,7 +155,13 @@ impl<'p> Ctx<'p> {
         }
     }
 
+    #[inline]
     pub(super) fn warn(&self, diags: impl IntoIterator<Item = Diagnostic>) {
+        let diags = diags.into_iter();
+        // Most expressions give none: no borrow, no loop.
+        if diags.size_hint().1 == Some(0) {
+            return;
+        }
         let mut w = self.warnings.borrow_mut();
         for d in diags {
             w.push(d.downgraded());

@@ -5,7 +5,7 @@
 use fnhcl_base::Diagnostic;
 use fnhcl_expr::Compiled;
 use fnhcl_value::{Key, Value};
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::BTreeMap;
 
 use super::ctx::Ctx;
@@ -39,6 +39,9 @@ pub(super) enum LocalCell {
 pub(super) enum FrameVars<'a> {
     /// One named variable (`req`, `self`, `each`).
     Named(&'static str, Value),
+    /// One named variable built on its first read (a resource's `self`,
+    /// which most bodies never read: no object, no observed-body lookup).
+    NamedLazy(&'static str, OnceCell<Value>, &'a dyn Fn() -> Value),
     /// A scope's locals, evaluated on first use.
     Locals {
         scope: &'a Scope,
@@ -66,6 +69,22 @@ impl<'a> Frame<'a> {
             parent: Some(parent),
             module: parent.module,
             vars: FrameVars::Named(name, v),
+        }
+    }
+
+    /// A frame of one named variable whose value `build` makes on the
+    /// first read (then kept): the same value as [`Frame::named`] with
+    /// `build()`, for a variable that is often not read at all.
+    pub(super) fn named_lazy(
+        parent: &'a Frame<'a>,
+        name: &'static str,
+        build: &'a dyn Fn() -> Value,
+    ) -> Frame<'a> {
+        Frame {
+            ctx: parent.ctx,
+            parent: Some(parent),
+            module: parent.module,
+            vars: FrameVars::NamedLazy(name, OnceCell::new(), build),
         }
     }
 
@@ -104,7 +123,19 @@ impl<'a> Frame<'a> {
         exprs::eval(e, self, self, &self.ctx.budget)
     }
 
+    /// Local `i`'s value, computed on its first use. The usual read (of
+    /// a local already computed) is inline; the rest is [`Self::compute`].
+    #[inline]
     pub(super) fn force(&self, scope: &Scope, cells: &RefCell<Vec<LocalCell>>, i: usize) -> Value {
+        if let Some(LocalCell::Done(v)) = cells.borrow().get(i) {
+            return v.clone();
+        }
+        self.compute(scope, cells, i)
+    }
+
+    /// [`Self::force`] of a local not computed yet (or in a cycle).
+    #[inline(never)]
+    fn compute(&self, scope: &Scope, cells: &RefCell<Vec<LocalCell>>, i: usize) -> Value {
         match cells.borrow().get(i) {
             Some(LocalCell::Done(v)) => return v.clone(),
             Some(LocalCell::InProgress) => {
@@ -152,6 +183,9 @@ impl<'a> Frame<'a> {
 }
 
 impl Vars for Frame<'_> {
+    // Out of line: slot reads (`get_slot`) fall back to it only for the
+    // base frame's names, and inlined it made every slot read's frame big.
+    #[inline(never)]
     fn get(&self, name: &str) -> Option<Value> {
         let mut f = Some(self);
         while let Some(fr) = f {
@@ -159,6 +193,11 @@ impl Vars for Frame<'_> {
                 FrameVars::Named(n, v) => {
                     if *n == name {
                         return Some(v.clone());
+                    }
+                }
+                FrameVars::NamedLazy(n, cell, build) => {
+                    if *n == name {
+                        return Some(cell.get_or_init(build).clone());
                     }
                 }
                 FrameVars::Locals { scope, cells } => {
@@ -222,6 +261,9 @@ impl Frame<'_> {
             match (&fr.vars, slot) {
                 (FrameVars::Named(n, v), Slot::Named) if same_name(n, name) => {
                     return Some(v.clone());
+                }
+                (FrameVars::NamedLazy(n, cell, build), Slot::Named) if same_name(n, name) => {
+                    return Some(cell.get_or_init(build).clone());
                 }
                 (FrameVars::Locals { scope, cells }, Slot::Local { scope: id, index })
                     if scope.id == id =>

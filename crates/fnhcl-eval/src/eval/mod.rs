@@ -115,7 +115,7 @@ fn run(
     }
     let mut w = Walk {
         ctx: &ctx,
-        out: Builder::default(),
+        out: Builder::with_capacity(root_module.items.len()),
         rt: 0,
         prefix: Arc::from(""),
     };

@@ -13,9 +13,8 @@ use crate::unify;
 #[derive(Default)]
 pub(super) struct Builder {
     pub(super) resources: Vec<DesiredResource>,
-    /// Index of each emitted resource by name (a fast hash: names are
-    /// the program's and the request's, looked up once per resource).
-    pub(super) names: HashMap<String, usize, foldhash::fast::FixedState>,
+    /// Which names were emitted (looked up once per resource).
+    pub(super) names: NameIndex,
     pub(super) status: Vec<(Value, Span)>,
     pub(super) connection: Vec<(BTreeMap<String, Vec<u8>>, Span)>,
     pub(super) context: Vec<(Value, Span)>,
@@ -23,7 +22,55 @@ pub(super) struct Builder {
     pub(super) discards: Vec<Discard>,
 }
 
+/// The emitted resources' names, without a copy of each: a name's 64-bit
+/// hash (a fixed fast hash: names are the program's and the request's)
+/// gives the first resource emitted with that hash, and a hit is confirmed
+/// against that resource's name. Another name with the same hash (which
+/// practically never happens) is found by a scan of the resources.
+#[derive(Default)]
+pub(super) struct NameIndex {
+    by_hash: HashMap<u64, usize, foldhash::fast::FixedState>,
+}
+
+impl NameIndex {
+    fn with_capacity(n: usize) -> NameIndex {
+        NameIndex {
+            by_hash: HashMap::with_capacity_and_hasher(n, Default::default()),
+        }
+    }
+
+    fn hash(name: &str) -> u64 {
+        use std::hash::BuildHasher;
+        foldhash::fast::FixedState::default().hash_one(name)
+    }
+
+    /// The index of the resource called `name` among `resources`.
+    pub(super) fn find(&self, name: &str, resources: &[DesiredResource]) -> Option<usize> {
+        match self.by_hash.get(&Self::hash(name)) {
+            None => None,
+            Some(&i) if resources.get(i).is_some_and(|r| r.name == name) => Some(i),
+            Some(_) => resources.iter().position(|r| r.name == name),
+        }
+    }
+
+    /// Records that resource `idx` is called `name` (not emitted before).
+    pub(super) fn insert(&mut self, name: &str, idx: usize) {
+        self.by_hash.entry(Self::hash(name)).or_insert(idx);
+    }
+}
+
 impl Builder {
+    /// A builder with room for `resources` resources (the root module's
+    /// items: the usual program emits about one resource per item), so
+    /// the usual run does not grow the list and the name index.
+    pub(super) fn with_capacity(resources: usize) -> Builder {
+        Builder {
+            resources: Vec::with_capacity(resources),
+            names: NameIndex::with_capacity(resources),
+            ..Builder::default()
+        }
+    }
+
     pub(super) fn finish(self, program: &Program) -> Res<Output> {
         let status = unify_all(&self.status, "unify composite status", program)?;
         let context = unify_all(&self.context, "unify context", program)?;
@@ -93,4 +140,49 @@ fn unify_all(parts: &[(Value, Span)], what: &str, _program: &Program) -> Res<Opt
         }
     }
     Ok(acc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NameIndex;
+    use crate::api::DesiredResource;
+    use fnhcl_base::{FileId, Span};
+    use fnhcl_value::Value;
+
+    fn resource(name: &str) -> DesiredResource {
+        DesiredResource {
+            name: name.to_owned(),
+            body: Value::empty_object(),
+            ready: None,
+            span: Span {
+                file: FileId(0),
+                start: 0,
+                end: 0,
+            },
+        }
+    }
+
+    #[test]
+    fn names_are_found_by_hash_and_confirmed() {
+        let rs = vec![resource("a"), resource("b")];
+        let mut ix = NameIndex::with_capacity(2);
+        ix.insert("a", 0);
+        ix.insert("b", 1);
+        assert_eq!(ix.find("a", &rs), Some(0));
+        assert_eq!(ix.find("b", &rs), Some(1));
+        assert_eq!(ix.find("c", &rs), None);
+    }
+
+    #[test]
+    fn a_name_sharing_a_hash_is_found_by_the_scan() {
+        // "b"'s hash made to point at "a" (as a collision would): the hit
+        // is not confirmed, and the scan finds "b" where it is.
+        let rs = vec![resource("a"), resource("b")];
+        let mut ix = NameIndex::with_capacity(2);
+        ix.by_hash.insert(NameIndex::hash("b"), 0);
+        assert_eq!(ix.find("b", &rs), Some(1));
+        ix.insert("b", 1);
+        assert_eq!(ix.find("b", &rs), Some(1));
+        assert_eq!(ix.find("a", &rs), None);
+    }
 }

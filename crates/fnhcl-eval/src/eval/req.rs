@@ -36,8 +36,9 @@ pub(super) fn build_req(r: &Request, members: &HashMap<String, Vec<(String, Stri
     let mut resource = ObjMap::with_capacity(r.observed.len());
     let mut connection = ObjMap::with_capacity(r.observed.len());
     for (name, o) in &r.observed {
-        resource.insert(key(name), clean(&o.body));
-        connection.insert(key(name), connection_value(&o.connection_details));
+        let k = key(name);
+        resource.insert(k.clone(), clean(&o.body));
+        connection.insert(k, connection_value(&o.connection_details));
     }
     // `members` is a HashMap: collected, then sorted once.
     let mut resources = Vec::with_capacity(members.len());

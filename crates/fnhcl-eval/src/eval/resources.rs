@@ -13,15 +13,24 @@ use crate::compile::{Child, Collection, Resource};
 
 impl<'c> Walk<'c> {
     pub(super) fn resource(&mut self, parent: &Frame<'_>, r: &Resource) -> Res<()> {
-        let cname = self.cname(&r.name);
-        let name = cname.as_str();
+        // The root module's names are the resources' own (no copy).
+        let cname = if self.prefix.is_empty() {
+            std::borrow::Cow::Borrowed(r.name.as_str())
+        } else {
+            std::borrow::Cow::Owned(self.cname(&r.name))
+        };
+        let name: &str = &cname;
         let is_observed = self.ctx.request.observed.contains_key(name);
-        let self_v = obj([
-            ("name", Value::string(r.name.as_str())),
-            ("resource", self.ctx.observed_body(name)),
-            ("connection", self.ctx.observed_connection(name)),
-        ]);
-        let sf = Frame::named(parent, "self", self_v);
+        // `self` is built on its first read: most bodies do not read it.
+        let ctx = self.ctx;
+        let self_v = || {
+            obj([
+                ("name", Value::string(r.name.as_str())),
+                ("resource", ctx.observed_body(name)),
+                ("connection", ctx.observed_connection(name)),
+            ])
+        };
+        let sf = Frame::named_lazy(parent, "self", &self_v);
         let lf = Frame::locals(&sf, &r.scope);
         let frame = lf.as_ref().unwrap_or(&sf);
         if let Some(c) = &r.condition {
@@ -80,7 +89,7 @@ impl<'c> Walk<'c> {
     }
 
     fn emit(&mut self, name: &str, body: Value, span: Span) -> Res<usize> {
-        if let Some(&i) = self.out.names.get(name) {
+        if let Some(i) = self.out.names.find(name, &self.out.resources) {
             let first = self.out.resources[i].span;
             return Err(vec![
                 Diagnostic::error(
@@ -92,7 +101,7 @@ impl<'c> Walk<'c> {
             ]);
         }
         let idx = self.out.resources.len();
-        self.out.names.insert(name.to_owned(), idx);
+        self.out.names.insert(name, idx);
         self.out.resources.push(DesiredResource {
             name: name.to_owned(),
             body,

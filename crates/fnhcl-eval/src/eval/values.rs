@@ -26,7 +26,11 @@ static COMMON_KEYS: std::sync::LazyLock<[Key; 8]> = std::sync::LazyLock::new(|| 
 });
 
 pub(super) fn key(s: &str) -> Key {
-    match COMMON_KEYS.iter().find(|k| &***k == s) {
+    // Lengths and first bytes first: most names are none of these.
+    match COMMON_KEYS
+        .iter()
+        .find(|k| k.len() == s.len() && k.as_bytes().first() == s.as_bytes().first() && &***k == s)
+    {
         Some(k) => k.clone(),
         None => Key::from(s),
     }

@@ -31,7 +31,7 @@ impl Evaluator<'_, '_> {
             (ft.clone(), Some(ft.clone()), None)
         } else if untyped_null(&fv) {
             (tt.clone(), None, Some(tt.clone()))
-        } else if tt == Type::Dynamic || ft == Type::Dynamic {
+        } else if matches!(tt, Type::Dynamic) || matches!(ft, Type::Dynamic) {
             (Type::Dynamic, None, None)
         } else if tt == ft {
             // Already the same type: unification is the identity.

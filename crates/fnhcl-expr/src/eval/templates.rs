@@ -2,6 +2,8 @@
 //! buffer, `%{if}` (via the conditional in `operators.rs`) and `%{for}`
 //! (via the loop in `for_expr.rs`), the string-size limit, NFC.
 
+use std::cell::Cell;
+
 use fnhcl_base::{Diagnostic, Span};
 use fnhcl_syntax::ast::{Expr, Ident, Template, TemplateFor, TemplateIf, TemplatePart};
 use fnhcl_value::{Type, Value};
@@ -9,6 +11,33 @@ use fnhcl_value::{Type, Value};
 use super::{Branch, Diags, Evaluator, R, has_errors, nfc};
 use crate::compiled::node::{Node, TemplateNode, TemplatePartNode};
 use crate::conv;
+
+thread_local! {
+    /// A template's text buffer, kept between the templates this thread
+    /// evaluates: the text is copied into the result's `Arc<str>` anyway,
+    /// so one buffer serves them all instead of one allocation each. A
+    /// template takes it while it is built (one inside an interpolation
+    /// finds it taken and gets a new one) and puts it back after.
+    static TEXT_BUF: Cell<String> = const { Cell::new(String::new()) };
+}
+
+/// The largest buffer kept between templates (bytes).
+const KEPT_BUF_MAX: usize = 4096;
+
+/// The thread's template buffer, empty, with room for `cap` bytes.
+fn take_text_buf(cap: usize) -> String {
+    let mut buf = TEXT_BUF.take();
+    buf.clear();
+    buf.reserve(cap);
+    buf
+}
+
+/// Puts a template's buffer back, unless it grew large.
+fn put_text_buf(buf: String) {
+    if buf.capacity() <= KEPT_BUF_MAX {
+        TEXT_BUF.set(buf);
+    }
+}
 
 impl Evaluator<'_, '_> {
     /// A template; `compiled` holds the buffer size worked out at compile
@@ -25,7 +54,7 @@ impl Evaluator<'_, '_> {
             None => template_guess(t),
         };
         let mut nodes = compiled.map(|c| c.parts.iter());
-        let mut buf = String::with_capacity(guess.min(4096));
+        let mut buf = take_text_buf(guess.min(KEPT_BUF_MAX));
         let mut known = true;
         let mut marked = false;
         for part in &t.parts {
@@ -139,10 +168,11 @@ impl Evaluator<'_, '_> {
             }
         }
         let v = if known {
-            Value::string(nfc(buf))
+            Value::string(fnhcl_value::nfc(&buf))
         } else {
             Value::Unknown(Type::String)
         };
+        put_text_buf(buf);
         (v.mark_if(marked), diags)
     }
 
