@@ -13,6 +13,7 @@ pub mod input;
 pub mod request;
 pub mod response;
 pub mod schemas;
+pub mod view;
 pub mod wire;
 pub mod yaml;
 
@@ -31,6 +32,7 @@ use function_sdk_rust::proto::v1::{RunFunctionRequest, RunFunctionResponse};
 pub use crate::cache::CacheStats;
 use crate::cache::LruCache;
 use crate::input::{HclInput, Source};
+use crate::view::RequestView;
 use crate::wire::Encoded;
 pub use fnhcl_eval::{INTERRUPT_INTERVAL, INTERRUPTED_DETAIL, Interrupt};
 
@@ -395,7 +397,7 @@ impl Function {
         interrupt: Option<Interrupt>,
     ) -> Outcome {
         stacker::maybe_grow(RUN_STACK_BYTES - (1 << 20), RUN_STACK_BYTES, || {
-            let o = self.encoded_outcome(req, interrupt);
+            let o = self.run_encoded_with(req, interrupt);
             let (response, error) = match wire::decode_response(o.response.as_slice()) {
                 Ok(r) => (r, o.error),
                 Err(e) => {
@@ -420,22 +422,63 @@ impl Function {
     }
 
     /// [`Function::run_outcome_with`] with the response as the protobuf
-    /// bytes a server sends (maps in sorted key order, see [`wire`]).
+    /// bytes a server sends (maps in sorted key order, see [`wire`]): the
+    /// request is encoded with prost and run as [`Function::run_bytes`].
     pub fn run_encoded_with(
         &self,
         req: &RunFunctionRequest,
         interrupt: Option<Interrupt>,
     ) -> Outcome<Encoded> {
+        use prost::Message as _;
+        self.run_bytes(&req.encode_to_vec(), interrupt)
+    }
+
+    /// Runs the request given as its protobuf bytes (what the server
+    /// receives), read where they are ([`view::RequestView`]: no message
+    /// is decoded), and returns the response's protobuf bytes. Bytes that
+    /// are not a request give a Fatal result with prost's decode error.
+    pub fn run_bytes(&self, bytes: &[u8], interrupt: Option<Interrupt>) -> Outcome<Encoded> {
         stacker::maybe_grow(RUN_STACK_BYTES - (1 << 20), RUN_STACK_BYTES, || {
-            self.encoded_outcome(req, interrupt)
+            match RequestView::new(bytes) {
+                Ok(view) => self.encoded_outcome(&view, interrupt),
+                Err(view::Unusual) => self.unusual_outcome(bytes, interrupt),
+            }
         })
     }
 
-    fn encoded_outcome(
-        &self,
-        req: &RunFunctionRequest,
-        interrupt: Option<Interrupt>,
-    ) -> Outcome<Encoded> {
+    /// A request the view does not take as it is: prost reads it (or says
+    /// why it cannot), and its re-encoding is run.
+    fn unusual_outcome(&self, bytes: &[u8], interrupt: Option<Interrupt>) -> Outcome<Encoded> {
+        use prost::Message as _;
+        let fail = |message: String| Outcome {
+            response: response::fatal_bytes_view(
+                &RequestView::default(),
+                self.options.default_ttl,
+                message.clone(),
+            ),
+            xr: XrRef::default(),
+            tag: String::new(),
+            error: Some(message),
+            warnings: 0,
+            cache_hit: None,
+            debug_request: None,
+            debug_response: None,
+        };
+        let req = match RunFunctionRequest::decode(bytes) {
+            Ok(req) => req,
+            Err(e) => return fail(format!("invalid request: {e}")),
+        };
+        let canonical = req.encode_to_vec();
+        // prost took it: its nesting is within prost's limit.
+        match RequestView::read(&canonical, usize::MAX) {
+            Ok(view) => self.encoded_outcome(&view, interrupt),
+            Err(view::Unusual) => {
+                fail("internal error: prost's encoding of the request is not read".to_owned())
+            }
+        }
+    }
+
+    fn encoded_outcome(&self, req: &RequestView<'_>, interrupt: Option<Interrupt>) -> Outcome<Encoded> {
         catch_unwind(AssertUnwindSafe(|| self.run_outcome_inner(req, interrupt))).unwrap_or_else(
             |p| {
                 let message = format!(
@@ -443,16 +486,11 @@ impl Function {
                     panic_message(&*p)
                 );
                 let response =
-                    response::fatal_bytes(req, self.options.default_ttl, message.clone());
-                let xr_body = req
-                    .observed
-                    .as_ref()
-                    .and_then(|o| o.composite.as_ref())
-                    .and_then(|c| c.resource.as_ref());
+                    response::fatal_bytes_view(req, self.options.default_ttl, message.clone());
                 Outcome {
                     response,
-                    xr: catch_unwind(|| xr_ref(xr_body)).unwrap_or_default(),
-                    tag: req.meta.as_ref().map(|m| m.tag.clone()).unwrap_or_default(),
+                    xr: catch_unwind(|| xr_ref(req.xr_body())).unwrap_or_default(),
+                    tag: req.tag.to_owned(),
                     error: Some(message),
                     warnings: 0,
                     cache_hit: None,
@@ -465,18 +503,14 @@ impl Function {
 
     fn run_outcome_inner(
         &self,
-        req: &RunFunctionRequest,
+        req: &RequestView<'_>,
         interrupt: Option<Interrupt>,
     ) -> Outcome<Encoded> {
-        let xr_body = req
-            .observed
-            .as_ref()
-            .and_then(|o| o.composite.as_ref())
-            .and_then(|c| c.resource.as_ref());
+        let xr_body = req.xr_body();
         let mut outcome = Outcome {
             response: Encoded::default(),
             xr: xr_ref(xr_body),
-            tag: req.meta.as_ref().map(|m| m.tag.clone()).unwrap_or_default(),
+            tag: req.tag.to_owned(),
             error: None,
             warnings: 0,
             cache_hit: None,
@@ -484,23 +518,31 @@ impl Function {
             debug_response: None,
         };
         let debug_annotation =
-            request::annotation(xr_body, debug::DEBUG_ANNOTATION) == Some("true");
+            request::annotation_view(xr_body, debug::DEBUG_ANNOTATION) == Some("true");
+        // The SDK's message, for the debug dumps and schema validation.
+        let sdk_request = || {
+            use prost::Message as _;
+            RunFunctionRequest::decode(req.bytes).unwrap_or_default()
+        };
 
         let mut ttl = self.options.default_ttl;
         let result = (|| -> Result<(Encoded, usize), String> {
-            let input = HclInput::decode(req.input.as_ref())
+            let input = req.input.map(wire::decode_struct_bytes).transpose();
+            let input = input
+                .map_err(|e| e.to_string())
+                .and_then(|input| HclInput::decode(input.as_ref()))
                 .map_err(|e| format!("invalid function input: {e}"))?;
             if let Some(t) = input.ttl {
                 ttl = t;
             }
             input.check()?;
-            let no_observed = req.observed.as_ref().is_none_or(|o| o.resources.is_empty());
             let debug_on = self.options.always_debug
                 || debug_annotation
                 || input.debug
-                || (input.debug_new && no_observed);
-            if debug_on {
-                outcome.debug_request = Some(debug::request_dump(req));
+                || (input.debug_new && req.no_observed());
+            let sdk = if debug_on { Some(sdk_request()) } else { None };
+            if let Some(sdk) = &sdk {
+                outcome.debug_request = Some(debug::request_dump(sdk));
             }
             let ran = catch_unwind(AssertUnwindSafe(|| {
                 let (compiled, hit) = self.program(&input)?;
@@ -508,13 +550,13 @@ impl Function {
                 let program = compiled.result.as_ref().map_err(Clone::clone)?;
                 let limits = &self.options.limits;
                 let eval_req =
-                    request::eval_request_within(req, program.demand(), limits.max_request_depth)
+                    request::eval_request_view(req, program.demand(), limits.max_request_depth)
                         .map_err(|what| {
-                        format!(
-                            "{what} is nested deeper than the limit of {} levels",
-                            limits.max_request_depth
-                        )
-                    })?;
+                            format!(
+                                "{what} is nested deeper than the limit of {} levels",
+                                limits.max_request_depth
+                            )
+                        })?;
                 let with_interrupt;
                 let eval_limits = match interrupt {
                     None => &limits.eval,
@@ -533,13 +575,19 @@ impl Function {
                 drop(eval_req);
                 // Schema validation adds results and requirements; a
                 // conversion error of the output comes before its error.
-                let additions =
-                    schemas::check(req, input.schema_validation, &output, &self.schemas)
-                        .map_err(|m| response::conversion_error(&output).unwrap_or(m))?;
+                let additions = if input.schema_validation == input::SchemaValidation::Off
+                    || !req.has_capability(proto::Capability::RequiredSchemas)
+                {
+                    schemas::Additions::default()
+                } else {
+                    let sdk = sdk.clone().unwrap_or_else(sdk_request);
+                    schemas::check(&sdk, input.schema_validation, &output, &self.schemas)
+                        .map_err(|m| response::conversion_error(&output).unwrap_or(m))?
+                };
                 let hint = &self.response_hint;
                 let capacity = hint.load(std::sync::atomic::Ordering::Relaxed);
                 let (bytes, warnings) =
-                    response::success_bytes(req, ttl, &output, &additions, capacity)?;
+                    response::success_bytes_view(req, ttl, &output, &additions, capacity)?;
                 hint.store(
                     (bytes.len() + bytes.len() / 8).min(RESPONSE_HINT_MAX),
                     std::sync::atomic::Ordering::Relaxed,
@@ -565,10 +613,10 @@ impl Function {
                     ));
                 }
             };
-            if debug_on {
+            if let Some(sdk) = &sdk {
                 let rsp = wire::decode_response(bytes.as_slice())
                     .map_err(|e| format!("internal error: {e}"))?;
-                outcome.debug_response = Some(debug::response_dump(req, &rsp));
+                outcome.debug_response = Some(debug::response_dump(sdk, &rsp));
             }
             Ok((bytes, warnings))
         })();
@@ -579,30 +627,22 @@ impl Function {
             }
             Err(message) => {
                 outcome.error = Some(message.clone());
-                outcome.response = response::fatal_bytes(req, ttl, message);
+                outcome.response = response::fatal_bytes_view(req, ttl, message);
             }
         }
         outcome
     }
 }
 
-fn xr_ref(body: Option<&pbjson_types::Struct>) -> XrRef {
-    use pbjson_types::value::Kind;
-    let s = |st: Option<&pbjson_types::Struct>, k: &str| -> String {
-        match st
-            .and_then(|st| st.fields.get(k))
-            .and_then(|v| v.kind.as_ref())
-        {
-            Some(Kind::StringValue(s)) => s.clone(),
-            _ => String::new(),
-        }
+/// The XR of a request (its observed composite's body, a `Struct`
+/// message), for logs.
+fn xr_ref(body: Option<&[u8]>) -> XrRef {
+    let s = |st: Option<&[u8]>, k: &str| -> String {
+        st.and_then(|st| view::get_str(st, k))
+            .unwrap_or_default()
+            .to_owned()
     };
-    let meta = body
-        .and_then(|b| b.fields.get("metadata"))
-        .and_then(|m| match m.kind.as_ref() {
-            Some(Kind::StructValue(s)) => Some(s),
-            _ => None,
-        });
+    let meta = body.and_then(|b| view::get_struct(b, "metadata"));
     XrRef {
         api_version: s(body, "apiVersion"),
         kind: s(body, "kind"),
