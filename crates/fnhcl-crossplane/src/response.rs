@@ -427,7 +427,7 @@ pub fn success_bytes(
 ) -> Result<(Encoded, usize), String> {
     use prost::Message as _;
     let bytes = req.encode_to_vec();
-    let view = RequestView::new(&bytes).map_err(|view::Unusual| {
+    let view = RequestView::read(&bytes, usize::MAX).map_err(|view::Unusual| {
         "internal error: prost's encoding of the request is not read".to_owned()
     })?;
     success_bytes_view(&view, ttl, output, additions, capacity)
