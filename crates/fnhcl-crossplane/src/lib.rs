@@ -438,12 +438,14 @@ impl Function {
     /// is decoded), and returns the response's protobuf bytes. Bytes that
     /// are not a request give a Fatal result with prost's decode error.
     pub fn run_bytes(&self, bytes: &[u8], interrupt: Option<Interrupt>) -> Outcome<Encoded> {
-        stacker::maybe_grow(RUN_STACK_BYTES - (1 << 20), RUN_STACK_BYTES, || {
-            match RequestView::new(bytes) {
+        stacker::maybe_grow(
+            RUN_STACK_BYTES - (1 << 20),
+            RUN_STACK_BYTES,
+            || match RequestView::new(bytes) {
                 Ok(view) => self.encoded_outcome(&view, interrupt),
                 Err(view::Unusual) => self.unusual_outcome(bytes, interrupt),
-            }
-        })
+            },
+        )
     }
 
     /// A request the view does not take as it is: prost reads it (or says
@@ -478,7 +480,11 @@ impl Function {
         }
     }
 
-    fn encoded_outcome(&self, req: &RequestView<'_>, interrupt: Option<Interrupt>) -> Outcome<Encoded> {
+    fn encoded_outcome(
+        &self,
+        req: &RequestView<'_>,
+        interrupt: Option<Interrupt>,
+    ) -> Outcome<Encoded> {
         catch_unwind(AssertUnwindSafe(|| self.run_outcome_inner(req, interrupt))).unwrap_or_else(
             |p| {
                 let message = format!(

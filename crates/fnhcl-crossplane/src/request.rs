@@ -609,6 +609,10 @@ mod tests {
             let direct = eval_request_for(&req, demand);
             let projected = demand.project(&whole);
             assert_eq!(format!("{direct:?}"), format!("{projected:?}"), "{text}");
+            let bytes = prost::Message::encode_to_vec(&req);
+            let view = RequestView::new(&bytes).expect("view");
+            let from_bytes = eval_request_view(&view, demand, usize::MAX).expect("converts");
+            assert_eq!(format!("{from_bytes:?}"), format!("{direct:?}"), "{text}");
         }
         // Something is left out, or the test would not show anything.
         let mut sm = fnhcl_base::SourceMap::new();
@@ -755,9 +759,18 @@ mod tests {
                     },
                 );
             }
+            let bytes = prost::Message::encode_to_vec(&req);
+            let view = RequestView::new(&bytes).expect("view");
             for demand in &demands {
                 for max in [0, 1, 2, 3, 4, 6, 9, 200] {
                     let folded = eval_request_within(&req, demand, max);
+                    // Read from the request's bytes: the same.
+                    let from_bytes = eval_request_view(&view, demand, max);
+                    assert_eq!(
+                        format!("{folded:?}"),
+                        format!("{from_bytes:?}"),
+                        "max {max}: from the bytes"
+                    );
                     assert_eq!(
                         folded.as_ref().err(),
                         too_deep_for(&req, demand, max).as_ref(),
@@ -793,6 +806,10 @@ mod tests {
         assert_eq!(annotation(s.as_ref(), "a"), Some("b"));
         assert_eq!(annotation(s.as_ref(), "n"), None);
         assert_eq!(annotation(None, "a"), None);
+        let bytes = prost::Message::encode_to_vec(&s.expect("struct"));
+        assert_eq!(annotation_view(Some(&bytes), "a"), Some("b"));
+        assert_eq!(annotation_view(Some(&bytes), "n"), None);
+        assert_eq!(annotation_view(None, "a"), None);
     }
 
     #[test]
@@ -814,6 +831,10 @@ mod tests {
             }
             let want = Some("required resource \"a\"".to_owned());
             assert_eq!(too_deep_for(&req, &Demand::everything(), 3), want);
+            let bytes = prost::Message::encode_to_vec(&req);
+            let view = RequestView::new(&bytes).expect("view");
+            let got = eval_request_view(&view, &Demand::everything(), 3).err();
+            assert_eq!(got, want);
             let got = eval_request_within(&req, &Demand::everything(), 3).err();
             assert_eq!(got, want);
         }

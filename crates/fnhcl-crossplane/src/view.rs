@@ -440,10 +440,21 @@ impl<'a> RequestView<'a> {
                 4 | 5 => {
                     let s = r.len(wire)?;
                     check_struct(s, 1, limit)?;
-                    once(if tag == 4 { &mut v.input } else { &mut v.context }, s)?;
+                    once(
+                        if tag == 4 {
+                            &mut v.input
+                        } else {
+                            &mut v.context
+                        },
+                        s,
+                    )?;
                 }
-                6 => v.extra_resources.push(resources_entry(r.len(wire)?, limit)?),
-                8 => v.required_resources.push(resources_entry(r.len(wire)?, limit)?),
+                6 => v
+                    .extra_resources
+                    .push(resources_entry(r.len(wire)?, limit)?),
+                8 => v
+                    .required_resources
+                    .push(resources_entry(r.len(wire)?, limit)?),
                 // Credentials are not read: prost checks them.
                 7 => {
                     use prost::Message as _;
@@ -477,7 +488,9 @@ impl<'a> RequestView<'a> {
 
     /// Whether the request has no observed composed resources.
     pub fn no_observed(&self) -> bool {
-        self.observed.as_ref().is_none_or(|o| o.resources.is_empty())
+        self.observed
+            .as_ref()
+            .is_none_or(|o| o.resources.is_empty())
     }
 
     pub fn has_capability(&self, c: Capability) -> bool {
@@ -561,6 +574,24 @@ pub fn get<'a>(s: &'a [u8], key: &str) -> Option<&'a [u8]> {
         }
         if k.unwrap_or("") == key {
             found = Some(value);
+        }
+    }
+    found
+}
+
+/// The last field `tag` of a message, if it is length-delimited (only the
+/// top level is read; nothing is checked).
+pub fn top_level_field(message: &[u8], tag: u64) -> Option<&[u8]> {
+    let mut found = None;
+    let mut r = Rd::new(message);
+    while let Ok(Some((t, wire))) = r.field() {
+        if wire == LEN {
+            let b = r.len(wire).ok()?;
+            if t == tag {
+                found = Some(b);
+            }
+        } else if r.skip(wire).is_err() {
+            return None;
         }
     }
     found
