@@ -221,7 +221,14 @@ pub struct Function {
     response_hint: std::sync::atomic::AtomicUsize,
     cache: LruCache<Compiled>,
     schemas: schemas::SchemaCache,
+    /// The last input decoded, by its bytes: a server's requests carry the
+    /// same input call after call, and comparing its bytes costs less than
+    /// decoding it (a map and a copy of the program text).
+    last_input: std::sync::Mutex<Option<(Vec<u8>, Arc<HclInput>)>>,
 }
+
+/// Inputs longer than this are not kept as [`Function`]'s last input.
+const LAST_INPUT_MAX: usize = 1 << 20;
 
 impl Default for Function {
     fn default() -> Function {
@@ -300,6 +307,7 @@ impl Function {
                 Compiled::weigh,
             ),
             schemas: schemas::SchemaCache::default(),
+            last_input: std::sync::Mutex::new(None),
             response_hint: std::sync::atomic::AtomicUsize::new(1024),
             options,
         }
@@ -313,6 +321,28 @@ impl Function {
     /// Runs one request and returns the response.
     pub fn run(&self, req: &RunFunctionRequest) -> RunFunctionResponse {
         self.run_outcome(req).response
+    }
+
+    /// The request's input (a `Struct` message), decoded, or the last
+    /// input decoded when its bytes are the same.
+    fn input(&self, raw: Option<&[u8]>) -> Result<Arc<HclInput>, String> {
+        let Some(raw) = raw else {
+            return HclInput::decode(None).map(Arc::new);
+        };
+        if let Ok(slot) = self.last_input.lock()
+            && let Some((bytes, input)) = &*slot
+            && bytes.as_slice() == raw
+        {
+            return Ok(input.clone());
+        }
+        let decoded = wire::decode_struct_bytes(raw).map_err(|e| e.to_string())?;
+        let input = Arc::new(HclInput::decode(Some(&decoded))?);
+        if raw.len() <= LAST_INPUT_MAX
+            && let Ok(mut slot) = self.last_input.lock()
+        {
+            *slot = Some((raw.to_vec(), input.clone()));
+        }
+        Ok(input)
     }
 
     fn program(&self, input: &HclInput) -> Result<(Arc<Compiled>, bool), String> {
@@ -533,10 +563,8 @@ impl Function {
 
         let mut ttl = self.options.default_ttl;
         let result = (|| -> Result<(Encoded, usize), String> {
-            let input = req.input.map(wire::decode_struct_bytes).transpose();
-            let input = input
-                .map_err(|e| e.to_string())
-                .and_then(|input| HclInput::decode(input.as_ref()))
+            let input = self
+                .input(req.input)
                 .map_err(|e| format!("invalid function input: {e}"))?;
             if let Some(t) = input.ttl {
                 ttl = t;

@@ -341,14 +341,16 @@ fn project_view(s: &[u8], paths: &Paths, depth: usize, max: usize) -> Result<Val
     let Paths::Keys(keys) = paths else {
         return view::object_within(s, depth, max);
     };
-    let fields = view::entries(s);
+    // A few keys demanded: each looked for in the entries as they come
+    // (the last of a key counts), nothing sorted.
+    let mut fields = Vec::new();
+    view::raw_entries_into(s, &mut fields);
     let mut attrs = Vec::with_capacity(keys.len());
     for (k, sub) in keys {
-        let Ok(i) = fields.binary_search_by(|e| e.0.cmp(k.as_str())) else {
+        let Some(&(_, v)) = fields.iter().rev().find(|e| e.0 == k.as_str()) else {
             // As `project_struct`: all its keys.
             return view::object_within(s, depth, max);
         };
-        let v = fields[i].1;
         let value = match (view::kind(v), sub) {
             (view::Kind::Struct(inner), Paths::Keys(_)) => {
                 if depth.saturating_add(1) >= max {

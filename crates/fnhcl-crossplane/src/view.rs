@@ -510,9 +510,9 @@ pub fn entries(s: &[u8]) -> Vec<(&str, &[u8])> {
     out
 }
 
-/// [`entries`] appended to `out` (sorted from where it was).
-pub fn entries_into<'a>(s: &'a [u8], out: &mut Vec<(&'a str, &'a [u8])>) {
-    let start = out.len();
+/// A `Struct`'s entries (key, `Value` message) in the order of the bytes,
+/// equal keys included (the last one counts).
+pub fn raw_entries_into<'a>(s: &'a [u8], out: &mut Vec<(&'a str, &'a [u8])>) {
     let mut r = Rd::new(s);
     while let Ok(Some((tag, wire))) = r.field() {
         let Ok(entry) = r.len(wire) else { break };
@@ -534,20 +534,28 @@ pub fn entries_into<'a>(s: &'a [u8], out: &mut Vec<(&'a str, &'a [u8])>) {
         }
         out.push((key, value));
     }
+}
+
+/// [`entries`] appended to `out` (sorted from where it was).
+pub fn entries_into<'a>(s: &'a [u8], out: &mut Vec<(&'a str, &'a [u8])>) {
+    let start = out.len();
+    raw_entries_into(s, out);
     let part = &mut out[start..];
-    // Stable: of equal keys, the last entry is kept.
-    if !part.windows(2).all(|w| w[0].0 < w[1].0) {
-        part.sort_by(|a, b| a.0.cmp(b.0));
-        let mut kept: Vec<(&str, &[u8])> = Vec::with_capacity(part.len());
-        for &(k, v) in part.iter() {
-            match kept.last_mut() {
-                Some(last) if last.0 == k => last.1 = v,
-                _ => kept.push((k, v)),
-            }
-        }
-        out.truncate(start);
-        out.extend(kept);
+    if part.windows(2).all(|w| w[0].0 < w[1].0) {
+        return;
     }
+    // Stable: of equal keys, the last entry is kept (moved onto the first).
+    part.sort_by(|a, b| a.0.cmp(b.0));
+    let mut kept = 0;
+    for i in 0..part.len() {
+        if kept > 0 && part[kept - 1].0 == part[i].0 {
+            part[kept - 1].1 = part[i].1;
+        } else {
+            part[kept] = part[i];
+            kept += 1;
+        }
+    }
+    out.truncate(start + kept);
 }
 
 /// The value of `key` in a `Struct` message (the last entry of that key).
