@@ -1,9 +1,9 @@
 //! Who runs when: so that a heavy composition does not stall every other
 //! XR, and a small one costs no more CPU than it must.
 //!
-//! A **small request** ([`small_request`]: at most [`SMALL_REQUEST_VALUES`]
-//! values in its resources, context and input) first runs **inline**, on
-//! the runtime thread that decoded it: handing a run to another thread and
+//! A **small request** ([`small_request`]: at most [`SMALL_REQUEST_BYTES`]
+//! of protobuf) first runs **inline**, on the runtime thread that received
+//! it: handing a run to another thread and
 //! back costs more CPU (wake-ups, context switches) than a small run
 //! itself. An inline run is stopped at its first interrupt check (after
 //! [`fnhcl_crossplane::INTERRUPT_INTERVAL`] evaluation steps, ~1 ms) and
