@@ -344,10 +344,10 @@ fn project_view(s: &[u8], paths: &Paths, depth: usize, max: usize) -> Result<Val
     // A few keys demanded: each looked for in the entries as they come
     // (the last of a key counts), nothing sorted.
     let mut fields = Vec::new();
-    view::raw_entries_into(s, &mut fields);
+    view::fields_into(s, &mut fields);
     let mut attrs = Vec::with_capacity(keys.len());
     for (k, sub) in keys {
-        let Some(&(_, v)) = fields.iter().rev().find(|e| e.0 == k.as_str()) else {
+        let Some(&(_, v)) = fields.iter().rev().find(|e| e.0 == k.as_bytes()) else {
             // As `project_struct`: all its keys.
             return view::object_within(s, depth, max);
         };

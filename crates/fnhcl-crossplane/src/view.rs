@@ -510,6 +510,37 @@ pub fn entries(s: &[u8]) -> Vec<(&str, &[u8])> {
     out
 }
 
+/// A `Struct`'s entries (key's bytes, `Value` message) in the order of
+/// the bytes, equal keys included (the last one counts). The keys are not
+/// made `str`s again (the view checked them): comparing bytes is enough to
+/// find a key.
+pub fn fields_into<'a>(s: &'a [u8], out: &mut Vec<(&'a [u8], &'a [u8])>) {
+    let mut r = Rd::new(s);
+    while let Ok(Some((tag, wire))) = r.field() {
+        let Ok(entry) = r.len(wire) else { break };
+        if tag != 1 {
+            continue;
+        }
+        let mut e = Rd::new(entry);
+        let (mut key, mut value): (&[u8], &[u8]) = (&[], &[]);
+        while let Ok(Some((tag, wire))) = e.field() {
+            let Ok(b) = (if wire == LEN {
+                e.len(wire)
+            } else {
+                e.skip(wire).map(|()| &[][..])
+            }) else {
+                break;
+            };
+            match tag {
+                1 => key = b,
+                2 => value = b,
+                _ => {}
+            }
+        }
+        out.push((key, value));
+    }
+}
+
 /// A `Struct`'s entries (key, `Value` message) in the order of the bytes,
 /// equal keys included (the last one counts).
 pub fn raw_entries_into<'a>(s: &'a [u8], out: &mut Vec<(&'a str, &'a [u8])>) {
@@ -560,31 +591,13 @@ pub fn entries_into<'a>(s: &'a [u8], out: &mut Vec<(&'a str, &'a [u8])>) {
 
 /// The value of `key` in a `Struct` message (the last entry of that key).
 pub fn get<'a>(s: &'a [u8], key: &str) -> Option<&'a [u8]> {
-    let mut found = None;
-    let mut r = Rd::new(s);
-    while let Ok(Some((tag, wire))) = r.field() {
-        let Ok(entry) = r.len(wire) else { break };
-        if tag != 1 {
-            continue;
-        }
-        let mut e = Rd::new(entry);
-        let (mut k, mut value): (Option<&str>, &[u8]) = (None, &[]);
-        while let Ok(Some((tag, wire))) = e.field() {
-            match tag {
-                1 => k = e.str(wire).ok(),
-                2 => value = e.len(wire).unwrap_or(&[]),
-                _ => {
-                    if e.skip(wire).is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-        if k.unwrap_or("") == key {
-            found = Some(value);
-        }
-    }
-    found
+    let mut fields = Vec::new();
+    fields_into(s, &mut fields);
+    fields
+        .iter()
+        .rev()
+        .find(|e| e.0 == key.as_bytes())
+        .map(|e| e.1)
 }
 
 /// The last field `tag` of a message, if it is length-delimited (only the
@@ -744,14 +757,28 @@ pub fn object(s: &[u8]) -> Value {
 /// Whether a `Struct` nests objects/lists deeper than `max` levels
 /// ([`crate::request::struct_too_deep`]).
 pub fn struct_too_deep(s: &[u8], max: usize) -> bool {
-    let mut stack: Vec<(&[u8], usize)> = entries(s).into_iter().map(|(_, v)| (v, 1)).collect();
+    // In any order; of equal keys only the last counts (prost's map).
+    let values = |s| {
+        let mut fields = Vec::new();
+        fields_into(s, &mut fields);
+        fields.sort_by(|a, b| a.0.cmp(b.0));
+        let mut kept: Vec<(&[u8], &[u8])> = Vec::with_capacity(fields.len());
+        for (k, v) in fields {
+            match kept.last_mut() {
+                Some(last) if last.0 == k => last.1 = v,
+                _ => kept.push((k, v)),
+            }
+        }
+        kept.into_iter().map(|(_, v)| v)
+    };
+    let mut stack: Vec<(&[u8], usize)> = values(s).map(|v| (v, 1)).collect();
     while let Some((v, depth)) = stack.pop() {
         match kind(v) {
             Kind::Struct(s) => {
                 if depth >= max {
                     return true;
                 }
-                stack.extend(entries(s).into_iter().map(|(_, v)| (v, depth + 1)));
+                stack.extend(values(s).map(|v| (v, depth + 1)));
             }
             Kind::List(l) => {
                 if depth >= max {
@@ -778,4 +805,81 @@ pub fn sdk_resource(r: &ResourceView<'_>) -> Resource {
 pub fn sdk_state(s: &StateView<'_>) -> State {
     use prost::Message as _;
     State::decode(s.raw).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::convert::{json_to_struct, object_from_struct};
+    use prost::Message as _;
+
+    fn encoded(json: serde_json::Value) -> Vec<u8> {
+        json_to_struct(&json).expect("object").encode_to_vec()
+    }
+
+    /// A `Struct` whose keys come twice (two encodings one after the
+    /// other: prost merges them, the last of a key counting) reads as prost
+    /// reads it: whole, by key, and for its depth.
+    #[test]
+    fn a_key_given_twice_reads_as_prost_reads_it() {
+        let mut bytes = encoded(serde_json::json!({"a": {"x": {"y": 1}}, "b": "first", "c": [1]}));
+        bytes.extend(encoded(
+            serde_json::json!({"a": 2, "b": "second", "d": null}),
+        ));
+        let prost_struct = pbjson_types::Struct::decode(bytes.as_slice()).expect("decodes");
+        check_struct(&bytes, 0, MAX_MESSAGES).expect("checks");
+        assert_eq!(
+            format!("{:?}", object(&bytes)),
+            format!("{:?}", object_from_struct(&prost_struct))
+        );
+        assert_eq!(get_str(&bytes, "b"), Some("second"));
+        assert!(matches!(get(&bytes, "a").map(kind), Some(Kind::Number(n)) if n == 2.0));
+        assert_eq!(
+            entries(&bytes).iter().map(|e| e.0).collect::<Vec<_>>(),
+            ["a", "b", "c", "d"]
+        );
+        // `a` nests two levels in the first encoding, none in the last.
+        assert!(!struct_too_deep(&bytes, 2));
+        assert!(crate::request::struct_too_deep(&prost_struct, 2) == struct_too_deep(&bytes, 2));
+        let mut deep = encoded(serde_json::json!({"a": 1}));
+        deep.extend(encoded(serde_json::json!({"a": {"x": {"y": 1}}})));
+        assert!(struct_too_deep(&deep, 2));
+    }
+
+    /// What the view leaves to prost: a field given twice, a `Value` with
+    /// two kinds, bad bytes.
+    #[test]
+    fn unusual_requests_are_left_to_prost() {
+        use function_sdk_rust::proto::v1::{RequestMeta, RunFunctionRequest};
+        let req = RunFunctionRequest {
+            meta: Some(RequestMeta {
+                tag: "t".into(),
+                capabilities: vec![1, 2],
+            }),
+            context: json_to_struct(&serde_json::json!({"k": 1})),
+            ..Default::default()
+        };
+        let bytes = req.encode_to_vec();
+        let view = RequestView::new(&bytes).expect("reads");
+        assert_eq!(view.tag, "t");
+        assert_eq!(view.capabilities, [1, 2]);
+        let mut twice = bytes.clone();
+        twice.extend_from_slice(&bytes);
+        assert_eq!(RequestView::new(&twice).err(), Some(Unusual));
+        // A `Value` with a number and a string (field 5: the context).
+        let value = [0x11, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0x1a, 1, b'x'];
+        let entry = [&[0x0a, 1, b'k', 0x12, value.len() as u8][..], &value].concat();
+        let context = [&[0x0a, entry.len() as u8][..], &entry].concat();
+        let request = [&[0x2a, context.len() as u8][..], &context].concat();
+        assert_eq!(RequestView::new(&request).err(), Some(Unusual));
+        assert!(RunFunctionRequest::decode(request.as_slice()).is_ok());
+        for bad in [
+            &[0x2a, 5, 1][..],
+            &[0x0b],
+            &[0xff; 11],
+            &[0x2a, 2, 0x0a, 0x80],
+        ] {
+            assert_eq!(RequestView::new(bad).err(), Some(Unusual), "{bad:?}");
+        }
+    }
 }
