@@ -460,7 +460,10 @@ impl Function {
         interrupt: Option<Interrupt>,
     ) -> Outcome<Encoded> {
         use prost::Message as _;
-        self.run_bytes(&req.encode_to_vec(), interrupt)
+        // prost's encoding is in the view's form, and a message is not
+        // held to prost's decoding limit of nesting (the function's own
+        // limits apply, as to a message before).
+        self.run_bytes_within(&req.encode_to_vec(), usize::MAX, interrupt)
     }
 
     /// Runs the request given as its protobuf bytes (what the server
@@ -468,10 +471,20 @@ impl Function {
     /// is decoded), and returns the response's protobuf bytes. Bytes that
     /// are not a request give a Fatal result with prost's decode error.
     pub fn run_bytes(&self, bytes: &[u8], interrupt: Option<Interrupt>) -> Outcome<Encoded> {
+        self.run_bytes_within(bytes, view::MAX_MESSAGES, interrupt)
+    }
+
+    /// [`Function::run_bytes`] with the view's limit of nested messages.
+    fn run_bytes_within(
+        &self,
+        bytes: &[u8],
+        limit: usize,
+        interrupt: Option<Interrupt>,
+    ) -> Outcome<Encoded> {
         stacker::maybe_grow(
             RUN_STACK_BYTES - (1 << 20),
             RUN_STACK_BYTES,
-            || match RequestView::new(bytes) {
+            || match RequestView::read(bytes, limit) {
                 Ok(view) => self.encoded_outcome(&view, interrupt),
                 Err(view::Unusual) => self.unusual_outcome(bytes, interrupt),
             },

@@ -34,7 +34,7 @@ pub struct Unusual;
 /// Messages nested deeper than this are left to prost (whose own limit is
 /// 100 nested messages: a request it rejects for depth is rejected with
 /// its error).
-const MAX_MESSAGES: usize = 60;
+pub const MAX_MESSAGES: usize = 60;
 
 /// Reads protobuf fields front to back.
 #[derive(Clone, Copy)]
