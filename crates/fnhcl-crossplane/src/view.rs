@@ -591,13 +591,34 @@ pub fn entries_into<'a>(s: &'a [u8], out: &mut Vec<(&'a str, &'a [u8])>) {
 
 /// The value of `key` in a `Struct` message (the last entry of that key).
 pub fn get<'a>(s: &'a [u8], key: &str) -> Option<&'a [u8]> {
-    let mut fields = Vec::new();
-    fields_into(s, &mut fields);
-    fields
-        .iter()
-        .rev()
-        .find(|e| e.0 == key.as_bytes())
-        .map(|e| e.1)
+    let mut found = None;
+    let mut r = Rd::new(s);
+    while let Ok(Some((tag, wire))) = r.field() {
+        let Ok(entry) = r.len(wire) else { break };
+        if tag != 1 {
+            continue;
+        }
+        let mut e = Rd::new(entry);
+        let (mut k, mut value): (&[u8], &[u8]) = (&[], &[]);
+        while let Ok(Some((tag, wire))) = e.field() {
+            let Ok(b) = (if wire == LEN {
+                e.len(wire)
+            } else {
+                e.skip(wire).map(|()| &[][..])
+            }) else {
+                break;
+            };
+            match tag {
+                1 => k = b,
+                2 => value = b,
+                _ => {}
+            }
+        }
+        if k == key.as_bytes() {
+            found = Some(value);
+        }
+    }
+    found
 }
 
 /// The last field `tag` of a message, if it is length-delimited (only the
