@@ -463,7 +463,7 @@ impl Function {
         // prost's encoding is in the view's form, and a message is not
         // held to prost's decoding limit of nesting (the function's own
         // limits apply, as to a message before).
-        self.run_bytes_within(&req.encode_to_vec(), usize::MAX, interrupt)
+        self.run_bytes_within(&req.encode_to_vec(), usize::MAX, Some(req), interrupt)
     }
 
     /// Runs the request given as its protobuf bytes (what the server
@@ -471,21 +471,24 @@ impl Function {
     /// is decoded), and returns the response's protobuf bytes. Bytes that
     /// are not a request give a Fatal result with prost's decode error.
     pub fn run_bytes(&self, bytes: &[u8], interrupt: Option<Interrupt>) -> Outcome<Encoded> {
-        self.run_bytes_within(bytes, view::MAX_MESSAGES, interrupt)
+        self.run_bytes_within(bytes, view::MAX_MESSAGES, None, interrupt)
     }
 
-    /// [`Function::run_bytes`] with the view's limit of nested messages.
+    /// [`Function::run_bytes`] with the view's limit of nested messages,
+    /// and the SDK's message of the bytes when the caller has it (the
+    /// debug dumps and schema validation read it).
     fn run_bytes_within(
         &self,
         bytes: &[u8],
         limit: usize,
+        sdk: Option<&RunFunctionRequest>,
         interrupt: Option<Interrupt>,
     ) -> Outcome<Encoded> {
         stacker::maybe_grow(
             RUN_STACK_BYTES - (1 << 20),
             RUN_STACK_BYTES,
             || match RequestView::read(bytes, limit) {
-                Ok(view) => self.encoded_outcome(&view, interrupt),
+                Ok(view) => self.encoded_outcome(&view, sdk, interrupt),
                 Err(view::Unusual) => self.unusual_outcome(bytes, interrupt),
             },
         )
@@ -516,7 +519,7 @@ impl Function {
         let canonical = req.encode_to_vec();
         // prost took it: its nesting is within prost's limit.
         match RequestView::read(&canonical, usize::MAX) {
-            Ok(view) => self.encoded_outcome(&view, interrupt),
+            Ok(view) => self.encoded_outcome(&view, Some(&req), interrupt),
             Err(view::Unusual) => {
                 fail("internal error: prost's encoding of the request is not read".to_owned())
             }
@@ -526,33 +529,36 @@ impl Function {
     fn encoded_outcome(
         &self,
         req: &RequestView<'_>,
+        sdk: Option<&RunFunctionRequest>,
         interrupt: Option<Interrupt>,
     ) -> Outcome<Encoded> {
-        catch_unwind(AssertUnwindSafe(|| self.run_outcome_inner(req, interrupt))).unwrap_or_else(
-            |p| {
-                let message = format!(
-                    "internal error: the function panicked: {}",
-                    panic_message(&*p)
-                );
-                let response =
-                    response::fatal_bytes_view(req, self.options.default_ttl, message.clone());
-                Outcome {
-                    response,
-                    xr: catch_unwind(|| xr_ref(req.xr_body())).unwrap_or_default(),
-                    tag: req.tag.to_owned(),
-                    error: Some(message),
-                    warnings: 0,
-                    cache_hit: None,
-                    debug_request: None,
-                    debug_response: None,
-                }
-            },
-        )
+        catch_unwind(AssertUnwindSafe(|| {
+            self.run_outcome_inner(req, sdk, interrupt)
+        }))
+        .unwrap_or_else(|p| {
+            let message = format!(
+                "internal error: the function panicked: {}",
+                panic_message(&*p)
+            );
+            let response =
+                response::fatal_bytes_view(req, self.options.default_ttl, message.clone());
+            Outcome {
+                response,
+                xr: catch_unwind(|| xr_ref(req.xr_body())).unwrap_or_default(),
+                tag: req.tag.to_owned(),
+                error: Some(message),
+                warnings: 0,
+                cache_hit: None,
+                debug_request: None,
+                debug_response: None,
+            }
+        })
     }
 
     fn run_outcome_inner(
         &self,
         req: &RequestView<'_>,
+        sdk: Option<&RunFunctionRequest>,
         interrupt: Option<Interrupt>,
     ) -> Outcome<Encoded> {
         let xr_body = req.xr_body();
@@ -568,10 +574,16 @@ impl Function {
         };
         let debug_annotation =
             request::annotation_view(xr_body, debug::DEBUG_ANNOTATION) == Some("true");
-        // The SDK's message, for the debug dumps and schema validation.
-        let sdk_request = || {
-            use prost::Message as _;
-            RunFunctionRequest::decode(req.bytes).unwrap_or_default()
+        // The SDK's message, for the debug dumps and schema validation:
+        // the caller's, or decoded once when needed.
+        let decoded = std::cell::OnceCell::new();
+        let sdk_request = || -> &RunFunctionRequest {
+            sdk.unwrap_or_else(|| {
+                decoded.get_or_init(|| {
+                    use prost::Message as _;
+                    RunFunctionRequest::decode(req.bytes).unwrap_or_default()
+                })
+            })
         };
 
         let mut ttl = self.options.default_ttl;
@@ -587,9 +599,8 @@ impl Function {
                 || debug_annotation
                 || input.debug
                 || (input.debug_new && req.no_observed());
-            let sdk = if debug_on { Some(sdk_request()) } else { None };
-            if let Some(sdk) = &sdk {
-                outcome.debug_request = Some(debug::request_dump(sdk));
+            if debug_on {
+                outcome.debug_request = Some(debug::request_dump(sdk_request()));
             }
             let ran = catch_unwind(AssertUnwindSafe(|| {
                 let (compiled, hit) = self.program(&input)?;
@@ -627,9 +638,13 @@ impl Function {
                 {
                     schemas::Additions::default()
                 } else {
-                    let sdk = sdk.clone().unwrap_or_else(sdk_request);
-                    schemas::check(&sdk, input.schema_validation, &output, &self.schemas)
-                        .map_err(|m| response::conversion_error(&output).unwrap_or(m))?
+                    schemas::check(
+                        sdk_request(),
+                        input.schema_validation,
+                        &output,
+                        &self.schemas,
+                    )
+                    .map_err(|m| response::conversion_error(&output).unwrap_or(m))?
                 };
                 let hint = &self.response_hint;
                 let capacity = hint.load(std::sync::atomic::Ordering::Relaxed);
@@ -660,10 +675,10 @@ impl Function {
                     ));
                 }
             };
-            if let Some(sdk) = &sdk {
+            if debug_on {
                 let rsp = wire::decode_response(bytes.as_slice())
                     .map_err(|e| format!("internal error: {e}"))?;
-                outcome.debug_response = Some(debug::response_dump(sdk, &rsp));
+                outcome.debug_response = Some(debug::response_dump(sdk_request(), &rsp));
             }
             Ok((bytes, warnings))
         })();
