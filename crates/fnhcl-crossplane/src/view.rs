@@ -20,7 +20,7 @@
 //! message, so such a request means what prost reads it to mean.
 
 use fnhcl_value::{Key, ObjMap, Value};
-use function_sdk_rust::proto::v1::{Capability, Resource, State};
+use function_sdk_rust::proto::v1::Capability;
 use std::sync::Arc;
 
 use crate::convert::{MAX_DEPTH, TooDeep, number_from_f64};
@@ -811,21 +811,6 @@ pub fn struct_too_deep(s: &[u8], max: usize) -> bool {
         }
     }
     false
-}
-
-// ---------------------------------------------------------------------------
-// The SDK's messages, for what is not read often (debug dumps, schemas).
-
-/// A `Resource` message as the SDK's type.
-pub fn sdk_resource(r: &ResourceView<'_>) -> Resource {
-    use prost::Message as _;
-    Resource::decode(r.raw).unwrap_or_default()
-}
-
-/// A `State` message as the SDK's type.
-pub fn sdk_state(s: &StateView<'_>) -> State {
-    use prost::Message as _;
-    State::decode(s.raw).unwrap_or_default()
 }
 
 #[cfg(test)]
