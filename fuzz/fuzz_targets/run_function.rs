@@ -1,5 +1,6 @@
-//! A whole RunFunction from arbitrary bytes: the bytes are decoded as a
-//! protobuf RunFunctionRequest (when they decode), and also used as the
+//! A whole RunFunction from arbitrary bytes: the bytes are run as a
+//! request's protobuf bytes (`Function::run_bytes`, the server's path),
+//! decoded as a protobuf RunFunctionRequest (when they decode), and also used as the
 //! HCL program of an otherwise well-formed request. Never panics.
 #![no_main]
 
@@ -11,7 +12,14 @@ fn struct_of(v: serde_json::Value) -> Option<pbjson_types::Struct> {
     fnhcl_crossplane::convert::json_to_struct(&v)
 }
 
+static FUNCTION: std::sync::OnceLock<fnhcl_crossplane::Function> = std::sync::OnceLock::new();
+
 fuzz_target!(|data: &[u8]| {
+    // The bytes as the server reads them (the view; prost for what it
+    // leaves to prost).
+    let _ = FUNCTION
+        .get_or_init(fnhcl_crossplane::Function::default)
+        .run_bytes(data, None);
     if let Ok(req) = RunFunctionRequest::decode(data) {
         let _ = fnhcl_crossplane::run(&req);
     }

@@ -9,12 +9,14 @@
 //! (N is ignored) without schemas, and validated against the S3 Bucket
 //! CRD's schema as Crossplane supplies it. Mode `buckets` runs N buckets
 //! of `bucket_composition` (function-starlark's workload); `wire` does
-//! what the server does per call with them: decode the request, run, encode
-//! the response (as the server does: the bytes the function writes).
-//! Mode `bytes` runs the request of the default mode to the response's
-//! protobuf bytes (`Function::run_encoded_with`, what the server does; the
-//! default mode's `Function::run` decodes them into the SDK's message
-//! too). Mode `live` runs N resources of `composition` with observed
+//! what the server does per call with them: the request's protobuf bytes
+//! to the response's (`Function::run_bytes`: the request read where it is,
+//! no message decoded). Mode `bytes` runs the SDK message of the default
+//! mode's request to the response's protobuf bytes
+//! (`Function::run_encoded_with`: prost encodes the request first, then as
+//! `run_bytes`); `req-bytes` runs that request from its bytes
+//! (`Function::run_bytes`, what the server does). The default mode's
+//! `Function::run` decodes the response into the SDK's message too. Mode `live` runs N resources of `composition` with observed
 //! objects the size Crossplane sends (`live_request`), and `live-encode`
 //! its protobuf floor. Modes `compile` and `parse` take the
 //! ~2,000-line, 50-file program of `large_txtar(50, 2)` (N is ignored) and,
@@ -47,6 +49,7 @@ fn run() {
     let schemas = mode.as_deref() == Some("schemas");
     let wire = mode.as_deref() == Some("wire");
     let bytes_mode = mode.as_deref() == Some("bytes");
+    let req_bytes = mode.as_deref() == Some("req-bytes");
     let encode_response = match mode.as_deref() {
         Some("encode-prost") => Some(false),
         Some("encode-ours") => Some(true),
@@ -88,10 +91,11 @@ fn run() {
             };
         } else if build_only {
             total += std::hint::black_box(rsp.clone()).desired.iter().count();
-        } else if wire {
-            let r =
-                fnhcl_crossplane::proto::RunFunctionRequest::decode(&bytes[..]).expect("decode");
-            total += f.run_encoded_with(&r, None).response.len();
+        } else if wire || req_bytes {
+            total += f
+                .run_bytes(std::hint::black_box(&bytes), None)
+                .response
+                .len();
         } else if bytes_mode {
             total += f.run_encoded_with(&req, None).response.len();
         } else if encode_only {

@@ -13,6 +13,7 @@ pub mod input;
 pub mod request;
 pub mod response;
 pub mod schemas;
+pub mod view;
 pub mod wire;
 pub mod yaml;
 
@@ -31,6 +32,7 @@ use function_sdk_rust::proto::v1::{RunFunctionRequest, RunFunctionResponse};
 pub use crate::cache::CacheStats;
 use crate::cache::LruCache;
 use crate::input::{HclInput, Source};
+use crate::view::RequestView;
 use crate::wire::Encoded;
 pub use fnhcl_eval::{INTERRUPT_INTERVAL, INTERRUPTED_DETAIL, Interrupt};
 
@@ -219,7 +221,14 @@ pub struct Function {
     response_hint: std::sync::atomic::AtomicUsize,
     cache: LruCache<Compiled>,
     schemas: schemas::SchemaCache,
+    /// The last input decoded, by its bytes: a server's requests carry the
+    /// same input call after call, and comparing its bytes costs less than
+    /// decoding it (a map and a copy of the program text).
+    last_input: std::sync::Mutex<Option<(Vec<u8>, Arc<HclInput>)>>,
 }
+
+/// Inputs longer than this are not kept as [`Function`]'s last input.
+const LAST_INPUT_MAX: usize = 1 << 20;
 
 impl Default for Function {
     fn default() -> Function {
@@ -298,6 +307,7 @@ impl Function {
                 Compiled::weigh,
             ),
             schemas: schemas::SchemaCache::default(),
+            last_input: std::sync::Mutex::new(None),
             response_hint: std::sync::atomic::AtomicUsize::new(1024),
             options,
         }
@@ -311,6 +321,28 @@ impl Function {
     /// Runs one request and returns the response.
     pub fn run(&self, req: &RunFunctionRequest) -> RunFunctionResponse {
         self.run_outcome(req).response
+    }
+
+    /// The request's input (a `Struct` message), decoded, or the last
+    /// input decoded when its bytes are the same.
+    fn input(&self, raw: Option<&[u8]>) -> Result<Arc<HclInput>, String> {
+        let Some(raw) = raw else {
+            return HclInput::decode(None).map(Arc::new);
+        };
+        if let Ok(slot) = self.last_input.lock()
+            && let Some((bytes, input)) = &*slot
+            && bytes.as_slice() == raw
+        {
+            return Ok(input.clone());
+        }
+        let decoded = wire::decode_struct_bytes(raw).map_err(|e| e.to_string())?;
+        let input = Arc::new(HclInput::decode(Some(&decoded))?);
+        if raw.len() <= LAST_INPUT_MAX
+            && let Ok(mut slot) = self.last_input.lock()
+        {
+            *slot = Some((raw.to_vec(), input.clone()));
+        }
+        Ok(input)
     }
 
     fn program(&self, input: &HclInput) -> Result<(Arc<Compiled>, bool), String> {
@@ -395,7 +427,7 @@ impl Function {
         interrupt: Option<Interrupt>,
     ) -> Outcome {
         stacker::maybe_grow(RUN_STACK_BYTES - (1 << 20), RUN_STACK_BYTES, || {
-            let o = self.encoded_outcome(req, interrupt);
+            let o = self.run_encoded_with(req, interrupt);
             let (response, error) = match wire::decode_response(o.response.as_slice()) {
                 Ok(r) => (r, o.error),
                 Err(e) => {
@@ -420,63 +452,120 @@ impl Function {
     }
 
     /// [`Function::run_outcome_with`] with the response as the protobuf
-    /// bytes a server sends (maps in sorted key order, see [`wire`]).
+    /// bytes a server sends (maps in sorted key order, see [`wire`]): the
+    /// request is encoded with prost and run as [`Function::run_bytes`].
     pub fn run_encoded_with(
         &self,
         req: &RunFunctionRequest,
         interrupt: Option<Interrupt>,
     ) -> Outcome<Encoded> {
-        stacker::maybe_grow(RUN_STACK_BYTES - (1 << 20), RUN_STACK_BYTES, || {
-            self.encoded_outcome(req, interrupt)
-        })
+        use prost::Message as _;
+        // prost's encoding is in the view's form, and a message is not
+        // held to prost's decoding limit of nesting (the function's own
+        // limits apply, as to a message before).
+        self.run_bytes_within(&req.encode_to_vec(), usize::MAX, Some(req), interrupt)
     }
 
-    fn encoded_outcome(
+    /// Runs the request given as its protobuf bytes (what the server
+    /// receives), read where they are ([`view::RequestView`]: no message
+    /// is decoded), and returns the response's protobuf bytes. Bytes that
+    /// are not a request give a Fatal result with prost's decode error.
+    pub fn run_bytes(&self, bytes: &[u8], interrupt: Option<Interrupt>) -> Outcome<Encoded> {
+        self.run_bytes_within(bytes, view::MAX_MESSAGES, None, interrupt)
+    }
+
+    /// [`Function::run_bytes`] with the view's limit of nested messages,
+    /// and the SDK's message of the bytes when the caller has it (the
+    /// debug dumps and schema validation read it).
+    fn run_bytes_within(
         &self,
-        req: &RunFunctionRequest,
+        bytes: &[u8],
+        limit: usize,
+        sdk: Option<&RunFunctionRequest>,
         interrupt: Option<Interrupt>,
     ) -> Outcome<Encoded> {
-        catch_unwind(AssertUnwindSafe(|| self.run_outcome_inner(req, interrupt))).unwrap_or_else(
-            |p| {
-                let message = format!(
-                    "internal error: the function panicked: {}",
-                    panic_message(&*p)
-                );
-                let response =
-                    response::fatal_bytes(req, self.options.default_ttl, message.clone());
-                let xr_body = req
-                    .observed
-                    .as_ref()
-                    .and_then(|o| o.composite.as_ref())
-                    .and_then(|c| c.resource.as_ref());
-                Outcome {
-                    response,
-                    xr: catch_unwind(|| xr_ref(xr_body)).unwrap_or_default(),
-                    tag: req.meta.as_ref().map(|m| m.tag.clone()).unwrap_or_default(),
-                    error: Some(message),
-                    warnings: 0,
-                    cache_hit: None,
-                    debug_request: None,
-                    debug_response: None,
-                }
+        stacker::maybe_grow(
+            RUN_STACK_BYTES - (1 << 20),
+            RUN_STACK_BYTES,
+            || match RequestView::read(bytes, limit) {
+                Ok(view) => self.encoded_outcome(&view, sdk, interrupt),
+                Err(view::Unusual) => self.unusual_outcome(bytes, interrupt),
             },
         )
     }
 
-    fn run_outcome_inner(
+    /// A request the view does not take as it is: prost reads it (or says
+    /// why it cannot), and its re-encoding is run.
+    fn unusual_outcome(&self, bytes: &[u8], interrupt: Option<Interrupt>) -> Outcome<Encoded> {
+        use prost::Message as _;
+        let fail = |message: String| Outcome {
+            response: response::fatal_bytes_view(
+                &RequestView::default(),
+                self.options.default_ttl,
+                message.clone(),
+            ),
+            xr: XrRef::default(),
+            tag: String::new(),
+            error: Some(message),
+            warnings: 0,
+            cache_hit: None,
+            debug_request: None,
+            debug_response: None,
+        };
+        let req = match RunFunctionRequest::decode(bytes) {
+            Ok(req) => req,
+            Err(e) => return fail(format!("invalid request: {e}")),
+        };
+        let canonical = req.encode_to_vec();
+        // prost took it: its nesting is within prost's limit.
+        match RequestView::read(&canonical, usize::MAX) {
+            Ok(view) => self.encoded_outcome(&view, Some(&req), interrupt),
+            Err(view::Unusual) => {
+                fail("internal error: prost's encoding of the request is not read".to_owned())
+            }
+        }
+    }
+
+    fn encoded_outcome(
         &self,
-        req: &RunFunctionRequest,
+        req: &RequestView<'_>,
+        sdk: Option<&RunFunctionRequest>,
         interrupt: Option<Interrupt>,
     ) -> Outcome<Encoded> {
-        let xr_body = req
-            .observed
-            .as_ref()
-            .and_then(|o| o.composite.as_ref())
-            .and_then(|c| c.resource.as_ref());
+        catch_unwind(AssertUnwindSafe(|| {
+            self.run_outcome_inner(req, sdk, interrupt)
+        }))
+        .unwrap_or_else(|p| {
+            let message = format!(
+                "internal error: the function panicked: {}",
+                panic_message(&*p)
+            );
+            let response =
+                response::fatal_bytes_view(req, self.options.default_ttl, message.clone());
+            Outcome {
+                response,
+                xr: catch_unwind(|| xr_ref(req.xr_body())).unwrap_or_default(),
+                tag: req.tag.to_owned(),
+                error: Some(message),
+                warnings: 0,
+                cache_hit: None,
+                debug_request: None,
+                debug_response: None,
+            }
+        })
+    }
+
+    fn run_outcome_inner(
+        &self,
+        req: &RequestView<'_>,
+        sdk: Option<&RunFunctionRequest>,
+        interrupt: Option<Interrupt>,
+    ) -> Outcome<Encoded> {
+        let xr_body = req.xr_body();
         let mut outcome = Outcome {
             response: Encoded::default(),
             xr: xr_ref(xr_body),
-            tag: req.meta.as_ref().map(|m| m.tag.clone()).unwrap_or_default(),
+            tag: req.tag.to_owned(),
             error: None,
             warnings: 0,
             cache_hit: None,
@@ -484,23 +573,34 @@ impl Function {
             debug_response: None,
         };
         let debug_annotation =
-            request::annotation(xr_body, debug::DEBUG_ANNOTATION) == Some("true");
+            request::annotation_view(xr_body, debug::DEBUG_ANNOTATION) == Some("true");
+        // The SDK's message, for the debug dumps and schema validation:
+        // the caller's, or decoded once when needed.
+        let decoded = std::cell::OnceCell::new();
+        let sdk_request = || -> &RunFunctionRequest {
+            sdk.unwrap_or_else(|| {
+                decoded.get_or_init(|| {
+                    use prost::Message as _;
+                    RunFunctionRequest::decode(req.bytes).unwrap_or_default()
+                })
+            })
+        };
 
         let mut ttl = self.options.default_ttl;
         let result = (|| -> Result<(Encoded, usize), String> {
-            let input = HclInput::decode(req.input.as_ref())
+            let input = self
+                .input(req.input)
                 .map_err(|e| format!("invalid function input: {e}"))?;
             if let Some(t) = input.ttl {
                 ttl = t;
             }
             input.check()?;
-            let no_observed = req.observed.as_ref().is_none_or(|o| o.resources.is_empty());
             let debug_on = self.options.always_debug
                 || debug_annotation
                 || input.debug
-                || (input.debug_new && no_observed);
+                || (input.debug_new && req.no_observed());
             if debug_on {
-                outcome.debug_request = Some(debug::request_dump(req));
+                outcome.debug_request = Some(debug::request_dump(sdk_request()));
             }
             let ran = catch_unwind(AssertUnwindSafe(|| {
                 let (compiled, hit) = self.program(&input)?;
@@ -508,13 +608,13 @@ impl Function {
                 let program = compiled.result.as_ref().map_err(Clone::clone)?;
                 let limits = &self.options.limits;
                 let eval_req =
-                    request::eval_request_within(req, program.demand(), limits.max_request_depth)
+                    request::eval_request_view(req, program.demand(), limits.max_request_depth)
                         .map_err(|what| {
-                        format!(
-                            "{what} is nested deeper than the limit of {} levels",
-                            limits.max_request_depth
-                        )
-                    })?;
+                            format!(
+                                "{what} is nested deeper than the limit of {} levels",
+                                limits.max_request_depth
+                            )
+                        })?;
                 let with_interrupt;
                 let eval_limits = match interrupt {
                     None => &limits.eval,
@@ -533,13 +633,23 @@ impl Function {
                 drop(eval_req);
                 // Schema validation adds results and requirements; a
                 // conversion error of the output comes before its error.
-                let additions =
-                    schemas::check(req, input.schema_validation, &output, &self.schemas)
-                        .map_err(|m| response::conversion_error(&output).unwrap_or(m))?;
+                let additions = if input.schema_validation == input::SchemaValidation::Off
+                    || !req.has_capability(proto::Capability::RequiredSchemas)
+                {
+                    schemas::Additions::default()
+                } else {
+                    schemas::check(
+                        sdk_request(),
+                        input.schema_validation,
+                        &output,
+                        &self.schemas,
+                    )
+                    .map_err(|m| response::conversion_error(&output).unwrap_or(m))?
+                };
                 let hint = &self.response_hint;
                 let capacity = hint.load(std::sync::atomic::Ordering::Relaxed);
                 let (bytes, warnings) =
-                    response::success_bytes(req, ttl, &output, &additions, capacity)?;
+                    response::success_bytes_view(req, ttl, &output, &additions, capacity)?;
                 hint.store(
                     (bytes.len() + bytes.len() / 8).min(RESPONSE_HINT_MAX),
                     std::sync::atomic::Ordering::Relaxed,
@@ -568,7 +678,7 @@ impl Function {
             if debug_on {
                 let rsp = wire::decode_response(bytes.as_slice())
                     .map_err(|e| format!("internal error: {e}"))?;
-                outcome.debug_response = Some(debug::response_dump(req, &rsp));
+                outcome.debug_response = Some(debug::response_dump(sdk_request(), &rsp));
             }
             Ok((bytes, warnings))
         })();
@@ -579,30 +689,22 @@ impl Function {
             }
             Err(message) => {
                 outcome.error = Some(message.clone());
-                outcome.response = response::fatal_bytes(req, ttl, message);
+                outcome.response = response::fatal_bytes_view(req, ttl, message);
             }
         }
         outcome
     }
 }
 
-fn xr_ref(body: Option<&pbjson_types::Struct>) -> XrRef {
-    use pbjson_types::value::Kind;
-    let s = |st: Option<&pbjson_types::Struct>, k: &str| -> String {
-        match st
-            .and_then(|st| st.fields.get(k))
-            .and_then(|v| v.kind.as_ref())
-        {
-            Some(Kind::StringValue(s)) => s.clone(),
-            _ => String::new(),
-        }
+/// The XR of a request (its observed composite's body, a `Struct`
+/// message), for logs.
+fn xr_ref(body: Option<&[u8]>) -> XrRef {
+    let s = |st: Option<&[u8]>, k: &str| -> String {
+        st.and_then(|st| view::get_str(st, k))
+            .unwrap_or_default()
+            .to_owned()
     };
-    let meta = body
-        .and_then(|b| b.fields.get("metadata"))
-        .and_then(|m| match m.kind.as_ref() {
-            Some(Kind::StructValue(s)) => Some(s),
-            _ => None,
-        });
+    let meta = body.and_then(|b| view::get_struct(b, "metadata"));
     XrRef {
         api_version: s(body, "apiVersion"),
         kind: s(body, "kind"),

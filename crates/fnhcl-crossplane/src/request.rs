@@ -13,6 +13,7 @@ use pbjson_types::Struct;
 use pbjson_types::value::Kind;
 
 use crate::convert::{MAX_DEPTH, TooDeep, object_from_struct_within, value_from_pb_within};
+use crate::view::{self, RequestView, ResourceView};
 
 /// A resource's body, converted where `paths` demands (failing where it
 /// nests `max` levels deep, see [`value_from_pb_within`]).
@@ -335,6 +336,167 @@ pub fn eval_request_within(
     })
 }
 
+/// [`project_struct`] of a `Struct` message of the request's bytes.
+fn project_view(s: &[u8], paths: &Paths, depth: usize, max: usize) -> Result<Value, TooDeep> {
+    let Paths::Keys(keys) = paths else {
+        return view::object_within(s, depth, max);
+    };
+    // A few keys demanded: each looked for in the entries as they come
+    // (the last of a key counts), nothing sorted.
+    let mut fields = Vec::new();
+    view::fields_into(s, &mut fields);
+    let mut attrs = Vec::with_capacity(keys.len());
+    for (k, sub) in keys {
+        let Some(&(_, v)) = fields.iter().rev().find(|e| e.0 == k.as_bytes()) else {
+            // As `project_struct`: all its keys.
+            return view::object_within(s, depth, max);
+        };
+        let value = match (view::kind(v), sub) {
+            (view::Kind::Struct(inner), Paths::Keys(_)) => {
+                if depth.saturating_add(1) >= max {
+                    return Err(TooDeep);
+                }
+                if depth >= MAX_DEPTH {
+                    Value::null()
+                } else {
+                    project_view(inner, sub, depth + 1, max)?
+                }
+            }
+            _ => view::value_within(v, depth, max)?,
+        };
+        attrs.push((Key::from(k.as_str()), value));
+    }
+    Ok(Value::object(attrs.into_iter().collect()))
+}
+
+fn body_view(r: &ResourceView<'_>, paths: &Paths, max: usize) -> Result<Value, TooDeep> {
+    match r.body {
+        Some(s) => project_view(s, paths, 0, max),
+        None => Ok(Value::empty_object()),
+    }
+}
+
+fn connection_view(r: &ResourceView<'_>) -> BTreeMap<String, Vec<u8>> {
+    r.connection
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), v.to_vec()))
+        .collect()
+}
+
+/// A string annotation of a resource body (a `Struct` message), if present.
+pub fn annotation_view<'a>(body: Option<&'a [u8]>, key: &str) -> Option<&'a str> {
+    let meta = view::get_struct(body?, "metadata")?;
+    view::get_str(view::get_struct(meta, "annotations")?, key)
+}
+
+/// [`eval_request_within`] of a request read from its bytes: the same
+/// values, and the same part named when one is too deep.
+pub fn eval_request_view(
+    req: &RequestView<'_>,
+    demand: &Demand,
+    max: usize,
+) -> Result<Request, String> {
+    let observed = req.observed.as_ref();
+    let xr = observed.and_then(|o| o.composite.as_ref());
+    let composite = xr
+        .map(|r| body_view(r, &demand.composite, max))
+        .transpose()
+        .map_err(|TooDeep| "the observed composite resource".to_owned())?;
+    let composite_connection = xr.map(connection_view).unwrap_or_default();
+    let mut observed_resources = BTreeMap::new();
+    // Sorted by name: the first too deep is the one named.
+    for (name, r) in observed.map(|o| &o.resources[..]).unwrap_or_default() {
+        let body = body_view(r, demand.observed_paths(name), max)
+            .map_err(|TooDeep| format!("observed resource {name:?}"))?;
+        observed_resources.insert(
+            (*name).to_owned(),
+            ObservedResource {
+                body,
+                connection_details: connection_view(r),
+            },
+        );
+    }
+    let context = match req.context {
+        None => BTreeMap::new(),
+        Some(c) => {
+            let fields = view::entries(c);
+            let wanted = |k: &str| match &demand.context {
+                Paths::All => Some(&Paths::All),
+                Paths::Keys(keys) => keys.get(k),
+            };
+            let whole = !all_present(&demand.context, |k| {
+                fields.binary_search_by(|e| e.0.cmp(k)).is_ok()
+            });
+            let mut context = BTreeMap::new();
+            for (k, v) in fields {
+                let Some(paths) = (if whole { Some(&Paths::All) } else { wanted(k) }) else {
+                    continue;
+                };
+                let value = match (view::kind(v), paths) {
+                    (view::Kind::Struct(s), Paths::Keys(_)) => {
+                        if 1 >= max {
+                            Err(TooDeep)
+                        } else {
+                            project_view(s, paths, 1, max)
+                        }
+                    }
+                    _ => view::value_within(v, 0, max),
+                };
+                let value = value.map_err(|TooDeep| "the context".to_owned())?;
+                context.insert(k.to_owned(), value);
+            }
+            context
+        }
+    };
+    // D19: a name in both takes required_resources.
+    let has = |list: &[(&str, Vec<ResourceView<'_>>)], k: &str| {
+        list.binary_search_by(|e| e.0.cmp(k)).is_ok()
+    };
+    let extra_whole = !all_present(&demand.extra_resources, |k| {
+        has(&req.extra_resources, k) || has(&req.required_resources, k)
+    });
+    let mut extra_resources = BTreeMap::new();
+    let mut deep: Option<&str> = None;
+    for (name, rs) in req.extra_resources.iter().chain(&req.required_resources) {
+        let mut too_deep = || {
+            if deep.is_none_or(|d| *name < d) {
+                deep = Some(name);
+            }
+        };
+        let wanted = extra_whole
+            || match &demand.extra_resources {
+                Paths::All => true,
+                Paths::Keys(keys) => keys.contains_key(*name),
+            };
+        if wanted {
+            let items: Result<Vec<_>, TooDeep> =
+                rs.iter().map(|r| body_view(r, &Paths::All, max)).collect();
+            match items {
+                Ok(items) => {
+                    extra_resources.insert((*name).to_owned(), Some(items));
+                }
+                Err(TooDeep) => too_deep(),
+            }
+        } else if max != usize::MAX
+            && rs
+                .iter()
+                .any(|r| r.body.is_some_and(|s| view::struct_too_deep(s, max)))
+        {
+            too_deep();
+        }
+    }
+    if let Some(name) = deep {
+        return Err(format!("required resource {name:?}"));
+    }
+    Ok(Request {
+        composite,
+        composite_connection,
+        observed: observed_resources,
+        context,
+        extra_resources,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -449,6 +611,10 @@ mod tests {
             let direct = eval_request_for(&req, demand);
             let projected = demand.project(&whole);
             assert_eq!(format!("{direct:?}"), format!("{projected:?}"), "{text}");
+            let bytes = prost::Message::encode_to_vec(&req);
+            let view = RequestView::new(&bytes).expect("view");
+            let from_bytes = eval_request_view(&view, demand, usize::MAX).expect("converts");
+            assert_eq!(format!("{from_bytes:?}"), format!("{direct:?}"), "{text}");
         }
         // Something is left out, or the test would not show anything.
         let mut sm = fnhcl_base::SourceMap::new();
@@ -595,9 +761,18 @@ mod tests {
                     },
                 );
             }
+            let bytes = prost::Message::encode_to_vec(&req);
+            let view = RequestView::new(&bytes).expect("view");
             for demand in &demands {
                 for max in [0, 1, 2, 3, 4, 6, 9, 200] {
                     let folded = eval_request_within(&req, demand, max);
+                    // Read from the request's bytes: the same.
+                    let from_bytes = eval_request_view(&view, demand, max);
+                    assert_eq!(
+                        format!("{folded:?}"),
+                        format!("{from_bytes:?}"),
+                        "max {max}: from the bytes"
+                    );
                     assert_eq!(
                         folded.as_ref().err(),
                         too_deep_for(&req, demand, max).as_ref(),
@@ -633,6 +808,10 @@ mod tests {
         assert_eq!(annotation(s.as_ref(), "a"), Some("b"));
         assert_eq!(annotation(s.as_ref(), "n"), None);
         assert_eq!(annotation(None, "a"), None);
+        let bytes = prost::Message::encode_to_vec(&s.expect("struct"));
+        assert_eq!(annotation_view(Some(&bytes), "a"), Some("b"));
+        assert_eq!(annotation_view(Some(&bytes), "n"), None);
+        assert_eq!(annotation_view(None, "a"), None);
     }
 
     #[test]
@@ -654,6 +833,10 @@ mod tests {
             }
             let want = Some("required resource \"a\"".to_owned());
             assert_eq!(too_deep_for(&req, &Demand::everything(), 3), want);
+            let bytes = prost::Message::encode_to_vec(&req);
+            let view = RequestView::new(&bytes).expect("view");
+            let got = eval_request_view(&view, &Demand::everything(), 3).err();
+            assert_eq!(got, want);
             let got = eval_request_within(&req, &Demand::everything(), 3).err();
             assert_eq!(got, want);
         }

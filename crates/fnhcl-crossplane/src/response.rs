@@ -22,6 +22,7 @@ use pbjson_types::{Struct, Value as PbValue};
 
 use crate::convert::{MAX_DEPTH, value_to_pb, value_to_struct};
 use crate::schemas::Additions;
+use crate::view::{self, RequestView};
 use crate::wire::{self, Encoded, RevWriter, SdkWriter};
 use fnhcl_value::{ObjMap, Value};
 
@@ -31,8 +32,12 @@ pub const CONDITION_FULLY_RESOLVED: &str = "FullyResolved";
 pub const CONDITION_HCL_DIAGNOSTICS: &str = "HclDiagnostics";
 
 fn meta(req: &RunFunctionRequest, ttl: Duration) -> ResponseMeta {
+    meta_tag(req.meta.as_ref().map_or("", |m| m.tag.as_str()), ttl)
+}
+
+fn meta_tag(tag: &str, ttl: Duration) -> ResponseMeta {
     ResponseMeta {
-        tag: req.meta.as_ref().map(|m| m.tag.clone()).unwrap_or_default(),
+        tag: tag.to_owned(),
         ttl: Some(pbjson_types::Duration {
             seconds: i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX),
             nanos: ttl.subsec_nanos() as i32,
@@ -80,6 +85,21 @@ pub fn fatal_bytes(req: &RunFunctionRequest, ttl: Duration, message: String) -> 
         w.message(2, |w| sdk.state(w, desired));
     }
     w.message(1, |w| wire::write_meta(w, &meta(req, ttl)));
+    w.finish()
+}
+
+/// [`fatal_bytes`] of a request read from its bytes: the desired state and
+/// the context are copied as the request's bytes.
+pub fn fatal_bytes_view(req: &RequestView<'_>, ttl: Duration, message: String) -> Encoded {
+    let mut w = RevWriter::default();
+    if let Some(context) = req.context {
+        w.bytes_field(4, context);
+    }
+    w.message(3, |w| wire::write_result(w, &fatal_result(message)));
+    if let Some(desired) = &req.desired {
+        w.bytes_field(2, desired.raw);
+    }
+    w.message(1, |w| wire::write_meta(w, &meta_tag(req.tag, ttl)));
     w.finish()
 }
 
@@ -309,24 +329,33 @@ fn our_field(w: &mut RevWriter, key: &str, v: &Value, depth: usize) -> Result<()
     })
 }
 
-/// The fields of `theirs` with `ours` (values at `depth`) merged in, as
-/// [`merge_struct`] merges them: objects merge recursively, anything else
-/// of ours replaces theirs. Both are walked in key order, back to front.
-fn merged_fields<'a>(
-    sdk: &mut SdkWriter<'a>,
+/// One `Struct` entry passed through: its `Value` message copied.
+fn their_field(w: &mut RevWriter, key: &str, value: &[u8]) {
+    w.message(1, |w| {
+        if !value.is_empty() {
+            w.bytes_field(2, value);
+        }
+        w.string(1, key);
+    });
+}
+
+/// The fields of `theirs` (a `Struct` message of the request) with `ours`
+/// (values at `depth`) merged in, as [`merge_struct`] merges them: objects
+/// merge recursively, anything else of ours replaces theirs. Both are
+/// walked in key order, back to front; theirs are copied as their bytes.
+fn merged_fields_view(
     w: &mut RevWriter,
-    theirs: &'a Struct,
+    theirs: &[u8],
     ours: &ObjMap,
     depth: usize,
 ) -> Result<(), Failed> {
-    let mut t: Vec<(&str, &PbValue)> = theirs.fields.iter().map(|(k, v)| (k.as_str(), v)).collect();
-    t.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let t = view::entries(theirs);
     let o = ours.as_slice();
     let (mut i, mut j) = (t.len(), o.len());
     while i > 0 || j > 0 {
         if j == 0 || (i > 0 && t[i - 1].0 > &*o[j - 1].0) {
             i -= 1;
-            sdk.field(w, t[i].0, t[i].1);
+            their_field(w, t[i].0, t[i].1);
             continue;
         }
         j -= 1;
@@ -334,7 +363,7 @@ fn merged_fields<'a>(
         let mut their_struct = None;
         if i > 0 && t[i - 1].0 == key {
             i -= 1;
-            if let Some(Kind::StructValue(s)) = &t[i].1.kind {
+            if let view::Kind::Struct(s) = view::kind(t[i].1) {
                 their_struct = Some(s);
             }
         }
@@ -345,7 +374,7 @@ fn merged_fields<'a>(
                 }
                 w.try_message(1, |w| {
                     w.try_message(2, |w| {
-                        w.try_message(5, |w| merged_fields(sdk, w, s, entries, depth + 1))
+                        w.try_message(5, |w| merged_fields_view(w, s, entries, depth + 1))
                     })?;
                     w.string(1, key);
                     Ok(())
@@ -396,6 +425,25 @@ pub fn success_bytes(
     additions: &Additions,
     capacity: usize,
 ) -> Result<(Encoded, usize), String> {
+    use prost::Message as _;
+    let bytes = req.encode_to_vec();
+    let view = RequestView::read(&bytes, usize::MAX).map_err(|view::Unusual| {
+        "internal error: prost's encoding of the request is not read".to_owned()
+    })?;
+    success_bytes_view(&view, ttl, output, additions, capacity)
+}
+
+/// [`success_bytes`] of a request read from its bytes: what is passed
+/// through (earlier steps' resources, their composite's body and the
+/// context where ours does not replace it) is copied as the request's
+/// bytes, so the response decodes to [`success`]'s message.
+pub fn success_bytes_view(
+    req: &RequestView<'_>,
+    ttl: Duration,
+    output: &Output,
+    additions: &Additions,
+    capacity: usize,
+) -> Result<(Encoded, usize), String> {
     let written = write_success(req, ttl, output, additions, capacity);
     written.map_err(|Failed| {
         conversion_error(output).unwrap_or_else(|| {
@@ -405,13 +453,12 @@ pub fn success_bytes(
 }
 
 fn write_success(
-    req: &RunFunctionRequest,
+    req: &RequestView<'_>,
     ttl: Duration,
     output: &Output,
     additions: &Additions,
     capacity: usize,
 ) -> Result<(Encoded, usize), Failed> {
-    let empty = Struct::default();
     let status_wrapper = match &output.composite_status {
         Some(status) => {
             object_entries(status).ok_or(Failed)?;
@@ -422,7 +469,6 @@ fn write_success(
         None => None,
     };
     let mut w = RevWriter::with_capacity(capacity);
-    let mut sdk = SdkWriter::default();
     let their_desired = req.desired.as_ref();
 
     // D20: conditions with upstream's type, status and reason values.
@@ -447,7 +493,7 @@ fn write_success(
             .iter()
             .map(|(k, s)| (k.as_str(), selector(s)))
             .collect();
-        let tag = if has_required_resources_capability(req) {
+        let tag = if req.has_capability(Capability::RequiredResources) {
             2
         } else {
             1
@@ -460,17 +506,14 @@ fn write_success(
 
     // D18: each key replaces the same top-level key; others pass through.
     if req.context.is_some() || !output.context.is_empty() {
-        let their = req.context.as_ref().unwrap_or(&empty);
-        let mut t: Vec<(&str, &PbValue)> =
-            their.fields.iter().map(|(k, v)| (k.as_str(), v)).collect();
-        t.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let t = req.context.map(view::entries).unwrap_or_default();
         let ours: Vec<(&String, &Value)> = output.context.iter().collect();
         w.try_message(4, |w| {
             let (mut i, mut j) = (t.len(), ours.len());
             while i > 0 || j > 0 {
                 if j == 0 || (i > 0 && t[i - 1].0 > ours[j - 1].0.as_str()) {
                     i -= 1;
-                    sdk.field(w, t[i].0, t[i].1);
+                    their_field(w, t[i].0, t[i].1);
                     continue;
                 }
                 j -= 1;
@@ -517,15 +560,19 @@ fn write_success(
     w.try_message(2, |w| {
         let mut ours: Vec<&DesiredResource> = output.resources.iter().collect();
         ours.sort_unstable_by(|a, b| a.name.cmp(&b.name));
-        let mut t: Vec<(&str, &Resource)> = their_desired
-            .map(|d| d.resources.iter().map(|(k, v)| (k.as_str(), v)).collect())
-            .unwrap_or_default();
-        t.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        // Sorted by name already.
+        let t = their_desired.map_or(&[][..], |d| &d.resources[..]);
         let (mut i, mut j) = (t.len(), ours.len());
         while i > 0 || j > 0 {
             if j == 0 || (i > 0 && t[i - 1].0 > ours[j - 1].name.as_str()) {
                 i -= 1;
-                sdk.resource_entry(w, t[i].0, t[i].1);
+                let (name, r) = (t[i].0, &t[i].1);
+                w.message(2, |w| {
+                    if !r.raw.is_empty() {
+                        w.bytes_field(2, r.raw);
+                    }
+                    w.string(1, name);
+                });
                 continue;
             }
             j -= 1;
@@ -553,12 +600,12 @@ fn write_success(
         }
         w.try_message(1, |w| {
             w.int32(3, their_composite.map_or(0, |c| c.ready));
-            let mut details: Vec<(&str, &Vec<u8>)> = their_composite
+            let mut details: Vec<(&str, &[u8])> = their_composite
                 .map(|c| {
-                    c.connection_details
+                    c.connection
                         .iter()
                         .filter(|(k, _)| !output.composite_connection.contains_key(*k))
-                        .map(|(k, v)| (k.as_str(), v))
+                        .copied()
                         .collect()
                 })
                 .unwrap_or_default();
@@ -566,23 +613,23 @@ fn write_success(
                 output
                     .composite_connection
                     .iter()
-                    .map(|(k, v)| (k.as_str(), v)),
+                    .map(|(k, v)| (k.as_str(), v.as_slice())),
             );
             details.sort_unstable_by(|a, b| a.0.cmp(b.0));
             wire::connection_details(w, details.into_iter());
-            let their_body = their_composite.and_then(|c| c.resource.as_ref());
+            let their_body = their_composite.and_then(|c| c.body);
             match (&status_wrapper, their_body) {
                 (Some(wrapper), body) => w.try_message(1, |w| {
-                    merged_fields(&mut sdk, w, body.unwrap_or(&empty), wrapper, 0)
+                    merged_fields_view(w, body.unwrap_or(&[]), wrapper, 0)
                 })?,
-                (None, Some(body)) => w.message(1, |w| sdk.structure(w, body)),
+                (None, Some(body)) => w.bytes_field(1, body),
                 (None, None) => {}
             }
             Ok(())
         })
     })?;
 
-    w.message(1, |w| wire::write_meta(w, &meta(req, ttl)));
+    w.message(1, |w| wire::write_meta(w, &meta_tag(req.tag, ttl)));
     Ok((w.finish(), warnings))
 }
 

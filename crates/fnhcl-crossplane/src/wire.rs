@@ -309,7 +309,12 @@ impl<'a> SdkWriter<'a> {
     /// The fields of a `Resource`.
     pub fn resource(&mut self, w: &mut RevWriter, r: &'a Resource) {
         w.int32(3, r.ready);
-        connection_details(w, sorted(&r.connection_details).into_iter());
+        connection_details(
+            w,
+            sorted(&r.connection_details)
+                .into_iter()
+                .map(|(k, v)| (k, v.as_slice())),
+        );
         if let Some(body) = &r.resource {
             w.message(1, |w| self.structure(w, body));
         }
@@ -363,7 +368,7 @@ impl<'a> SdkWriter<'a> {
 /// Connection details entries (field 2 of `Resource`), given sorted.
 pub fn connection_details<'a>(
     w: &mut RevWriter,
-    sorted: impl DoubleEndedIterator<Item = (&'a str, &'a Vec<u8>)>,
+    sorted: impl DoubleEndedIterator<Item = (&'a str, &'a [u8])>,
 ) {
     for (key, value) in sorted.rev() {
         w.message(2, |w| {
@@ -658,6 +663,11 @@ fn decode_resource(b: &[u8]) -> Result<Resource, DecodeError> {
         }
     }
     Ok(res)
+}
+
+/// A `Struct` message (nested as deep as the caller's stack holds).
+pub fn decode_struct_bytes(b: &[u8]) -> Result<Struct, DecodeError> {
+    decode_struct(b)
 }
 
 fn decode_struct(b: &[u8]) -> Result<Struct, DecodeError> {

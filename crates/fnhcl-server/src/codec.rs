@@ -1,14 +1,16 @@
-//! RunFunction's gRPC codec: requests are decoded by prost; responses
-//! arrive as protobuf bytes already ([`fnhcl_crossplane::wire`]: written
+//! RunFunction's gRPC codec: requests are handed on as their bytes (the
+//! function reads them where they are, [`fnhcl_crossplane::view`]; tonic's
+//! buffer is split off, not copied); responses arrive as protobuf bytes
+//! already ([`fnhcl_crossplane::wire`]: written
 //! straight from the evaluator's output, maps in sorted key order, so the
 //! same response gives the same bytes) and are copied into tonic's buffer.
 //! [`response_bytes`] encodes an SDK message the same way.
 
+use bytes::{Buf as _, Bytes};
 use fnhcl_crossplane::wire::{Encoded, encode_response};
-use function_sdk_rust::proto::v1::{RunFunctionRequest, RunFunctionResponse};
+use function_sdk_rust::proto::v1::RunFunctionResponse;
 use tonic::Status;
-use tonic::codec::{BufferSettings, Codec, EncodeBuf, Encoder};
-use tonic_prost::{ProstCodec, ProstDecoder};
+use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 
 /// `response` encoded with maps in sorted key order (what the function's
 /// own responses are, [`fnhcl_crossplane::wire::encode_response`]).
@@ -16,8 +18,8 @@ pub fn response_bytes(response: &RunFunctionResponse) -> Vec<u8> {
     encode_response(response).into_vec()
 }
 
-/// RunFunction's codec: prost decodes the request, the response's bytes
-/// are sent as they are.
+/// RunFunction's codec: the request's bytes are handed on, the response's
+/// bytes are sent as they are.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RunFunctionCodec;
 
@@ -39,17 +41,34 @@ impl Encoder for EncodedEncoder {
     }
 }
 
+/// Hands a request on as its bytes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BytesDecoder;
+
+impl Decoder for BytesDecoder {
+    type Item = Bytes;
+    type Error = Status;
+
+    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Bytes>, Status> {
+        Ok(Some(src.copy_to_bytes(src.remaining())))
+    }
+
+    fn buffer_settings(&self) -> BufferSettings {
+        BufferSettings::default()
+    }
+}
+
 impl Codec for RunFunctionCodec {
     type Encode = Encoded;
-    type Decode = RunFunctionRequest;
+    type Decode = Bytes;
     type Encoder = EncodedEncoder;
-    type Decoder = ProstDecoder<RunFunctionRequest>;
+    type Decoder = BytesDecoder;
 
     fn encoder(&mut self) -> EncodedEncoder {
         EncodedEncoder
     }
 
-    fn decoder(&mut self) -> ProstDecoder<RunFunctionRequest> {
-        ProstCodec::<RunFunctionResponse, RunFunctionRequest>::raw_decoder(BufferSettings::default())
+    fn decoder(&mut self) -> BytesDecoder {
+        BytesDecoder
     }
 }

@@ -1,9 +1,9 @@
 //! Who runs when: so that a heavy composition does not stall every other
 //! XR, and a small one costs no more CPU than it must.
 //!
-//! A **small request** ([`small_request`]: at most [`SMALL_REQUEST_VALUES`]
-//! values in its resources, context and input) first runs **inline**, on
-//! the runtime thread that decoded it: handing a run to another thread and
+//! A **small request** ([`small_request`]: at most [`SMALL_REQUEST_BYTES`]
+//! of protobuf) first runs **inline**, on the runtime thread that received
+//! it: handing a run to another thread and
 //! back costs more CPU (wake-ups, context switches) than a small run
 //! itself. An inline run is stopped at its first interrupt check (after
 //! [`fnhcl_crossplane::INTERRUPT_INTERVAL`] evaluation steps, ~1 ms) and
@@ -36,8 +36,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
-use fnhcl_crossplane::proto::{Resource, RunFunctionRequest};
-use pbjson_types::value::Kind;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// The sizes of the lanes.
@@ -82,66 +80,24 @@ impl LaneLimits {
     }
 }
 
-/// The most values ([`pbjson_types::Value`]s: every field, element and
-/// scalar) a request may hold to run inline: converting it takes well under
-/// a millisecond.
-pub const SMALL_REQUEST_VALUES: usize = 20_000;
+/// The largest request (in protobuf bytes) that may run inline:
+/// converting what a program reads of it takes well under a millisecond
+/// (the view checks every byte once, a few instructions per byte).
+pub const SMALL_REQUEST_BYTES: usize = 256 << 10;
 
-/// Whether `req` holds at most [`SMALL_REQUEST_VALUES`] values (counted
-/// until the bound is passed, so a big request costs no more to look at)
-/// and its program is inline: a `source: FileSystem` program is read from
-/// disk, which must not happen on a runtime thread.
-pub fn small_request(req: &RunFunctionRequest) -> bool {
-    let from_files = req
-        .input
-        .as_ref()
-        .and_then(|i| i.fields.get("source"))
-        .is_some_and(|v| !matches!(&v.kind, Some(Kind::StringValue(s)) if s == "Inline"));
-    if from_files {
+/// Whether `req` (a `RunFunctionRequest`'s bytes) is at most
+/// [`SMALL_REQUEST_BYTES`] long and its program is inline: a
+/// `source: FileSystem` program is read from disk, which must not happen on
+/// a runtime thread.
+pub fn small_request(req: &[u8]) -> bool {
+    use fnhcl_crossplane::view;
+    if req.len() > SMALL_REQUEST_BYTES {
         return false;
     }
-    let mut left = SMALL_REQUEST_VALUES;
-    let mut stack: Vec<&pbjson_types::Value> = Vec::new();
-    let mut structs: Vec<&pbjson_types::Struct> = Vec::new();
-    fn body(r: &Resource) -> Option<&pbjson_types::Struct> {
-        r.resource.as_ref()
-    }
-    for state in [&req.observed, &req.desired].into_iter().flatten() {
-        structs.extend(state.composite.as_ref().and_then(body));
-        structs.extend(state.resources.values().filter_map(body));
-    }
-    structs.extend(req.input.as_ref());
-    structs.extend(req.context.as_ref());
-    for rs in req
-        .extra_resources
-        .values()
-        .chain(req.required_resources.values())
-    {
-        structs.extend(rs.items.iter().filter_map(body));
-    }
-    loop {
-        if let Some(s) = structs.pop() {
-            if s.fields.len() > left {
-                return false;
-            }
-            left -= s.fields.len();
-            stack.extend(s.fields.values());
-        } else if let Some(v) = stack.pop() {
-            match &v.kind {
-                Some(Kind::StructValue(s)) => structs.push(s),
-                Some(Kind::ListValue(l)) => {
-                    if l.values.len() > left {
-                        return false;
-                    }
-                    left -= l.values.len();
-                    stack.extend(&l.values);
-                }
-                _ => {}
-            }
-        } else {
-            return true;
-        }
-    }
+    let from_files = view::top_level_field(req, 4)
+        .and_then(|input| view::get(input, "source"))
+        .is_some_and(|v| !matches!(view::kind(v), view::Kind::String("Inline")));
+    !from_files
 }
 
 /// Counters of what the lanes did (since start).

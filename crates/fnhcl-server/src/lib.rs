@@ -155,7 +155,7 @@ impl HclFunction {
     /// and logs it. When the caller goes away (tonic drops this future),
     /// the request is not started, or its evaluation stops at its next
     /// interrupt check.
-    pub async fn handle_encoded(&self, req: RunFunctionRequest) -> Result<Encoded, Status> {
+    pub async fn handle_encoded(&self, req: bytes::Bytes) -> Result<Encoded, Status> {
         if lanes::small_request(&req) {
             let start = Instant::now();
             if let Some(outcome) = self.run_inline(&req) {
@@ -166,10 +166,11 @@ impl HclFunction {
         self.run_in_pool(req).await
     }
 
-    /// [`HclFunction::handle_encoded`] with the response decoded into the
-    /// SDK's message.
+    /// [`HclFunction::handle_encoded`] of the SDK's message (encoded with
+    /// prost), with the response decoded into the SDK's message.
     pub async fn handle(&self, req: RunFunctionRequest) -> Result<RunFunctionResponse, Status> {
-        let bytes = self.handle_encoded(req).await?;
+        use tonic_prost::prost::Message as _;
+        let bytes = self.handle_encoded(req.encode_to_vec().into()).await?;
         fnhcl_crossplane::wire::decode_response(bytes.as_slice())
             .map_err(|e| Status::internal(e.to_string()))
     }
@@ -179,14 +180,14 @@ impl HclFunction {
     /// itself), unless it turns out to need more than
     /// [`fnhcl_crossplane::INTERRUPT_INTERVAL`] evaluation steps: then the
     /// run is stopped at once and `None` says to run it in the pool.
-    fn run_inline(&self, req: &RunFunctionRequest) -> Option<Outcome<Encoded>> {
+    fn run_inline(&self, req: &[u8]) -> Option<Outcome<Encoded>> {
         let long = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let flag = long.clone();
         let interrupt = fnhcl_crossplane::Interrupt::new(move || {
             flag.store(true, std::sync::atomic::Ordering::Relaxed);
             false
         });
-        let outcome = self.function.run_encoded_with(req, Some(interrupt));
+        let outcome = self.function.run_bytes(req, Some(interrupt));
         if long.load(std::sync::atomic::Ordering::Relaxed) {
             self.lanes.note_moved();
             return None;
@@ -195,7 +196,7 @@ impl HclFunction {
         Some(outcome)
     }
 
-    async fn run_in_pool(&self, req: RunFunctionRequest) -> Result<Encoded, Status> {
+    async fn run_in_pool(&self, req: bytes::Bytes) -> Result<Encoded, Status> {
         let gone = lanes::Guard::new();
         let ticket = self.lanes.admit(&gone).await;
         let function = self.function.clone();
@@ -206,7 +207,7 @@ impl HclFunction {
             }
             let ticket = Arc::new(ticket);
             let interrupt = fnhcl_crossplane::Interrupt::new(move || ticket.check());
-            Some(function.run_encoded_with(&req, Some(interrupt)))
+            Some(function.run_bytes(&req, Some(interrupt)))
         })
         .await
         .map_err(|e| {

@@ -24,7 +24,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use fnhcl_crossplane::wire::Encoded;
-use function_sdk_rust::proto::v1::RunFunctionRequest;
 use function_sdk_rust::{Args, Error};
 use prometheus_client::registry::Registry;
 use tonic::codegen::{BoxFuture, StdError};
@@ -66,11 +65,11 @@ impl NamedService for RunFunctionService {
 /// One RunFunction call.
 struct RunFunction(Arc<HclFunction>);
 
-impl UnaryService<RunFunctionRequest> for RunFunction {
+impl UnaryService<bytes::Bytes> for RunFunction {
     type Response = Encoded;
     type Future = BoxFuture<Response<Encoded>, Status>;
 
-    fn call(&mut self, request: Request<RunFunctionRequest>) -> Self::Future {
+    fn call(&mut self, request: Request<bytes::Bytes>) -> Self::Future {
         let function = self.0.clone();
         Box::pin(async move {
             function

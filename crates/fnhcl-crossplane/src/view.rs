@@ -1,0 +1,891 @@
+//! A `RunFunctionRequest` read from its protobuf bytes, without prost's
+//! message (docs/notes/request-wire.md).
+//!
+//! [`RequestView::new`] checks the whole request in one pass (every wire
+//! type, length and string, as prost's decoder would) and records where
+//! each part is: the meta's tag and capabilities, the observed and desired
+//! states' resources (sorted by name), the input, the context, the
+//! required resources and schemas, as byte ranges of the request. Nothing
+//! is allocated per `Struct` node: a part is decoded into our
+//! [`fnhcl_value::Value`]s only when the program demands it
+//! ([`crate::request::eval_request_view`]), and the response writer copies
+//! what it passes through as the request's bytes
+//! ([`crate::response::success_bytes_view`]).
+//!
+//! The view only takes requests in the form every encoder writes (each
+//! singular field once, each map key once above the `Struct`s, one kind per
+//! `Value`, no groups, nesting well under prost's limit). Anything else is
+//! [`Unusual`]: the caller decodes the bytes with prost (which gives the
+//! error text when they are bad) and views prost's re-encoding of the
+//! message, so such a request means what prost reads it to mean.
+
+use fnhcl_value::{Key, ObjMap, Value};
+use function_sdk_rust::proto::v1::Capability;
+use std::sync::Arc;
+
+use crate::convert::{MAX_DEPTH, TooDeep, number_from_f64};
+use crate::wire::{FIXED64, LEN, VARINT};
+
+/// The bytes are not in the form [`RequestView`] reads, or are not a
+/// request at all: decode them with prost instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unusual;
+
+/// Messages nested deeper than this are left to prost (whose own limit is
+/// 100 nested messages: a request it rejects for depth is rejected with
+/// its error).
+pub const MAX_MESSAGES: usize = 60;
+
+/// Reads protobuf fields front to back.
+#[derive(Clone, Copy)]
+pub(crate) struct Rd<'a> {
+    pub(crate) buf: &'a [u8],
+}
+
+impl<'a> Rd<'a> {
+    pub(crate) fn new(buf: &'a [u8]) -> Rd<'a> {
+        Rd { buf }
+    }
+
+    #[inline]
+    fn varint(&mut self) -> Result<u64, Unusual> {
+        if let Some((&b, rest)) = self.buf.split_first()
+            && b < 0x80
+        {
+            self.buf = rest;
+            return Ok(u64::from(b));
+        }
+        let mut v = 0u64;
+        for i in 0..10 {
+            let (&b, rest) = self.buf.split_first().ok_or(Unusual)?;
+            self.buf = rest;
+            v |= u64::from(b & 0x7f) << (7 * i);
+            if b < 0x80 {
+                return Ok(v);
+            }
+        }
+        Err(Unusual)
+    }
+
+    fn take(&mut self, n: u64) -> Result<&'a [u8], Unusual> {
+        let n = usize::try_from(n).map_err(|_| Unusual)?;
+        if n > self.buf.len() {
+            return Err(Unusual);
+        }
+        let (head, rest) = self.buf.split_at(n);
+        self.buf = rest;
+        Ok(head)
+    }
+
+    /// The next field's tag and wire type, `None` at the end.
+    #[inline]
+    pub(crate) fn field(&mut self) -> Result<Option<(u64, u32)>, Unusual> {
+        if self.buf.is_empty() {
+            return Ok(None);
+        }
+        let key = self.varint()?;
+        let tag = key >> 3;
+        if tag == 0 || tag > u64::from(u32::MAX >> 3) {
+            return Err(Unusual);
+        }
+        Ok(Some((tag, (key & 7) as u32)))
+    }
+
+    fn len(&mut self, wire: u32) -> Result<&'a [u8], Unusual> {
+        if wire != LEN {
+            return Err(Unusual);
+        }
+        let n = self.varint()?;
+        self.take(n)
+    }
+
+    fn str(&mut self, wire: u32) -> Result<&'a str, Unusual> {
+        std::str::from_utf8(self.len(wire)?).map_err(|_| Unusual)
+    }
+
+    fn int(&mut self, wire: u32) -> Result<u64, Unusual> {
+        if wire != VARINT {
+            return Err(Unusual);
+        }
+        self.varint()
+    }
+
+    fn fixed64(&mut self, wire: u32) -> Result<[u8; 8], Unusual> {
+        if wire != FIXED64 {
+            return Err(Unusual);
+        }
+        let mut x = [0; 8];
+        x.copy_from_slice(self.take(8)?);
+        Ok(x)
+    }
+
+    /// Skips an unknown field (groups are left to prost).
+    fn skip(&mut self, wire: u32) -> Result<(), Unusual> {
+        match wire {
+            VARINT => self.varint().map(drop),
+            FIXED64 => self.take(8).map(drop),
+            LEN => self.len(wire).map(drop),
+            5 => self.take(4).map(drop),
+            _ => Err(Unusual),
+        }
+    }
+}
+
+/// Sets `slot` once: a second occurrence of a singular field is prost's
+/// merge, left to prost.
+fn once<T>(slot: &mut Option<T>, v: T) -> Result<(), Unusual> {
+    if slot.replace(v).is_some() {
+        return Err(Unusual);
+    }
+    Ok(())
+}
+
+/// Sorts map entries by key and rejects a key given twice.
+fn sort_unique<T>(entries: &mut [(&str, T)]) -> Result<(), Unusual> {
+    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    if entries.windows(2).any(|w| w[0].0 == w[1].0) {
+        return Err(Unusual);
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Checking `Struct`s (what prost's decoder would reject, or read other than
+// the view does).
+
+/// Checks a `Struct` message at `depth` nested messages.
+fn check_struct(b: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
+    if depth > limit {
+        return Err(Unusual);
+    }
+    let mut r = Rd::new(b);
+    while let Some((tag, wire)) = r.field()? {
+        if tag != 1 {
+            r.skip(wire)?;
+            continue;
+        }
+        let mut e = Rd::new(r.len(wire)?);
+        let (mut key, mut value) = (false, false);
+        while let Some((tag, wire)) = e.field()? {
+            match tag {
+                1 => {
+                    e.str(wire)?;
+                    if std::mem::replace(&mut key, true) {
+                        return Err(Unusual);
+                    }
+                }
+                2 => {
+                    check_value(e.len(wire)?, depth + 1, limit)?;
+                    if std::mem::replace(&mut value, true) {
+                        return Err(Unusual);
+                    }
+                }
+                _ => e.skip(wire)?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks a `Value` message: one kind at most.
+fn check_value(b: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
+    if depth > limit {
+        return Err(Unusual);
+    }
+    let mut r = Rd::new(b);
+    let mut kinds = 0;
+    while let Some((tag, wire)) = r.field()? {
+        match tag {
+            1 | 4 => drop(r.int(wire)?),
+            2 => drop(r.fixed64(wire)?),
+            3 => drop(r.str(wire)?),
+            5 => check_struct(r.len(wire)?, depth + 1, limit)?,
+            6 => {
+                let mut l = Rd::new(r.len(wire)?);
+                while let Some((tag, wire)) = l.field()? {
+                    match tag {
+                        1 => check_value(l.len(wire)?, depth + 2, limit)?,
+                        _ => l.skip(wire)?,
+                    }
+                }
+            }
+            _ => {
+                r.skip(wire)?;
+                continue;
+            }
+        }
+        kinds += 1;
+    }
+    if kinds > 1 {
+        return Err(Unusual);
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// The view.
+
+/// A `Resource` of the request.
+#[derive(Clone, Debug, Default)]
+pub struct ResourceView<'a> {
+    /// The whole `Resource` message.
+    pub raw: &'a [u8],
+    /// Its `resource` (a `Struct` message), if set.
+    pub body: Option<&'a [u8]>,
+    /// Its connection details, sorted by key.
+    pub connection: Vec<(&'a str, &'a [u8])>,
+    pub ready: i32,
+}
+
+/// A `State` of the request.
+#[derive(Clone, Debug, Default)]
+pub struct StateView<'a> {
+    /// The whole `State` message.
+    pub raw: &'a [u8],
+    pub composite: Option<ResourceView<'a>>,
+    /// The composed resources, sorted by name.
+    pub resources: Vec<(&'a str, ResourceView<'a>)>,
+}
+
+/// A `RunFunctionRequest` as the byte ranges of its parts (see the module
+/// documentation).
+#[derive(Clone, Debug, Default)]
+pub struct RequestView<'a> {
+    /// The request's bytes.
+    pub bytes: &'a [u8],
+    /// `meta.tag`.
+    pub tag: &'a str,
+    /// `meta.capabilities`.
+    pub capabilities: Vec<i32>,
+    pub observed: Option<StateView<'a>>,
+    pub desired: Option<StateView<'a>>,
+    /// The input `Struct` message.
+    pub input: Option<&'a [u8]>,
+    /// The context `Struct` message.
+    pub context: Option<&'a [u8]>,
+    /// `extra_resources` (legacy), sorted by name.
+    pub extra_resources: Vec<(&'a str, Vec<ResourceView<'a>>)>,
+    /// `required_resources`, sorted by name.
+    pub required_resources: Vec<(&'a str, Vec<ResourceView<'a>>)>,
+    /// `required_schemas`: each `Schema`'s `openapi_v3` `Struct` message
+    /// (`None` when unset), sorted by key.
+    pub required_schemas: Vec<(&'a str, Option<&'a [u8]>)>,
+}
+
+fn resource(b: &[u8], depth: usize, limit: usize) -> Result<ResourceView<'_>, Unusual> {
+    let mut r = Rd::new(b);
+    let mut body = None;
+    let mut connection = Vec::new();
+    let mut ready = None;
+    while let Some((tag, wire)) = r.field()? {
+        match tag {
+            1 => {
+                let s = r.len(wire)?;
+                check_struct(s, depth + 1, limit)?;
+                once(&mut body, s)?;
+            }
+            2 => {
+                let mut e = Rd::new(r.len(wire)?);
+                let (mut key, mut value) = (None, None);
+                while let Some((tag, wire)) = e.field()? {
+                    match tag {
+                        1 => once(&mut key, e.str(wire)?)?,
+                        2 => once(&mut value, e.len(wire)?)?,
+                        _ => e.skip(wire)?,
+                    }
+                }
+                connection.push((key.unwrap_or(""), value.unwrap_or(&[])));
+            }
+            // prost reads an enum's varint as `i32`, truncating.
+            3 => once(&mut ready, r.int(wire)? as i32)?,
+            _ => r.skip(wire)?,
+        }
+    }
+    sort_unique(&mut connection)?;
+    Ok(ResourceView {
+        raw: b,
+        body,
+        connection,
+        ready: ready.unwrap_or(0),
+    })
+}
+
+fn state(b: &[u8], limit: usize) -> Result<StateView<'_>, Unusual> {
+    let mut r = Rd::new(b);
+    let mut composite = None;
+    let mut resources = Vec::new();
+    while let Some((tag, wire)) = r.field()? {
+        match tag {
+            1 => once(&mut composite, resource(r.len(wire)?, 2, limit)?)?,
+            2 => {
+                let mut e = Rd::new(r.len(wire)?);
+                let (mut key, mut value) = (None, None);
+                while let Some((tag, wire)) = e.field()? {
+                    match tag {
+                        1 => once(&mut key, e.str(wire)?)?,
+                        2 => once(&mut value, resource(e.len(wire)?, 3, limit)?)?,
+                        _ => e.skip(wire)?,
+                    }
+                }
+                resources.push((key.unwrap_or(""), value.unwrap_or_default()));
+            }
+            _ => r.skip(wire)?,
+        }
+    }
+    sort_unique(&mut resources)?;
+    Ok(StateView {
+        raw: b,
+        composite,
+        resources,
+    })
+}
+
+/// A `map<string, Resources>` entry.
+fn resources_entry(b: &[u8], limit: usize) -> Result<(&str, Vec<ResourceView<'_>>), Unusual> {
+    let mut e = Rd::new(b);
+    let (mut key, mut value) = (None, None);
+    while let Some((tag, wire)) = e.field()? {
+        match tag {
+            1 => once(&mut key, e.str(wire)?)?,
+            2 => {
+                let mut r = Rd::new(e.len(wire)?);
+                let mut items = Vec::new();
+                while let Some((tag, wire)) = r.field()? {
+                    match tag {
+                        1 => items.push(resource(r.len(wire)?, 3, limit)?),
+                        _ => r.skip(wire)?,
+                    }
+                }
+                once(&mut value, items)?;
+            }
+            _ => e.skip(wire)?,
+        }
+    }
+    Ok((key.unwrap_or(""), value.unwrap_or_default()))
+}
+
+/// A `map<string, Schema>` entry.
+fn schema_entry(b: &[u8], limit: usize) -> Result<(&str, Option<&[u8]>), Unusual> {
+    let mut e = Rd::new(b);
+    let (mut key, mut value) = (None, None);
+    while let Some((tag, wire)) = e.field()? {
+        match tag {
+            1 => once(&mut key, e.str(wire)?)?,
+            2 => {
+                let mut r = Rd::new(e.len(wire)?);
+                let mut openapi = None;
+                while let Some((tag, wire)) = r.field()? {
+                    match tag {
+                        1 => {
+                            let s = r.len(wire)?;
+                            check_struct(s, 3, limit)?;
+                            once(&mut openapi, s)?;
+                        }
+                        _ => r.skip(wire)?,
+                    }
+                }
+                once(&mut value, openapi)?;
+            }
+            _ => e.skip(wire)?,
+        }
+    }
+    Ok((key.unwrap_or(""), value.flatten()))
+}
+
+fn meta(b: &[u8]) -> Result<(&str, Vec<i32>), Unusual> {
+    let mut r = Rd::new(b);
+    let mut tag_text = None;
+    let mut capabilities = Vec::new();
+    while let Some((tag, wire)) = r.field()? {
+        match tag {
+            1 => once(&mut tag_text, r.str(wire)?)?,
+            2 if wire == LEN => {
+                let mut p = Rd::new(r.len(wire)?);
+                while !p.buf.is_empty() {
+                    capabilities.push(p.varint()? as i32);
+                }
+            }
+            2 => capabilities.push(r.int(wire)? as i32),
+            _ => r.skip(wire)?,
+        }
+    }
+    Ok((tag_text.unwrap_or(""), capabilities))
+}
+
+impl<'a> RequestView<'a> {
+    /// Reads `bytes` as a `RunFunctionRequest` (see the module
+    /// documentation for what is [`Unusual`]).
+    pub fn new(bytes: &'a [u8]) -> Result<RequestView<'a>, Unusual> {
+        RequestView::read(bytes, MAX_MESSAGES)
+    }
+
+    /// [`RequestView::new`] with another limit of nested messages.
+    pub fn read(bytes: &'a [u8], limit: usize) -> Result<RequestView<'a>, Unusual> {
+        let mut r = Rd::new(bytes);
+        let mut v = RequestView {
+            bytes,
+            ..RequestView::default()
+        };
+        let mut meta_seen = None;
+        while let Some((tag, wire)) = r.field()? {
+            match tag {
+                1 => {
+                    let (t, c) = meta(r.len(wire)?)?;
+                    once(&mut meta_seen, ())?;
+                    v.tag = t;
+                    v.capabilities = c;
+                }
+                2 => once(&mut v.observed, state(r.len(wire)?, limit)?)?,
+                3 => once(&mut v.desired, state(r.len(wire)?, limit)?)?,
+                4 | 5 => {
+                    let s = r.len(wire)?;
+                    check_struct(s, 1, limit)?;
+                    once(
+                        if tag == 4 {
+                            &mut v.input
+                        } else {
+                            &mut v.context
+                        },
+                        s,
+                    )?;
+                }
+                6 => v
+                    .extra_resources
+                    .push(resources_entry(r.len(wire)?, limit)?),
+                8 => v
+                    .required_resources
+                    .push(resources_entry(r.len(wire)?, limit)?),
+                // Credentials are not read: prost checks them.
+                7 => {
+                    use prost::Message as _;
+                    let entry = r.len(wire)?;
+                    let mut e = Rd::new(entry);
+                    while let Some((tag, wire)) = e.field()? {
+                        match tag {
+                            1 => drop(e.str(wire)?),
+                            2 => {
+                                function_sdk_rust::proto::v1::Credentials::decode(e.len(wire)?)
+                                    .map_err(|_| Unusual)?;
+                            }
+                            _ => e.skip(wire)?,
+                        }
+                    }
+                }
+                9 => v.required_schemas.push(schema_entry(r.len(wire)?, limit)?),
+                _ => r.skip(wire)?,
+            }
+        }
+        sort_unique(&mut v.extra_resources)?;
+        sort_unique(&mut v.required_resources)?;
+        sort_unique(&mut v.required_schemas)?;
+        Ok(v)
+    }
+
+    /// The observed composite's body (a `Struct` message).
+    pub fn xr_body(&self) -> Option<&'a [u8]> {
+        self.observed.as_ref()?.composite.as_ref()?.body
+    }
+
+    /// Whether the request has no observed composed resources.
+    pub fn no_observed(&self) -> bool {
+        self.observed
+            .as_ref()
+            .is_none_or(|o| o.resources.is_empty())
+    }
+
+    pub fn has_capability(&self, c: Capability) -> bool {
+        self.capabilities.contains(&(c as i32))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Reading checked `Struct`s and `Value`s. The view has checked every byte
+// these read, so the readers' errors cannot happen; they end the read.
+
+/// A `Struct`'s entries (key, `Value` message), sorted by key, the last of
+/// equal keys kept (prost's map: the last entry wins).
+pub fn entries(s: &[u8]) -> Vec<(&str, &[u8])> {
+    let mut out = Vec::new();
+    entries_into(s, &mut out);
+    out
+}
+
+/// A `Struct`'s entries (key's bytes, `Value` message) in the order of
+/// the bytes, equal keys included (the last one counts). The keys are not
+/// made `str`s again (the view checked them): comparing bytes is enough to
+/// find a key.
+pub fn fields_into<'a>(s: &'a [u8], out: &mut Vec<(&'a [u8], &'a [u8])>) {
+    let mut r = Rd::new(s);
+    while let Ok(Some((tag, wire))) = r.field() {
+        let Ok(entry) = r.len(wire) else { break };
+        if tag != 1 {
+            continue;
+        }
+        let mut e = Rd::new(entry);
+        let (mut key, mut value): (&[u8], &[u8]) = (&[], &[]);
+        while let Ok(Some((tag, wire))) = e.field() {
+            let Ok(b) = (if wire == LEN {
+                e.len(wire)
+            } else {
+                e.skip(wire).map(|()| &[][..])
+            }) else {
+                break;
+            };
+            match tag {
+                1 => key = b,
+                2 => value = b,
+                _ => {}
+            }
+        }
+        out.push((key, value));
+    }
+}
+
+/// A `Struct`'s entries (key, `Value` message) in the order of the bytes,
+/// equal keys included (the last one counts).
+pub fn raw_entries_into<'a>(s: &'a [u8], out: &mut Vec<(&'a str, &'a [u8])>) {
+    let mut r = Rd::new(s);
+    while let Ok(Some((tag, wire))) = r.field() {
+        let Ok(entry) = r.len(wire) else { break };
+        if tag != 1 {
+            continue;
+        }
+        let mut e = Rd::new(entry);
+        let (mut key, mut value): (&str, &[u8]) = ("", &[]);
+        while let Ok(Some((tag, wire))) = e.field() {
+            match tag {
+                1 => key = e.str(wire).unwrap_or(""),
+                2 => value = e.len(wire).unwrap_or(&[]),
+                _ => {
+                    if e.skip(wire).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        out.push((key, value));
+    }
+}
+
+/// [`entries`] appended to `out` (sorted from where it was).
+pub fn entries_into<'a>(s: &'a [u8], out: &mut Vec<(&'a str, &'a [u8])>) {
+    let start = out.len();
+    raw_entries_into(s, out);
+    let part = &mut out[start..];
+    if part.windows(2).all(|w| w[0].0 < w[1].0) {
+        return;
+    }
+    // Stable: of equal keys, the last entry is kept (moved onto the first).
+    part.sort_by(|a, b| a.0.cmp(b.0));
+    let mut kept = 0;
+    for i in 0..part.len() {
+        if kept > 0 && part[kept - 1].0 == part[i].0 {
+            part[kept - 1].1 = part[i].1;
+        } else {
+            part[kept] = part[i];
+            kept += 1;
+        }
+    }
+    out.truncate(start + kept);
+}
+
+/// The value of `key` in a `Struct` message (the last entry of that key).
+pub fn get<'a>(s: &'a [u8], key: &str) -> Option<&'a [u8]> {
+    let mut found = None;
+    let mut r = Rd::new(s);
+    while let Ok(Some((tag, wire))) = r.field() {
+        let Ok(entry) = r.len(wire) else { break };
+        if tag != 1 {
+            continue;
+        }
+        let mut e = Rd::new(entry);
+        let (mut k, mut value): (&[u8], &[u8]) = (&[], &[]);
+        while let Ok(Some((tag, wire))) = e.field() {
+            let Ok(b) = (if wire == LEN {
+                e.len(wire)
+            } else {
+                e.skip(wire).map(|()| &[][..])
+            }) else {
+                break;
+            };
+            match tag {
+                1 => k = b,
+                2 => value = b,
+                _ => {}
+            }
+        }
+        if k == key.as_bytes() {
+            found = Some(value);
+        }
+    }
+    found
+}
+
+/// The last field `tag` of a message, if it is length-delimited (only the
+/// top level is read; nothing is checked).
+pub fn top_level_field(message: &[u8], tag: u64) -> Option<&[u8]> {
+    let mut found = None;
+    let mut r = Rd::new(message);
+    while let Ok(Some((t, wire))) = r.field() {
+        if wire == LEN {
+            let b = r.len(wire).ok()?;
+            if t == tag {
+                found = Some(b);
+            }
+        } else if r.skip(wire).is_err() {
+            return None;
+        }
+    }
+    found
+}
+
+/// The one kind of a checked `Value` message.
+#[derive(Clone, Copy, Debug)]
+pub enum Kind<'a> {
+    None,
+    Null,
+    Number(f64),
+    String(&'a str),
+    Bool(bool),
+    /// A `Struct` message.
+    Struct(&'a [u8]),
+    /// A `ListValue` message.
+    List(&'a [u8]),
+}
+
+/// The kind of a `Value` message.
+pub fn kind(v: &[u8]) -> Kind<'_> {
+    let mut r = Rd::new(v);
+    let mut kind = Kind::None;
+    while let Ok(Some((tag, wire))) = r.field() {
+        let k = match tag {
+            1 => r.int(wire).map(|_| Kind::Null),
+            2 => r.fixed64(wire).map(|x| Kind::Number(f64::from_le_bytes(x))),
+            3 => r.str(wire).map(Kind::String),
+            4 => r.int(wire).map(|b| Kind::Bool(b != 0)),
+            5 => r.len(wire).map(Kind::Struct),
+            6 => r.len(wire).map(Kind::List),
+            _ => {
+                if r.skip(wire).is_err() {
+                    break;
+                }
+                continue;
+            }
+        };
+        match k {
+            Ok(k) => kind = k,
+            Err(Unusual) => break,
+        }
+    }
+    kind
+}
+
+/// A `ListValue`'s items (`Value` messages).
+pub fn items(l: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut r = Rd::new(l);
+    std::iter::from_fn(move || {
+        loop {
+            let (tag, wire) = r.field().ok()??;
+            let b = match wire {
+                LEN => r.len(wire).ok()?,
+                _ => {
+                    r.skip(wire).ok()?;
+                    continue;
+                }
+            };
+            if tag == 1 {
+                return Some(b);
+            }
+        }
+    })
+}
+
+/// A string-valued entry of a `Struct` message.
+pub fn get_str<'a>(s: &'a [u8], key: &str) -> Option<&'a str> {
+    match kind(get(s, key)?) {
+        Kind::String(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// A `Struct`-valued entry of a `Struct` message.
+pub fn get_struct<'a>(s: &'a [u8], key: &str) -> Option<&'a [u8]> {
+    match kind(get(s, key)?) {
+        Kind::Struct(s) => Some(s),
+        _ => None,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Conversion to values: `crate::convert`'s rules, from bytes.
+
+fn over(depth: usize, max: usize) -> bool {
+    depth.saturating_add(1) >= max
+}
+
+/// A `Value` message as a cty value (see
+/// [`crate::convert::value_from_pb_within`]: the same rules and depths).
+pub(crate) fn value_within(v: &[u8], depth: usize, max: usize) -> Result<Value, TooDeep> {
+    Ok(match kind(v) {
+        Kind::None | Kind::Null => Value::null(),
+        Kind::Bool(b) => Value::Bool(b),
+        Kind::Number(f) => match number_from_f64(f) {
+            Some(n) => Value::Number(n),
+            None => Value::null(),
+        },
+        Kind::String(s) => Value::string(fnhcl_value::nfc(s)),
+        Kind::Struct(s) => {
+            if over(depth, max) {
+                return Err(TooDeep);
+            }
+            if depth >= MAX_DEPTH {
+                return Ok(Value::null());
+            }
+            object_within(s, depth + 1, max)?
+        }
+        Kind::List(l) => {
+            if over(depth, max) {
+                return Err(TooDeep);
+            }
+            if depth >= MAX_DEPTH {
+                return Ok(Value::null());
+            }
+            let mut out = Vec::new();
+            for v in items(l) {
+                out.push(value_within(v, depth + 1, max)?);
+            }
+            Value::tuple(out)
+        }
+    })
+}
+
+/// A `Struct` message as a cty object (see
+/// [`crate::convert::object_from_struct_within`]).
+pub(crate) fn object_within(s: &[u8], depth: usize, max: usize) -> Result<Value, TooDeep> {
+    let e = entries(s);
+    let mut attrs = Vec::with_capacity(e.len());
+    for (k, v) in e {
+        attrs.push((Key::from(k), value_within(v, depth, max)?));
+    }
+    Ok(Value::Object(Arc::new(ObjMap::from_sorted(attrs))))
+}
+
+/// A whole `Struct` message as a cty object.
+pub fn object(s: &[u8]) -> Value {
+    object_within(s, 0, usize::MAX).unwrap_or_else(|TooDeep| Value::null())
+}
+
+/// Whether a `Struct` nests objects/lists deeper than `max` levels
+/// ([`crate::request::struct_too_deep`]).
+pub fn struct_too_deep(s: &[u8], max: usize) -> bool {
+    // In any order; of equal keys only the last counts (prost's map).
+    let values = |s| {
+        let mut fields = Vec::new();
+        fields_into(s, &mut fields);
+        fields.sort_by(|a, b| a.0.cmp(b.0));
+        let mut kept: Vec<(&[u8], &[u8])> = Vec::with_capacity(fields.len());
+        for (k, v) in fields {
+            match kept.last_mut() {
+                Some(last) if last.0 == k => last.1 = v,
+                _ => kept.push((k, v)),
+            }
+        }
+        kept.into_iter().map(|(_, v)| v)
+    };
+    let mut stack: Vec<(&[u8], usize)> = values(s).map(|v| (v, 1)).collect();
+    while let Some((v, depth)) = stack.pop() {
+        match kind(v) {
+            Kind::Struct(s) => {
+                if depth >= max {
+                    return true;
+                }
+                stack.extend(values(s).map(|v| (v, depth + 1)));
+            }
+            Kind::List(l) => {
+                if depth >= max {
+                    return true;
+                }
+                stack.extend(items(l).map(|v| (v, depth + 1)));
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::convert::{json_to_struct, object_from_struct};
+    use prost::Message as _;
+
+    fn encoded(json: serde_json::Value) -> Vec<u8> {
+        json_to_struct(&json).expect("object").encode_to_vec()
+    }
+
+    /// A `Struct` whose keys come twice (two encodings one after the
+    /// other: prost merges them, the last of a key counting) reads as prost
+    /// reads it: whole, by key, and for its depth.
+    #[test]
+    fn a_key_given_twice_reads_as_prost_reads_it() {
+        let mut bytes = encoded(serde_json::json!({"a": {"x": {"y": 1}}, "b": "first", "c": [1]}));
+        bytes.extend(encoded(
+            serde_json::json!({"a": 2, "b": "second", "d": null}),
+        ));
+        let prost_struct = pbjson_types::Struct::decode(bytes.as_slice()).expect("decodes");
+        check_struct(&bytes, 0, MAX_MESSAGES).expect("checks");
+        assert_eq!(
+            format!("{:?}", object(&bytes)),
+            format!("{:?}", object_from_struct(&prost_struct))
+        );
+        assert_eq!(get_str(&bytes, "b"), Some("second"));
+        assert!(matches!(get(&bytes, "a").map(kind), Some(Kind::Number(n)) if n == 2.0));
+        assert_eq!(
+            entries(&bytes).iter().map(|e| e.0).collect::<Vec<_>>(),
+            ["a", "b", "c", "d"]
+        );
+        // `a` nests two levels in the first encoding, none in the last.
+        assert!(!struct_too_deep(&bytes, 2));
+        assert!(crate::request::struct_too_deep(&prost_struct, 2) == struct_too_deep(&bytes, 2));
+        let mut deep = encoded(serde_json::json!({"a": 1}));
+        deep.extend(encoded(serde_json::json!({"a": {"x": {"y": 1}}})));
+        assert!(struct_too_deep(&deep, 2));
+    }
+
+    /// What the view leaves to prost: a field given twice, a `Value` with
+    /// two kinds, bad bytes.
+    #[test]
+    fn unusual_requests_are_left_to_prost() {
+        use function_sdk_rust::proto::v1::{RequestMeta, RunFunctionRequest};
+        let req = RunFunctionRequest {
+            meta: Some(RequestMeta {
+                tag: "t".into(),
+                capabilities: vec![1, 2],
+            }),
+            context: json_to_struct(&serde_json::json!({"k": 1})),
+            ..Default::default()
+        };
+        let bytes = req.encode_to_vec();
+        let view = RequestView::new(&bytes).expect("reads");
+        assert_eq!(view.tag, "t");
+        assert_eq!(view.capabilities, [1, 2]);
+        let mut twice = bytes.clone();
+        twice.extend_from_slice(&bytes);
+        assert_eq!(RequestView::new(&twice).err(), Some(Unusual));
+        // A `Value` with a number and a string (field 5: the context).
+        let value = [0x11, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0x1a, 1, b'x'];
+        let entry = [&[0x0a, 1, b'k', 0x12, value.len() as u8][..], &value].concat();
+        let context = [&[0x0a, entry.len() as u8][..], &entry].concat();
+        let request = [&[0x2a, context.len() as u8][..], &context].concat();
+        assert_eq!(RequestView::new(&request).err(), Some(Unusual));
+        assert!(RunFunctionRequest::decode(request.as_slice()).is_ok());
+        for bad in [
+            &[0x2a, 5, 1][..],
+            &[0x0b],
+            &[0xff; 11],
+            &[0x2a, 2, 0x0a, 0x80],
+        ] {
+            assert_eq!(RequestView::new(bad).err(), Some(Unusual), "{bad:?}");
+        }
+    }
+}
