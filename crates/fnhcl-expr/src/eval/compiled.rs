@@ -59,17 +59,7 @@ impl Evaluator<'_, '_> {
         }
         self.steps += u64::from(t.steps);
         let Some(root) = self.ctx.vars.get_slot(&t.root.name, t.root.slot) else {
-            let Some(ident) = fnhcl_syntax::visit::traversal_root(e) else {
-                // Not reached: the node was built from this chain.
-                self.steps -= u64::from(t.steps);
-                return self.eval(e);
-            };
-            let (mut v, mut diags) = self.variable(ident);
-            for s in t.path.iter() {
-                v = self.path_step(v, s, &mut diags);
-            }
-            widen_chain_context(e, &mut diags);
-            return (v, diags);
+            return self.traversal_missing_root(t, e);
         };
         if t.path.is_empty() {
             return (root, Vec::new());
@@ -93,9 +83,44 @@ impl Evaluator<'_, '_> {
                 None => break,
             }
         }
-        let mut v = cur.clone();
+        if done == t.path.len() {
+            return (cur.clone(), Vec::new());
+        }
+        let v = cur.clone();
+        self.traversal_rest(v, &t.path[done..], e)
+    }
+
+    /// A traversal whose root variable is not found: the tree walk's
+    /// "Unknown variable" (and the steps' diagnostics), out of the usual
+    /// path.
+    #[cold]
+    #[inline(never)]
+    fn traversal_missing_root(&mut self, t: &Traversal, e: &Expr) -> R {
+        let Some(ident) = fnhcl_syntax::visit::traversal_root(e) else {
+            // Not reached: the node was built from this chain.
+            self.steps -= u64::from(t.steps);
+            return self.eval(e);
+        };
+        let (mut v, mut diags) = self.variable(ident);
+        for s in t.path.iter() {
+            v = self.path_step(v, s, &mut diags);
+        }
+        widen_chain_context(e, &mut diags);
+        (v, diags)
+    }
+
+    /// The steps of a traversal from the first one not walked by
+    /// reference (`v` is the value reached): HCL's `GetAttr`/`Index` on
+    /// owned values, out of the usual path.
+    #[inline(never)]
+    fn traversal_rest(
+        &mut self,
+        mut v: Value,
+        rest: &[crate::compiled::node::PathStep],
+        e: &Expr,
+    ) -> R {
         let mut diags = Vec::new();
-        for s in &t.path[done..] {
+        for s in rest {
             v = self.path_step(v, s, &mut diags);
         }
         if !diags.is_empty() {
