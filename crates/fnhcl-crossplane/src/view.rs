@@ -59,6 +59,10 @@ impl<'a> Rd<'a> {
         for i in 0..10 {
             let (&b, rest) = self.buf.split_first().ok_or(Unusual)?;
             self.buf = rest;
+            // The tenth byte holds one bit: more is not a varint to prost.
+            if i == 9 && b > 1 {
+                return Err(Unusual);
+            }
             v |= u64::from(b & 0x7f) << (7 * i);
             if b < 0x80 {
                 return Ok(v);
@@ -879,11 +883,18 @@ mod tests {
         let request = [&[0x2a, context.len() as u8][..], &context].concat();
         assert_eq!(RequestView::new(&request).err(), Some(Unusual));
         assert!(RunFunctionRequest::decode(request.as_slice()).is_ok());
+        // An overlong varint (ten bytes, the last above 1) in an unknown
+        // field (15): prost refuses it.
+        let overlong = [
+            0x78, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02,
+        ];
+        assert!(RunFunctionRequest::decode(&overlong[..]).is_err());
         for bad in [
             &[0x2a, 5, 1][..],
             &[0x0b],
             &[0xff; 11],
             &[0x2a, 2, 0x0a, 0x80],
+            &overlong,
         ] {
             assert_eq!(RequestView::new(bad).err(), Some(Unusual), "{bad:?}");
         }
