@@ -198,6 +198,33 @@ impl Evaluator<'_, '_> {
         nodes: Option<&[Node]>,
         span: Span,
     ) -> R {
+        self.builtin_call::<true>(def, fname, args, nodes, span)
+    }
+
+    /// [`Self::call_builtin`] of a compiled call (`Node::Call`), whose
+    /// argument count was found right when it was compiled.
+    pub(super) fn call_compiled(
+        &mut self,
+        def: &fnhcl_functions::FuncDef,
+        fname: &str,
+        args: &[Expr],
+        nodes: &[Node],
+        span: Span,
+    ) -> R {
+        self.builtin_call::<false>(def, fname, args, Some(nodes), span)
+    }
+
+    /// A built-in call without `...`; `CHECK_ARITY` is false where the
+    /// argument count is known to be right.
+    #[inline]
+    fn builtin_call<const CHECK_ARITY: bool>(
+        &mut self,
+        def: &fnhcl_functions::FuncDef,
+        fname: &str,
+        args: &[Expr],
+        nodes: Option<&[Node]>,
+        span: Span,
+    ) -> R {
         // Up to four arguments (nearly every call) are held on the stack.
         let mut inline: [Value; INLINE_ARGS];
         let heap: Vec<Value>;
@@ -216,7 +243,7 @@ impl Evaluator<'_, '_> {
             (heap, diags) = self.eval_each(args, nodes);
             &heap
         };
-        if let Err((summary, detail)) = def.check_arity(args.len()) {
+        if CHECK_ARITY && let Err((summary, detail)) = def.check_arity(args.len()) {
             let extra = args.get(def_param_count(def)).map(start_range);
             let subject = arity_subject(summary, extra, span);
             let summary = format!("{summary} for {fname:?}");
