@@ -468,7 +468,29 @@ fn value_cost(v: &Value, budget: u64) -> u64 {
 }
 
 /// [`value_cost`] of a collection or a marked value.
-fn collection_cost<'a>(v: &'a Value, budget: u64) -> u64 {
+fn collection_cost(v: &Value, budget: u64) -> u64 {
+    // A flat collection (no collection or mark inside: the usual object
+    // of a few attributes) is counted whole whatever the budget, in one
+    // pass.
+    fn flat<'a>(mut items: impl Iterator<Item = &'a Value>) -> Option<u64> {
+        items.try_fold(1u64, |acc, item| Some(acc + scalar_cost(item)?))
+    }
+    let counted = match v {
+        Value::List(c) | Value::Set(c) => flat(c.items.iter()),
+        Value::Map(m) => flat(m.items.values()),
+        Value::Tuple(items) => flat(items.iter()),
+        Value::Object(attrs) => flat(attrs.values()),
+        _ => None,
+    };
+    match counted {
+        Some(c) => c,
+        None => nested_cost(v, budget),
+    }
+}
+
+/// [`value_cost`] of a collection with collections or marks inside, or
+/// of a marked value.
+fn nested_cost<'a>(v: &'a Value, budget: u64) -> u64 {
     let scalar = scalar_cost;
     // Scalar elements are counted as they are met; only nested
     // collections go on the stack (none for the usual flat object, so
@@ -520,6 +542,12 @@ mod tests {
             ("b", Value::string(long.as_str())),
         ]);
         assert_eq!(value_cost(&flat, u64::MAX), 1 + 1 + 5);
+        // A flat collection is counted whole, as the general walk does
+        // whatever the budget.
+        assert_eq!(value_cost(&flat, 0), super::nested_cost(&flat, 0));
+        let flat_list = Value::tuple(vec![Value::string(long.as_str()), Value::null()]);
+        assert_eq!(value_cost(&flat_list, 0), 1 + 5 + 1);
+        assert_eq!(value_cost(&flat_list, 0), super::nested_cost(&flat_list, 0));
         // Nested collections and marks count at every level, and a marked
         // string still counts its bytes.
         let nested = Value::tuple(vec![
