@@ -225,61 +225,24 @@ impl Evaluator<'_, '_> {
         nodes: Option<&[Node]>,
         span: Span,
     ) -> R {
-        // Up to three arguments (nearly every call) are held in an array
-        // of their own count, on the stack.
+        // Up to four arguments (nearly every call) are held on the stack.
+        let mut inline: [Value; INLINE_ARGS];
+        let heap: Vec<Value>;
         let mut diags = Vec::new();
-        match args.len() {
-            1 => {
-                let vals: [Value; 1] = self.eval_args(args, nodes, &mut diags);
-                self.checked_call::<CHECK_ARITY>(def, fname, args, &vals, diags, span)
+        let argvals: &[Value] = if args.len() <= INLINE_ARGS {
+            inline = std::array::from_fn(|_| Value::Bool(false));
+            for (i, (a, slot)) in args.iter().zip(inline.iter_mut()).enumerate() {
+                let (v, d) = self.eval_sub(a, nodes.and_then(|n| n.get(i)));
+                if !d.is_empty() {
+                    diags.extend(d);
+                }
+                *slot = v;
             }
-            2 => {
-                let vals: [Value; 2] = self.eval_args(args, nodes, &mut diags);
-                self.checked_call::<CHECK_ARITY>(def, fname, args, &vals, diags, span)
-            }
-            3 => {
-                let vals: [Value; 3] = self.eval_args(args, nodes, &mut diags);
-                self.checked_call::<CHECK_ARITY>(def, fname, args, &vals, diags, span)
-            }
-            _ => {
-                let vals;
-                (vals, diags) = self.eval_each(args, nodes);
-                self.checked_call::<CHECK_ARITY>(def, fname, args, &vals, diags, span)
-            }
-        }
-    }
-
-    /// The values of `N` arguments (`args.len()`), in order; their
-    /// diagnostics go to `diags`.
-    #[inline]
-    fn eval_args<const N: usize>(
-        &mut self,
-        args: &[Expr],
-        nodes: Option<&[Node]>,
-        diags: &mut Diags,
-    ) -> [Value; N] {
-        // `from_fn` calls in index order.
-        std::array::from_fn(|i| {
-            let (v, d) = self.eval_sub(&args[i], nodes.and_then(|n| n.get(i)));
-            if !d.is_empty() {
-                diags.extend(d);
-            }
-            v
-        })
-    }
-
-    /// The arity check (unless known right) and the call of `def` on the
-    /// evaluated arguments `argvals` of `args`.
-    #[inline]
-    fn checked_call<const CHECK_ARITY: bool>(
-        &mut self,
-        def: &fnhcl_functions::FuncDef,
-        fname: &str,
-        args: &[Expr],
-        argvals: &[Value],
-        diags: Diags,
-        span: Span,
-    ) -> R {
+            &inline[..args.len()]
+        } else {
+            (heap, diags) = self.eval_each(args, nodes);
+            &heap
+        };
         if CHECK_ARITY && let Err((summary, detail)) = def.check_arity(args.len()) {
             let extra = args.get(def_param_count(def)).map(start_range);
             let subject = arity_subject(summary, extra, span);
@@ -402,6 +365,9 @@ impl Evaluator<'_, '_> {
         )
     }
 }
+
+/// Arguments of a built-in call held on the stack (more go in a `Vec`).
+const INLINE_ARGS: usize = 4;
 
 /// The outer kind of an expanding (`...`) argument's type.
 enum Expand {
