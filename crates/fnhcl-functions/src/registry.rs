@@ -286,7 +286,59 @@ impl FuncDef {
         if let Err((summary, detail)) = self.check_arity(args.len()) {
             return Err(CallError::new(format!("{summary}: {detail}")));
         }
+        if self.ready_as_is(args) {
+            return self.call_ready(imp, args);
+        }
+        self.call_general(imp, args)
+    }
 
+    /// Whether every argument can go to the implementation as it is:
+    /// already of its parameter's type, and not stopped by any of the
+    /// checks below (marks, null, dynamic type, unknown). Then the steps
+    /// of [`Self::call_general`] would change nothing: no conversion, no
+    /// mark to strip or put back, no null error, no short-circuit.
+    #[inline]
+    fn ready_as_is(&self, args: &[Value]) -> bool {
+        args.iter().enumerate().all(|(i, a)| {
+            let Some(p) = self.param_for(i) else {
+                return false;
+            };
+            fnhcl_value::convert::has_type_shallow(a, &p.ty)
+                && (p.allow_null || !a.is_null())
+                && (p.allow_unknown || a.is_known())
+                && (p.allow_dynamic_type
+                    || !matches!(
+                        a.unmarked(),
+                        Value::Null(Type::Dynamic) | Value::Unknown(Type::Dynamic)
+                    ))
+                && (p.allow_marked || !a.is_marked_deep())
+        })
+    }
+
+    /// [`Self::call`] of arguments [`Self::ready_as_is`]: the return-type
+    /// function still runs (it can refuse the arguments), then the
+    /// implementation on the arguments themselves.
+    #[inline]
+    fn call_ready(&self, imp: ImplFn, args: &[Value]) -> Result<Value, CallError> {
+        let computed = match &self.returns {
+            Returns::Static(_) => None,
+            Returns::Computed(f) => Some(f(args)?),
+        };
+        let out = imp(args)?;
+        if cfg!(debug_assertions) {
+            let ret = match (&computed, &self.returns) {
+                (Some(t), _) | (None, Returns::Static(t)) => t,
+                (None, Returns::Computed(_)) => &Type::Dynamic,
+            };
+            self.check_result(&out, ret)?;
+        }
+        Ok(out)
+    }
+
+    /// [`Self::call`] of arguments that need conversion, unmarking or one
+    /// of cty's checks.
+    #[inline(never)]
+    fn call_general(&self, imp: ImplFn, args: &[Value]) -> Result<Value, CallError> {
         // Conversion to parameter types (HCL), then unmarking. Arguments
         // that already have their parameter's type and carry no mark to
         // strip are used as they are; a copy is made from the first one
@@ -360,9 +412,16 @@ impl FuncDef {
         }
 
         let out = imp(conv)?;
-        // The implementations are tested to return the declared type; the
-        // check walks the whole result, so release builds skip it.
-        if cfg!(debug_assertions) && ret != Type::Dynamic && !conforms(&out.type_of(), &ret) {
+        if cfg!(debug_assertions) {
+            self.check_result(&out, &ret)?;
+        }
+        Ok(out.mark_if(marked))
+    }
+
+    /// The implementations are tested to return the declared type; the
+    /// check walks the whole result, so only debug builds make it.
+    fn check_result(&self, out: &Value, ret: &Type) -> Result<(), CallError> {
+        if *ret != Type::Dynamic && !conforms(&out.type_of(), ret) {
             return Err(CallError::new(format!(
                 "internal error: {} returned {} where {} was expected",
                 self.name,
@@ -370,7 +429,7 @@ impl FuncDef {
                 ret
             )));
         }
-        Ok(out.mark_if(marked))
+        Ok(())
     }
 }
 

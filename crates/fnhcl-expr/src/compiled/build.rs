@@ -74,11 +74,14 @@ pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
             expand_final: false,
         } if !matches!(&*name.name, "try" | "can" | "invoke") => {
             match fnhcl_functions::registry().get(&name.name) {
-                Some(def) => Node::Call(Box::new(Call {
+                // The argument count is fixed: a wrong one is an error
+                // the general call reports, a right one is not checked
+                // again.
+                Some(def) if def.check_arity(args.len()).is_ok() => Node::Call(Box::new(Call {
                     def,
                     args: args.iter().map(sub).collect(),
                 })),
-                None => Node::CallAny(args.iter().map(sub).collect()),
+                _ => Node::CallAny(args.iter().map(sub).collect()),
             }
         }
         ExprKind::FuncCall { args, .. } => Node::CallAny(args.iter().map(sub).collect()),

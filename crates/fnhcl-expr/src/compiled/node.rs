@@ -35,7 +35,8 @@ pub(crate) enum Node {
     Wrap(Box<Node>),
     GetAttr(Box<Node>),
     Index(Box<[Node; 2]>),
-    /// A built-in called without `...` expansion.
+    /// A built-in called without `...` expansion, with an argument count
+    /// it accepts.
     Call(Box<Call>),
     /// Any other call (`...` expansion, `invoke`, an unknown function,
     /// `try`/`can` written unusually): the arguments' nodes, for

@@ -198,6 +198,33 @@ impl Evaluator<'_, '_> {
         nodes: Option<&[Node]>,
         span: Span,
     ) -> R {
+        self.builtin_call::<true>(def, fname, args, nodes, span)
+    }
+
+    /// [`Self::call_builtin`] of a compiled call (`Node::Call`), whose
+    /// argument count was found right when it was compiled.
+    pub(super) fn call_compiled(
+        &mut self,
+        def: &fnhcl_functions::FuncDef,
+        fname: &str,
+        args: &[Expr],
+        nodes: &[Node],
+        span: Span,
+    ) -> R {
+        self.builtin_call::<false>(def, fname, args, Some(nodes), span)
+    }
+
+    /// A built-in call without `...`; `CHECK_ARITY` is false where the
+    /// argument count is known to be right.
+    #[inline]
+    fn builtin_call<const CHECK_ARITY: bool>(
+        &mut self,
+        def: &fnhcl_functions::FuncDef,
+        fname: &str,
+        args: &[Expr],
+        nodes: Option<&[Node]>,
+        span: Span,
+    ) -> R {
         // Up to four arguments (nearly every call) are held on the stack.
         let mut inline: [Value; INLINE_ARGS];
         let heap: Vec<Value>;
@@ -216,7 +243,7 @@ impl Evaluator<'_, '_> {
             (heap, diags) = self.eval_each(args, nodes);
             &heap
         };
-        if let Err((summary, detail)) = def.check_arity(args.len()) {
+        if CHECK_ARITY && let Err((summary, detail)) = def.check_arity(args.len()) {
             let extra = args.get(def_param_count(def)).map(start_range);
             let subject = arity_subject(summary, extra, span);
             let summary = format!("{summary} for {fname:?}");
@@ -441,7 +468,29 @@ fn value_cost(v: &Value, budget: u64) -> u64 {
 }
 
 /// [`value_cost`] of a collection or a marked value.
-fn collection_cost<'a>(v: &'a Value, budget: u64) -> u64 {
+fn collection_cost(v: &Value, budget: u64) -> u64 {
+    // A flat collection (no collection or mark inside: the usual object
+    // of a few attributes) is counted whole whatever the budget, in one
+    // pass.
+    fn flat<'a>(mut items: impl Iterator<Item = &'a Value>) -> Option<u64> {
+        items.try_fold(1u64, |acc, item| Some(acc + scalar_cost(item)?))
+    }
+    let counted = match v {
+        Value::List(c) | Value::Set(c) => flat(c.items.iter()),
+        Value::Map(m) => flat(m.items.values()),
+        Value::Tuple(items) => flat(items.iter()),
+        Value::Object(attrs) => flat(attrs.values()),
+        _ => None,
+    };
+    match counted {
+        Some(c) => c,
+        None => nested_cost(v, budget),
+    }
+}
+
+/// [`value_cost`] of a collection with collections or marks inside, or
+/// of a marked value.
+fn nested_cost<'a>(v: &'a Value, budget: u64) -> u64 {
     let scalar = scalar_cost;
     // Scalar elements are counted as they are met; only nested
     // collections go on the stack (none for the usual flat object, so
@@ -493,6 +542,12 @@ mod tests {
             ("b", Value::string(long.as_str())),
         ]);
         assert_eq!(value_cost(&flat, u64::MAX), 1 + 1 + 5);
+        // A flat collection is counted whole, as the general walk does
+        // whatever the budget.
+        assert_eq!(value_cost(&flat, 0), super::nested_cost(&flat, 0));
+        let flat_list = Value::tuple(vec![Value::string(long.as_str()), Value::null()]);
+        assert_eq!(value_cost(&flat_list, 0), 1 + 5 + 1);
+        assert_eq!(value_cost(&flat_list, 0), super::nested_cost(&flat_list, 0));
         // Nested collections and marks count at every level, and a marked
         // string still counts its bytes.
         let nested = Value::tuple(vec![

@@ -178,7 +178,7 @@ impl Evaluator<'_, '_> {
                 if !self.ctx.functions {
                     return self.calls_not_allowed(e.span);
                 }
-                self.call_builtin(c.def, &name.name, args, Some(&c.args), e.span)
+                self.call_compiled(c.def, &name.name, args, &c.args, e.span)
             }
             (Node::Try(c), ExprKind::FuncCall { args, .. }) => {
                 if !self.ctx.functions {
