@@ -595,7 +595,14 @@ pub fn entries_into<'a>(s: &'a [u8], out: &mut Vec<(&'a str, &'a [u8])>) {
 
 /// The value of `key` in a `Struct` message (the last entry of that key).
 pub fn get<'a>(s: &'a [u8], key: &str) -> Option<&'a [u8]> {
-    let mut found = None;
+    let [found] = get_all(s, [key]);
+    found
+}
+
+/// The values of `keys` in a `Struct` message (of each, the last entry of
+/// that key), in one pass over its entries.
+pub fn get_all<'a, const N: usize>(s: &'a [u8], keys: [&str; N]) -> [Option<&'a [u8]>; N] {
+    let mut found = [None; N];
     let mut r = Rd::new(s);
     while let Ok(Some((tag, wire))) = r.field() {
         let Ok(entry) = r.len(wire) else { break };
@@ -618,8 +625,10 @@ pub fn get<'a>(s: &'a [u8], key: &str) -> Option<&'a [u8]> {
                 _ => {}
             }
         }
-        if k == key.as_bytes() {
-            found = Some(value);
+        for (slot, key) in found.iter_mut().zip(keys) {
+            if k == key.as_bytes() {
+                *slot = Some(value);
+            }
         }
     }
     found
