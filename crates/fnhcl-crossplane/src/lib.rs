@@ -258,8 +258,10 @@ pub struct Function {
     schemas: schemas::SchemaCache,
     /// The last input decoded, by its bytes: a server's requests carry the
     /// same input call after call, and comparing its bytes costs less than
-    /// decoding it (a map and a copy of the program text).
-    last_input: std::sync::Mutex<Option<(Vec<u8>, Arc<Input>)>>,
+    /// decoding it (a map and a copy of the program text). Its bytes
+    /// were taken in a request, so the view does not check them again
+    /// ([`RequestView::read_known`]).
+    last_input: std::sync::Mutex<Option<(Arc<[u8]>, Arc<Input>)>>,
 }
 
 /// A decoded input with the hash of its program's cache key, computed
@@ -384,7 +386,7 @@ impl Function {
         };
         if let Ok(slot) = self.last_input.lock()
             && let Some((bytes, input)) = &*slot
-            && bytes.as_slice() == raw
+            && **bytes == *raw
         {
             return Ok(input.clone());
         }
@@ -393,7 +395,7 @@ impl Function {
         if raw.len() <= LAST_INPUT_MAX
             && let Ok(mut slot) = self.last_input.lock()
         {
-            *slot = Some((raw.to_vec(), input.clone()));
+            *slot = Some((Arc::from(raw), input.clone()));
         }
         Ok(input)
     }
@@ -539,14 +541,16 @@ impl Function {
         sdk: Option<&RunFunctionRequest>,
         interrupt: Option<Interrupt>,
     ) -> Outcome<Encoded> {
-        stacker::maybe_grow(
-            RUN_STACK_BYTES - (1 << 20),
-            RUN_STACK_BYTES,
-            || match RequestView::read(bytes, limit) {
+        stacker::maybe_grow(RUN_STACK_BYTES - (1 << 20), RUN_STACK_BYTES, || {
+            // The last input was taken in a request before: its bytes
+            // need no second check.
+            let last = self.last_input.lock().ok().and_then(|slot| slot.clone());
+            let known = last.as_ref().map(|(bytes, _)| bytes.as_ref());
+            match RequestView::read_known(bytes, limit, known) {
                 Ok(view) => self.encoded_outcome(&view, sdk, interrupt),
                 Err(view::Unusual) => self.unusual_outcome(bytes, interrupt),
-            },
-        )
+            }
+        })
     }
 
     /// A request the view does not take as it is: prost reads it (or says

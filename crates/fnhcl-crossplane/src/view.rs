@@ -439,6 +439,19 @@ impl<'a> RequestView<'a> {
 
     /// [`RequestView::new`] with another limit of nested messages.
     pub fn read(bytes: &'a [u8], limit: usize) -> Result<RequestView<'a>, Unusual> {
+        RequestView::read_known(bytes, limit, None)
+    }
+
+    /// [`RequestView::read`] where an input whose bytes are `known_input`
+    /// is not checked again: the caller passes the input of a request a
+    /// view (or prost) took before, which is taken again in any request
+    /// (the input is always at the same depth). A server's calls carry
+    /// the same input, program text and all, call after call.
+    pub fn read_known(
+        bytes: &'a [u8],
+        limit: usize,
+        known_input: Option<&[u8]>,
+    ) -> Result<RequestView<'a>, Unusual> {
         let mut r = Rd::new(bytes);
         let mut v = RequestView {
             bytes,
@@ -457,7 +470,9 @@ impl<'a> RequestView<'a> {
                 3 => once(&mut v.desired, state(r.len(wire)?, limit)?)?,
                 4 | 5 => {
                     let s = r.len(wire)?;
-                    check_struct(s, 1, limit)?;
+                    if !(tag == 4 && known_input == Some(s)) {
+                        check_struct(s, 1, limit)?;
+                    }
                     once(
                         if tag == 4 {
                             &mut v.input
