@@ -213,7 +213,7 @@ pub struct CacheStats {
 }
 
 /// The hash of a program's sources (length-prefixed parts).
-fn hash_parts(parts: &[&[u8]]) -> u64 {
+pub(crate) fn hash_parts(parts: &[&[u8]]) -> u64 {
     let mut h = foldhash::fast::FixedState::with_seed(0x6663_6e2d_6863_6c00).build_hasher();
     for p in parts {
         h.write_u64(p.len() as u64);
@@ -282,7 +282,19 @@ impl<T> LruCache<T> {
     /// strings, compared part by part), or the one `build` makes (then
     /// cached if it fits the byte budget). Returns whether it was a hit.
     pub fn get_or_insert_with(&self, parts: &[&[u8]], build: impl FnOnce() -> T) -> (Arc<T>, bool) {
-        let hash = hash_parts(parts);
+        self.get_or_insert_with_hash(hash_parts(parts), parts, build)
+    }
+
+    /// [`LruCache::get_or_insert_with`] given the sources' hash
+    /// ([`hash_parts`] of `parts`), which a caller that sees the same
+    /// sources call after call keeps instead of hashing them again.
+    pub(crate) fn get_or_insert_with_hash(
+        &self,
+        hash: u64,
+        parts: &[&[u8]],
+        build: impl FnOnce() -> T,
+    ) -> (Arc<T>, bool) {
+        debug_assert_eq!(hash, hash_parts(parts));
         {
             let mut inner = self.lock();
             let found = inner

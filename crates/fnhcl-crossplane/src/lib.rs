@@ -179,13 +179,48 @@ impl Compiled {
     }
 }
 
-/// The composite resource a request is about (for logs).
+/// The composite resource a request is about (for logs): its API version,
+/// kind, name and namespace, kept in one string (one allocation per run,
+/// none when all are empty).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct XrRef {
-    pub api_version: String,
-    pub kind: String,
-    pub name: String,
-    pub namespace: String,
+    text: String,
+    /// Where each part ends in `text`.
+    ends: [usize; 4],
+}
+
+impl XrRef {
+    pub fn new(api_version: &str, kind: &str, name: &str, namespace: &str) -> XrRef {
+        let parts = [api_version, kind, name, namespace];
+        let mut text = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+        let mut ends = [0; 4];
+        for (end, p) in ends.iter_mut().zip(parts) {
+            text.push_str(p);
+            *end = text.len();
+        }
+        XrRef { text, ends }
+    }
+
+    fn part(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
+    }
+
+    pub fn api_version(&self) -> &str {
+        self.part(0)
+    }
+
+    pub fn kind(&self) -> &str {
+        self.part(1)
+    }
+
+    pub fn name(&self) -> &str {
+        self.part(2)
+    }
+
+    pub fn namespace(&self) -> &str {
+        self.part(3)
+    }
 }
 
 /// Everything one run produced: the response (the SDK's message, or its
@@ -223,8 +258,28 @@ pub struct Function {
     schemas: schemas::SchemaCache,
     /// The last input decoded, by its bytes: a server's requests carry the
     /// same input call after call, and comparing its bytes costs less than
-    /// decoding it (a map and a copy of the program text).
-    last_input: std::sync::Mutex<Option<(Vec<u8>, Arc<HclInput>)>>,
+    /// decoding it (a map and a copy of the program text). Its bytes
+    /// were taken in a request, so the view does not check them again
+    /// ([`RequestView::read_known`]).
+    last_input: std::sync::Mutex<Option<(Arc<[u8]>, Arc<Input>)>>,
+}
+
+/// A decoded input with the hash of its program's cache key, computed
+/// once: the last input is reused call after call, and hashing its program
+/// text each time cost more than comparing it.
+struct Input {
+    input: HclInput,
+    /// [`cache::hash_parts`] of the `Inline` key, when first needed.
+    inline_hash: OnceLock<u64>,
+}
+
+impl Input {
+    fn new(input: HclInput) -> Arc<Input> {
+        Arc::new(Input {
+            input,
+            inline_hash: OnceLock::new(),
+        })
+    }
 }
 
 /// Inputs longer than this are not kept as [`Function`]'s last input.
@@ -325,27 +380,28 @@ impl Function {
 
     /// The request's input (a `Struct` message), decoded, or the last
     /// input decoded when its bytes are the same.
-    fn input(&self, raw: Option<&[u8]>) -> Result<Arc<HclInput>, String> {
+    fn input(&self, raw: Option<&[u8]>) -> Result<Arc<Input>, String> {
         let Some(raw) = raw else {
-            return HclInput::decode(None).map(Arc::new);
+            return HclInput::decode(None).map(Input::new);
         };
         if let Ok(slot) = self.last_input.lock()
             && let Some((bytes, input)) = &*slot
-            && bytes.as_slice() == raw
+            && **bytes == *raw
         {
             return Ok(input.clone());
         }
         let decoded = wire::decode_struct_bytes(raw).map_err(|e| e.to_string())?;
-        let input = Arc::new(HclInput::decode(Some(&decoded))?);
+        let input = Input::new(HclInput::decode(Some(&decoded))?);
         if raw.len() <= LAST_INPUT_MAX
             && let Ok(mut slot) = self.last_input.lock()
         {
-            *slot = Some((raw.to_vec(), input.clone()));
+            *slot = Some((Arc::from(raw), input.clone()));
         }
         Ok(input)
     }
 
-    fn program(&self, input: &HclInput) -> Result<(Arc<Compiled>, bool), String> {
+    fn program(&self, decoded: &Input) -> Result<(Arc<Compiled>, bool), String> {
+        let input = &decoded.input;
         let max_program = self.options.limits.max_program_bytes;
         let too_big = |n: usize| {
             format!("the program is {n} bytes, more than the limit of {max_program} bytes")
@@ -356,9 +412,9 @@ impl Function {
                     return Err(too_big(input.hcl.len()));
                 }
                 let key = [b"inline".as_slice(), input.hcl.as_bytes()];
-                Ok(self
-                    .cache
-                    .get_or_insert_with(&key, || match inline_files(&input.hcl) {
+                let hash = *decoded.inline_hash.get_or_init(|| cache::hash_parts(&key));
+                Ok(self.cache.get_or_insert_with_hash(hash, &key, || {
+                    match inline_files(&input.hcl) {
                         // The split text is a copy of the input: let it
                         // go before the compile's peak (the source map
                         // holds the text the program keeps).
@@ -370,7 +426,8 @@ impl Function {
                             Err(failed) => failed,
                         },
                         Err(e) => Compiled::failed(e),
-                    }))
+                    }
+                }))
             }
             Source::FileSystem => {
                 let reader = self.options.directory_reader.as_ref().ok_or_else(|| {
@@ -484,14 +541,16 @@ impl Function {
         sdk: Option<&RunFunctionRequest>,
         interrupt: Option<Interrupt>,
     ) -> Outcome<Encoded> {
-        stacker::maybe_grow(
-            RUN_STACK_BYTES - (1 << 20),
-            RUN_STACK_BYTES,
-            || match RequestView::read(bytes, limit) {
+        stacker::maybe_grow(RUN_STACK_BYTES - (1 << 20), RUN_STACK_BYTES, || {
+            // The last input was taken in a request before: its bytes
+            // need no second check.
+            let last = self.last_input.lock().ok().and_then(|slot| slot.clone());
+            let known = last.as_ref().map(|(bytes, _)| bytes.as_ref());
+            match RequestView::read_known(bytes, limit, known) {
                 Ok(view) => self.encoded_outcome(&view, sdk, interrupt),
                 Err(view::Unusual) => self.unusual_outcome(bytes, interrupt),
-            },
-        )
+            }
+        })
     }
 
     /// A request the view does not take as it is: prost reads it (or says
@@ -588,9 +647,10 @@ impl Function {
 
         let mut ttl = self.options.default_ttl;
         let result = (|| -> Result<(Encoded, usize), String> {
-            let input = self
+            let decoded = self
                 .input(req.input)
                 .map_err(|e| format!("invalid function input: {e}"))?;
+            let input = &decoded.input;
             if let Some(t) = input.ttl {
                 ttl = t;
             }
@@ -603,7 +663,7 @@ impl Function {
                 outcome.debug_request = Some(debug::request_dump(sdk_request()));
             }
             let ran = catch_unwind(AssertUnwindSafe(|| {
-                let (compiled, hit) = self.program(&input)?;
+                let (compiled, hit) = self.program(&decoded)?;
                 outcome.cache_hit = Some(hit);
                 let program = compiled.result.as_ref().map_err(Clone::clone)?;
                 let limits = &self.options.limits;
@@ -699,16 +759,19 @@ impl Function {
 /// The XR of a request (its observed composite's body, a `Struct`
 /// message), for logs.
 fn xr_ref(body: Option<&[u8]>) -> XrRef {
-    let s = |st: Option<&[u8]>, k: &str| -> String {
-        st.and_then(|st| view::get_str(st, k))
-            .unwrap_or_default()
-            .to_owned()
+    let Some(body) = body else {
+        return XrRef::default();
     };
-    let meta = body.and_then(|b| view::get_struct(b, "metadata"));
-    XrRef {
-        api_version: s(body, "apiVersion"),
-        kind: s(body, "kind"),
-        name: s(meta, "name"),
-        namespace: s(meta, "namespace"),
+    let [api_version, kind, metadata] = view::get_all(body, ["apiVersion", "kind", "metadata"]);
+    let [name, namespace] = match metadata.map(view::kind) {
+        Some(view::Kind::Struct(m)) => view::get_all(m, ["name", "namespace"]),
+        _ => [None, None],
+    };
+    fn s(v: Option<&[u8]>) -> &str {
+        match v.map(view::kind) {
+            Some(view::Kind::String(s)) => s,
+            _ => "",
+        }
     }
+    XrRef::new(s(api_version), s(kind), s(name), s(namespace))
 }

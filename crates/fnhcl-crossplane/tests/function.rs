@@ -473,7 +473,7 @@ fn debug_dumps_follow_the_switches() {
 fn outcome_names_the_composite() {
     let o = Function::default().run_outcome(&inline(SUBNETS));
     assert_eq!(
-        (o.xr.kind.as_str(), o.xr.name.as_str(), o.tag.as_str()),
+        (o.xr.kind(), o.xr.name(), o.tag.as_str()),
         ("XNet", "net-1", "t")
     );
     assert_eq!(o.error, None);

@@ -594,3 +594,31 @@ fn request_bytes_read_as_prost_reads_them() {
         "same {same}, invalid {invalid}, succeeded {succeeded}"
     );
 }
+
+/// The last input's bytes are not checked again, but other bytes are: a
+/// request whose input differs from the last one in one byte of its
+/// program text (made invalid UTF-8) is refused with prost's error, after
+/// and before runs of the valid input.
+#[test]
+fn an_input_like_the_last_one_is_still_checked() {
+    let f = fnhcl_crossplane::Function::default();
+    let mut rng = Rng(0x0bad_cafe_f00d_0001);
+    let req = random_request(&mut rng);
+    let good = req.encode_to_vec();
+    let first = f.run_bytes(&good, None);
+    let at = good
+        .windows(PROGRAM.len())
+        .position(|w| w == PROGRAM.as_bytes())
+        .expect("the program text is in the request");
+    let mut bad = good.clone();
+    bad[at + PROGRAM.len() / 2] = 0xff;
+    let e = RunFunctionRequest::decode(bad.as_slice()).expect_err("prost refuses it");
+    let got = f.run_bytes(&bad, None);
+    assert_eq!(got.error, Some(format!("invalid request: {e}")));
+    let again = f.run_bytes(&good, None);
+    assert_eq!(outcome_of(&again), outcome_of(&first));
+    assert_eq!(
+        f.run_bytes(&bad, None).error,
+        Some(format!("invalid request: {e}"))
+    );
+}

@@ -238,10 +238,10 @@ impl HclFunction {
             // fatal results are worth a warning.
             None => tracing::debug!(
                 tag = %outcome.tag,
-                xr_version = %xr.api_version,
-                xr_kind = %xr.kind,
-                xr_name = %xr.name,
-                xr_namespace = %xr.namespace,
+                xr_version = %xr.api_version(),
+                xr_kind = %xr.kind(),
+                xr_name = %xr.name(),
+                xr_namespace = %xr.namespace(),
                 warnings = outcome.warnings,
                 cached = outcome.cache_hit.unwrap_or(false),
                 elapsed_ms,
@@ -249,10 +249,10 @@ impl HclFunction {
             ),
             Some(error) => tracing::warn!(
                 tag = %outcome.tag,
-                xr_version = %xr.api_version,
-                xr_kind = %xr.kind,
-                xr_name = %xr.name,
-                xr_namespace = %xr.namespace,
+                xr_version = %xr.api_version(),
+                xr_kind = %xr.kind(),
+                xr_name = %xr.name(),
+                xr_namespace = %xr.namespace(),
                 error = %error,
                 elapsed_ms,
                 "function returned a fatal result"
