@@ -2,8 +2,10 @@
 //! function reads them where they are, [`fnhcl_crossplane::view`]; tonic's
 //! buffer is split off, not copied); responses arrive as protobuf bytes
 //! already ([`fnhcl_crossplane::wire`]: written
-//! straight from the evaluator's output, maps in sorted key order, so the
-//! same response gives the same bytes) and are copied into tonic's buffer.
+//! straight from the evaluator's output, the maps it writes in sorted key
+//! order and the parts passed through copied as the request has them, so
+//! the same request bytes give the same response bytes) and are copied
+//! into tonic's buffer.
 //! [`response_bytes`] encodes an SDK message the same way.
 
 use bytes::{Buf as _, Bytes};
