@@ -42,7 +42,8 @@
 //!   same function behind a bare tonic server, an empty call through the
 //!   SDK's server, the same messages through the SDK's server with the
 //!   response precomputed ("same bytes": the transport floor for them), and
-//!   the in-process run; `--requests` calls each, in
+//!   the in-process run (`Function::run_bytes` of the request's bytes, what
+//!   the server does per call); `--requests` calls each, in
 //!   alternating rounds.
 
 use std::process::{Child, Command, ExitCode, Stdio};
@@ -717,19 +718,20 @@ fn run_split(cfg: &Config) -> Result<bool, String> {
             }
         }
     }
-    // In-process, on a thread with the server's stack size.
+    // In-process, on a thread with the server's stack size: what the
+    // server does with a call's bytes (request bytes -> response bytes).
     let inproc = std::thread::Builder::new()
         .stack_size(fnhcl_crossplane::THREAD_STACK_BYTES)
         .spawn({
-            let req = req.clone();
+            let bytes = prost::Message::encode_to_vec(&req);
             let count = cfg.requests;
             move || {
                 let f = fnhcl_server::standard_function();
-                let _ = f.run_outcome(&req);
+                let _ = f.run_bytes(&bytes, None);
                 let mut v: Vec<u32> = (0..count)
                     .map(|_| {
                         let t = Instant::now();
-                        let o = f.run_outcome(&req);
+                        let o = f.run_bytes(&bytes, None);
                         std::hint::black_box(o);
                         t.elapsed().as_nanos().min(u32::MAX as u128) as u32
                     })
