@@ -337,6 +337,23 @@ async fn connect(addr: &str) -> Result<FunctionRunnerServiceClient<Channel>, Str
     Err(format!("cannot connect to {addr}: {last}"))
 }
 
+/// A channel to `addr`, retried while the server starts.
+async fn raw_channel(addr: &str) -> Result<Channel, String> {
+    let mut last = String::new();
+    for _ in 0..200 {
+        match tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+            .map_err(|e| e.to_string())?
+            .connect()
+            .await
+        {
+            Ok(c) => return Ok(c),
+            Err(e) => last = e.to_string(),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Err(format!("cannot connect to {addr}: {last}"))
+}
+
 fn is_fatal(rsp: &fnhcl_crossplane::proto::RunFunctionResponse) -> bool {
     rsp.results
         .iter()
@@ -632,6 +649,71 @@ impl FunctionRunnerService for Canned {
     }
 }
 
+/// The raw client's codec: the request goes as the bytes it was encoded
+/// to once, the response comes back as its bytes (checked, not decoded).
+/// Crossplane decodes the response in Go on its side; what this leaves out
+/// is only this client's own prost encoding and decoding.
+#[derive(Clone, Copy, Default)]
+struct RawCodec;
+
+impl tonic::codec::Encoder for RawCodec {
+    type Item = bytes::Bytes;
+    type Error = tonic::Status;
+
+    fn encode(
+        &mut self,
+        item: bytes::Bytes,
+        buf: &mut tonic::codec::EncodeBuf<'_>,
+    ) -> Result<(), tonic::Status> {
+        bytes::BufMut::put_slice(buf, &item);
+        Ok(())
+    }
+}
+
+impl tonic::codec::Decoder for RawCodec {
+    type Item = bytes::Bytes;
+    type Error = tonic::Status;
+
+    fn decode(
+        &mut self,
+        src: &mut tonic::codec::DecodeBuf<'_>,
+    ) -> Result<Option<bytes::Bytes>, tonic::Status> {
+        use bytes::Buf as _;
+        Ok(Some(src.copy_to_bytes(src.remaining())))
+    }
+}
+
+impl tonic::codec::Codec for RawCodec {
+    type Encode = bytes::Bytes;
+    type Decode = bytes::Bytes;
+    type Encoder = RawCodec;
+    type Decoder = RawCodec;
+
+    fn encoder(&mut self) -> RawCodec {
+        RawCodec
+    }
+
+    fn decoder(&mut self) -> RawCodec {
+        RawCodec
+    }
+}
+
+/// One RunFunction call through [`RawCodec`]: the response's bytes.
+async fn raw_call(
+    grpc: &mut tonic::client::Grpc<Channel>,
+    request: bytes::Bytes,
+) -> Result<bytes::Bytes, tonic::Status> {
+    grpc.ready()
+        .await
+        .map_err(|e| tonic::Status::unavailable(e.to_string()))?;
+    let path = http::uri::PathAndQuery::from_static(
+        "/apiextensions.fn.proto.v1.FunctionRunnerService/RunFunction",
+    );
+    grpc.unary(tonic::Request::new(request), path, RawCodec)
+        .await
+        .map(tonic::Response::into_inner)
+}
+
 fn sdk_args(port: u16) -> fnhcl_server::Args {
     fnhcl_server::Args {
         debug: false,
@@ -651,6 +733,7 @@ fn run_split(cfg: &Config) -> Result<bool, String> {
     let port = |()| free_port().map_err(|e| e.to_string());
     let (sdk, bare, empty, canned) = (port(())?, port(())?, port(())?, port(())?);
     let canned_rsp = fnhcl_server::standard_function().run(&req);
+    let canned_copy = canned_rsp.clone();
     std::thread::spawn(move || {
         let Ok(rt) = fnhcl_server::runtime() else {
             return;
@@ -691,6 +774,29 @@ fn run_split(cfg: &Config) -> Result<bool, String> {
     for p in [sdk, bare, empty, canned] {
         clients.push(rt.block_on(connect(&format!("127.0.0.1:{p}")))?);
     }
+    // The raw client (pre-encoded request, response bytes compared with
+    // what they must be) to fn-hcl's server, the empty server and the
+    // same-bytes server.
+    let mut raw = Vec::new();
+    for p in [sdk, empty, canned] {
+        let ch = rt.block_on(raw_channel(&format!("127.0.0.1:{p}")))?;
+        raw.push(tonic::client::Grpc::new(ch));
+    }
+    let req_bytes = bytes::Bytes::from(prost::Message::encode_to_vec(&req));
+    let ours = fnhcl_server::standard_function()
+        .run_bytes(&req_bytes, None)
+        .response
+        .into_vec();
+    let raw_cases: [(bytes::Bytes, Vec<u8>); 3] = [
+        (req_bytes.clone(), ours),
+        (bytes::Bytes::new(), Vec::new()),
+        (
+            req_bytes.clone(),
+            prost::Message::encode_to_vec(&canned_copy),
+        ),
+    ];
+    let raw_names = ["fn-hcl raw", "empty raw", "same raw"];
+    let mut raw_lat: Vec<Vec<u32>> = vec![Vec::new(); 3];
     let names = ["fn-hcl server", "bare tonic", "empty call", "same bytes"];
     let mut lat: Vec<Vec<u32>> = vec![Vec::new(); 4];
     let rounds = 10;
@@ -717,7 +823,46 @@ fn run_split(cfg: &Config) -> Result<bool, String> {
                 }
             }
         }
+        for (i, g) in raw.iter_mut().enumerate() {
+            let (request, expected) = &raw_cases[i];
+            for _ in 0..per {
+                let t = Instant::now();
+                let rsp = rt
+                    .block_on(raw_call(g, request.clone()))
+                    .map_err(|e| format!("{}: {e}", raw_names[i]))?;
+                let us = t.elapsed().as_micros().min(u32::MAX as u128) as u32;
+                if rsp[..] != expected[..] {
+                    return Err(format!(
+                        "{}: {} response bytes, not the {} expected",
+                        raw_names[i],
+                        rsp.len(),
+                        expected.len()
+                    ));
+                }
+                if round > 0 {
+                    raw_lat[i].push(us);
+                }
+            }
+        }
     }
+    // The tonic client's own share: cloning the SDK message, prost's
+    // encoding of the request and decoding of the response.
+    let client_side = {
+        let rsp_bytes = raw_cases[0].1.clone();
+        let mut v: Vec<u32> = (0..cfg.requests)
+            .map(|_| {
+                let t = Instant::now();
+                let r = req.clone();
+                let b = prost::Message::encode_to_vec(&r);
+                let d: RunFunctionResponse =
+                    prost::Message::decode(&rsp_bytes[..]).unwrap_or_default();
+                std::hint::black_box((b, d));
+                t.elapsed().as_nanos().min(u32::MAX as u128) as u32
+            })
+            .collect();
+        v.sort_unstable();
+        v
+    };
     // In-process, on a thread with the server's stack size: what the
     // server does with a call's bytes (request bytes -> response bytes).
     let inproc = std::thread::Builder::new()
@@ -759,7 +904,25 @@ fn run_split(cfg: &Config) -> Result<bool, String> {
             percentile(&lat[i], 0.9)
         );
     }
+    for (i, name) in raw_names.iter().enumerate() {
+        raw_lat[i].sort_unstable();
+        println!(
+            "  {name:<12} p50 {:>6} us   p90 {:>6} us",
+            med(&raw_lat[i]),
+            percentile(&raw_lat[i], 0.9)
+        );
+    }
     println!("  in-process   p50 {inproc_us:>8.1} us");
+    println!(
+        "  client prost p50 {:>8.1} us (clone + encode the request, decode the response)",
+        f64::from(med(&client_side)) / 1000.0
+    );
+    let (raw_rt, raw_floor) = (f64::from(med(&raw_lat[0])), f64::from(med(&raw_lat[1])));
+    println!(
+        "  raw client: round trip - (empty call + in-process) = {:.1} us (bound: 30 us); round trip - (same bytes + in-process) = {:.1} us",
+        raw_rt - raw_floor - inproc_us,
+        raw_rt - f64::from(med(&raw_lat[2])) - inproc_us
+    );
     let (rt_us, floor) = (f64::from(med(&lat[0])), f64::from(med(&lat[2])));
     println!(
         "  round trip - (empty call + in-process) = {:.1} us (bound: 30 us); fn-hcl - bare tonic = {:+} us",
