@@ -80,6 +80,13 @@ impl Encoded {
         self.len() == 0
     }
 
+    /// The buffer and where the bytes start in it (they run to its end):
+    /// the room before them is free for a prefix (the gRPC server's frame
+    /// header), without moving them.
+    pub fn into_parts(self) -> (Vec<u8>, usize) {
+        (self.buf, self.start)
+    }
+
     /// The bytes as a vector of their own length (moves them to the front).
     pub fn into_vec(mut self) -> Vec<u8> {
         self.buf.drain(..self.start);

@@ -1,7 +1,12 @@
 //! The tower layer around every call the gRPC server routes: counts the
-//! unary calls in the `grpc_server_*` series ([`crate::grpc_metrics`]) and
-//! cuts a small response's message into DATA frames short enough for h2 to
-//! copy, so that the whole response leaves in one write.
+//! unary calls in the `grpc_server_*` series ([`crate::grpc_metrics`]),
+//! hands RunFunction calls to [`RunFunctionService`] itself (not through
+//! tonic's router: axum's path match, the per-call clone of the boxed route
+//! and the request and response bodies boxed twice more on the way cost
+//! more than the call's own handling; every other path, RunFunction's
+//! service's other methods included, is routed as before) and cuts a small
+//! response's message into DATA frames short enough for h2 to copy, so
+//! that the whole response leaves in one write.
 //!
 //! Why the cut: h2 (0.4) copies a DATA payload shorter than 256 bytes into
 //! its write buffer but "chains" a longer one (writes it from the caller's
@@ -23,6 +28,7 @@ use bytes::{Buf, Bytes};
 use http_body::{Body, Frame, SizeHint};
 
 use crate::grpc_metrics::{CANCELED, GrpcMetrics, Method, UNKNOWN};
+use crate::server::{RUN_FUNCTION, RunFunctionService};
 
 /// Longest DATA payload h2 copies into its buffer (it chains 256 bytes or
 /// more).
@@ -34,11 +40,16 @@ pub(crate) const CUT_UP_TO: usize = 4096;
 #[derive(Clone)]
 pub(crate) struct CallLayer {
     metrics: Arc<GrpcMetrics>,
+    run_function: RunFunctionService,
 }
 
 impl CallLayer {
-    pub(crate) fn new(metrics: Arc<GrpcMetrics>) -> CallLayer {
-        CallLayer { metrics }
+    /// Counts calls in `metrics`; RunFunction calls go to `run_function`.
+    pub(crate) fn new(metrics: Arc<GrpcMetrics>, run_function: RunFunctionService) -> CallLayer {
+        CallLayer {
+            metrics,
+            run_function,
+        }
     }
 }
 
@@ -49,6 +60,7 @@ impl<S> tower_layer::Layer<S> for CallLayer {
         Calls {
             inner,
             metrics: self.metrics.clone(),
+            run_function: self.run_function.clone(),
         }
     }
 }
@@ -58,6 +70,16 @@ impl<S> tower_layer::Layer<S> for CallLayer {
 pub(crate) struct Calls<S> {
     inner: S,
     metrics: Arc<GrpcMetrics>,
+    run_function: RunFunctionService,
+}
+
+/// A call's response on its way: from RunFunction's service directly, or
+/// from the router.
+enum Pending<F> {
+    Direct(
+        <RunFunctionService as tower_service::Service<http::Request<tonic::body::Body>>>::Future,
+    ),
+    Routed(F),
 }
 
 type BoxFuture<T> = Pin<Box<dyn std::future::Future<Output = T> + Send>>;
@@ -67,9 +89,12 @@ fn status_in(headers: &http::HeaderMap) -> Option<u32> {
     headers.get("grpc-status")?.to_str().ok()?.parse().ok()
 }
 
-impl<S, B> tower_service::Service<http::Request<B>> for Calls<S>
+impl<S> tower_service::Service<http::Request<tonic::body::Body>> for Calls<S>
 where
-    S: tower_service::Service<http::Request<B>, Response = http::Response<tonic::body::Body>>,
+    S: tower_service::Service<
+            http::Request<tonic::body::Body>,
+            Response = http::Response<tonic::body::Body>,
+        >,
     S::Future: Send + 'static,
 {
     type Response = http::Response<CallBody>;
@@ -80,7 +105,7 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, req: http::Request<B>) -> Self::Future {
+    fn call(&mut self, req: http::Request<tonic::body::Body>) -> Self::Future {
         let report = Method::of_path(req.uri().path()).map(|method| {
             self.metrics.start(method);
             Report {
@@ -89,10 +114,21 @@ where
                 done: false,
             }
         });
-        let response = self.inner.call(req);
+        let pending = if req.uri().path() == RUN_FUNCTION {
+            Pending::Direct(self.run_function.call(req))
+        } else {
+            Pending::Routed(self.inner.call(req))
+        };
         Box::pin(async move {
             let mut report = report;
-            let (parts, inner) = response.await?.into_parts();
+            let response = match pending {
+                Pending::Direct(f) => match f.await {
+                    Ok(response) => response,
+                    Err(never) => match never {},
+                },
+                Pending::Routed(f) => f.await?,
+            };
+            let (parts, inner) = response.into_parts();
             // A trailers-only response (an error status, a refusal)
             // carries its status in the headers.
             if let Some(code) = status_in(&parts.headers)

@@ -19,6 +19,7 @@ pub mod logging;
 mod metrics;
 mod metrics_http;
 pub mod server;
+mod unary;
 
 use std::sync::Arc;
 use std::time::Instant;

@@ -34,9 +34,11 @@ use tonic::{Request, Response, Status};
 use crate::calls::CallLayer;
 use crate::codec::RunFunctionCodec;
 use crate::grpc_metrics::{FUNCTION_SERVICE, GrpcMetrics};
+use crate::unary;
 use crate::{CacheCollector, HclFunction, Metrics, metrics};
 
-const RUN_FUNCTION: &str = "/apiextensions.fn.proto.v1.FunctionRunnerService/RunFunction";
+pub(crate) const RUN_FUNCTION: &str =
+    "/apiextensions.fn.proto.v1.FunctionRunnerService/RunFunction";
 
 /// `FunctionRunnerService` with [`RunFunctionCodec`]: what the SDK's
 /// generated `FunctionRunnerServiceServer` does, but for the codec (and no
@@ -102,9 +104,23 @@ where
         }
         let function = self.function.clone();
         let max = self.max_decoding_message_size;
+        if !unary::plain_encoding(req.headers()) {
+            // A compressed request: tonic refuses it as it always did.
+            return Box::pin(async move {
+                let mut grpc = Grpc::new(RunFunctionCodec).apply_max_message_size_config(max, None);
+                Ok(grpc.unary(RunFunction(function), req).await)
+            });
+        }
         Box::pin(async move {
-            let mut grpc = Grpc::new(RunFunctionCodec).apply_max_message_size_config(max, None);
-            Ok(grpc.unary(RunFunction(function), req).await)
+            let limit = max.unwrap_or(unary::DEFAULT_MAX_MESSAGE);
+            let request = match unary::read_message(req.into_body(), limit).await {
+                Ok(request) => request,
+                Err(status) => return Ok(status.into_http()),
+            };
+            Ok(match function.handle_encoded(request).await {
+                Ok(response) => unary::ok_response(response),
+                Err(status) => status.into_http(),
+            })
         })
     }
 }
@@ -194,12 +210,12 @@ pub async fn serve(function: HclFunction, args: &Args) -> Result<(), Error> {
     }
 
     tracing::info!(%address, insecure = args.insecure, "serving FunctionRunnerService");
+    let run_function = RunFunctionService::new(function, args.max_recv_message_size);
     builder
-        .layer(CallLayer::new(grpc_metrics))
-        .add_service(RunFunctionService::new(
-            function,
-            args.max_recv_message_size,
-        ))
+        .layer(CallLayer::new(grpc_metrics, run_function.clone()))
+        // RunFunction's calls are handed over by the layer; the service's
+        // other paths still come through the router.
+        .add_service(run_function)
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
