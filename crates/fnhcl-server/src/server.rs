@@ -227,7 +227,164 @@ pub async fn serve(function: HclFunction, args: &Args) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bytes::Bytes;
+    use http_body::Body as _;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
     use tower_service::Service as _;
+
+    /// A request body: the given DATA frames.
+    struct Chunks(std::collections::VecDeque<Bytes>);
+
+    impl http_body::Body for Chunks {
+        type Data = Bytes;
+        type Error = Status;
+
+        fn poll_frame(
+            self: Pin<&mut Self>,
+            _cx: &mut Context<'_>,
+        ) -> Poll<Option<Result<http_body::Frame<Bytes>, Status>>> {
+            Poll::Ready(
+                self.get_mut()
+                    .0
+                    .pop_front()
+                    .map(|b| Ok(http_body::Frame::data(b))),
+            )
+        }
+    }
+
+    fn grpc_message(flag: u8, message: &[u8]) -> Vec<u8> {
+        let mut out = vec![flag];
+        out.extend_from_slice(&(message.len() as u32).to_be_bytes());
+        out.extend_from_slice(message);
+        out
+    }
+
+    fn run_function_request(
+        encoding: Option<&str>,
+        chunks: Vec<Vec<u8>>,
+    ) -> http::Request<tonic::body::Body> {
+        let mut req = http::Request::builder().uri(RUN_FUNCTION);
+        if let Some(e) = encoding {
+            req = req.header("grpc-encoding", e);
+        }
+        let body = Chunks(chunks.into_iter().map(Bytes::from).collect());
+        req.body(tonic::body::Body::new(body)).expect("request")
+    }
+
+    /// The response's DATA bytes and trailers.
+    async fn collect(
+        rsp: http::Response<tonic::body::Body>,
+    ) -> (http::HeaderMap, Vec<u8>, Option<http::HeaderMap>) {
+        let (parts, mut body) = rsp.into_parts();
+        let mut data = Vec::new();
+        let mut trailers = None;
+        while let Some(frame) = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await
+        {
+            match frame.expect("frame").into_data() {
+                Ok(d) => data.extend_from_slice(&d),
+                Err(f) => trailers = f.into_trailers().ok(),
+            }
+        }
+        (parts.headers, data, trailers)
+    }
+
+    fn status_of(headers: &http::HeaderMap) -> Option<(&str, &str)> {
+        Some((
+            headers.get("grpc-status")?.to_str().ok()?,
+            headers
+                .get("grpc-message")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or(""),
+        ))
+    }
+
+    #[tokio::test]
+    async fn run_function_answers_the_message_bytes_the_function_writes() {
+        // No input: a Fatal result, the tag echoed; what matters here is
+        // that the bytes are the function's.
+        let request = function_sdk_rust::proto::v1::RunFunctionRequest {
+            meta: Some(function_sdk_rust::proto::v1::RequestMeta {
+                tag: "t".to_owned(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let bytes = prost::Message::encode_to_vec(&request);
+        let expected = crate::standard_function()
+            .run_bytes(&bytes, None)
+            .response
+            .into_vec();
+        let framed = grpc_message(0, &bytes);
+        // One DATA frame, or the message cut anywhere across two.
+        for cut in [framed.len(), 1, 5, 6, framed.len() / 2] {
+            let chunks = vec![framed[..cut].to_vec(), framed[cut..].to_vec()];
+            for encoding in [None, Some("identity")] {
+                let mut service = RunFunctionService::new(HclFunction::standard(), None);
+                let rsp = service
+                    .call(run_function_request(encoding, chunks.clone()))
+                    .await
+                    .expect("infallible");
+                let (headers, data, trailers) = collect(rsp).await;
+                assert_eq!(
+                    headers.get("content-type").map(|v| v.as_bytes()),
+                    Some(b"application/grpc".as_slice())
+                );
+                assert_eq!(data, grpc_message(0, &expected), "cut at {cut}");
+                let trailers = trailers.expect("trailers");
+                assert_eq!(status_of(&trailers), Some(("0", "")));
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn run_function_refuses_what_tonic_refused_with_its_statuses() {
+        let cases: Vec<(Option<&str>, Vec<Vec<u8>>, Option<usize>, &str, &str)> = vec![
+            (
+                Some("gzip"),
+                vec![grpc_message(0, b"")],
+                None,
+                "12",
+                "Content is compressed with `gzip` which isn't supported",
+            ),
+            (
+                None,
+                vec![grpc_message(1, b"x")],
+                None,
+                "13",
+                "protocol error: received message with compressed-flag but no grpc-encoding was specified",
+            ),
+            (
+                None,
+                vec![grpc_message(0, &[0; 100])],
+                Some(99),
+                "11",
+                "Error, decoded message length too large: found 100 bytes, the limit is: 99 bytes",
+            ),
+            (None, vec![], None, "13", "Missing request message."),
+            (
+                None,
+                vec![grpc_message(0, b"abc")[..6].to_vec()],
+                None,
+                "13",
+                "Unexpected EOF decoding stream.",
+            ),
+        ];
+        for (encoding, chunks, max, code, message) in cases {
+            let mut service = RunFunctionService::new(HclFunction::standard(), max);
+            let rsp = service
+                .call(run_function_request(encoding, chunks))
+                .await
+                .expect("infallible");
+            let (headers, data, _) = collect(rsp).await;
+            assert!(data.is_empty());
+            let status = status_of(&headers).expect("a trailers-only response");
+            assert_eq!(status.0, code, "{message}");
+            // grpc-message is percent-encoded: compare the decoded text.
+            let decoded = Status::from_header_map(&headers).expect("status");
+            assert_eq!(decoded.message(), message);
+        }
+    }
 
     #[tokio::test]
     async fn other_methods_of_the_service_are_unimplemented() {
