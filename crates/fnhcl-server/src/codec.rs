@@ -1,4 +1,7 @@
-//! RunFunction's gRPC codec: requests are handed on as their bytes (the
+//! RunFunction's gRPC codec, for tonic's `Grpc::unary`, which now sees only
+//! the requests it refuses (compressed ones; every other RunFunction call
+//! is read and answered by `unary.rs` without a codec): requests are
+//! handed on as their bytes (the
 //! function reads them where they are, [`fnhcl_crossplane::view`]; tonic's
 //! buffer is split off, not copied); responses arrive as protobuf bytes
 //! already ([`fnhcl_crossplane::wire`]: written

@@ -4,9 +4,12 @@
 //! command line ([`Args`]) and errors, and three changes the SDK's did not
 //! allow (docs/notes/function-server.md, "The server"):
 //!
-//! - RunFunction is our own service with our own codec
-//!   ([`crate::codec`]): the response's bytes, written straight from the
-//!   evaluator's output (byte-stable), are sent as they are;
+//! - RunFunction is our own service, which reads and answers the unary
+//!   call itself (`unary.rs`): the request's message is sliced out of its
+//!   DATA frame, the response's bytes, written straight from the
+//!   evaluator's output (byte-stable), are sent as they are behind the
+//!   gRPC prefix; the call layer hands it RunFunction's calls without
+//!   tonic's router;
 //! - small responses leave in one write ([`crate::calls`]);
 //! - the `grpc_server_*` counters are looked up once
 //!   ([`crate::grpc_metrics`]).
