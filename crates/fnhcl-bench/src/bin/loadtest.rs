@@ -25,7 +25,10 @@
 //!   last size. `--client python` sends the calls from grpcio with the
 //!   stubs of crossplane-function-sdk-python instead (one client;
 //!   `--python PATH`, default `target/pyvenv/bin/python`, the virtualenv
-//!   `crates/fnhcl-server/tests/python/run.sh` sets up).
+//!   `crates/fnhcl-server/tests/python/run.sh` sets up); `--client
+//!   python-raw` the same without the stubs' serializer and deserializer
+//!   (the request's bytes sent as they are, each response's bytes compared
+//!   with the first's, which is decoded once and checked).
 //!   `--empty-server` measures the floor instead: the SDK's server on the
 //!   same runtime answering every call with an empty response.
 //!   `--bare-server` serves the function from a bare tonic server (no
@@ -83,6 +86,8 @@ struct Config {
     heavy_rows: usize,
     interval: Duration,
     python: Option<String>,
+    /// `--client python-raw`: grpcio without the stubs' (de)serializers.
+    python_raw: bool,
     empty_server: bool,
     bare_server: bool,
     split_frames: bool,
@@ -99,7 +104,7 @@ fn usage() -> &'static str {
     "usage: fnhcl-loadtest [--mode load|cpu|fairness|split] \
      [--server PATH | --connect HOST:PORT [--pid PID]] \
      [--clients N] [--requests N] [--duration SECS] [--resources N] \
-     [--workload buckets|composition] [--sizes N,N,..] [--client tonic|python] [--python PATH] \
+     [--workload buckets|composition] [--sizes N,N,..] [--client tonic|python|python-raw] [--python PATH] \
      [--empty-server | --bare-server [--split-frames]] \
      [--heavy N] [--heavy-rows N] [--interval-ms N]"
 }
@@ -113,6 +118,7 @@ fn parse_args() -> Result<Config, String> {
         heavy_rows: 100,
         interval: Duration::from_millis(5),
         python: None,
+        python_raw: false,
         empty_server: false,
         bare_server: false,
         split_frames: false,
@@ -163,9 +169,10 @@ fn parse_args() -> Result<Config, String> {
                     .collect::<Result<_, _>>()?;
             }
             "--client" => match val()?.as_str() {
-                "python" => {
+                name @ ("python" | "python-raw") => {
                     c.python
                         .get_or_insert_with(|| "target/pyvenv/bin/python".to_owned());
+                    c.python_raw = name == "python-raw";
                 }
                 "tonic" => c.python = None,
                 other => return Err(format!("unknown client {other}\n{}", usage())),
@@ -450,7 +457,7 @@ async fn run_cpu(cfg: Config) -> Result<bool, String> {
     for &n in &cfg.sizes {
         let req = workload_request(workload, n);
         let (before, after, elapsed, p50) = match &cfg.python {
-            Some(py) => python_calls(py, &server.addr, &req, pid, cfg.requests)?,
+            Some(py) => python_calls(py, &server.addr, &req, pid, cfg.requests, cfg.python_raw)?,
             None => {
                 // Warm up: compile and cache the program, grow the pools.
                 drive(&server.addr, &req, cfg.clients, 200).await?;
@@ -495,6 +502,7 @@ fn python_calls(
     req: &RunFunctionRequest,
     pid: u32,
     calls: u64,
+    raw: bool,
 ) -> Result<((u64, u64, u64), (u64, u64, u64), Duration, u32), String> {
     use std::io::{BufRead, Write};
     let dir = std::env::temp_dir().join(format!("fnhcl-loadtest-{}", std::process::id()));
@@ -509,6 +517,7 @@ fn python_calls(
         .arg(&request)
         .arg("200")
         .arg(calls.to_string())
+        .args(raw.then_some("raw"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
