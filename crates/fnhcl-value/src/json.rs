@@ -51,46 +51,7 @@ impl Parser<'_> {
             return self.err("unexpected end of JSON input");
         };
         match c {
-            b'{' => {
-                if depth >= MAX_JSON_DEPTH {
-                    return self.err(&format!(
-                        "JSON nested more than {MAX_JSON_DEPTH} levels deep"
-                    ));
-                }
-                self.i += 1;
-                // Collected, then sorted once (inserting one by one into
-                // the sorted map would be quadratic on large objects).
-                let mut attrs: Vec<(Key, Value)> = Vec::new();
-                self.ws();
-                if self.b.get(self.i) == Some(&b'}') {
-                    self.i += 1;
-                    return Ok(Value::empty_object());
-                }
-                loop {
-                    self.ws();
-                    if self.b.get(self.i) != Some(&b'"') {
-                        return self.err("expected string for object key");
-                    }
-                    let k = self.string()?;
-                    self.ws();
-                    if self.b.get(self.i) != Some(&b':') {
-                        return self.err("expected ':' after object key");
-                    }
-                    self.i += 1;
-                    let v = self.value(depth + 1)?;
-                    // Later duplicates win, as in cty (and in `collect`).
-                    attrs.push((Key::from(k), v));
-                    self.ws();
-                    match self.b.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(b'}') => {
-                            self.i += 1;
-                            return Ok(Value::object(attrs.into_iter().collect()));
-                        }
-                        _ => return self.err("expected ',' or '}' in object"),
-                    }
-                }
-            }
+            b'{' => self.object(depth, |p, _, _, d| p.value(d)),
             b'[' => {
                 if depth >= MAX_JSON_DEPTH {
                     return self.err(&format!(
@@ -124,6 +85,138 @@ impl Parser<'_> {
             b'-' | b'0'..=b'9' => self.number(),
             _ => self.err("invalid character in JSON"),
         }
+    }
+
+    /// An object (at its `{`); `member(parser, key, members read so far,
+    /// depth)` reads each member's value.
+    #[inline]
+    fn object(
+        &mut self,
+        depth: usize,
+        mut member: impl FnMut(&mut Self, &Key, &[(Key, Value)], usize) -> Result<Value, String>,
+    ) -> Result<Value, String> {
+        if depth >= MAX_JSON_DEPTH {
+            return self.err(&format!(
+                "JSON nested more than {MAX_JSON_DEPTH} levels deep"
+            ));
+        }
+        self.i += 1;
+        // Collected, then sorted once (inserting one by one into
+        // the sorted map would be quadratic on large objects).
+        let mut attrs: Vec<(Key, Value)> = Vec::new();
+        self.ws();
+        if self.b.get(self.i) == Some(&b'}') {
+            self.i += 1;
+            return Ok(Value::empty_object());
+        }
+        loop {
+            self.ws();
+            if self.b.get(self.i) != Some(&b'"') {
+                return self.err("expected string for object key");
+            }
+            let k = Key::from(self.string()?);
+            self.ws();
+            if self.b.get(self.i) != Some(&b':') {
+                return self.err("expected ':' after object key");
+            }
+            self.i += 1;
+            let v = member(self, &k, &attrs, depth + 1)?;
+            // Later duplicates win, as in cty (and in `collect`).
+            attrs.push((k, v));
+            self.ws();
+            match self.b.get(self.i) {
+                Some(b',') => self.i += 1,
+                Some(b'}') => {
+                    self.i += 1;
+                    return Ok(Value::object(attrs.into_iter().collect()));
+                }
+                _ => return self.err("expected ',' or '}' in object"),
+            }
+        }
+    }
+
+    /// Checks a value as [`Self::value`] reads it (the same errors at the
+    /// same places) without building it.
+    fn skip(&mut self, depth: usize) -> Result<(), String> {
+        self.ws();
+        let Some(&c) = self.b.get(self.i) else {
+            return self.err("unexpected end of JSON input");
+        };
+        let close = match c {
+            b'{' => b'}',
+            b'[' => b']',
+            b'"' => return self.skip_string(),
+            b't' => return self.word("true", Value::TRUE).map(drop),
+            b'f' => return self.word("false", Value::FALSE).map(drop),
+            b'n' => return self.word("null", Value::null()).map(drop),
+            b'-' | b'0'..=b'9' => return self.skip_number(),
+            _ => return self.err("invalid character in JSON"),
+        };
+        if depth >= MAX_JSON_DEPTH {
+            return self.err(&format!(
+                "JSON nested more than {MAX_JSON_DEPTH} levels deep"
+            ));
+        }
+        self.i += 1;
+        self.ws();
+        if self.b.get(self.i) == Some(&close) {
+            self.i += 1;
+            return Ok(());
+        }
+        loop {
+            if close == b'}' {
+                self.ws();
+                if self.b.get(self.i) != Some(&b'"') {
+                    return self.err("expected string for object key");
+                }
+                self.skip_string()?;
+                self.ws();
+                if self.b.get(self.i) != Some(&b':') {
+                    return self.err("expected ':' after object key");
+                }
+                self.i += 1;
+            }
+            self.skip(depth + 1)?;
+            self.ws();
+            match self.b.get(self.i) {
+                Some(b',') => self.i += 1,
+                Some(&b) if b == close => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                _ if close == b'}' => return self.err("expected ',' or '}' in object"),
+                _ => return self.err("expected ',' or ']' in array"),
+            }
+        }
+    }
+
+    /// [`Self::string`] without building it.
+    fn skip_string(&mut self) -> Result<(), String> {
+        let start = self.i + 1;
+        let end = start + crate::scan::plain_prefix(&self.b[start..], false);
+        if self.b.get(end) == Some(&b'"') {
+            self.i = end + 1;
+            return Ok(());
+        }
+        self.string().map(drop)
+    }
+
+    /// [`Self::number`] without building it: a short integer is always
+    /// in range; anything else is parsed for the check.
+    fn skip_number(&mut self) -> Result<(), String> {
+        let start = self.i;
+        let b = &self.b[start..];
+        let neg = usize::from(b[0] == b'-');
+        let digits = b[neg..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let end = neg + digits;
+        let short = (1..=18).contains(&digits)
+            && (digits == 1 || b[neg] != b'0')
+            && !matches!(b.get(end), Some(b'.' | b'e' | b'E'));
+        if short {
+            self.i = start + end;
+            return Ok(());
+        }
+        self.number().map(drop)
     }
 
     fn word(&mut self, w: &str, v: Value) -> Result<Value, String> {
@@ -282,6 +375,48 @@ pub fn from_json_text(text: &str) -> Result<Value, String> {
         i: 0,
     };
     let v = p.value(0)?;
+    p.ws();
+    if p.i != p.b.len() {
+        return p.err("extraneous data after JSON value");
+    }
+    Ok(v)
+}
+
+/// [`from_json_text`] of a text whose members under the top-level member
+/// `nested` (when it is an object) are not all needed: each member `k` of
+/// it is read only when `keep(read, k)` (`read`: the top-level members
+/// read before it, in text order); any other is checked as
+/// [`from_json_text`] checks it, with the same errors, and reads as
+/// `null`. (A reader wanting a few of many variables skips building the
+/// others.)
+pub fn from_json_text_sparse(
+    text: &str,
+    nested: &str,
+    keep: &mut dyn FnMut(&[(Key, Value)], &str) -> bool,
+) -> Result<Value, String> {
+    let mut p = Parser {
+        s: text,
+        b: text.as_bytes(),
+        i: 0,
+    };
+    p.ws();
+    let v = if p.b.get(p.i) == Some(&b'{') {
+        p.object(0, |p, k, read, d| {
+            p.ws();
+            if **k != *nested || p.b.get(p.i) != Some(&b'{') {
+                return p.value(d);
+            }
+            p.object(d, |p, k, _, d| {
+                if keep(read, k) {
+                    p.value(d)
+                } else {
+                    p.skip(d).map(|()| Value::null())
+                }
+            })
+        })?
+    } else {
+        p.value(0)?
+    };
     p.ws();
     if p.i != p.b.len() {
         return p.err("extraneous data after JSON value");
@@ -556,4 +691,83 @@ fn to_serde_depth(v: &Value, depth: usize) -> Option<serde_json::Value> {
                 .collect::<Option<_>>()?,
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sparse reader answers as the whole reader: the same errors
+    /// (texts and places) for every truncation and one-byte change of a
+    /// line, and the same value with the skipped members as `null`.
+    #[test]
+    fn sparse_reading_checks_what_it_skips() {
+        let line = r#" {"id":"a","expr":"x.y","vars":{"x":{"y":[1,-2.5e3,"s\n",true]},"skip":{"a":[0,12,-0,1e2,"t\u00e9",null,false,{}],"b":[]},"z":-123456789012345678901,"w":"q"} } "#;
+        let keep_x = &mut |read: &[(Key, Value)], k: &str| {
+            assert!(read.iter().any(|(n, _)| &**n == "expr"));
+            k == "x"
+        };
+        let Ok(Value::Object(whole)) = from_json_text(line) else {
+            panic!("parses")
+        };
+        let Ok(Value::Object(sparse)) = from_json_text_sparse(line, "vars", keep_x) else {
+            panic!("parses")
+        };
+        let (Some(Value::Object(wv)), Some(Value::Object(sv))) =
+            (whole.get("vars"), sparse.get("vars"))
+        else {
+            panic!("vars")
+        };
+        assert_eq!(wv.len(), sv.len());
+        for (k, v) in wv.iter() {
+            let want = if &**k == "x" {
+                v.clone()
+            } else {
+                Value::null()
+            };
+            assert_eq!(sv.get(k), Some(&want), "{k}");
+        }
+        assert_eq!(whole.get("expr"), sparse.get("expr"));
+        let bytes = line.as_bytes();
+        let replacements = b"{}[]\",:01-.eE+tfnu\\ xZ\n";
+        let mut variants: Vec<Vec<u8>> = (0..bytes.len()).map(|n| bytes[..n].to_vec()).collect();
+        for i in 0..bytes.len() {
+            for &r in replacements {
+                let mut v = bytes.to_vec();
+                v[i] = r;
+                variants.push(v);
+            }
+            let mut v = bytes.to_vec();
+            v.remove(i);
+            variants.push(v);
+        }
+        for v in variants {
+            let Ok(text) = std::str::from_utf8(&v) else {
+                continue;
+            };
+            let whole = from_json_text(text).map(|_| ());
+            let none = from_json_text_sparse(text, "vars", &mut |_, _| false).map(|_| ());
+            let all = from_json_text_sparse(text, "vars", &mut |_, _| true).map(|_| ());
+            assert_eq!(whole, none, "{text}");
+            assert_eq!(whole, all, "{text}");
+        }
+    }
+
+    #[test]
+    fn sparse_reading_of_other_shapes() {
+        for text in [
+            "[1,2]",
+            "\"s\"",
+            "{\"vars\":[1]}",
+            "{}",
+            "{\"vars\":{}}",
+            "  7 ",
+        ] {
+            assert_eq!(
+                from_json_text(text),
+                from_json_text_sparse(text, "vars", &mut |_, _| false),
+                "{text}"
+            );
+        }
+    }
 }
