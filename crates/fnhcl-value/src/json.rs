@@ -25,6 +25,12 @@ struct Parser<'a> {
     s: &'a str,
     b: &'a [u8],
     i: usize,
+    /// The members of the objects being read, innermost last (one buffer
+    /// for all of them: each object's are moved out into a vector of their
+    /// exact size, instead of each growing its own).
+    members: Vec<(Key, Value)>,
+    /// The same for the elements of arrays.
+    elements: Vec<Value>,
 }
 
 impl Parser<'_> {
@@ -59,20 +65,21 @@ impl Parser<'_> {
                     ));
                 }
                 self.i += 1;
-                let mut items = Vec::new();
                 self.ws();
                 if self.b.get(self.i) == Some(&b']') {
                     self.i += 1;
-                    return Ok(Value::tuple(items));
+                    return Ok(Value::tuple(Vec::new()));
                 }
+                let base = self.elements.len();
                 loop {
-                    items.push(self.value(depth + 1)?);
+                    let v = self.value(depth + 1)?;
+                    self.elements.push(v);
                     self.ws();
                     match self.b.get(self.i) {
                         Some(b',') => self.i += 1,
                         Some(b']') => {
                             self.i += 1;
-                            return Ok(Value::tuple(items));
+                            return Ok(Value::tuple(self.elements.drain(base..).collect()));
                         }
                         _ => return self.err("expected ',' or ']' in array"),
                     }
@@ -87,13 +94,14 @@ impl Parser<'_> {
         }
     }
 
-    /// An object (at its `{`); `member(parser, key, members read so far,
-    /// depth)` reads each member's value.
+    /// An object (at its `{`); `member(parser, key, base, depth)` reads
+    /// each member's value (the members read so far are
+    /// `parser.members[base..]`).
     #[inline]
     fn object(
         &mut self,
         depth: usize,
-        mut member: impl FnMut(&mut Self, &Key, &[(Key, Value)], usize) -> Result<Value, String>,
+        mut member: impl FnMut(&mut Self, &Key, usize, usize) -> Result<Value, String>,
     ) -> Result<Value, String> {
         if depth >= MAX_JSON_DEPTH {
             return self.err(&format!(
@@ -101,14 +109,14 @@ impl Parser<'_> {
             ));
         }
         self.i += 1;
-        // Collected, then sorted once (inserting one by one into
-        // the sorted map would be quadratic on large objects).
-        let mut attrs: Vec<(Key, Value)> = Vec::new();
         self.ws();
         if self.b.get(self.i) == Some(&b'}') {
             self.i += 1;
             return Ok(Value::empty_object());
         }
+        // Collected, then sorted once (inserting one by one into
+        // the sorted map would be quadratic on large objects).
+        let base = self.members.len();
         loop {
             self.ws();
             if self.b.get(self.i) != Some(&b'"') {
@@ -120,15 +128,15 @@ impl Parser<'_> {
                 return self.err("expected ':' after object key");
             }
             self.i += 1;
-            let v = member(self, &k, &attrs, depth + 1)?;
+            let v = member(self, &k, base, depth + 1)?;
             // Later duplicates win, as in cty (and in `collect`).
-            attrs.push((k, v));
+            self.members.push((k, v));
             self.ws();
             match self.b.get(self.i) {
                 Some(b',') => self.i += 1,
                 Some(b'}') => {
                     self.i += 1;
-                    return Ok(Value::object(attrs.into_iter().collect()));
+                    return Ok(Value::object(self.members.drain(base..).collect()));
                 }
                 _ => return self.err("expected ',' or '}' in object"),
             }
@@ -373,6 +381,8 @@ pub fn from_json_text(text: &str) -> Result<Value, String> {
         s: text,
         b: text.as_bytes(),
         i: 0,
+        members: Vec::new(),
+        elements: Vec::new(),
     };
     let v = p.value(0)?;
     p.ws();
@@ -398,16 +408,20 @@ pub fn from_json_text_sparse(
         s: text,
         b: text.as_bytes(),
         i: 0,
+        members: Vec::new(),
+        elements: Vec::new(),
     };
     p.ws();
     let v = if p.b.get(p.i) == Some(&b'{') {
-        p.object(0, |p, k, read, d| {
+        p.object(0, |p, k, _, d| {
             p.ws();
             if **k != *nested || p.b.get(p.i) != Some(&b'{') {
                 return p.value(d);
             }
-            p.object(d, |p, k, _, d| {
-                if keep(read, k) {
+            // The top-level members read so far are all below this
+            // object's.
+            p.object(d, |p, k, base, d| {
+                if keep(&p.members[..base], k) {
                     p.value(d)
                 } else {
                     p.skip(d).map(|()| Value::null())
