@@ -282,27 +282,15 @@ fn process_whole_line(line: &str) -> String {
 /// [`var_value`]'s limit.)
 fn vars_as_read(line: &str) -> bool {
     const _: () = assert!(fnhcl_value::json::MAX_JSON_DEPTH < MAX_VAR_DEPTH);
-    // One pass, stopping only at non-ASCII bytes, `\\` and `$`: the same
-    // answer as `is_ascii() && !contains("\\u") && !contains("\"$unknown\"")
-    // && !contains("\"$sensitive\"")`.
+    // `memchr`'s searches (many bytes at a time), and the keys looked for
+    // only at the `$`s, which are rare.
     let b = line.as_bytes();
-    let mut i = 0;
-    loop {
-        i += fnhcl_value::scan::ascii_prefix_without(&b[i..], b'\\', b'$');
-        match b.get(i) {
-            None => return true,
-            Some(b'\\') if b.get(i + 1) == Some(&b'u') => return false,
-            Some(b'\\' | b'$') => {}
-            Some(_) => return false,
-        }
-        if b[i] == b'$' && i > 0 && b[i - 1] == b'"' {
-            let rest = &b[i..];
-            if rest.starts_with(b"$unknown\"") || rest.starts_with(b"$sensitive\"") {
-                return false;
-            }
-        }
-        i += 1;
-    }
+    line.is_ascii()
+        && memchr::memmem::find(b, b"\\u").is_none()
+        && memchr::memchr_iter(b'$', b).all(|i| {
+            let key = &b[i.saturating_sub(1)..];
+            !(key.starts_with(b"\"$unknown\"") || key.starts_with(b"\"$sensitive\""))
+        })
 }
 
 /// Evaluates `expr` (file name `expr.hcl`, as the oracle) and formats the

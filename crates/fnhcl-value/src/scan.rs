@@ -72,51 +72,9 @@ pub fn plain_prefix(b: &[u8], html_safe: bool) -> usize {
     i
 }
 
-/// The length of the longest prefix of `b` of ASCII bytes other than `x`
-/// and `y` (a caller looking for rare bytes in a long ASCII text).
-pub fn ascii_prefix_without(b: &[u8], x: u8, y: u8) -> usize {
-    let mut i = 0;
-    let mut chunks = b.chunks_exact(8);
-    for chunk in &mut chunks {
-        let mut bytes = [0u8; 8];
-        bytes.copy_from_slice(chunk);
-        let w = u64::from_le_bytes(bytes);
-        let m = (w & HIGHS)
-            | zero_bytes(w ^ (ONES * u64::from(x)))
-            | zero_bytes(w ^ (ONES * u64::from(y)));
-        if m != 0 {
-            return i + first(m);
-        }
-        i += 8;
-    }
-    for &c in chunks.remainder() {
-        if !c.is_ascii() || c == x || c == y {
-            return i;
-        }
-        i += 1;
-    }
-    i
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ascii_prefix_agrees_with_a_byte_loop() {
-        let text = "ab$cd\\u\"ef\u{e9}gh$\u{1F600}$$ij\\";
-        let b = text.as_bytes();
-        for start in 0..b.len() {
-            for end in start..=b.len() {
-                let s = &b[start..end];
-                let want = s
-                    .iter()
-                    .position(|&c| !c.is_ascii() || c == b'$' || c == b'\\')
-                    .unwrap_or(s.len());
-                assert_eq!(ascii_prefix_without(s, b'$', b'\\'), want, "{s:?}");
-            }
-        }
-    }
 
     fn slow(b: &[u8], html_safe: bool) -> usize {
         b.iter()
