@@ -477,6 +477,34 @@ fn write_str(out: &mut String, s: &str, html_safe: bool) {
     out.push('"');
 }
 
+/// `n`'s text (its `Display`): a whole number that its precision holds
+/// (what `Display` writes with `{v}`) by hand, without a `String` of its
+/// own; zero and anything else through `Display`.
+fn write_number(out: &mut String, n: &Number) {
+    if let Some(i) = n.to_i64()
+        && i != 0
+        && i != i64::MIN
+        && 64 - i.unsigned_abs().leading_zeros() <= n.precision()
+    {
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut m = i.unsigned_abs();
+        while m > 0 {
+            at -= 1;
+            digits[at] = b'0' + (m % 10) as u8;
+            m /= 10;
+        }
+        if i < 0 {
+            out.push('-');
+        }
+        for &d in &digits[at..] {
+            out.push(char::from(d));
+        }
+        return;
+    }
+    let _ = std::fmt::Write::write_fmt(out, format_args!("{n}"));
+}
+
 const MAX_OUT_DEPTH: usize = 1024;
 
 /// How the writer treats what JSON text cannot hold.
@@ -514,7 +542,7 @@ fn write_value(v: &Value, out: &mut String, depth: usize, style: Style) -> Resul
             if n.is_infinite() && !style.cty {
                 return Err("cannot serialize infinity as JSON".into());
             }
-            out.push_str(&n.to_string());
+            write_number(out, n);
             Ok(())
         }
         Value::String(s) => {
@@ -764,6 +792,39 @@ mod tests {
             let all = from_json_text_sparse(text, "vars", &mut |_, _| true).map(|_| ());
             assert_eq!(whole, none, "{text}");
             assert_eq!(whole, all, "{text}");
+        }
+    }
+
+    /// Numbers are written as their `Display` writes them.
+    #[test]
+    fn numbers_written_as_displayed() {
+        let texts = [
+            "0",
+            "-0",
+            "1",
+            "-1",
+            "7",
+            "10",
+            "-10",
+            "123456789",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "1.5",
+            "-2.25e-3",
+            "1e300",
+            "123456789012345678901234567890",
+            "0.1",
+        ];
+        let mut nums: Vec<Number> = texts.iter().filter_map(|t| Number::parse(t)).collect();
+        nums.push(Number::from_f64(0.1).expect("finite"));
+        nums.push(Number::from_f64(-3.0).expect("finite"));
+        nums.push(Number::from_f64(1e20).expect("finite"));
+        nums.push(Number::from_f64(2f64.powi(60)).expect("finite"));
+        for n in nums {
+            let mut out = String::new();
+            write_number(&mut out, &n);
+            assert_eq!(out, n.to_string());
         }
     }
 
