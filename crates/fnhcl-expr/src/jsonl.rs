@@ -32,8 +32,9 @@ pub fn process_line(line: &str) -> String {
 /// `"vars"` (when `"expr"` comes before it, as the protocol's writers put
 /// it), and only the variables it names are read; the others are checked
 /// as the reader checks them (the same errors) and stand as `null`, for
-/// their names ("Did you mean"). Anything unusual (`"expr"` after
-/// `"vars"`, or given twice with another text) reads the whole line.
+/// their names ("Did you mean"). `"expr"` after `"vars"` reads every
+/// variable; `"expr"` given twice with another text reads the whole line
+/// again.
 fn process_plain_line(line: &str) -> String {
     let mut prepared: Option<Prepared> = None;
     let parsed = fnhcl_value::json::from_json_text_sparse(line, "vars", &mut |read, name| {
@@ -61,8 +62,10 @@ fn process_plain_line(line: &str) -> String {
         Some(_) => return error_line(id.as_deref(), "bad vars: not an object", None),
     };
     let prepared = match prepared {
-        None => Prepared::parse(&expr),
         Some(p) if p.text.as_deref() == Some(&*expr) => p,
+        // No `"expr"` before the variables: every one of them was read.
+        None | Some(Prepared { text: None, .. }) => Prepared::parse(&expr),
+        // Another text than the one whose names chose the variables.
         Some(_) => return process_whole_line(line),
     };
     prepared.answer(id.as_deref(), &ObjVars(vars))
