@@ -1,7 +1,7 @@
 //! `fn-hcl eval`: an HCL expression console.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, Write};
+use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -9,6 +9,72 @@ use fnhcl_base::{SourceMap, render_frames};
 use fnhcl_expr::jsonl;
 use fnhcl_expr::{EvalContext, Limits};
 use fnhcl_value::Value;
+
+/// Answers each line of `input` (the `--jsonl` protocol). Lines are found
+/// in 64 KiB blocks read into one buffer and answered where they lie;
+/// only the part of a line the block cut is moved (to the buffer's
+/// front) before the next read. A line that is not UTF-8 stops the run
+/// with the error `read_line` gives, after the answers before it.
+fn jsonl_lines(mut input: impl Read) -> anyhow::Result<ExitCode> {
+    const BLOCK: usize = 1 << 16;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
+    // `buf[start..]` is not answered yet; no `\n` in `buf[start..seen]`.
+    let (mut start, mut seen) = (0, 0);
+    let mut eof = false;
+    loop {
+        let line_end = match memchr::memchr(b'\n', &buf[seen..]) {
+            Some(n) => seen + n,
+            None if eof => buf.len(),
+            None => {
+                buf.drain(..start);
+                seen = buf.len();
+                start = 0;
+                buf.reserve(BLOCK);
+                let len = buf.len();
+                buf.resize(len + BLOCK, 0);
+                let n = loop {
+                    match input.read(&mut buf[len..]) {
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        r => break r.context("reading stdin")?,
+                    }
+                };
+                buf.truncate(len + n);
+                eof = n == 0;
+                continue;
+            }
+        };
+        if start == buf.len() {
+            break;
+        }
+        let raw = &buf[start..line_end];
+        let next = (line_end + 1).min(buf.len());
+        start = next;
+        seen = next;
+        let Ok(text) = std::str::from_utf8(raw) else {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "stream did not contain valid UTF-8",
+            ))
+            .context("reading stdin");
+        };
+        // As `lines()`: without the `\n` or `\r\n`.
+        let line = if line_end < buf.len() {
+            text.strip_suffix('\r').unwrap_or(text)
+        } else {
+            text
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let mut answer = jsonl::process_line(line);
+        answer.push('\n');
+        out.write_all(answer.as_bytes())?;
+        out.flush()?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
 
 #[derive(clap::Args)]
 pub(crate) struct Args {
@@ -27,31 +93,7 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.jsonl {
-        // One line buffer for all lines (lines of tens of KB would each
-        // grow a new `String` from nothing), read in 64 KiB blocks.
-        let mut input = std::io::BufReader::with_capacity(1 << 16, std::io::stdin().lock());
-        let stdout = std::io::stdout();
-        let mut out = std::io::BufWriter::new(stdout.lock());
-        let mut buf = String::new();
-        loop {
-            buf.clear();
-            if input.read_line(&mut buf).context("reading stdin")? == 0 {
-                break;
-            }
-            // As `lines()`: without the `\n` or `\r\n`.
-            let line = match buf.strip_suffix('\n') {
-                Some(l) => l.strip_suffix('\r').unwrap_or(l),
-                None => &buf,
-            };
-            if line.trim().is_empty() {
-                continue;
-            }
-            let mut answer = jsonl::process_line(line);
-            answer.push('\n');
-            out.write_all(answer.as_bytes())?;
-            out.flush()?;
-        }
-        return Ok(ExitCode::SUCCESS);
+        return jsonl_lines(std::io::stdin().lock());
     }
     let mut vars: BTreeMap<String, Value> = BTreeMap::new();
     if let Some(path) = &args.vars {

@@ -113,3 +113,54 @@ fn jsonl_protocol() {
         ]
     );
 }
+
+/// The line reader: `\r\n` and `\n` endings, blank lines, lines longer
+/// than a read block, a last line without an ending; a line that is not
+/// UTF-8 stops the run after the answers before it.
+#[test]
+fn jsonl_lines_across_blocks() {
+    let run = |input: Vec<u8>| {
+        let mut child = fn_hcl()
+            .args(["eval", "--jsonl"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let writer = std::thread::spawn(move || stdin.write_all(&input));
+        let out = child.wait_with_output().expect("wait");
+        writer.join().expect("join").expect("write");
+        out
+    };
+    let long = "y".repeat(150_000);
+    let mut input = String::new();
+    input.push_str("{\"id\":\"a\",\"expr\":\"1 + 1\"}\r\n\n   \n");
+    input.push_str(&format!(
+        "{{\"id\":\"b\",\"expr\":\"length(x)\",\"vars\":{{\"x\":\"{long}\",\"z\":\"{long}\"}}}}\n"
+    ));
+    input.push_str("{\"id\":\"c\",\"expr\":\"\\\"x\\\"\"}");
+    let out = run(input.clone().into_bytes());
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        concat!(
+            "{\"id\":\"a\",\"type\":\"number\",\"value\":2}\n",
+            "{\"id\":\"b\",\"type\":\"number\",\"value\":150000}\n",
+            "{\"id\":\"c\",\"type\":\"string\",\"value\":\"x\"}\n",
+        )
+    );
+    let mut bad = b"{\"id\":\"a\",\"expr\":\"1\"}\n{\"id\":\"\xff\"}\n".to_vec();
+    bad.extend_from_slice(b"{\"id\":\"c\",\"expr\":\"2\"}\n");
+    let out = run(bad);
+    assert!(!out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"id\":\"a\",\"type\":\"number\",\"value\":1}\n"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("stream did not contain valid UTF-8"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -151,13 +151,32 @@ fn check_against(v: &Value, ty: &Type) -> Result<(), String> {
     }
 }
 
+/// An object whose members (in text order) did not arrive in key order:
+/// a later repeat of a key replaces the earlier one, which cty decodes
+/// against the type of the last, so it must be compatible with it.
+fn sorted_object(members: Vec<(Key, Value)>) -> Result<Value, String> {
+    let mut attrs: BTreeMap<Key, Value> = BTreeMap::new();
+    let mut shadowed: Vec<(Key, Value)> = Vec::new();
+    for (key, v) in members {
+        if let Some(old) = attrs.insert(key.clone(), v) {
+            shadowed.push((key, old));
+        }
+    }
+    for (k, old) in &shadowed {
+        if let Some(last) = attrs.get(k) {
+            check_against(old, &last.type_of())?;
+        }
+    }
+    Ok(Value::object(attrs.into()))
+}
+
 struct Parser<'a> {
     s: &'a str,
     b: &'a [u8],
     pos: usize,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     fn skip_ws(&mut self) {
         while self.pos < self.b.len() && matches!(self.b[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
             self.pos += 1;
@@ -257,9 +276,24 @@ impl Parser<'_> {
             .ok_or_else(|| format!("invalid number {text}"))
     }
 
-    fn string(&mut self) -> Result<String, String> {
+    /// A string, borrowed from the text when it has no escape (the usual
+    /// case: no buffer to grow and copy again).
+    fn string(&mut self) -> Result<std::borrow::Cow<'a, str>, String> {
         // At the opening quote.
         self.pos += 1;
+        let start = self.pos;
+        let end = start + fnhcl_value::scan::plain_prefix(&self.b[start..], false);
+        if self.b.get(end) == Some(&b'"') {
+            self.pos = end + 1;
+            // The run ends at an ASCII byte: whole characters of the text.
+            return Ok(std::borrow::Cow::Borrowed(&self.s[start..end]));
+        }
+        self.escaped_string().map(std::borrow::Cow::Owned)
+    }
+
+    /// The rest of [`Self::string`] (after the opening quote) when it holds
+    /// an escape or ends badly.
+    fn escaped_string(&mut self) -> Result<String, String> {
         let mut out = String::new();
         loop {
             let start = self.pos;
@@ -331,12 +365,10 @@ impl Parser<'_> {
 
     fn object(&mut self, depth: usize) -> Result<Value, String> {
         self.pos += 1;
-        // A BTreeMap while decoding (repeated keys are tracked through
-        // `insert`), turned into the sorted `ObjMap` in one pass at the end.
-        let mut attrs: BTreeMap<Key, Value> = BTreeMap::new();
-        // Earlier occurrences of repeated keys: cty decodes each one against
-        // the type of the last, so they must be compatible with it.
-        let mut shadowed: Vec<(Key, Value)> = Vec::new();
+        // In text order; keys usually arrive sorted, and then none repeats
+        // (`sorted_object` otherwise).
+        let mut attrs: Vec<(Key, Value)> = Vec::new();
+        let mut sorted = true;
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
@@ -363,20 +395,17 @@ impl Parser<'_> {
             self.skip_ws();
             let v = self.value(depth + 1)?;
             let key = Key::from(crate::limits::nfc(&k).as_ref());
-            if let Some(old) = attrs.insert(key.clone(), v) {
-                shadowed.push((key, old));
-            }
+            sorted &= attrs.last().is_none_or(|(last, _)| *last < key);
+            attrs.push((key, v));
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
-                    for (k, old) in &shadowed {
-                        if let Some(last) = attrs.get(k) {
-                            check_against(old, &last.type_of())?;
-                        }
+                    if sorted {
+                        return Ok(Value::object(attrs.into_iter().collect()));
                     }
-                    return Ok(Value::object(attrs.into()));
+                    return sorted_object(attrs);
                 }
                 _ => return Err(self.invalid("after object key:value pair")),
             }
@@ -453,5 +482,34 @@ mod tests {
         assert!(decode("1 2").is_err());
         assert!(decode("01").is_err());
         assert!(decode(&"[".repeat(10_000)).is_err());
+    }
+
+    /// Keys in order, out of order and repeated: the last of a repeated
+    /// key wins, and an earlier one must fit its type (cty).
+    #[test]
+    fn object_keys_in_any_order() {
+        let show = |t: &str| decode(t).map(|v| fnhcl_value::json::to_json_text(&v).unwrap());
+        assert_eq!(
+            show(r#"{"a":1,"b":"x"}"#).as_deref(),
+            Ok(r#"{"a":1,"b":"x"}"#)
+        );
+        assert_eq!(show(r#"{"b":1,"a":2}"#).as_deref(), Ok(r#"{"a":2,"b":1}"#));
+        assert_eq!(
+            show(r#"{"b":1,"a":2,"b":"x"}"#).as_deref(),
+            Ok(r#"{"a":2,"b":"x"}"#)
+        );
+        assert_eq!(show(r#"{"a":1,"a":2}"#).as_deref(), Ok(r#"{"a":2}"#));
+        assert_eq!(
+            show(r#"{"a":[1],"a":"x"}"#),
+            Err("string is required".to_owned())
+        );
+        assert_eq!(
+            show(r#"{"b":0,"a":[1],"a":"x"}"#),
+            Err("string is required".to_owned())
+        );
+        assert_eq!(
+            show(r#"{"a":"e\u0301","b":"\u00e9"}"#).as_deref(),
+            Ok("{\"a\":\"\u{e9}\",\"b\":\"\u{e9}\"}")
+        );
     }
 }

@@ -25,6 +25,12 @@ struct Parser<'a> {
     s: &'a str,
     b: &'a [u8],
     i: usize,
+    /// The members of the objects being read, innermost last (one buffer
+    /// for all of them: each object's are moved out into a vector of their
+    /// exact size, instead of each growing its own).
+    members: Vec<(Key, Value)>,
+    /// The same for the elements of arrays.
+    elements: Vec<Value>,
 }
 
 impl Parser<'_> {
@@ -51,46 +57,7 @@ impl Parser<'_> {
             return self.err("unexpected end of JSON input");
         };
         match c {
-            b'{' => {
-                if depth >= MAX_JSON_DEPTH {
-                    return self.err(&format!(
-                        "JSON nested more than {MAX_JSON_DEPTH} levels deep"
-                    ));
-                }
-                self.i += 1;
-                // Collected, then sorted once (inserting one by one into
-                // the sorted map would be quadratic on large objects).
-                let mut attrs: Vec<(Key, Value)> = Vec::new();
-                self.ws();
-                if self.b.get(self.i) == Some(&b'}') {
-                    self.i += 1;
-                    return Ok(Value::empty_object());
-                }
-                loop {
-                    self.ws();
-                    if self.b.get(self.i) != Some(&b'"') {
-                        return self.err("expected string for object key");
-                    }
-                    let k = self.string()?;
-                    self.ws();
-                    if self.b.get(self.i) != Some(&b':') {
-                        return self.err("expected ':' after object key");
-                    }
-                    self.i += 1;
-                    let v = self.value(depth + 1)?;
-                    // Later duplicates win, as in cty (and in `collect`).
-                    attrs.push((Key::from(k), v));
-                    self.ws();
-                    match self.b.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(b'}') => {
-                            self.i += 1;
-                            return Ok(Value::object(attrs.into_iter().collect()));
-                        }
-                        _ => return self.err("expected ',' or '}' in object"),
-                    }
-                }
-            }
+            b'{' => self.object(depth, |p, _, _, d| p.value(d)),
             b'[' => {
                 if depth >= MAX_JSON_DEPTH {
                     return self.err(&format!(
@@ -98,20 +65,21 @@ impl Parser<'_> {
                     ));
                 }
                 self.i += 1;
-                let mut items = Vec::new();
                 self.ws();
                 if self.b.get(self.i) == Some(&b']') {
                     self.i += 1;
-                    return Ok(Value::tuple(items));
+                    return Ok(Value::tuple(Vec::new()));
                 }
+                let base = self.elements.len();
                 loop {
-                    items.push(self.value(depth + 1)?);
+                    let v = self.value(depth + 1)?;
+                    self.elements.push(v);
                     self.ws();
                     match self.b.get(self.i) {
                         Some(b',') => self.i += 1,
                         Some(b']') => {
                             self.i += 1;
-                            return Ok(Value::tuple(items));
+                            return Ok(Value::tuple(self.elements.drain(base..).collect()));
                         }
                         _ => return self.err("expected ',' or ']' in array"),
                     }
@@ -124,6 +92,139 @@ impl Parser<'_> {
             b'-' | b'0'..=b'9' => self.number(),
             _ => self.err("invalid character in JSON"),
         }
+    }
+
+    /// An object (at its `{`); `member(parser, key, base, depth)` reads
+    /// each member's value (the members read so far are
+    /// `parser.members[base..]`).
+    #[inline]
+    fn object(
+        &mut self,
+        depth: usize,
+        mut member: impl FnMut(&mut Self, &Key, usize, usize) -> Result<Value, String>,
+    ) -> Result<Value, String> {
+        if depth >= MAX_JSON_DEPTH {
+            return self.err(&format!(
+                "JSON nested more than {MAX_JSON_DEPTH} levels deep"
+            ));
+        }
+        self.i += 1;
+        self.ws();
+        if self.b.get(self.i) == Some(&b'}') {
+            self.i += 1;
+            return Ok(Value::empty_object());
+        }
+        // Collected, then sorted once (inserting one by one into
+        // the sorted map would be quadratic on large objects).
+        let base = self.members.len();
+        loop {
+            self.ws();
+            if self.b.get(self.i) != Some(&b'"') {
+                return self.err("expected string for object key");
+            }
+            let k = Key::from(self.string()?);
+            self.ws();
+            if self.b.get(self.i) != Some(&b':') {
+                return self.err("expected ':' after object key");
+            }
+            self.i += 1;
+            let v = member(self, &k, base, depth + 1)?;
+            // Later duplicates win, as in cty (and in `collect`).
+            self.members.push((k, v));
+            self.ws();
+            match self.b.get(self.i) {
+                Some(b',') => self.i += 1,
+                Some(b'}') => {
+                    self.i += 1;
+                    return Ok(Value::object(self.members.drain(base..).collect()));
+                }
+                _ => return self.err("expected ',' or '}' in object"),
+            }
+        }
+    }
+
+    /// Checks a value as [`Self::value`] reads it (the same errors at the
+    /// same places) without building it.
+    fn skip(&mut self, depth: usize) -> Result<(), String> {
+        self.ws();
+        let Some(&c) = self.b.get(self.i) else {
+            return self.err("unexpected end of JSON input");
+        };
+        let close = match c {
+            b'{' => b'}',
+            b'[' => b']',
+            b'"' => return self.skip_string(),
+            b't' => return self.word("true", Value::TRUE).map(drop),
+            b'f' => return self.word("false", Value::FALSE).map(drop),
+            b'n' => return self.word("null", Value::null()).map(drop),
+            b'-' | b'0'..=b'9' => return self.skip_number(),
+            _ => return self.err("invalid character in JSON"),
+        };
+        if depth >= MAX_JSON_DEPTH {
+            return self.err(&format!(
+                "JSON nested more than {MAX_JSON_DEPTH} levels deep"
+            ));
+        }
+        self.i += 1;
+        self.ws();
+        if self.b.get(self.i) == Some(&close) {
+            self.i += 1;
+            return Ok(());
+        }
+        loop {
+            if close == b'}' {
+                self.ws();
+                if self.b.get(self.i) != Some(&b'"') {
+                    return self.err("expected string for object key");
+                }
+                self.skip_string()?;
+                self.ws();
+                if self.b.get(self.i) != Some(&b':') {
+                    return self.err("expected ':' after object key");
+                }
+                self.i += 1;
+            }
+            self.skip(depth + 1)?;
+            self.ws();
+            match self.b.get(self.i) {
+                Some(b',') => self.i += 1,
+                Some(&b) if b == close => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                _ if close == b'}' => return self.err("expected ',' or '}' in object"),
+                _ => return self.err("expected ',' or ']' in array"),
+            }
+        }
+    }
+
+    /// [`Self::string`] without building it.
+    fn skip_string(&mut self) -> Result<(), String> {
+        let start = self.i + 1;
+        let end = start + crate::scan::plain_prefix(&self.b[start..], false);
+        if self.b.get(end) == Some(&b'"') {
+            self.i = end + 1;
+            return Ok(());
+        }
+        self.string().map(drop)
+    }
+
+    /// [`Self::number`] without building it: a short integer is always
+    /// in range; anything else is parsed for the check.
+    fn skip_number(&mut self) -> Result<(), String> {
+        let start = self.i;
+        let b = &self.b[start..];
+        let neg = usize::from(b[0] == b'-');
+        let digits = b[neg..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let end = neg + digits;
+        let short = (1..=18).contains(&digits)
+            && (digits == 1 || b[neg] != b'0')
+            && !matches!(b.get(end), Some(b'.' | b'e' | b'E'));
+        if short {
+            self.i = start + end;
+            return Ok(());
+        }
+        self.number().map(drop)
     }
 
     fn word(&mut self, w: &str, v: Value) -> Result<Value, String> {
@@ -280,8 +381,56 @@ pub fn from_json_text(text: &str) -> Result<Value, String> {
         s: text,
         b: text.as_bytes(),
         i: 0,
+        members: Vec::new(),
+        elements: Vec::new(),
     };
     let v = p.value(0)?;
+    p.ws();
+    if p.i != p.b.len() {
+        return p.err("extraneous data after JSON value");
+    }
+    Ok(v)
+}
+
+/// [`from_json_text`] of a text whose members under the top-level member
+/// `nested` (when it is an object) are not all needed: each member `k` of
+/// it is read only when `keep(read, k)` (`read`: the top-level members
+/// read before it, in text order); any other is checked as
+/// [`from_json_text`] checks it, with the same errors, and reads as
+/// `null`. (A reader wanting a few of many variables skips building the
+/// others.)
+pub fn from_json_text_sparse(
+    text: &str,
+    nested: &str,
+    keep: &mut dyn FnMut(&[(Key, Value)], &str) -> bool,
+) -> Result<Value, String> {
+    let mut p = Parser {
+        s: text,
+        b: text.as_bytes(),
+        i: 0,
+        members: Vec::new(),
+        elements: Vec::new(),
+    };
+    p.ws();
+    let v = if p.b.get(p.i) == Some(&b'{') {
+        p.object(0, |p, k, _, d| {
+            p.ws();
+            if **k != *nested || p.b.get(p.i) != Some(&b'{') {
+                return p.value(d);
+            }
+            // The top-level members read so far are all below this
+            // object's.
+            p.object(d, |p, k, base, d| {
+                if keep(&p.members[..base], k) {
+                    p.value(d)
+                } else {
+                    p.skip(d).map(|()| Value::null())
+                }
+            })
+        })?
+    } else {
+        p.value(0)?
+    };
     p.ws();
     if p.i != p.b.len() {
         return p.err("extraneous data after JSON value");
@@ -328,6 +477,34 @@ fn write_str(out: &mut String, s: &str, html_safe: bool) {
     out.push('"');
 }
 
+/// `n`'s text (its `Display`): a whole number that its precision holds
+/// (what `Display` writes with `{v}`) by hand, without a `String` of its
+/// own; zero and anything else through `Display`.
+fn write_number(out: &mut String, n: &Number) {
+    if let Some(i) = n.to_i64()
+        && i != 0
+        && i != i64::MIN
+        && 64 - i.unsigned_abs().leading_zeros() <= n.precision()
+    {
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut m = i.unsigned_abs();
+        while m > 0 {
+            at -= 1;
+            digits[at] = b'0' + (m % 10) as u8;
+            m /= 10;
+        }
+        if i < 0 {
+            out.push('-');
+        }
+        for &d in &digits[at..] {
+            out.push(char::from(d));
+        }
+        return;
+    }
+    let _ = std::fmt::Write::write_fmt(out, format_args!("{n}"));
+}
+
 const MAX_OUT_DEPTH: usize = 1024;
 
 /// How the writer treats what JSON text cannot hold.
@@ -365,7 +542,7 @@ fn write_value(v: &Value, out: &mut String, depth: usize, style: Style) -> Resul
             if n.is_infinite() && !style.cty {
                 return Err("cannot serialize infinity as JSON".into());
             }
-            out.push_str(&n.to_string());
+            write_number(out, n);
             Ok(())
         }
         Value::String(s) => {
@@ -556,4 +733,116 @@ fn to_serde_depth(v: &Value, depth: usize) -> Option<serde_json::Value> {
                 .collect::<Option<_>>()?,
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sparse reader answers as the whole reader: the same errors
+    /// (texts and places) for every truncation and one-byte change of a
+    /// line, and the same value with the skipped members as `null`.
+    #[test]
+    fn sparse_reading_checks_what_it_skips() {
+        let line = r#" {"id":"a","expr":"x.y","vars":{"x":{"y":[1,-2.5e3,"s\n",true]},"skip":{"a":[0,12,-0,1e2,"t\u00e9",null,false,{}],"b":[]},"z":-123456789012345678901,"w":"q"} } "#;
+        let keep_x = &mut |read: &[(Key, Value)], k: &str| {
+            assert!(read.iter().any(|(n, _)| &**n == "expr"));
+            k == "x"
+        };
+        let Ok(Value::Object(whole)) = from_json_text(line) else {
+            panic!("parses")
+        };
+        let Ok(Value::Object(sparse)) = from_json_text_sparse(line, "vars", keep_x) else {
+            panic!("parses")
+        };
+        let (Some(Value::Object(wv)), Some(Value::Object(sv))) =
+            (whole.get("vars"), sparse.get("vars"))
+        else {
+            panic!("vars")
+        };
+        assert_eq!(wv.len(), sv.len());
+        for (k, v) in wv.iter() {
+            let want = if &**k == "x" {
+                v.clone()
+            } else {
+                Value::null()
+            };
+            assert_eq!(sv.get(k), Some(&want), "{k}");
+        }
+        assert_eq!(whole.get("expr"), sparse.get("expr"));
+        let bytes = line.as_bytes();
+        let replacements = b"{}[]\",:01-.eE+tfnu\\ xZ\n";
+        let mut variants: Vec<Vec<u8>> = (0..bytes.len()).map(|n| bytes[..n].to_vec()).collect();
+        for i in 0..bytes.len() {
+            for &r in replacements {
+                let mut v = bytes.to_vec();
+                v[i] = r;
+                variants.push(v);
+            }
+            let mut v = bytes.to_vec();
+            v.remove(i);
+            variants.push(v);
+        }
+        for v in variants {
+            let Ok(text) = std::str::from_utf8(&v) else {
+                continue;
+            };
+            let whole = from_json_text(text).map(|_| ());
+            let none = from_json_text_sparse(text, "vars", &mut |_, _| false).map(|_| ());
+            let all = from_json_text_sparse(text, "vars", &mut |_, _| true).map(|_| ());
+            assert_eq!(whole, none, "{text}");
+            assert_eq!(whole, all, "{text}");
+        }
+    }
+
+    /// Numbers are written as their `Display` writes them.
+    #[test]
+    fn numbers_written_as_displayed() {
+        let texts = [
+            "0",
+            "-0",
+            "1",
+            "-1",
+            "7",
+            "10",
+            "-10",
+            "123456789",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "1.5",
+            "-2.25e-3",
+            "1e300",
+            "123456789012345678901234567890",
+            "0.1",
+        ];
+        let mut nums: Vec<Number> = texts.iter().filter_map(|t| Number::parse(t)).collect();
+        nums.push(Number::from_f64(0.1).expect("finite"));
+        nums.push(Number::from_f64(-3.0).expect("finite"));
+        nums.push(Number::from_f64(1e20).expect("finite"));
+        nums.push(Number::from_f64(2f64.powi(60)).expect("finite"));
+        for n in nums {
+            let mut out = String::new();
+            write_number(&mut out, &n);
+            assert_eq!(out, n.to_string());
+        }
+    }
+
+    #[test]
+    fn sparse_reading_of_other_shapes() {
+        for text in [
+            "[1,2]",
+            "\"s\"",
+            "{\"vars\":[1]}",
+            "{}",
+            "{\"vars\":{}}",
+            "  7 ",
+        ] {
+            assert_eq!(
+                from_json_text(text),
+                from_json_text_sparse(text, "vars", &mut |_, _| false),
+                "{text}"
+            );
+        }
+    }
 }

@@ -5,7 +5,9 @@
 //! [`Node::Ast`].
 
 use fnhcl_base::Span;
-use fnhcl_syntax::ast::{Expr, ExprKind, ObjectKey, Template, TemplateFor, TemplatePart};
+use std::sync::Arc;
+
+use fnhcl_syntax::ast::{Expr, ExprKind, Ident, ObjectKey, Template, TemplateFor, TemplatePart};
 use fnhcl_syntax::visit::is_literal_key;
 
 use super::node::{
@@ -14,21 +16,63 @@ use super::node::{
 };
 use fnhcl_value::{Number, Value};
 
-pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
+/// What a root name means where a node is compiled: the caller's
+/// resolver for the names it knows, and the `for` variables bound around
+/// the node, in the order the evaluator pushes them (for each `for`, outer
+/// to inner: its key variable if it has one, then its value variable), so
+/// that a name's place here is its place among the evaluator's bindings.
+pub(super) struct Scope<'r> {
+    resolve: &'r dyn Fn(&str) -> Option<u32>,
+    bound: Vec<Arc<str>>,
+}
+
+impl<'r> Scope<'r> {
+    /// The scope of a whole expression: no `for` variable bound.
+    pub(super) fn top(resolve: &'r dyn Fn(&str) -> Option<u32>) -> Scope<'r> {
+        Scope {
+            resolve,
+            bound: Vec::new(),
+        }
+    }
+
+    /// The scope inside a `for` binding `key_var` (if any) and `value_var`.
+    fn inside(&self, key_var: Option<&Ident>, value_var: &Ident) -> Scope<'r> {
+        let mut bound = Vec::with_capacity(self.bound.len() + 2);
+        bound.extend(self.bound.iter().cloned());
+        bound.extend(key_var.map(|k| k.name.clone()));
+        bound.push(value_var.name.clone());
+        Scope {
+            resolve: self.resolve,
+            bound,
+        }
+    }
+
+    /// The `for` binding `name` is, innermost first (the tree walk's
+    /// `lookup` searches its bindings from the last pushed).
+    fn binding(&self, name: &str) -> Option<usize> {
+        self.bound.iter().rposition(|n| **n == *name)
+    }
+}
+
+pub(super) fn build(e: &Expr, scope: &Scope<'_>) -> Node {
     if foldable(e)
         && let Some(c) = fold(e)
     {
         return Node::Const(Box::new(c));
     }
-    let sub = |x: &Expr| build(x, resolve);
+    let sub = |x: &Expr| build(x, scope);
     match &e.kind {
         ExprKind::Variable(_) | ExprKind::GetAttr(..) | ExprKind::Index(..)
-            if let Some(t) = traversal(e, resolve) =>
+            if let Some((t, bound)) = traversal(e, scope) =>
         {
-            Node::Traversal(Box::new(t))
+            if bound {
+                Node::Bound(Box::new(t))
+            } else {
+                Node::Traversal(Box::new(t))
+            }
         }
         ExprKind::Tuple(items) => Node::Tuple(items.iter().map(sub).collect()),
-        ExprKind::Object(items) if let Some(o) = literal_object(items, resolve) => {
+        ExprKind::Object(items) if let Some(o) = literal_object(items, scope) => {
             Node::LitObject(Box::new(o))
         }
         ExprKind::Object(items) => Node::Object(
@@ -47,7 +91,7 @@ pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
         ),
         ExprKind::Template(t) => match t.parts.as_slice() {
             [TemplatePart::Interpolation(x)] => Node::Wrap(Box::new(sub(x))),
-            _ => Node::Template(Box::new(template(t, resolve))),
+            _ => Node::Template(Box::new(template(t, scope))),
         },
         ExprKind::Parens(x) => Node::Wrap(Box::new(sub(x))),
         ExprKind::GetAttr(src, _) => Node::GetAttr(Box::new(sub(src))),
@@ -58,7 +102,7 @@ pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
             expand_final: false,
         } if &*name.name == "try" => Node::Try(Box::new(TryCall {
             args: args.iter().map(sub).collect(),
-            probes: args.iter().map(|a| probes(a, resolve)).collect(),
+            probes: args.iter().map(|a| probes(a, scope)).collect(),
         })),
         ExprKind::FuncCall {
             name,
@@ -66,7 +110,7 @@ pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
             expand_final: false,
         } if &*name.name == "can" && args.len() == 1 => Node::Can(Box::new(CanCall {
             arg: sub(&args[0]),
-            probes: probes(&args[0], resolve),
+            probes: probes(&args[0], scope),
         })),
         ExprKind::FuncCall {
             name,
@@ -93,14 +137,8 @@ pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
         } => Node::Conditional(Box::new([sub(cond), sub(then), sub(otherwise)])),
         ExprKind::For(f) => {
             // Inside, the `for` variables hide any slot of the same name.
-            let bound = |n: &str| {
-                if *n == *f.value_var.name || f.key_var.as_ref().is_some_and(|k| *n == *k.name) {
-                    None
-                } else {
-                    resolve(n)
-                }
-            };
-            let inner = |x: &Expr| build(x, &bound);
+            let inside = scope.inside(f.key_var.as_ref(), &f.value_var);
+            let inner = |x: &Expr| build(x, &inside);
             Node::For(Box::new(ForNode {
                 collection: sub(&f.collection),
                 key: f.key_expr.as_ref().map(inner),
@@ -116,17 +154,17 @@ pub(super) fn build(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Node {
 
 /// A template's parts compiled; a `%{for}` body with its variables
 /// hiding slots of the same name.
-fn template(t: &Template, resolve: &dyn Fn(&str) -> Option<u32>) -> TemplateNode {
+fn template(t: &Template, scope: &Scope<'_>) -> TemplateNode {
     let parts = t
         .parts
         .iter()
         .map(|p| match p {
             TemplatePart::Literal(_) => TemplatePartNode::Literal,
-            TemplatePart::Interpolation(x) => TemplatePartNode::Interpolation(build(x, resolve)),
+            TemplatePart::Interpolation(x) => TemplatePartNode::Interpolation(build(x, scope)),
             TemplatePart::If(i) => TemplatePartNode::If {
-                cond: build(&i.cond, resolve),
-                then: template(&i.then, resolve),
-                otherwise: i.otherwise.as_ref().map(|o| template(o, resolve)),
+                cond: build(&i.cond, scope),
+                then: template(&i.then, scope),
+                otherwise: i.otherwise.as_ref().map(|o| template(o, scope)),
             },
             TemplatePart::For(f) => {
                 let TemplateFor {
@@ -136,16 +174,9 @@ fn template(t: &Template, resolve: &dyn Fn(&str) -> Option<u32>) -> TemplateNode
                     body,
                     ..
                 } = &**f;
-                let bound = |n: &str| {
-                    if *n == *value_var.name || key_var.as_ref().is_some_and(|k| *n == *k.name) {
-                        None
-                    } else {
-                        resolve(n)
-                    }
-                };
                 TemplatePartNode::For {
-                    collection: build(collection, resolve),
-                    body: template(body, &bound),
+                    collection: build(collection, scope),
+                    body: template(body, &scope.inside(key_var.as_ref(), value_var)),
                 }
             }
         })
@@ -159,10 +190,7 @@ fn template(t: &Template, resolve: &dyn Fn(&str) -> Option<u32>) -> TemplateNode
 /// An object constructor whose keys are all literal (what the tree walk
 /// uses as they are, `crate::eval::literal_key`): the distinct keys
 /// sorted once here, and each item's place among them.
-fn literal_object(
-    items: &[fnhcl_syntax::ast::ObjectItem],
-    resolve: &dyn Fn(&str) -> Option<u32>,
-) -> Option<LitObject> {
+fn literal_object(items: &[fnhcl_syntax::ast::ObjectItem], scope: &Scope<'_>) -> Option<LitObject> {
     let lits = items
         .iter()
         .map(|it| crate::eval::literal_key(&it.key))
@@ -182,17 +210,17 @@ fn literal_object(
     Some(LitObject {
         keys: keys.into_boxed_slice(),
         slots,
-        values: items.iter().map(|it| build(&it.value, resolve)).collect(),
+        values: items.iter().map(|it| build(&it.value, scope)).collect(),
     })
 }
 
 /// The root traversals of a `try`/`can` argument, compiled.
-fn probes(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Box<[Probe]> {
+fn probes(e: &Expr, scope: &Scope<'_>) -> Box<[Probe]> {
     fnhcl_syntax::visit::traversals(e)
         .into_iter()
         .map(|t| Probe {
             expr: t.clone(),
-            node: build(t, resolve),
+            node: build(t, scope),
         })
         .collect()
 }
@@ -275,8 +303,9 @@ fn fold(e: &Expr) -> Option<Const> {
 }
 
 /// `root.a["b"][0]`: a root variable followed by attribute and literal-key
-/// steps, all known at compile time.
-fn traversal(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Option<Traversal> {
+/// steps, all known at compile time; and whether the root is a `for`
+/// variable (its slot is then its place among the bindings, [`Scope`]).
+fn traversal(e: &Expr, scope: &Scope<'_>) -> Option<(Traversal, bool)> {
     let mut path = Vec::new();
     let mut steps = 1u32;
     let mut cur = e;
@@ -308,15 +337,22 @@ fn traversal(e: &Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Option<Traversa
             }
             ExprKind::Variable(id) => {
                 path.reverse();
-                return Some(Traversal {
-                    root: Root {
-                        name: id.name.clone(),
-                        slot: resolve(&id.name),
+                let (slot, bound) = match scope.binding(&id.name) {
+                    Some(i) => (Some(u32::try_from(i).ok()?), true),
+                    None => ((scope.resolve)(&id.name), false),
+                };
+                return Some((
+                    Traversal {
+                        root: Root {
+                            name: id.name.clone(),
+                            slot,
+                        },
+                        height: u32::try_from(path.len() + 1).ok()?,
+                        path: path.into_boxed_slice(),
+                        steps,
                     },
-                    height: u32::try_from(path.len() + 1).ok()?,
-                    path: path.into_boxed_slice(),
-                    steps,
-                });
+                    bound,
+                ));
             }
             _ => return None,
         }

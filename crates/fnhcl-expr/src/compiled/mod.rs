@@ -30,10 +30,11 @@ impl Compiled {
     }
 
     /// Compiles `ast`, asking `resolve` for the slot of each root
-    /// variable outside `for` expressions and splats; a read passes the
-    /// slot to [`crate::Variables::get_slot`].
+    /// variable that is not a `for` variable where it stands; a read
+    /// passes the slot to [`crate::Variables::get_slot`]. (A `for`
+    /// variable gets its own slot: its place among the `for` bindings.)
     pub fn with_slots(ast: Expr, resolve: &dyn Fn(&str) -> Option<u32>) -> Compiled {
-        let node = build::build(&ast, resolve);
+        let node = build::build(&ast, &build::Scope::top(resolve));
         Compiled { ast, node }
     }
 
@@ -51,7 +52,7 @@ impl Compiled {
                 kind: ExprKind::SplatItem,
                 span: ast.span,
             },
-            node: build::build(ast, resolve),
+            node: build::build(ast, &build::Scope::top(resolve)),
         }
     }
 

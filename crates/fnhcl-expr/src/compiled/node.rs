@@ -23,6 +23,9 @@ pub(crate) enum Node {
     Const(Box<Const>),
     /// A root variable and the attribute names and literal keys after it.
     Traversal(Box<Traversal>),
+    /// The same from a `for` variable: its root's slot is the binding's
+    /// place among the evaluator's `for` bindings (outer to inner).
+    Bound(Box<Traversal>),
     Tuple(Box<[Node]>),
     Object(Box<[ObjItem]>),
     /// An object constructor whose keys are all names or plain ASCII

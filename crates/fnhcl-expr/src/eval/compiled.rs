@@ -21,15 +21,17 @@ impl Evaluator<'_, '_> {
             Node::Ast => self.eval(e),
             Node::Const(c) => self.constant(c, e),
             Node::Traversal(t) => self.traversal_c(t, e),
+            Node::Bound(t) => self.traversal_bound(t, e),
             _ => self.node_charged(e.span, |ev| ev.eval_inner_c(n, e)),
         }
     }
 
     /// Whether `steps` steps and `height` nesting levels from here can be
     /// charged at once: no limit is reached and no interrupt check falls
-    /// inside them.
+    /// inside them. (`for` bindings are no concern: a traversal knows
+    /// from compile time whether its root is one, `Node::Bound`.)
     fn can_batch(&self, steps: u32, height: u32) -> bool {
-        if self.aborted || !self.locals.is_empty() {
+        if self.aborted {
             return false;
         }
         let (steps, height) = (u64::from(steps), height as usize);
@@ -64,29 +66,34 @@ impl Evaluator<'_, '_> {
         if t.path.is_empty() {
             return (root, Vec::new());
         }
-        let mut cur = &root;
-        let mut done = 0;
-        for s in t.path.iter() {
-            let next = match (cur, &s.key) {
-                (Value::Object(m), Key::Attr(n)) => m.get(n),
-                (Value::Object(m), Key::Index(Value::String(n))) => m.get(n),
-                (Value::Map(m), Key::Attr(n) | Key::Index(Value::String(n))) => m.items.get(n),
-                (Value::Tuple(items), Key::Index(Value::Number(n))) => seq_get(items, n),
-                (Value::List(c), Key::Index(Value::Number(n))) => seq_get(&c.items, n),
-                _ => None,
-            };
-            match next {
-                Some(v) => {
-                    cur = v;
-                    done += 1;
-                }
-                None => break,
-            }
-        }
-        if done == t.path.len() {
-            return (cur.clone(), Vec::new());
-        }
+        let (cur, done) = walk(&root, &t.path);
         let v = cur.clone();
+        if done == t.path.len() {
+            return (v, Vec::new());
+        }
+        self.traversal_rest(v, &t.path[done..], e)
+    }
+
+    /// [`Self::traversal_c`] from a `for` variable: the binding at the
+    /// root's slot, read in place (the tree walk finds the same one by
+    /// name: the innermost binding of that name).
+    fn traversal_bound(&mut self, t: &Traversal, e: &Expr) -> R {
+        let at = t.root.slot.map_or(usize::MAX, |s| s as usize);
+        let bound = self
+            .locals
+            .get(at)
+            .is_some_and(|(name, _)| **name == *t.root.name);
+        // Not bound there: not reached (the slots follow the pushes); the
+        // tree walk finds the name.
+        if !bound || !self.can_batch(t.steps, t.height) {
+            return self.eval(e);
+        }
+        self.steps += u64::from(t.steps);
+        let (cur, done) = walk(&self.locals[at].1, &t.path);
+        let v = cur.clone();
+        if done == t.path.len() {
+            return (v, Vec::new());
+        }
         self.traversal_rest(v, &t.path[done..], e)
     }
 
@@ -230,6 +237,32 @@ impl Evaluator<'_, '_> {
             _ => self.eval_inner(e),
         }
     }
+}
+
+/// Walks `path` from `root` by reference while each step finds its
+/// element in a known object, map, tuple or list: the value reached and
+/// how many steps were taken.
+fn walk<'v>(root: &'v Value, path: &[crate::compiled::node::PathStep]) -> (&'v Value, usize) {
+    let mut cur = root;
+    let mut done = 0;
+    for s in path {
+        let next = match (cur, &s.key) {
+            (Value::Object(m), Key::Attr(n)) => m.get(n),
+            (Value::Object(m), Key::Index(Value::String(n))) => m.get(n),
+            (Value::Map(m), Key::Attr(n) | Key::Index(Value::String(n))) => m.items.get(n),
+            (Value::Tuple(items), Key::Index(Value::Number(n))) => seq_get(items, n),
+            (Value::List(c), Key::Index(Value::Number(n))) => seq_get(&c.items, n),
+            _ => None,
+        };
+        match next {
+            Some(v) => {
+                cur = v;
+                done += 1;
+            }
+            None => break,
+        }
+    }
+    (cur, done)
 }
 
 /// A tuple's or list's element at a whole, non-negative index.
