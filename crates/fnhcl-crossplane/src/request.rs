@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use fnhcl_eval::{Demand, ObservedResource, Paths, Request};
-use fnhcl_value::{Key, Value};
+use fnhcl_value::{Key, ObjMap, Value, key_eq};
 use function_sdk_rust::proto::v1::{Resource, RunFunctionRequest};
 use pbjson_types::Struct;
 use pbjson_types::value::Kind;
@@ -345,28 +345,51 @@ fn project_view(s: &[u8], paths: &Paths, depth: usize, max: usize) -> Result<Val
     // (the last of a key counts), nothing sorted.
     let mut fields = Vec::new();
     view::fields_into(s, &mut fields);
-    let mut attrs = Vec::with_capacity(keys.len());
-    for (k, sub) in keys {
-        let Some(&(_, v)) = fields.iter().rev().find(|e| e.0 == k.as_bytes()) else {
-            // As `project_struct`: all its keys.
-            return view::object_within(s, depth, max);
-        };
-        let value = match (view::kind(v), sub) {
-            (view::Kind::Struct(inner), Paths::Keys(_)) => {
-                if depth.saturating_add(1) >= max {
-                    return Err(TooDeep);
-                }
-                if depth >= MAX_DEPTH {
-                    Value::null()
-                } else {
-                    project_view(inner, sub, depth + 1, max)?
-                }
-            }
-            _ => view::value_within(v, depth, max)?,
-        };
-        attrs.push((Key::from(k.as_str()), value));
+    // Collected in key order as the values are converted, in one
+    // allocation (a range mapped has a length `collect` trusts, a map's
+    // iterator has not). A missing key or an error stops the conversion
+    // (placeholders after it) and drops the object.
+    enum Stop {
+        Missing,
+        Deep(TooDeep),
     }
-    Ok(Value::object(attrs.into_iter().collect()))
+    let mut stop = None;
+    let mut demanded = keys.iter();
+    let attrs = ObjMap::from_sorted_iter((0..keys.len()).map(|_| {
+        let Some((k, sub)) = demanded.next() else {
+            return (Key::from(""), Value::Bool(false));
+        };
+        if stop.is_some() {
+            return (Key::from(k.as_str()), Value::Bool(false));
+        }
+        let value = match fields.iter().rev().find(|e| key_eq(e.0, k.as_bytes())) {
+            None => Err(Stop::Missing),
+            Some(&(_, v)) => match (view::kind(v), sub) {
+                (view::Kind::Struct(inner), Paths::Keys(_)) => {
+                    if depth.saturating_add(1) >= max {
+                        Err(Stop::Deep(TooDeep))
+                    } else if depth >= MAX_DEPTH {
+                        Ok(Value::null())
+                    } else {
+                        project_view(inner, sub, depth + 1, max).map_err(Stop::Deep)
+                    }
+                }
+                _ => view::value_within(v, depth, max).map_err(Stop::Deep),
+            },
+        };
+        let value = value.unwrap_or_else(|s| {
+            stop = Some(s);
+            Value::Bool(false)
+        });
+        (Key::from(k.as_str()), value)
+    }));
+    match stop {
+        // As `project_struct`: all its keys.
+        Some(Stop::Missing) => return view::object_within(s, depth, max),
+        Some(Stop::Deep(e)) => return Err(e),
+        None => {}
+    }
+    Ok(Value::object(attrs))
 }
 
 fn body_view(r: &ResourceView<'_>, paths: &Paths, max: usize) -> Result<Value, TooDeep> {

@@ -462,9 +462,10 @@ fn write_success(
     let status_wrapper = match &output.composite_status {
         Some(status) => {
             object_entries(status).ok_or(Failed)?;
-            let mut m = ObjMap::with_capacity(1);
-            m.insert("status".into(), status.clone());
-            Some(m)
+            Some(ObjMap::from_sorted_iter([(
+                "status".into(),
+                status.clone(),
+            )]))
         }
         None => None,
     };
