@@ -34,7 +34,7 @@ fn project_struct(s: &Struct, paths: &Paths, depth: usize, max: usize) -> Result
     };
     let mut attrs = Vec::with_capacity(keys.len());
     for (k, sub) in keys {
-        let Some(v) = s.fields.get(k) else {
+        let Some(v) = s.fields.get(&**k) else {
             // A demanded key that is not there: an error or a `try` will
             // look at this object, so it has all its keys, as without a
             // demand ("did you mean" names the same keys).
@@ -53,7 +53,7 @@ fn project_struct(s: &Struct, paths: &Paths, depth: usize, max: usize) -> Result
             }
             _ => value_from_pb_within(v, depth, max)?,
         };
-        attrs.push((Key::from(k.as_str()), value));
+        attrs.push((k.clone(), value));
     }
     Ok(Value::object(attrs.into_iter().collect()))
 }
@@ -107,7 +107,7 @@ fn demanded_too_deep(s: &Struct, paths: &Paths, max: usize) -> bool {
         // One lookup per demanded key (hashing is most of this walk).
         let found: Option<Vec<_>> = keys
             .iter()
-            .map(|(k, sub)| s.fields.get(k).map(|v| (v, sub)))
+            .map(|(k, sub)| s.fields.get(&**k).map(|v| (v, sub)))
             .collect();
         let Some(found) = found else {
             // Converted whole (see `project_struct`).
@@ -303,7 +303,7 @@ pub fn eval_request_within(
         let wanted = extra_whole
             || match &demand.extra_resources {
                 Paths::All => true,
-                Paths::Keys(keys) => keys.contains_key(name),
+                Paths::Keys(keys) => keys.contains_key(name.as_str()),
             };
         if wanted {
             let items: Result<Vec<_>, TooDeep> =
@@ -342,9 +342,14 @@ fn project_view(s: &[u8], paths: &Paths, depth: usize, max: usize) -> Result<Val
         return view::object_within(s, depth, max);
     };
     // A few keys demanded: each looked for in the entries as they come
-    // (the last of a key counts), nothing sorted.
+    // (the last of a key counts), nothing sorted. One key (most levels of
+    // a demanded path) is found in one pass over the bytes, without
+    // collecting the entries.
+    let single = keys.len() == 1;
     let mut fields = Vec::new();
-    view::fields_into(s, &mut fields);
+    if !single {
+        view::fields_into(s, &mut fields);
+    }
     // Collected in key order as the values are converted, in one
     // allocation (a range mapped has a length `collect` trusts, a map's
     // iterator has not). A missing key or an error stops the conversion
@@ -360,11 +365,20 @@ fn project_view(s: &[u8], paths: &Paths, depth: usize, max: usize) -> Result<Val
             return (Key::from(""), Value::Bool(false));
         };
         if stop.is_some() {
-            return (Key::from(k.as_str()), Value::Bool(false));
+            return (k.clone(), Value::Bool(false));
         }
-        let value = match fields.iter().rev().find(|e| key_eq(e.0, k.as_bytes())) {
+        let found = if single {
+            view::get(s, k)
+        } else {
+            fields
+                .iter()
+                .rev()
+                .find(|e| key_eq(e.0, k.as_bytes()))
+                .map(|e| e.1)
+        };
+        let value = match found {
             None => Err(Stop::Missing),
-            Some(&(_, v)) => match (view::kind(v), sub) {
+            Some(v) => match (view::kind(v), sub) {
                 (view::Kind::Struct(inner), Paths::Keys(_)) => {
                     if depth.saturating_add(1) >= max {
                         Err(Stop::Deep(TooDeep))
@@ -381,7 +395,7 @@ fn project_view(s: &[u8], paths: &Paths, depth: usize, max: usize) -> Result<Val
             stop = Some(s);
             Value::Bool(false)
         });
-        (Key::from(k.as_str()), value)
+        (k.clone(), value)
     }));
     match stop {
         // As `project_struct`: all its keys.

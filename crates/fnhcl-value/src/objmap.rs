@@ -42,7 +42,7 @@ fn key_cmp(a: &str, b: &str) -> Ordering {
 /// 16 bytes (nearly all) as two overlapping words each, without a
 /// `memcmp` call (keys of the same length often differ only at the end:
 /// `bucket-1`, `bucket-2`).
-#[inline]
+#[inline(always)]
 pub fn key_eq(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
