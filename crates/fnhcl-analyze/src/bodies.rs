@@ -69,7 +69,7 @@ fn block_literal(body: &Body) -> Value {
             Structure::Block(b) => (b.ident.name.clone(), block_literal(&b.body)),
         })
         .collect();
-    Value::Object(Arc::new(map))
+    Value::Object(map)
 }
 
 /// What an expression is, when it is written out literally.
@@ -97,7 +97,7 @@ fn literal(e: &Expr) -> Value {
                 };
                 map.push((key, literal(&it.value)));
             }
-            Value::Object(Arc::new(map.into_iter().collect()))
+            Value::Object(map.into_iter().collect())
         }
         _ => unknown(),
     }

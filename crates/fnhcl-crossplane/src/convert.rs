@@ -6,8 +6,6 @@
 //! float64 read back as a cty number. Output goes the other way: objects and
 //! maps become `Struct`s, lists/sets/tuples become lists, numbers float64.
 
-use std::sync::Arc;
-
 use fnhcl_value::{Key, Number, ObjMap, Value};
 use pbjson_types::value::Kind;
 use pbjson_types::{ListValue, Struct, Value as PbValue};
@@ -139,7 +137,7 @@ pub(crate) fn object_from_struct_within(
         entries.push((Key::from(k.as_str()), value_from_pb_within(v, depth, max)?));
     }
     let attrs: ObjMap = entries.into_iter().collect();
-    Ok(Value::Object(Arc::new(attrs)))
+    Ok(Value::Object(attrs))
 }
 
 /// A cty value as a protobuf value. Marks are dropped; unknown values are

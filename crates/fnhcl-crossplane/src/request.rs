@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use fnhcl_eval::{Demand, ObservedResource, Paths, Request};
-use fnhcl_value::{Key, Value};
+use fnhcl_value::{Key, ObjMap, Value, key_eq};
 use function_sdk_rust::proto::v1::{Resource, RunFunctionRequest};
 use pbjson_types::Struct;
 use pbjson_types::value::Kind;
@@ -34,7 +34,7 @@ fn project_struct(s: &Struct, paths: &Paths, depth: usize, max: usize) -> Result
     };
     let mut attrs = Vec::with_capacity(keys.len());
     for (k, sub) in keys {
-        let Some(v) = s.fields.get(k) else {
+        let Some(v) = s.fields.get(&**k) else {
             // A demanded key that is not there: an error or a `try` will
             // look at this object, so it has all its keys, as without a
             // demand ("did you mean" names the same keys).
@@ -53,7 +53,7 @@ fn project_struct(s: &Struct, paths: &Paths, depth: usize, max: usize) -> Result
             }
             _ => value_from_pb_within(v, depth, max)?,
         };
-        attrs.push((Key::from(k.as_str()), value));
+        attrs.push((k.clone(), value));
     }
     Ok(Value::object(attrs.into_iter().collect()))
 }
@@ -107,7 +107,7 @@ fn demanded_too_deep(s: &Struct, paths: &Paths, max: usize) -> bool {
         // One lookup per demanded key (hashing is most of this walk).
         let found: Option<Vec<_>> = keys
             .iter()
-            .map(|(k, sub)| s.fields.get(k).map(|v| (v, sub)))
+            .map(|(k, sub)| s.fields.get(&**k).map(|v| (v, sub)))
             .collect();
         let Some(found) = found else {
             // Converted whole (see `project_struct`).
@@ -303,7 +303,7 @@ pub fn eval_request_within(
         let wanted = extra_whole
             || match &demand.extra_resources {
                 Paths::All => true,
-                Paths::Keys(keys) => keys.contains_key(name),
+                Paths::Keys(keys) => keys.contains_key(name.as_str()),
             };
         if wanted {
             let items: Result<Vec<_>, TooDeep> =
@@ -342,31 +342,68 @@ fn project_view(s: &[u8], paths: &Paths, depth: usize, max: usize) -> Result<Val
         return view::object_within(s, depth, max);
     };
     // A few keys demanded: each looked for in the entries as they come
-    // (the last of a key counts), nothing sorted.
+    // (the last of a key counts), nothing sorted. One key (most levels of
+    // a demanded path) is found in one pass over the bytes, without
+    // collecting the entries.
+    let single = keys.len() == 1;
     let mut fields = Vec::new();
-    view::fields_into(s, &mut fields);
-    let mut attrs = Vec::with_capacity(keys.len());
-    for (k, sub) in keys {
-        let Some(&(_, v)) = fields.iter().rev().find(|e| e.0 == k.as_bytes()) else {
-            // As `project_struct`: all its keys.
-            return view::object_within(s, depth, max);
-        };
-        let value = match (view::kind(v), sub) {
-            (view::Kind::Struct(inner), Paths::Keys(_)) => {
-                if depth.saturating_add(1) >= max {
-                    return Err(TooDeep);
-                }
-                if depth >= MAX_DEPTH {
-                    Value::null()
-                } else {
-                    project_view(inner, sub, depth + 1, max)?
-                }
-            }
-            _ => view::value_within(v, depth, max)?,
-        };
-        attrs.push((Key::from(k.as_str()), value));
+    if !single {
+        view::fields_into(s, &mut fields);
     }
-    Ok(Value::object(attrs.into_iter().collect()))
+    // Collected in key order as the values are converted, in one
+    // allocation (a range mapped has a length `collect` trusts, a map's
+    // iterator has not). A missing key or an error stops the conversion
+    // (placeholders after it) and drops the object.
+    enum Stop {
+        Missing,
+        Deep(TooDeep),
+    }
+    let mut stop = None;
+    let mut demanded = keys.iter();
+    let attrs = ObjMap::from_sorted_iter((0..keys.len()).map(|_| {
+        let Some((k, sub)) = demanded.next() else {
+            return (Key::from(""), Value::Bool(false));
+        };
+        if stop.is_some() {
+            return (k.clone(), Value::Bool(false));
+        }
+        let found = if single {
+            view::get(s, k)
+        } else {
+            fields
+                .iter()
+                .rev()
+                .find(|e| key_eq(e.0, k.as_bytes()))
+                .map(|e| e.1)
+        };
+        let value = match found {
+            None => Err(Stop::Missing),
+            Some(v) => match (view::kind(v), sub) {
+                (view::Kind::Struct(inner), Paths::Keys(_)) => {
+                    if depth.saturating_add(1) >= max {
+                        Err(Stop::Deep(TooDeep))
+                    } else if depth >= MAX_DEPTH {
+                        Ok(Value::null())
+                    } else {
+                        project_view(inner, sub, depth + 1, max).map_err(Stop::Deep)
+                    }
+                }
+                _ => view::value_within(v, depth, max).map_err(Stop::Deep),
+            },
+        };
+        let value = value.unwrap_or_else(|s| {
+            stop = Some(s);
+            Value::Bool(false)
+        });
+        (k.clone(), value)
+    }));
+    match stop {
+        // As `project_struct`: all its keys.
+        Some(Stop::Missing) => return view::object_within(s, depth, max),
+        Some(Stop::Deep(e)) => return Err(e),
+        None => {}
+    }
+    Ok(Value::object(attrs))
 }
 
 fn body_view(r: &ResourceView<'_>, paths: &Paths, max: usize) -> Result<Value, TooDeep> {

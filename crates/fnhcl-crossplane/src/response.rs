@@ -146,6 +146,21 @@ fn condition(type_: &str, c: &ConditionText) -> Condition {
     }
 }
 
+/// The fields of [`condition`]'s message, written as [`wire::condition`]
+/// writes them, without building the message (its three strings).
+fn condition_fields(w: &mut RevWriter, type_: &str, c: &ConditionText) {
+    w.int_field(5, i64::from(Target::Composite as i32));
+    w.bytes_field(4, c.message.as_bytes());
+    w.string(3, c.reason);
+    let status = if c.status {
+        Status::ConditionTrue
+    } else {
+        Status::ConditionFalse
+    };
+    w.int32(2, status as i32);
+    w.string(1, type_);
+}
+
 /// Merges `ours` into `theirs`: objects merge recursively, anything else in
 /// `ours` replaces what was there (D17: earlier steps' data is kept unless
 /// this function writes the same leaf).
@@ -462,9 +477,10 @@ fn write_success(
     let status_wrapper = match &output.composite_status {
         Some(status) => {
             object_entries(status).ok_or(Failed)?;
-            let mut m = ObjMap::with_capacity(1);
-            m.insert("status".into(), status.clone());
-            Some(m)
+            Some(ObjMap::from_sorted_iter([(
+                "status".into(),
+                status.clone(),
+            )]))
         }
         None => None,
     };
@@ -474,15 +490,13 @@ fn write_success(
     // D20: conditions with upstream's type, status and reason values.
     let (diag_condition, diag_result) = fnhcl_eval::hcl_diagnostics(output);
     w.message(6, |w| {
-        wire::condition(w, &condition(CONDITION_HCL_DIAGNOSTICS, &diag_condition));
+        condition_fields(w, CONDITION_HCL_DIAGNOSTICS, &diag_condition);
     });
     w.message(6, |w| {
-        wire::condition(
+        condition_fields(
             w,
-            &condition(
-                CONDITION_FULLY_RESOLVED,
-                &fnhcl_eval::fully_resolved(output),
-            ),
+            CONDITION_FULLY_RESOLVED,
+            &fnhcl_eval::fully_resolved(output),
         );
     });
 

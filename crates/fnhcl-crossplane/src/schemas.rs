@@ -374,12 +374,13 @@ fn status_violations(
     kind: &str,
     status: &Value,
 ) -> Vec<Violation> {
-    let mut xr = fnhcl_value::ObjMap::with_capacity(3);
-    xr.insert("apiVersion".into(), Value::String(api_version.into()));
-    xr.insert("kind".into(), Value::String(kind.into()));
-    xr.insert("status".into(), status.clone());
+    let xr = fnhcl_value::ObjMap::from_sorted_iter([
+        ("apiVersion".into(), Value::String(api_version.into())),
+        ("kind".into(), Value::String(kind.into())),
+        ("status".into(), status.clone()),
+    ]);
     schema
-        .validate(&Value::Object(Arc::new(xr)))
+        .validate(&Value::Object(xr))
         .into_iter()
         .filter(|v| {
             v.kind != ViolationKind::Required

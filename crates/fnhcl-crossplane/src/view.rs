@@ -21,7 +21,6 @@
 
 use fnhcl_value::{Key, ObjMap, Value};
 use function_sdk_rust::proto::v1::Capability;
-use std::sync::Arc;
 
 use crate::convert::{MAX_DEPTH, TooDeep, number_from_f64};
 use crate::wire::{FIXED64, LEN, VARINT};
@@ -805,11 +804,25 @@ pub(crate) fn value_within(v: &[u8], depth: usize, max: usize) -> Result<Value, 
 /// [`crate::convert::object_from_struct_within`]).
 pub(crate) fn object_within(s: &[u8], depth: usize, max: usize) -> Result<Value, TooDeep> {
     let e = entries(s);
-    let mut attrs = Vec::with_capacity(e.len());
-    for (k, v) in e {
-        attrs.push((Key::from(k), value_within(v, depth, max)?));
+    // In key order, unique (`entries` sorted them): the object is
+    // collected as the values are converted, in one allocation (the
+    // entries' slice iterator has an exact length `collect` trusts). After
+    // an error the rest are placeholders, and the object is dropped.
+    let mut err = None;
+    let attrs = ObjMap::from_sorted_iter(e.iter().map(|(k, v)| {
+        let v = match err {
+            Some(_) => Value::Bool(false),
+            None => value_within(v, depth, max).unwrap_or_else(|x| {
+                err = Some(x);
+                Value::Bool(false)
+            }),
+        };
+        (Key::from(*k), v)
+    }));
+    if let Some(x) = err {
+        return Err(x);
     }
-    Ok(Value::Object(Arc::new(ObjMap::from_sorted(attrs))))
+    Ok(Value::Object(attrs))
 }
 
 /// A whole `Struct` message as a cty object.

@@ -26,7 +26,7 @@
 use std::collections::BTreeMap;
 
 use fnhcl_syntax::ast::{Expr, ExprKind};
-use fnhcl_value::Value;
+use fnhcl_value::{Key, Value};
 
 use crate::{ObservedResource, Request};
 
@@ -37,7 +37,7 @@ pub enum Paths {
     /// The whole value.
     All,
     /// Only these keys (an empty map: nothing).
-    Keys(BTreeMap<String, Paths>),
+    Keys(BTreeMap<Key, Paths>),
 }
 
 impl Default for Paths {
@@ -63,7 +63,7 @@ impl Paths {
         for k in keys {
             match node {
                 Paths::All => return,
-                Paths::Keys(map) => node = map.entry(k.to_owned()).or_default(),
+                Paths::Keys(map) => node = map.entry(Key::from(k)).or_default(),
             }
         }
         *node = Paths::All;
@@ -149,19 +149,23 @@ impl Demand {
             })
             .collect();
         let context = match &self.context {
-            Paths::Keys(keys) if keys.keys().all(|k| request.context.contains_key(k)) => request
+            Paths::Keys(keys) if keys.keys().all(|k| request.context.contains_key(&**k)) => request
                 .context
                 .iter()
-                .filter_map(|(k, v)| Some((k.clone(), project_value(v, keys.get(k)?))))
+                .filter_map(|(k, v)| Some((k.clone(), project_value(v, keys.get(k.as_str())?))))
                 .collect(),
             _ => request.context.clone(),
         };
         let extra_resources = match &self.extra_resources {
-            Paths::Keys(keys) if keys.keys().all(|k| request.extra_resources.contains_key(k)) => {
+            Paths::Keys(keys)
+                if keys
+                    .keys()
+                    .all(|k| request.extra_resources.contains_key(&**k)) =>
+            {
                 request
                     .extra_resources
                     .iter()
-                    .filter(|(k, _)| keys.contains_key(*k))
+                    .filter(|(k, _)| keys.contains_key(k.as_str()))
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect()
             }
@@ -222,13 +226,13 @@ fn project_value(v: &Value, paths: &Paths) -> Value {
     let (Paths::Keys(keys), Value::Object(entries)) = (paths, v) else {
         return v.clone();
     };
-    if keys.keys().any(|k| !entries.contains_key(k.as_str())) {
+    if keys.keys().any(|k| !entries.contains_key(&**k)) {
         return v.clone();
     }
     Value::object(
         keys.iter()
             .filter_map(|(k, sub)| {
-                let (key, value) = entries.get_key_value(k.as_str())?;
+                let (key, value) = entries.get_key_value(&**k)?;
                 Some((key.clone(), project_value(value, sub)))
             })
             .collect(),
@@ -296,7 +300,7 @@ mod tests {
     fn keys(p: &Paths) -> Vec<&str> {
         match p {
             Paths::All => vec!["*"],
-            Paths::Keys(k) => k.keys().map(String::as_str).collect(),
+            Paths::Keys(k) => k.keys().map(|k| &**k).collect(),
         }
     }
 

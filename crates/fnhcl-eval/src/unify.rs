@@ -2,8 +2,6 @@
 //! objects merge key by key (in sorted key order, so the first conflict
 //! reported is deterministic); other values must be equal.
 
-use std::sync::Arc;
-
 use fnhcl_value::{Key, Value};
 
 /// Why two contributions cannot be merged.
@@ -94,7 +92,7 @@ fn merge_at(
         };
         // One walk of both sorted key lists (inserting new keys one by one
         // into the sorted map could move its tail each time).
-        return Arc::make_mut(m).merge_with(n, |k, ov, nv| {
+        return m.merge_with(n, |k, ov, nv| {
             path.push(k.clone());
             let r = merge_at(ov, nv, path, depth + 1);
             path.pop();

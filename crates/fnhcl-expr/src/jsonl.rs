@@ -482,28 +482,28 @@ fn converted(v: &Value, depth: usize) -> Result<Option<Value>, String> {
             {
                 return Ok(Some(var_value(inner, depth + 1)?.mark()));
             }
-            // In key order: each insert is a push.
-            let mut out: Option<fnhcl_value::ObjMap> = None;
+            // In key order: each entry is a push.
+            let mut out: Option<Vec<(fnhcl_value::Key, Value)>> = None;
             for (i, (k, x)) in m.iter().enumerate() {
                 match (converted(x, depth + 1)?, &mut out) {
                     (Some(c), Some(out)) => {
-                        out.insert(k.clone(), c);
+                        out.push((k.clone(), c));
                     }
                     (Some(c), None) => {
-                        let mut o = fnhcl_value::ObjMap::with_capacity(m.len());
+                        let mut o = Vec::with_capacity(m.len());
                         for (k, x) in m.iter().take(i) {
-                            o.insert(k.clone(), x.clone());
+                            o.push((k.clone(), x.clone()));
                         }
-                        o.insert(k.clone(), c);
+                        o.push((k.clone(), c));
                         out = Some(o);
                     }
                     (None, Some(out)) => {
-                        out.insert(k.clone(), x.clone());
+                        out.push((k.clone(), x.clone()));
                     }
                     (None, None) => {}
                 }
             }
-            out.map(Value::object)
+            out.map(|o| Value::object(fnhcl_value::ObjMap::from_sorted(o)))
         }
         _ => None,
     })
@@ -791,7 +791,7 @@ mod tests {
         let (Value::Object(a), Value::Object(b)) = (&v, &out) else {
             panic!("objects");
         };
-        assert!(Arc::ptr_eq(a, b));
+        assert!(a.ptr_eq(b));
     }
 
     #[test]

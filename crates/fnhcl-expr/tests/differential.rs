@@ -34,7 +34,7 @@ type Object = fnhcl_value::ObjMap;
 
 fn object(text: &str) -> Option<Object> {
     match from_json_text(text) {
-        Ok(Value::Object(m)) => Some((*m).clone()),
+        Ok(Value::Object(m)) => Some(m.clone()),
         _ => None,
     }
 }

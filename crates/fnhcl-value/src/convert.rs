@@ -349,15 +349,16 @@ fn conv_known(
             if !exists(have, want, unsafe_ok, depth) {
                 return Err(no_conv(path));
             }
-            let mut out = ObjMap::with_capacity(wattrs.len());
+            // In key order: `wattrs` is sorted as an `ObjMap` is.
+            let mut out = Vec::with_capacity(wattrs.len());
             for (name, wt) in wattrs.iter() {
                 let Some(av) = attrs.get(name) else {
                     return Err(no_conv(path));
                 };
                 let c = conv_child(av, wt, unsafe_ok, path, PathStep::Attr(name.clone()), depth)?;
-                out.insert(name.clone(), c);
+                out.push((name.clone(), c));
             }
-            Ok(Value::object(out))
+            Ok(Value::object(ObjMap::from_sorted(out)))
         }
         // tuple -> tuple
         (Value::Tuple(items), Type::Tuple(ws)) => {
@@ -387,14 +388,15 @@ fn conv_known(
             if !exists(have, want, unsafe_ok, depth) {
                 return Err(no_conv(path));
             }
-            let mut out = ObjMap::with_capacity(m.items.len());
+            let mut entries = Vec::with_capacity(m.items.len());
             for (k, item) in &m.items {
                 let step = PathStep::Index(Value::String(k.clone()));
-                out.insert(
+                entries.push((
                     k.clone(),
                     conv_child(item, we, unsafe_ok, path, step, depth)?,
-                );
+                ));
             }
+            let mut out = ObjMap::from_sorted(entries);
             if out.is_empty() {
                 let elem = if **we == Type::Dynamic {
                     m.elem.clone()
@@ -458,14 +460,15 @@ fn conv_known(
             {
                 return Err(no_conv(path));
             }
-            let mut out = ObjMap::with_capacity(attrs.len());
+            let mut entries = Vec::with_capacity(attrs.len());
             for (k, item) in attrs.iter() {
                 let step = PathStep::Index(Value::String(k.clone()));
-                out.insert(
+                entries.push((
                     k.clone(),
                     conv_child(item, &target, unsafe_ok, path, step, depth)?,
-                );
+                ));
             }
+            let mut out = ObjMap::from_sorted(entries);
             if target.is_collection() || target.is_object() {
                 out = unify_entries(out, unsafe_ok, path)?;
             }
@@ -480,15 +483,16 @@ fn conv_known(
             if !exists(have, want, unsafe_ok, depth) {
                 return Err(no_conv(path));
             }
-            let mut out = ObjMap::with_capacity(wattrs.len());
+            let mut entries = Vec::with_capacity(wattrs.len());
             for (k, item) in &m.items {
                 let Some(wt) = wattrs.get(k) else { continue };
                 let step = PathStep::Index(Value::String(k.clone()));
-                out.insert(
+                entries.push((
                     k.clone(),
                     conv_child(item, wt, unsafe_ok, path, step, depth)?,
-                );
+                ));
             }
+            let out = ObjMap::from_sorted(entries);
             for name in wattrs.keys() {
                 if !out.contains_key(name) {
                     return Err(ConvertError::new(
@@ -591,13 +595,13 @@ fn unify_entries(
             path,
         ));
     };
-    let mut out = ObjMap::with_capacity(items.len());
-    for (k, v) in items {
+    let mut out = Vec::with_capacity(items.len());
+    for (k, v) in items.iter() {
         let step = PathStep::Index(Value::String(k.clone()));
-        let c = conv_child(&v, &unified, unsafe_ok, path, step, 0)?;
-        out.insert(k, c);
+        let c = conv_child(v, &unified, unsafe_ok, path, step, 0)?;
+        out.push((k.clone(), c));
     }
-    Ok(out)
+    Ok(ObjMap::from_sorted(out))
 }
 
 // ---------------------------------------------------------------------

@@ -30,6 +30,6 @@ mod value;
 pub use convert::{ConvertError, convert, unify, unify_unsafe};
 pub use json::{from_json_text, from_serde_json, to_json_text, to_serde_json};
 pub use number::{Number, NumberError, STANDARD_PRECISION};
-pub use objmap::ObjMap;
+pub use objmap::{ObjMap, key_eq};
 pub use types::Type;
 pub use value::{Collection, Key, MapValue, Value, nfc};

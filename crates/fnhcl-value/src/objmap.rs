@@ -1,19 +1,26 @@
 //! [`ObjMap`]: the attributes of an object or the entries of a map, as one
-//! sorted vector.
+//! sorted, shared slice.
 //!
 //! Invariants: entries are sorted by key in byte order of the UTF-8 text
 //! (the order `BTreeMap<Arc<str>, _>` gave, and cty's lexical order), and
-//! keys are unique. One allocation per map, binary-search lookups, and
-//! iteration is a slice walk.
+//! keys are unique. The entries live in one `Arc<[(Key, Value)]>` (none for
+//! an empty map): one allocation per map, shared by clones (a clone is a
+//! reference count), binary-search lookups, and iteration is a slice walk.
+//! [`crate::Value::Object`] holds an `ObjMap` directly, so an object is one
+//! allocation, not an `Arc` box and a vector buffer.
 //!
-//! Inserting a key in the middle moves the tail (O(n)), so code that builds
-//! a map from input of unbounded size collects `(key, value)` pairs and
-//! calls [`FromIterator`] (one sort, last duplicate wins, as `BTreeMap`'s
-//! `collect`) instead of inserting in a loop. Inserting keys in increasing
-//! order is a push.
+//! Changing a map is copy-on-write: changing values in place
+//! ([`ObjMap::get_mut`], [`ObjMap::iter_mut`], ...) copies the entries only
+//! when they are shared; adding or removing a key builds a new slice (O(n)
+//! and an allocation each time). Code that builds a map collects
+//! `(key, value)` pairs and calls [`FromIterator`] (one sort, last duplicate
+//! wins, as `BTreeMap`'s `collect`) or [`ObjMap::from_sorted`] instead of
+//! inserting in a loop; an iterator of known length (a slice or vector
+//! mapped) becomes the slice in one allocation.
 
 use std::cmp::Ordering;
 use std::fmt;
+use std::sync::Arc;
 
 use crate::{Key, Value};
 
@@ -31,10 +38,54 @@ fn key_cmp(a: &str, b: &str) -> Ordering {
     }
 }
 
+/// Whether two keys are the same text: lengths first, then keys of up to
+/// 16 bytes (nearly all) as two overlapping words each, without a
+/// `memcmp` call (keys of the same length often differ only at the end:
+/// `bucket-1`, `bucket-2`).
+#[inline(always)]
+pub fn key_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    fn word(s: &[u8], at: usize) -> u64 {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_le_bytes(w)
+    }
+    fn half(s: &[u8], at: usize) -> u32 {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&s[at..at + 4]);
+        u32::from_le_bytes(w)
+    }
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        _ => a == b,
+    }
+}
+
 fn strictly_sorted(entries: &[(Key, Value)]) -> bool {
     entries
         .windows(2)
         .all(|w| key_cmp(&w[0].0, &w[1].0).is_lt())
+}
+
+/// The entries as a shared slice, `None` when empty.
+type Store = Option<Arc<[(Key, Value)]>>;
+
+/// One shared slice of `entries` (none when empty). A vector's buffer is
+/// copied into the slice's allocation: builders that know the length use
+/// an exact-size iterator instead (see [`ObjMap::from_sorted_iter`]).
+#[inline]
+fn store(entries: Vec<(Key, Value)>) -> Store {
+    if entries.is_empty() {
+        None
+    } else {
+        Some(Arc::from(entries))
+    }
 }
 
 /// A sorted, duplicate-free map from [`Key`] to [`Value`] (see the module
@@ -51,40 +102,78 @@ fn strictly_sorted(entries: &[(Key, Value)]) -> bool {
 /// assert_eq!(m.keys().map(|k| &**k).collect::<Vec<_>>(), ["a", "b"]);
 /// assert_eq!(m.get("b"), Some(&Value::int(3)));
 /// ```
-#[derive(Clone, Default, PartialEq)]
+#[derive(Clone, Default)]
 pub struct ObjMap {
-    entries: Vec<(Key, Value)>,
+    entries: Store,
+}
+
+impl PartialEq for ObjMap {
+    fn eq(&self, other: &ObjMap) -> bool {
+        match (&self.entries, &other.entries) {
+            (Some(a), Some(b)) if Arc::ptr_eq(a, b) => true,
+            _ => self.as_slice() == other.as_slice(),
+        }
+    }
 }
 
 impl ObjMap {
     pub const fn new() -> ObjMap {
-        ObjMap {
-            entries: Vec::new(),
-        }
+        ObjMap { entries: None }
     }
 
-    pub fn with_capacity(capacity: usize) -> ObjMap {
-        ObjMap {
-            entries: Vec::with_capacity(capacity),
-        }
+    /// An empty map (the capacity is not kept: the entries are one slice
+    /// made when they are known; see the module documentation).
+    pub fn with_capacity(_capacity: usize) -> ObjMap {
+        ObjMap::new()
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.as_slice().len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.entries.is_none()
     }
 
     /// The entries in key order.
+    #[inline]
     pub fn as_slice(&self) -> &[(Key, Value)] {
-        &self.entries
+        match &self.entries {
+            Some(e) => e,
+            None => &[],
+        }
+    }
+
+    /// True if both maps share their entries (one is a clone of the
+    /// other, unchanged since), or both are empty.
+    pub fn ptr_eq(&self, other: &ObjMap) -> bool {
+        match (&self.entries, &other.entries) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+
+    /// The entries, to change in place (copied first if shared).
+    fn slice_mut(&mut self) -> &mut [(Key, Value)] {
+        match &mut self.entries {
+            Some(e) => Arc::make_mut(e),
+            None => &mut [],
+        }
+    }
+
+    /// The entries as a vector to change (cloned out of the shared slice),
+    /// the map left empty; put them back with `self.entries = store(v)`.
+    fn take_vec(&mut self) -> Vec<(Key, Value)> {
+        match self.entries.take() {
+            Some(e) => e.to_vec(),
+            None => Vec::new(),
+        }
     }
 
     /// Where `key` is (`Ok`) or would go (`Err`): a binary search.
     fn find(&self, key: &str) -> Result<usize, usize> {
-        self.entries.binary_search_by(|(k, _)| key_cmp(k, key))
+        self.as_slice().binary_search_by(|(k, _)| key_cmp(k, key))
     }
 
     /// The index of `key`. Small maps (most objects) are scanned, which
@@ -93,9 +182,12 @@ impl ObjMap {
     /// parse share it).
     #[inline]
     fn position(&self, key: &str) -> Option<usize> {
-        if self.entries.len() <= LINEAR_MAX {
-            self.entries.iter().position(|(k, _)| {
-                k.len() == key.len() && (std::ptr::eq(k.as_ptr(), key.as_ptr()) || **k == *key)
+        let entries = self.as_slice();
+        if entries.len() <= LINEAR_MAX {
+            entries.iter().position(|(k, _)| {
+                k.len() == key.len()
+                    && (std::ptr::eq(k.as_ptr(), key.as_ptr())
+                        || key_eq(k.as_bytes(), key.as_bytes()))
             })
         } else {
             self.find(key).ok()
@@ -106,7 +198,7 @@ impl ObjMap {
     where
         Q: AsRef<str> + ?Sized,
     {
-        self.position(key.as_ref()).map(|i| &self.entries[i].1)
+        self.position(key.as_ref()).map(|i| &self.as_slice()[i].1)
     }
 
     pub fn get_key_value<Q>(&self, key: &Q) -> Option<(&Key, &Value)>
@@ -114,7 +206,7 @@ impl ObjMap {
         Q: AsRef<str> + ?Sized,
     {
         self.position(key.as_ref()).map(|i| {
-            let (k, v) = &self.entries[i];
+            let (k, v) = &self.as_slice()[i];
             (k, v)
         })
     }
@@ -123,7 +215,8 @@ impl ObjMap {
     where
         Q: AsRef<str> + ?Sized,
     {
-        self.position(key.as_ref()).map(|i| &mut self.entries[i].1)
+        self.position(key.as_ref())
+            .map(|i| &mut self.slice_mut()[i].1)
     }
 
     pub fn contains_key<Q>(&self, key: &Q) -> bool
@@ -133,24 +226,21 @@ impl ObjMap {
         self.position(key.as_ref()).is_some()
     }
 
-    /// Inserts or replaces; returns the previous value. A key greater than
-    /// every present key is a push; any other new key moves the tail.
+    /// Inserts or replaces; returns the previous value. Replacing changes
+    /// the value in place; a new key builds the entries anew (O(n)).
     pub fn insert(&mut self, key: Key, value: Value) -> Option<Value> {
-        let pos = match self.entries.last() {
-            None => 0,
-            Some((last, _)) => match key_cmp(last, &key) {
-                Ordering::Less => self.entries.len(),
-                Ordering::Equal => {
-                    let slot = &mut self.entries.last_mut().expect("non-empty").1;
-                    return Some(std::mem::replace(slot, value));
-                }
-                Ordering::Greater => match self.find(&key) {
-                    Ok(i) => return Some(std::mem::replace(&mut self.entries[i].1, value)),
-                    Err(i) => i,
-                },
-            },
+        let pos = match self.find(&key) {
+            Ok(i) => return Some(std::mem::replace(&mut self.slice_mut()[i].1, value)),
+            Err(i) => i,
         };
-        self.entries.insert(pos, (key, value));
+        let old = self.as_slice();
+        let entries: Arc<[(Key, Value)]> = old[..pos]
+            .iter()
+            .cloned()
+            .chain(std::iter::once((key, value)))
+            .chain(old[pos..].iter().cloned())
+            .collect();
+        self.entries = Some(entries);
         None
     }
 
@@ -158,49 +248,54 @@ impl ObjMap {
     where
         Q: AsRef<str> + ?Sized,
     {
-        self.position(key.as_ref())
-            .map(|i| self.entries.remove(i).1)
+        let i = self.position(key.as_ref())?;
+        let mut v = self.take_vec();
+        let (_, value) = v.remove(i);
+        self.entries = store(v);
+        Some(value)
     }
 
     /// Keeps the entries for which `keep` is true (in one pass).
     pub fn retain(&mut self, mut keep: impl FnMut(&Key, &mut Value) -> bool) {
-        self.entries.retain_mut(|(k, v)| keep(k, v));
+        let mut v = self.take_vec();
+        v.retain_mut(|(k, v)| keep(k, v));
+        self.entries = store(v);
     }
 
     pub fn first_key_value(&self) -> Option<(&Key, &Value)> {
-        self.entries.first().map(|(k, v)| (k, v))
+        self.as_slice().first().map(|(k, v)| (k, v))
     }
 
     pub fn last_key_value(&self) -> Option<(&Key, &Value)> {
-        self.entries.last().map(|(k, v)| (k, v))
+        self.as_slice().last().map(|(k, v)| (k, v))
     }
 
     pub fn iter(&self) -> Iter<'_> {
-        Iter(self.entries.iter())
+        Iter(self.as_slice().iter())
     }
 
     pub fn iter_mut(&mut self) -> IterMut<'_> {
-        IterMut(self.entries.iter_mut())
+        IterMut(self.slice_mut().iter_mut())
     }
 
     pub fn keys(&self) -> Keys<'_> {
-        Keys(self.entries.iter())
+        Keys(self.as_slice().iter())
     }
 
     pub fn values(&self) -> Values<'_> {
-        Values(self.entries.iter())
+        Values(self.as_slice().iter())
     }
 
     pub fn values_mut(&mut self) -> ValuesMut<'_> {
-        ValuesMut(self.entries.iter_mut())
+        ValuesMut(self.slice_mut().iter_mut())
     }
 
     pub fn into_keys(self) -> impl DoubleEndedIterator<Item = Key> + ExactSizeIterator {
-        self.entries.into_iter().map(|(k, _)| k)
+        self.into_iter().map(|(k, _)| k)
     }
 
     pub fn into_values(self) -> impl DoubleEndedIterator<Item = Value> + ExactSizeIterator {
-        self.entries.into_iter().map(|(_, v)| v)
+        self.into_iter().map(|(_, v)| v)
     }
 
     /// Merges `other` into `self` in one walk of both sorted sequences:
@@ -215,46 +310,60 @@ impl ObjMap {
         mut both: impl FnMut(&Key, &mut Value, &Value) -> Result<(), E>,
     ) -> Result<(), E> {
         let mut missing = 0usize;
-        let mut mine = self.entries.iter_mut().peekable();
-        for (k, theirs) in &other.entries {
-            loop {
-                match mine.peek() {
-                    Some((mk, _)) if key_cmp(mk, k).is_lt() => {
+        // Keys in both are changed in place (copying shared entries first)
+        // only when there are some.
+        let common = {
+            let (a, b) = (self.as_slice(), other.as_slice());
+            let (mut i, mut c) = (0, 0);
+            for (k, _) in b {
+                while i < a.len() && key_cmp(&a[i].0, k).is_lt() {
+                    i += 1;
+                }
+                if i < a.len() && *a[i].0 == **k {
+                    c += 1;
+                    i += 1;
+                } else {
+                    missing += 1;
+                }
+            }
+            c
+        };
+        if common > 0 {
+            let mut mine = self.slice_mut().iter_mut().peekable();
+            for (k, theirs) in other.as_slice() {
+                while let Some((mk, _)) = mine.peek() {
+                    if key_cmp(mk, k).is_lt() {
                         mine.next();
-                    }
-                    Some((mk, _)) if **mk == **k => {
-                        let (mk, mv) = mine.next().expect("peeked");
-                        both(mk, mv, theirs)?;
+                    } else {
                         break;
                     }
-                    _ => {
-                        missing += 1;
-                        break;
-                    }
+                }
+                if let Some((mk, _)) = mine.peek()
+                    && **mk == **k
+                {
+                    let (mk, mv) = mine.next().expect("peeked");
+                    both(mk, mv, theirs)?;
                 }
             }
         }
         if missing == 0 {
             return Ok(());
         }
-        let old = std::mem::take(&mut self.entries);
+        let old = self.as_slice();
         let mut merged = Vec::with_capacity(old.len() + missing);
-        let mut theirs = other.entries.iter().peekable();
+        let mut theirs = other.as_slice().iter().peekable();
         for (k, v) in old {
-            while let Some((tk, tv)) = theirs.next_if(|(tk, _)| key_cmp(tk, &k).is_lt()) {
+            while let Some((tk, tv)) = theirs.next_if(|(tk, _)| key_cmp(tk, k).is_lt()) {
                 merged.push((tk.clone(), tv.clone()));
             }
-            theirs.next_if(|(tk, _)| **tk == *k);
-            merged.push((k, v));
+            theirs.next_if(|(tk, _)| **tk == **k);
+            merged.push((k.clone(), v.clone()));
         }
         merged.extend(theirs.map(|(k, v)| (k.clone(), v.clone())));
-        self.entries = merged;
+        self.entries = store(merged);
         Ok(())
     }
 
-    /// Sorts `entries` by key (stable) and keeps the last of equal keys:
-    /// the result `BTreeMap`'s `collect` gives. One pass when the input is
-    /// already sorted and unique.
     /// A map of entries already in key order, without duplicates, for a
     /// caller that worked the order out once (a compiled object
     /// constructor, a merge of maps): no sort and, in release builds, no
@@ -265,13 +374,43 @@ impl ObjMap {
             strictly_sorted(&entries),
             "ObjMap::from_sorted: entries out of order or duplicated"
         );
-        ObjMap { entries }
+        ObjMap {
+            entries: store(entries),
+        }
+    }
+
+    /// [`ObjMap::from_sorted`] of an iterator: one allocation when the
+    /// iterator's length is exact and trusted (a slice's or a vector's
+    /// iterator, mapped or zipped), no vector in between.
+    pub fn from_sorted_iter<I>(entries: I) -> ObjMap
+    where
+        I: IntoIterator<Item = (Key, Value)>,
+        I::IntoIter: ExactSizeIterator,
+    {
+        let it = entries.into_iter();
+        if it.len() == 0 {
+            return ObjMap::new();
+        }
+        let entries: Arc<[(Key, Value)]> = it.collect();
+        debug_assert!(
+            strictly_sorted(&entries),
+            "ObjMap::from_sorted_iter: entries out of order or duplicated"
+        );
+        ObjMap {
+            entries: (!entries.is_empty()).then_some(entries),
+        }
     }
 
     /// Entries of `self` and `later` in key order, `later`'s value kept
     /// where both have a key (one pass over both, no sort).
     pub fn merged_with(&self, later: &ObjMap) -> ObjMap {
         let (a, b) = (self.as_slice(), later.as_slice());
+        if a.is_empty() {
+            return later.clone();
+        }
+        if b.is_empty() {
+            return self.clone();
+        }
         let mut out = Vec::with_capacity(a.len() + b.len());
         let (mut i, mut j) = (0, 0);
         while i < a.len() && j < b.len() {
@@ -293,7 +432,9 @@ impl ObjMap {
         }
         out.extend_from_slice(&a[i..]);
         out.extend_from_slice(&b[j..]);
-        ObjMap { entries: out }
+        ObjMap {
+            entries: store(out),
+        }
     }
 
     fn from_vec(mut entries: Vec<(Key, Value)>) -> ObjMap {
@@ -310,7 +451,9 @@ impl ObjMap {
                 }
             });
         }
-        ObjMap { entries }
+        ObjMap {
+            entries: store(entries),
+        }
     }
 }
 
@@ -322,12 +465,13 @@ impl FromIterator<(Key, Value)> for ObjMap {
 
 impl Extend<(Key, Value)> for ObjMap {
     fn extend<I: IntoIterator<Item = (Key, Value)>>(&mut self, iter: I) {
-        let start = self.entries.len();
-        self.entries.extend(iter);
-        if !strictly_sorted(&self.entries[start.saturating_sub(1)..]) {
-            let entries = std::mem::take(&mut self.entries);
-            *self = ObjMap::from_vec(entries);
+        let mut iter = iter.into_iter().peekable();
+        if iter.peek().is_none() {
+            return;
         }
+        let mut entries = self.take_vec();
+        entries.extend(iter);
+        *self = ObjMap::from_vec(entries);
     }
 }
 
@@ -340,14 +484,14 @@ impl<const N: usize> From<[(Key, Value); N]> for ObjMap {
 impl From<std::collections::BTreeMap<Key, Value>> for ObjMap {
     fn from(map: std::collections::BTreeMap<Key, Value>) -> ObjMap {
         ObjMap {
-            entries: map.into_iter().collect(),
+            entries: (!map.is_empty()).then(|| map.into_iter().collect()),
         }
     }
 }
 
 impl From<ObjMap> for std::collections::BTreeMap<Key, Value> {
     fn from(map: ObjMap) -> Self {
-        map.entries.into_iter().collect()
+        map.into_iter().collect()
     }
 }
 
@@ -372,8 +516,9 @@ impl IntoIterator for ObjMap {
     type Item = (Key, Value);
     type IntoIter = std::vec::IntoIter<(Key, Value)>;
 
-    fn into_iter(self) -> Self::IntoIter {
-        self.entries.into_iter()
+    /// The entries, cloned out of the shared slice.
+    fn into_iter(mut self) -> Self::IntoIter {
+        self.take_vec().into_iter()
     }
 }
 
@@ -607,6 +752,66 @@ mod tests {
             .merge_with(&theirs, |_, _, _| Ok::<(), ()>(()))
             .unwrap();
         assert_eq!(empty, theirs);
+    }
+
+    #[test]
+    fn key_eq_is_byte_equality() {
+        // Every length up to past the word cases, differing at each place.
+        for n in 0..24usize {
+            let a: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(key_eq(&a, &a.clone()), "{n}");
+            for at in 0..n {
+                let mut b = a.clone();
+                b[at] ^= 0x20;
+                assert_eq!(key_eq(&a, &b), a == b, "{n} {at}");
+                assert!(!key_eq(&a, &b), "{n} {at}");
+            }
+            let mut longer = a.clone();
+            longer.push(b'x');
+            assert!(!key_eq(&a, &longer));
+        }
+    }
+
+    #[test]
+    fn changes_do_not_reach_clones() {
+        let orig: ObjMap = ["a", "c", "e"].map(|s| (k(s), Value::int(1))).into();
+        let check = |m: &ObjMap| assert_eq!(m, &orig);
+        let mut m = orig.clone();
+        assert!(m.ptr_eq(&orig));
+        *m.get_mut("c").expect("c") = Value::int(2);
+        check(&orig);
+        assert!(!m.ptr_eq(&orig));
+        let mut m = orig.clone();
+        m.insert(k("b"), Value::int(3));
+        m.insert(k("a"), Value::int(4));
+        check(&orig);
+        assert_eq!(m.keys().map(|k| &**k).collect::<String>(), "abce");
+        let mut m = orig.clone();
+        m.remove("a");
+        m.retain(|k, _| &**k != "e");
+        check(&orig);
+        assert_eq!(m.keys().map(|k| &**k).collect::<String>(), "c");
+        let mut m = orig.clone();
+        for v in m.values_mut() {
+            *v = Value::int(9);
+        }
+        check(&orig);
+        let mut m = orig.clone();
+        let theirs: ObjMap = [(k("c"), Value::int(5)), (k("d"), Value::int(6))].into();
+        m.merge_with(&theirs, |_, mine, t| {
+            *mine = t.clone();
+            Ok::<(), ()>(())
+        })
+        .expect("merge");
+        check(&orig);
+        assert_eq!(m["c"], Value::int(5));
+        assert_eq!(m.keys().map(|k| &**k).collect::<String>(), "acde");
+        // Emptied maps are empty, whatever they were built from.
+        let mut m = orig.clone();
+        m.retain(|_, _| false);
+        assert!(m.is_empty());
+        assert_eq!(m, ObjMap::new());
+        assert_eq!(ObjMap::from_sorted_iter(Vec::new()), ObjMap::new());
     }
 
     #[test]

@@ -40,7 +40,8 @@ pub enum Value {
     Set(Arc<Collection>),
     Map(Arc<MapValue>),
     Tuple(Arc<Vec<Value>>),
-    Object(Arc<ObjMap>),
+    /// An object's attributes: one shared allocation (see [`ObjMap`]).
+    Object(ObjMap),
     /// A value carrying the `sensitive` mark.
     Marked(Arc<Value>),
 }
@@ -85,10 +86,10 @@ impl Value {
         Value::Tuple(Arc::new(items))
     }
     pub fn object(attrs: ObjMap) -> Value {
-        Value::Object(Arc::new(attrs))
+        Value::Object(attrs)
     }
     pub fn empty_object() -> Value {
-        Value::Object(Arc::new(ObjMap::new()))
+        Value::Object(ObjMap::new())
     }
     /// A list with the given element type. The caller guarantees every item
     /// conforms to `elem` (use conversion helpers otherwise).

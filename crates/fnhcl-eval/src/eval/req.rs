@@ -32,14 +32,18 @@ pub(super) fn build_req(r: &Request, members: &HashMap<String, Vec<(String, Stri
         .as_ref()
         .map(clean)
         .unwrap_or_else(Value::empty_object);
-    // `r.observed` is sorted by name, so these inserts are pushes.
-    let mut resource = ObjMap::with_capacity(r.observed.len());
-    let mut connection = ObjMap::with_capacity(r.observed.len());
+    // `r.observed` is sorted by name (and unique), so these are in key order.
+    let mut resource = Vec::with_capacity(r.observed.len());
+    let mut connection = Vec::with_capacity(r.observed.len());
     for (name, o) in &r.observed {
         let k = key(name);
-        resource.insert(k.clone(), clean(&o.body));
-        connection.insert(k, connection_value(&o.connection_details));
+        resource.push((k.clone(), clean(&o.body)));
+        connection.push((k, connection_value(&o.connection_details)));
     }
+    let (resource, connection) = (
+        ObjMap::from_sorted(resource),
+        ObjMap::from_sorted(connection),
+    );
     // `members` is a HashMap: collected, then sorted once.
     let mut resources = Vec::with_capacity(members.len());
     let mut connections = Vec::with_capacity(members.len());
@@ -56,13 +60,14 @@ pub(super) fn build_req(r: &Request, members: &HashMap<String, Vec<(String, Stri
         resources.push((key(base), Value::tuple(bodies)));
         connections.push((key(base), Value::tuple(conns)));
     }
-    // In name order: pushes.
-    let mut extra = ObjMap::new();
+    // In name order.
+    let mut extra = Vec::new();
     for (name, items) in &r.extra_resources {
         if let Some(items) = items {
-            extra.insert(key(name), Value::tuple(items.iter().map(clean).collect()));
+            extra.push((key(name), Value::tuple(items.iter().map(clean).collect())));
         }
     }
+    let extra = ObjMap::from_sorted(extra);
     obj([
         ("context", context),
         ("composite", composite),

@@ -12,6 +12,10 @@ use crate::conv;
 /// The key of an object item when it is written as a name or a plain
 /// ASCII string (the usual case): used as it is, with no evaluation, no
 /// conversion and no step of its own.
+/// Object constructors of up to this many keys whose items are not in key
+/// order keep their values on the stack (see `literal_object`).
+const SMALL_OBJECT: usize = 8;
+
 pub(crate) fn literal_key(key: &ObjectKey) -> Option<&Key> {
     match key {
         ObjectKey::Ident(id) => Some(&id.name),
@@ -37,8 +41,55 @@ impl Evaluator<'_, '_> {
         o: &LitObject,
     ) -> R {
         let mut diags = Vec::new();
-        // Placeholders (dropped without work); every key has at least one
-        // item, so every one is replaced.
+        // The keys are in key order, without duplicates (sorted and
+        // deduplicated at compile time). When the items are written in that
+        // order, one each (`apiVersion`, `kind`, `metadata`, `spec`), the
+        // object is collected as the items are evaluated, in one allocation:
+        // the zipped slices have an exact length `collect` trusts.
+        let n = o.keys.len();
+        if n > 0 && o.slots.len() == n && o.slots.iter().enumerate().all(|(i, &s)| s as usize == i)
+        {
+            let entries = fnhcl_value::ObjMap::from_sorted_iter(
+                o.keys
+                    .iter()
+                    .zip(items.iter().zip(o.values.iter()))
+                    .map(|(k, (it, node))| {
+                        let (val, vd) = self.eval_sub(&it.value, Some(node));
+                        if !vd.is_empty() {
+                            diags.extend(vd);
+                        }
+                        (k.clone(), val)
+                    }),
+            );
+            return (Value::object(entries), diags);
+        }
+        // Otherwise each value goes to its key's slot (a later item of a
+        // key replaces an earlier one; every key has at least one item).
+        // Objects of a few keys keep the values on the stack and are then
+        // one allocation too.
+        if n <= SMALL_OBJECT {
+            let mut vals: [Option<Value>; SMALL_OBJECT] = Default::default();
+            for ((it, node), &slot) in items.iter().zip(o.values.iter()).zip(o.slots.iter()) {
+                let (val, vd) = self.eval_sub(&it.value, Some(node));
+                if !vd.is_empty() {
+                    diags.extend(vd);
+                }
+                if let Some(e) = vals.get_mut(slot as usize) {
+                    *e = Some(val);
+                }
+            }
+            let entries = fnhcl_value::ObjMap::from_sorted_iter(
+                o.keys
+                    .iter()
+                    .zip(vals.iter_mut())
+                    .map(|(k, v)| (k.clone(), v.take().unwrap_or(Value::Bool(false)))),
+            );
+            // Every slot is `None` again: nothing to drop (skips the
+            // array's drop walk).
+            std::mem::forget(vals);
+            return (Value::object(entries), diags);
+        }
+        // Placeholders (dropped without work), each replaced.
         let mut entries: Vec<(Key, Value)> = o
             .keys
             .iter()
@@ -53,8 +104,6 @@ impl Evaluator<'_, '_> {
                 e.1 = val;
             }
         }
-        // In key order, without duplicates: the keys were sorted and
-        // deduplicated at compile time.
         (
             Value::object(fnhcl_value::ObjMap::from_sorted(entries)),
             diags,
