@@ -58,7 +58,7 @@ fn process_plain_line(line: &str) -> String {
     let empty = fnhcl_value::ObjMap::default();
     let vars = match parsed.get("vars") {
         None | Some(Value::Null(_)) => &empty,
-        Some(Value::Object(m)) => &**m,
+        Some(Value::Object(m)) => m,
         Some(_) => return error_line(id.as_deref(), "bad vars: not an object", None),
     };
     let prepared = match prepared {
