@@ -403,7 +403,7 @@ impl<'a> Parser<'a> {
                 Some(b'}') => {
                     self.pos += 1;
                     if sorted {
-                        return Ok(Value::object(attrs.into_iter().collect()));
+                        return Ok(Value::object(fnhcl_value::ObjMap::from_sorted_iter(attrs)));
                     }
                     return sorted_object(attrs);
                 }

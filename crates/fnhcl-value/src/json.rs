@@ -16,7 +16,7 @@
 
 use std::sync::Arc;
 
-use crate::{Key, Number, Value};
+use crate::{Key, Number, ObjMap, Value};
 
 /// Maximum nesting of arrays/objects accepted by [`from_json_text`].
 pub const MAX_JSON_DEPTH: usize = 512;
@@ -136,7 +136,7 @@ impl Parser<'_> {
                 Some(b',') => self.i += 1,
                 Some(b'}') => {
                     self.i += 1;
-                    return Ok(Value::object(self.members.drain(base..).collect()));
+                    return Ok(Value::object(ObjMap::drain_from(&mut self.members, base)));
                 }
                 _ => return self.err("expected ',' or '}' in object"),
             }

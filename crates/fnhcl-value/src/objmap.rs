@@ -379,6 +379,18 @@ impl ObjMap {
         }
     }
 
+    /// The entries `buf[base..]`, taken out of `buf` (which keeps its
+    /// capacity, for a reader that collects every object's members in one
+    /// buffer): sorted and deduplicated as [`FromIterator`] does, and in one
+    /// allocation, straight from the buffer, when they are already in order.
+    pub fn drain_from(buf: &mut Vec<(Key, Value)>, base: usize) -> ObjMap {
+        if strictly_sorted(&buf[base..]) {
+            ObjMap::from_sorted_iter(buf.drain(base..))
+        } else {
+            ObjMap::from_vec(buf.drain(base..).collect())
+        }
+    }
+
     /// [`ObjMap::from_sorted`] of an iterator: one allocation when the
     /// iterator's length is exact and trusted (a slice's or a vector's
     /// iterator, mapped or zipped), no vector in between.
@@ -623,6 +635,25 @@ mod tests {
 
     fn k(s: &str) -> Key {
         s.into()
+    }
+
+    #[test]
+    fn drain_from_takes_the_tail_sorted_or_not() {
+        let mut buf = vec![(k("outer"), Value::int(0))];
+        buf.extend([("a", 1), ("b", 2)].map(|(n, v)| (k(n), Value::int(v))));
+        let m = ObjMap::drain_from(&mut buf, 1);
+        assert_eq!(m.keys().map(|k| &**k).collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(buf.len(), 1);
+        buf.extend([("b", 1), ("a", 2), ("b", 3)].map(|(n, v)| (k(n), Value::int(v))));
+        let m = ObjMap::drain_from(&mut buf, 1);
+        let expected: ObjMap = [("b", 1), ("a", 2), ("b", 3)]
+            .into_iter()
+            .map(|(n, v)| (k(n), Value::int(v)))
+            .collect();
+        assert_eq!(m, expected);
+        assert_eq!(m.get("b"), Some(&Value::int(3)));
+        assert!(ObjMap::drain_from(&mut buf, 1).is_empty());
+        assert_eq!(buf.len(), 1);
     }
 
     #[test]
