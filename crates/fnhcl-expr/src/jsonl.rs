@@ -42,18 +42,9 @@ fn process_plain_line(line: &str) -> String {
             .get_or_insert_with(|| Prepared::new(read))
             .wants(name)
     });
-    let parsed = match parsed {
-        Ok(Value::Object(m)) => m,
-        Ok(_) => return error_line(None, "bad input line: not a JSON object", None),
-        Err(e) => return error_line(None, &format!("bad input line: {e}"), None),
-    };
-    let id = match parsed.get("id") {
-        Some(Value::String(s)) => Some(s.to_string()),
-        _ => None,
-    };
-    let expr = match parsed.get("expr") {
-        Some(Value::String(s)) => s.clone(),
-        _ => return error_line(id.as_deref(), "bad input line: missing \"expr\"", None),
+    let (parsed, id, expr) = match line_parts(parsed) {
+        Ok(parts) => parts,
+        Err(answer) => return answer,
     };
     let empty = fnhcl_value::ObjMap::default();
     let vars = match parsed.get("vars") {
@@ -244,20 +235,35 @@ impl crate::Variables for ObjVars<'_> {
     }
 }
 
-/// [`process_line`] reading the whole line.
-fn process_whole_line(line: &str) -> String {
-    let parsed = match from_json_text(line) {
+/// A line read as JSON: its object, its `"id"` (if a string) and its
+/// `"expr"`, or the answer line that says what is wrong with it.
+fn line_parts(
+    parsed: Result<Value, String>,
+) -> Result<(fnhcl_value::ObjMap, Option<String>, Arc<str>), String> {
+    let parsed = match parsed {
         Ok(Value::Object(m)) => m,
-        Ok(_) => return error_line(None, "bad input line: not a JSON object", None),
-        Err(e) => return error_line(None, &format!("bad input line: {e}"), None),
+        Ok(_) => return Err(error_line(None, "bad input line: not a JSON object", None)),
+        Err(e) => return Err(error_line(None, &format!("bad input line: {e}"), None)),
     };
     let id = match parsed.get("id") {
         Some(Value::String(s)) => Some(s.to_string()),
         _ => None,
     };
     let expr = match parsed.get("expr") {
-        Some(Value::String(s)) => s.to_string(),
-        _ => return error_line(id.as_deref(), "bad input line: missing \"expr\"", None),
+        Some(Value::String(s)) => s.clone(),
+        _ => {
+            let msg = "bad input line: missing \"expr\"";
+            return Err(error_line(id.as_deref(), msg, None));
+        }
+    };
+    Ok((parsed, id, expr))
+}
+
+/// [`process_line`] reading the whole line.
+fn process_whole_line(line: &str) -> String {
+    let (parsed, id, expr) = match line_parts(from_json_text(line)) {
+        Ok(parts) => parts,
+        Err(answer) => return answer,
     };
     let vars = match parsed.get("vars") {
         None | Some(Value::Null(_)) => BTreeMap::new(),
