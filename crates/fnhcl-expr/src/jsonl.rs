@@ -730,6 +730,31 @@ mod tests {
         assert!(process_plain_line(lines[2]).contains("bad input line"));
     }
 
+    /// A line that is not an object, or has no `"expr"`, is answered with
+    /// what is wrong, by both readers alike.
+    #[test]
+    fn malformed_lines_say_what_is_wrong() {
+        let cases = [
+            ("[1]", r#"{"error":"bad input line: not a JSON object"}"#),
+            (
+                r#"{"id":"a","vars":{}}"#,
+                r#"{"id":"a","error":"bad input line: missing \"expr\""}"#,
+            ),
+            (
+                r#"{"id":"b","expr":1}"#,
+                r#"{"id":"b","error":"bad input line: missing \"expr\""}"#,
+            ),
+        ];
+        for (line, answer) in cases {
+            assert_eq!(process_plain_line(line), answer, "{line}");
+            assert_eq!(process_whole_line(line), answer, "{line}");
+        }
+        for line in ["{", r#"{"expr":"1""#] {
+            assert!(process_plain_line(line).starts_with(r#"{"error":"bad input line: "#));
+            assert_eq!(process_plain_line(line), process_whole_line(line));
+        }
+    }
+
     /// The one pass of `vars_as_read` answers as the plain checks.
     #[test]
     fn vars_as_read_agrees_with_the_plain_checks() {
