@@ -59,15 +59,7 @@ impl Parser<'_> {
         match c {
             b'{' => self.object(depth, |p, _, _, d| p.value(d)),
             b'[' => {
-                if depth >= MAX_JSON_DEPTH {
-                    return self.err(&format!(
-                        "JSON nested more than {MAX_JSON_DEPTH} levels deep"
-                    ));
-                }
-                self.i += 1;
-                self.ws();
-                if self.b.get(self.i) == Some(&b']') {
-                    self.i += 1;
+                if self.open(depth, b']')? {
                     return Ok(Value::tuple(Vec::new()));
                 }
                 let base = self.elements.len();
@@ -94,6 +86,25 @@ impl Parser<'_> {
         }
     }
 
+    /// Steps over an array's `[` or an object's `{` at `depth` (refused
+    /// past [`MAX_JSON_DEPTH`]) and the blanks after it; true, with `close`
+    /// stepped over too, when the container is empty.
+    #[inline]
+    fn open(&mut self, depth: usize, close: u8) -> Result<bool, String> {
+        if depth >= MAX_JSON_DEPTH {
+            return self.err(&format!(
+                "JSON nested more than {MAX_JSON_DEPTH} levels deep"
+            ));
+        }
+        self.i += 1;
+        self.ws();
+        if self.b.get(self.i) == Some(&close) {
+            self.i += 1;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
     /// An object (at its `{`); `member(parser, key, base, depth)` reads
     /// each member's value (the members read so far are
     /// `parser.members[base..]`).
@@ -103,15 +114,7 @@ impl Parser<'_> {
         depth: usize,
         mut member: impl FnMut(&mut Self, &Key, usize, usize) -> Result<Value, String>,
     ) -> Result<Value, String> {
-        if depth >= MAX_JSON_DEPTH {
-            return self.err(&format!(
-                "JSON nested more than {MAX_JSON_DEPTH} levels deep"
-            ));
-        }
-        self.i += 1;
-        self.ws();
-        if self.b.get(self.i) == Some(&b'}') {
-            self.i += 1;
+        if self.open(depth, b'}')? {
             return Ok(Value::empty_object());
         }
         // Collected, then sorted once (inserting one by one into
@@ -160,15 +163,7 @@ impl Parser<'_> {
             b'-' | b'0'..=b'9' => return self.skip_number(),
             _ => return self.err("invalid character in JSON"),
         };
-        if depth >= MAX_JSON_DEPTH {
-            return self.err(&format!(
-                "JSON nested more than {MAX_JSON_DEPTH} levels deep"
-            ));
-        }
-        self.i += 1;
-        self.ws();
-        if self.b.get(self.i) == Some(&close) {
-            self.i += 1;
+        if self.open(depth, close)? {
             return Ok(());
         }
         loop {
