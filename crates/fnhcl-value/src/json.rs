@@ -86,15 +86,21 @@ impl Parser<'_> {
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&self) -> Result<bool, String> {
+        self.err(&format!(
+            "JSON nested more than {MAX_JSON_DEPTH} levels deep"
+        ))
+    }
+
     /// Steps over an array's `[` or an object's `{` at `depth` (refused
     /// past [`MAX_JSON_DEPTH`]) and the blanks after it; true, with `close`
     /// stepped over too, when the container is empty.
-    #[inline]
+    #[inline(always)]
     fn open(&mut self, depth: usize, close: u8) -> Result<bool, String> {
         if depth >= MAX_JSON_DEPTH {
-            return self.err(&format!(
-                "JSON nested more than {MAX_JSON_DEPTH} levels deep"
-            ));
+            return self.too_deep();
         }
         self.i += 1;
         self.ws();
