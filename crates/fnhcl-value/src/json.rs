@@ -33,7 +33,26 @@ struct Parser<'a> {
     elements: Vec<Value>,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    fn new(text: &'a str) -> Parser<'a> {
+        Parser {
+            s: text,
+            b: text.as_bytes(),
+            i: 0,
+            members: Vec::new(),
+            elements: Vec::new(),
+        }
+    }
+
+    /// `v`, the text's value, when nothing but blanks follows it.
+    fn end(mut self, v: Value) -> Result<Value, String> {
+        self.ws();
+        if self.i != self.b.len() {
+            return self.err("extraneous data after JSON value");
+        }
+        Ok(v)
+    }
+
     fn err<T>(&self, msg: &str) -> Result<T, String> {
         // 1-based line/column for humans.
         let before = &self.s[..self.i.min(self.s.len())];
@@ -378,19 +397,9 @@ impl Parser<'_> {
 /// Parses JSON text into a value (objects → objects, arrays → tuples,
 /// `null` → untyped null, numbers exact).
 pub fn from_json_text(text: &str) -> Result<Value, String> {
-    let mut p = Parser {
-        s: text,
-        b: text.as_bytes(),
-        i: 0,
-        members: Vec::new(),
-        elements: Vec::new(),
-    };
+    let mut p = Parser::new(text);
     let v = p.value(0)?;
-    p.ws();
-    if p.i != p.b.len() {
-        return p.err("extraneous data after JSON value");
-    }
-    Ok(v)
+    p.end(v)
 }
 
 /// [`from_json_text`] of a text whose members under the top-level member
@@ -405,13 +414,7 @@ pub fn from_json_text_sparse(
     nested: &str,
     keep: &mut dyn FnMut(&[(Key, Value)], &str) -> bool,
 ) -> Result<Value, String> {
-    let mut p = Parser {
-        s: text,
-        b: text.as_bytes(),
-        i: 0,
-        members: Vec::new(),
-        elements: Vec::new(),
-    };
+    let mut p = Parser::new(text);
     p.ws();
     let v = if p.b.get(p.i) == Some(&b'{') {
         p.object(0, |p, k, _, d| {
@@ -432,11 +435,7 @@ pub fn from_json_text_sparse(
     } else {
         p.value(0)?
     };
-    p.ws();
-    if p.i != p.b.len() {
-        return p.err("extraneous data after JSON value");
-    }
-    Ok(v)
+    p.end(v)
 }
 
 /// Go `encoding/json` string escaping (HTML-safe, as `json.Marshal`).
