@@ -236,6 +236,8 @@ mod tests {
     use std::task::{Context, Poll};
     use tower_service::Service as _;
 
+    use crate::unary::tests::message as grpc_message;
+
     /// A request body: the given DATA frames.
     struct Chunks(std::collections::VecDeque<Bytes>);
 
@@ -254,13 +256,6 @@ mod tests {
                     .map(|b| Ok(http_body::Frame::data(b))),
             )
         }
-    }
-
-    fn grpc_message(flag: u8, message: &[u8]) -> Vec<u8> {
-        let mut out = vec![flag];
-        out.extend_from_slice(&(message.len() as u32).to_be_bytes());
-        out.extend_from_slice(message);
-        out
     }
 
     fn run_function_request(

@@ -271,10 +271,12 @@ impl Body for UnaryBody {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn message(flag: u8, body: &[u8]) -> Vec<u8> {
+    /// A gRPC message: its flag, its length, `body` (also the server's
+    /// tests' request bodies).
+    pub(crate) fn message(flag: u8, body: &[u8]) -> Vec<u8> {
         let mut out = vec![flag];
         out.extend_from_slice(&(body.len() as u32).to_be_bytes());
         out.extend_from_slice(body);
