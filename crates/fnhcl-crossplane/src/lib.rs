@@ -378,9 +378,14 @@ impl Function {
         self.run_outcome(req).response
     }
 
-    /// The request's input (a `Struct` message), decoded, or the last
-    /// input decoded when its bytes are the same.
-    fn input(&self, raw: Option<&[u8]>) -> Result<Arc<Input>, String> {
+    /// The request's input (a `Struct` message), decoded: `known` when the
+    /// caller found its bytes equal to the last input's (the view compared
+    /// them, [`RequestView::input_known`]), else the last input decoded
+    /// when its bytes are the same, else decoded now (and kept as the last).
+    fn input(&self, raw: Option<&[u8]>, known: Option<Arc<Input>>) -> Result<Arc<Input>, String> {
+        if let Some(input) = known {
+            return Ok(input);
+        }
         let Some(raw) = raw else {
             return HclInput::decode(None).map(Input::new);
         };
@@ -543,11 +548,16 @@ impl Function {
     ) -> Outcome<Encoded> {
         stacker::maybe_grow(RUN_STACK_BYTES - (1 << 20), RUN_STACK_BYTES, || {
             // The last input was taken in a request before: its bytes
-            // need no second check.
+            // need no second check. The view compares them (once, the lock
+            // taken once): when they are this request's input, its
+            // decoding is reused.
             let last = self.last_input.lock().ok().and_then(|slot| slot.clone());
             let known = last.as_ref().map(|(bytes, _)| bytes.as_ref());
             match RequestView::read_known(bytes, limit, known) {
-                Ok(view) => self.encoded_outcome(&view, sdk, interrupt),
+                Ok(view) => {
+                    let known = last.filter(|_| view.input_known).map(|(_, input)| input);
+                    self.encoded_outcome(&view, sdk, known, interrupt)
+                }
                 Err(view::Unusual) => self.unusual_outcome(bytes, interrupt),
             }
         })
@@ -578,21 +588,24 @@ impl Function {
         let canonical = req.encode_to_vec();
         // prost took it: its nesting is within prost's limit.
         match RequestView::read(&canonical, usize::MAX) {
-            Ok(view) => self.encoded_outcome(&view, Some(&req), interrupt),
+            Ok(view) => self.encoded_outcome(&view, Some(&req), None, interrupt),
             Err(view::Unusual) => {
                 fail("internal error: prost's encoding of the request is not read".to_owned())
             }
         }
     }
 
+    /// Runs a viewed request; `known` is its input decoded, when the
+    /// caller has it (see [`Function::input`]).
     fn encoded_outcome(
         &self,
         req: &RequestView<'_>,
         sdk: Option<&RunFunctionRequest>,
+        known: Option<Arc<Input>>,
         interrupt: Option<Interrupt>,
     ) -> Outcome<Encoded> {
         catch_unwind(AssertUnwindSafe(|| {
-            self.run_outcome_inner(req, sdk, interrupt)
+            self.run_outcome_inner(req, sdk, known, interrupt)
         }))
         .unwrap_or_else(|p| {
             let message = format!(
@@ -618,6 +631,7 @@ impl Function {
         &self,
         req: &RequestView<'_>,
         sdk: Option<&RunFunctionRequest>,
+        known: Option<Arc<Input>>,
         interrupt: Option<Interrupt>,
     ) -> Outcome<Encoded> {
         let xr_body = req.xr_body();
@@ -648,7 +662,7 @@ impl Function {
         let mut ttl = self.options.default_ttl;
         let result = (|| -> Result<(Encoded, usize), String> {
             let decoded = self
-                .input(req.input)
+                .input(req.input, known)
                 .map_err(|e| format!("invalid function input: {e}"))?;
             let input = &decoded.input;
             if let Some(t) = input.ttl {

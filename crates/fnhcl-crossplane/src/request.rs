@@ -7,13 +7,13 @@
 use std::collections::{BTreeMap, HashMap};
 
 use fnhcl_eval::{Demand, ObservedResource, Paths, Request};
-use fnhcl_value::{Key, ObjMap, Value, key_eq};
+use fnhcl_value::{Key, ObjMap, Value};
 use function_sdk_rust::proto::v1::{Resource, RunFunctionRequest};
 use pbjson_types::Struct;
 use pbjson_types::value::Kind;
 
 use crate::convert::{MAX_DEPTH, TooDeep, object_from_struct_within, value_from_pb_within};
-use crate::view::{self, RequestView, ResourceView};
+use crate::view::{self, RequestView, ResourceView, Scratch};
 
 /// A resource's body, converted where `paths` demands (failing where it
 /// nests `max` levels deep, see [`value_from_pb_within`]).
@@ -336,79 +336,84 @@ pub fn eval_request_within(
     })
 }
 
+/// Demanded keys looked up with a slot each on the stack; more use a
+/// vector.
+const FOUND_ON_STACK: usize = 8;
+
 /// [`project_struct`] of a `Struct` message of the request's bytes.
-fn project_view(s: &[u8], paths: &Paths, depth: usize, max: usize) -> Result<Value, TooDeep> {
+fn project_view<'a>(
+    s: &'a [u8],
+    paths: &Paths,
+    depth: usize,
+    max: usize,
+    scratch: &mut Scratch<'a>,
+) -> Result<Value, TooDeep> {
     let Paths::Keys(keys) = paths else {
-        return view::object_within(s, depth, max);
+        return view::object_within(s, depth, max, scratch);
     };
-    // A few keys demanded: each looked for in the entries as they come
-    // (the last of a key counts), nothing sorted. One key (most levels of
-    // a demanded path) is found in one pass over the bytes, without
-    // collecting the entries.
-    let single = keys.len() == 1;
-    let mut fields = Vec::new();
-    if !single {
-        view::fields_into(s, &mut fields);
+    // The demanded keys' values, found in one pass over the entries as
+    // they come (the last of a key counts), nothing collected or sorted.
+    let mut on_stack = [None; FOUND_ON_STACK];
+    let mut on_heap = Vec::new();
+    let found: &mut [Option<&'a [u8]>] = if keys.len() <= FOUND_ON_STACK {
+        &mut on_stack[..keys.len()]
+    } else {
+        on_heap.resize(keys.len(), None);
+        &mut on_heap
+    };
+    view::find_keys(s, keys.keys().map(|k| k.as_bytes()), found);
+    if found.iter().any(Option::is_none) {
+        // A demanded key that is not there: as `project_struct`, all its
+        // keys (converted whole before any object is built: what the
+        // demanded keys would give, an error included, the whole gives
+        // too).
+        return view::object_within(s, depth, max, scratch);
     }
     // Collected in key order as the values are converted, in one
     // allocation (a range mapped has a length `collect` trusts, a map's
-    // iterator has not). A missing key or an error stops the conversion
-    // (placeholders after it) and drops the object.
-    enum Stop {
-        Missing,
-        Deep(TooDeep),
-    }
-    let mut stop = None;
-    let mut demanded = keys.iter();
+    // iterator has not). An error stops the conversion (placeholders
+    // after it) and drops the object.
+    let mut err = None;
+    let mut demanded = keys.iter().zip(found.iter());
     let attrs = ObjMap::from_sorted_iter((0..keys.len()).map(|_| {
-        let Some((k, sub)) = demanded.next() else {
+        let Some(((k, sub), &Some(v))) = demanded.next() else {
             return (Key::from(""), Value::Bool(false));
         };
-        if stop.is_some() {
+        if err.is_some() {
             return (k.clone(), Value::Bool(false));
         }
-        let found = if single {
-            view::get(s, k)
-        } else {
-            fields
-                .iter()
-                .rev()
-                .find(|e| key_eq(e.0, k.as_bytes()))
-                .map(|e| e.1)
-        };
-        let value = match found {
-            None => Err(Stop::Missing),
-            Some(v) => match (view::kind(v), sub) {
-                (view::Kind::Struct(inner), Paths::Keys(_)) => {
-                    if depth.saturating_add(1) >= max {
-                        Err(Stop::Deep(TooDeep))
-                    } else if depth >= MAX_DEPTH {
-                        Ok(Value::null())
-                    } else {
-                        project_view(inner, sub, depth + 1, max).map_err(Stop::Deep)
-                    }
+        let value = match (view::kind(v), sub) {
+            (view::Kind::Struct(inner), Paths::Keys(_)) => {
+                if depth.saturating_add(1) >= max {
+                    Err(TooDeep)
+                } else if depth >= MAX_DEPTH {
+                    Ok(Value::null())
+                } else {
+                    project_view(inner, sub, depth + 1, max, scratch)
                 }
-                _ => view::value_within(v, depth, max).map_err(Stop::Deep),
-            },
+            }
+            _ => view::value_within(v, depth, max, scratch),
         };
-        let value = value.unwrap_or_else(|s| {
-            stop = Some(s);
+        let value = value.unwrap_or_else(|e| {
+            err = Some(e);
             Value::Bool(false)
         });
         (k.clone(), value)
     }));
-    match stop {
-        // As `project_struct`: all its keys.
-        Some(Stop::Missing) => return view::object_within(s, depth, max),
-        Some(Stop::Deep(e)) => return Err(e),
-        None => {}
+    if let Some(e) = err {
+        return Err(e);
     }
     Ok(Value::object(attrs))
 }
 
-fn body_view(r: &ResourceView<'_>, paths: &Paths, max: usize) -> Result<Value, TooDeep> {
+fn body_view<'a>(
+    r: &ResourceView<'a>,
+    paths: &Paths,
+    max: usize,
+    scratch: &mut Scratch<'a>,
+) -> Result<Value, TooDeep> {
     match r.body {
-        Some(s) => project_view(s, paths, 0, max),
+        Some(s) => project_view(s, paths, 0, max, scratch),
         None => Ok(Value::empty_object()),
     }
 }
@@ -435,15 +440,16 @@ pub fn eval_request_view(
 ) -> Result<Request, String> {
     let observed = req.observed.as_ref();
     let xr = observed.and_then(|o| o.composite.as_ref());
+    let mut scratch = Scratch::new();
     let composite = xr
-        .map(|r| body_view(r, &demand.composite, max))
+        .map(|r| body_view(r, &demand.composite, max, &mut scratch))
         .transpose()
         .map_err(|TooDeep| "the observed composite resource".to_owned())?;
     let composite_connection = xr.map(connection_view).unwrap_or_default();
     let mut observed_resources = BTreeMap::new();
     // Sorted by name: the first too deep is the one named.
     for (name, r) in observed.map(|o| &o.resources[..]).unwrap_or_default() {
-        let body = body_view(r, demand.observed_paths(name), max)
+        let body = body_view(r, demand.observed_paths(name), max, &mut scratch)
             .map_err(|TooDeep| format!("observed resource {name:?}"))?;
         observed_resources.insert(
             (*name).to_owned(),
@@ -474,10 +480,10 @@ pub fn eval_request_view(
                         if 1 >= max {
                             Err(TooDeep)
                         } else {
-                            project_view(s, paths, 1, max)
+                            project_view(s, paths, 1, max, &mut scratch)
                         }
                     }
-                    _ => view::value_within(v, 0, max),
+                    _ => view::value_within(v, 0, max, &mut scratch),
                 };
                 let value = value.map_err(|TooDeep| "the context".to_owned())?;
                 context.insert(k.to_owned(), value);
@@ -506,8 +512,10 @@ pub fn eval_request_view(
                 Paths::Keys(keys) => keys.contains_key(*name),
             };
         if wanted {
-            let items: Result<Vec<_>, TooDeep> =
-                rs.iter().map(|r| body_view(r, &Paths::All, max)).collect();
+            let items: Result<Vec<_>, TooDeep> = rs
+                .iter()
+                .map(|r| body_view(r, &Paths::All, max, &mut scratch))
+                .collect();
             match items {
                 Ok(items) => {
                     extra_resources.insert((*name).to_owned(), Some(items));

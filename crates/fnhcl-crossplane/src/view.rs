@@ -19,7 +19,7 @@
 //! error text when they are bad) and views prost's re-encoding of the
 //! message, so such a request means what prost reads it to mean.
 
-use fnhcl_value::{Key, ObjMap, Value};
+use fnhcl_value::{Key, ObjMap, Value, key_eq};
 use function_sdk_rust::proto::v1::Capability;
 
 use crate::convert::{MAX_DEPTH, TooDeep, number_from_f64};
@@ -278,6 +278,10 @@ pub struct RequestView<'a> {
     pub desired: Option<StateView<'a>>,
     /// The input `Struct` message.
     pub input: Option<&'a [u8]>,
+    /// Whether `input` is the `known_input` given to
+    /// [`RequestView::read_known`] (byte for byte): its caller then has it
+    /// decoded already and need not compare the bytes again.
+    pub input_known: bool,
     /// The context `Struct` message.
     pub context: Option<&'a [u8]>,
     /// `extra_resources` (legacy), sorted by name.
@@ -469,7 +473,10 @@ impl<'a> RequestView<'a> {
                 3 => once(&mut v.desired, state(r.len(wire)?, limit)?)?,
                 4 | 5 => {
                     let s = r.len(wire)?;
-                    if !(tag == 4 && known_input == Some(s)) {
+                    let known = tag == 4 && known_input == Some(s);
+                    if known {
+                        v.input_known = true;
+                    } else {
                         check_struct(s, 1, limit)?;
                     }
                     once(
@@ -662,6 +669,45 @@ pub fn get_all<'a, const N: usize>(s: &'a [u8], keys: [&str; N]) -> [Option<&'a 
     found
 }
 
+/// The values of `keys` in a `Struct` message (of each, the last entry of
+/// that key) into `found` (as many slots as keys), in one pass over its
+/// entries.
+pub fn find_keys<'a, 'k>(
+    s: &'a [u8],
+    keys: impl Iterator<Item = &'k [u8]> + Clone,
+    found: &mut [Option<&'a [u8]>],
+) {
+    let mut r = Rd::new(s);
+    while let Ok(Some((tag, wire))) = r.field() {
+        let Ok(entry) = r.len(wire) else { break };
+        if tag != 1 {
+            continue;
+        }
+        let mut e = Rd::new(entry);
+        let (mut k, mut value): (&[u8], &[u8]) = (&[], &[]);
+        while let Ok(Some((tag, wire))) = e.field() {
+            let Ok(b) = (if wire == LEN {
+                e.len(wire)
+            } else {
+                e.skip(wire).map(|()| &[][..])
+            }) else {
+                break;
+            };
+            match tag {
+                1 => k = b,
+                2 => value = b,
+                _ => {}
+            }
+        }
+        for (slot, key) in found.iter_mut().zip(keys.clone()) {
+            if key_eq(k, key) {
+                *slot = Some(value);
+                break;
+            }
+        }
+    }
+}
+
 /// The last field `tag` of a message, if it is length-delimited (only the
 /// top level is read; nothing is checked).
 pub fn top_level_field(message: &[u8], tag: u64) -> Option<&[u8]> {
@@ -764,9 +810,19 @@ fn over(depth: usize, max: usize) -> bool {
     depth.saturating_add(1) >= max
 }
 
+/// The entries of the `Struct`s being converted, one stack for a whole
+/// conversion: each object's sorted entries are pushed, read and popped
+/// (no vector per object once it has grown).
+pub(crate) type Scratch<'a> = Vec<(&'a str, &'a [u8])>;
+
 /// A `Value` message as a cty value (see
 /// [`crate::convert::value_from_pb_within`]: the same rules and depths).
-pub(crate) fn value_within(v: &[u8], depth: usize, max: usize) -> Result<Value, TooDeep> {
+pub(crate) fn value_within<'a>(
+    v: &'a [u8],
+    depth: usize,
+    max: usize,
+    scratch: &mut Scratch<'a>,
+) -> Result<Value, TooDeep> {
     Ok(match kind(v) {
         Kind::None | Kind::Null => Value::null(),
         Kind::Bool(b) => Value::Bool(b),
@@ -782,7 +838,7 @@ pub(crate) fn value_within(v: &[u8], depth: usize, max: usize) -> Result<Value, 
             if depth >= MAX_DEPTH {
                 return Ok(Value::null());
             }
-            object_within(s, depth + 1, max)?
+            object_within(s, depth + 1, max, scratch)?
         }
         Kind::List(l) => {
             if over(depth, max) {
@@ -793,7 +849,7 @@ pub(crate) fn value_within(v: &[u8], depth: usize, max: usize) -> Result<Value, 
             }
             let mut out = Vec::new();
             for v in items(l) {
-                out.push(value_within(v, depth + 1, max)?);
+                out.push(value_within(v, depth + 1, max, scratch)?);
             }
             Value::tuple(out)
         }
@@ -802,23 +858,33 @@ pub(crate) fn value_within(v: &[u8], depth: usize, max: usize) -> Result<Value, 
 
 /// A `Struct` message as a cty object (see
 /// [`crate::convert::object_from_struct_within`]).
-pub(crate) fn object_within(s: &[u8], depth: usize, max: usize) -> Result<Value, TooDeep> {
-    let e = entries(s);
-    // In key order, unique (`entries` sorted them): the object is
-    // collected as the values are converted, in one allocation (the
-    // entries' slice iterator has an exact length `collect` trusts). After
-    // an error the rest are placeholders, and the object is dropped.
+pub(crate) fn object_within<'a>(
+    s: &'a [u8],
+    depth: usize,
+    max: usize,
+    scratch: &mut Scratch<'a>,
+) -> Result<Value, TooDeep> {
+    let start = scratch.len();
+    entries_into(s, scratch);
+    let end = scratch.len();
+    // In key order, unique (`entries_into` sorted them): the object is
+    // collected as the values are converted, in one allocation (a range
+    // mapped has an exact length `collect` trusts). The values' own
+    // entries go above `end` and are gone when they return. After an
+    // error the rest are placeholders, and the object is dropped.
     let mut err = None;
-    let attrs = ObjMap::from_sorted_iter(e.iter().map(|(k, v)| {
+    let attrs = ObjMap::from_sorted_iter((start..end).map(|i| {
+        let (k, v) = scratch[i];
         let v = match err {
             Some(_) => Value::Bool(false),
-            None => value_within(v, depth, max).unwrap_or_else(|x| {
+            None => value_within(v, depth, max, scratch).unwrap_or_else(|x| {
                 err = Some(x);
                 Value::Bool(false)
             }),
         };
-        (Key::from(*k), v)
+        (Key::from(k), v)
     }));
+    scratch.truncate(start);
     if let Some(x) = err {
         return Err(x);
     }
@@ -827,7 +893,7 @@ pub(crate) fn object_within(s: &[u8], depth: usize, max: usize) -> Result<Value,
 
 /// A whole `Struct` message as a cty object.
 pub fn object(s: &[u8]) -> Value {
-    object_within(s, 0, usize::MAX).unwrap_or_else(|TooDeep| Value::null())
+    object_within(s, 0, usize::MAX, &mut Vec::new()).unwrap_or_else(|TooDeep| Value::null())
 }
 
 /// Whether a `Struct` nests objects/lists deeper than `max` levels
