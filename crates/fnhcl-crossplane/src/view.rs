@@ -46,7 +46,8 @@ impl<'a> Rd<'a> {
         Rd { buf }
     }
 
-    #[inline]
+    /// A varint; one byte (nearly every tag and length) without a call.
+    #[inline(always)]
     fn varint(&mut self) -> Result<u64, Unusual> {
         if let Some((&b, rest)) = self.buf.split_first()
             && b < 0x80
@@ -54,6 +55,12 @@ impl<'a> Rd<'a> {
             self.buf = rest;
             return Ok(u64::from(b));
         }
+        self.long_varint()
+    }
+
+    /// A varint of more than one byte (or none: an error).
+    #[inline(never)]
+    fn long_varint(&mut self) -> Result<u64, Unusual> {
         let mut v = 0u64;
         for i in 0..10 {
             let (&b, rest) = self.buf.split_first().ok_or(Unusual)?;
@@ -80,25 +87,54 @@ impl<'a> Rd<'a> {
         Ok(head)
     }
 
-    /// The next field's tag and wire type, `None` at the end.
-    #[inline]
+    /// The next field's tag and wire type, `None` at the end. A key of one
+    /// byte (tags up to 15) is read without a call.
+    #[inline(always)]
     pub(crate) fn field(&mut self) -> Result<Option<(u64, u32)>, Unusual> {
-        if self.buf.is_empty() {
+        let Some((&b, rest)) = self.buf.split_first() else {
             return Ok(None);
+        };
+        if b < 0x80 {
+            // Tag 0 is no field.
+            if b < 8 {
+                return Err(Unusual);
+            }
+            self.buf = rest;
+            return Ok(Some((u64::from(b >> 3), u32::from(b & 7))));
         }
-        let key = self.varint()?;
+        self.long_field().map(Some)
+    }
+
+    /// A field key of more than one byte.
+    #[inline(never)]
+    fn long_field(&mut self) -> Result<(u64, u32), Unusual> {
+        let key = self.long_varint()?;
         let tag = key >> 3;
         if tag == 0 || tag > u64::from(u32::MAX >> 3) {
             return Err(Unusual);
         }
-        Ok(Some((tag, (key & 7) as u32)))
+        Ok((tag, (key & 7) as u32))
     }
 
+    /// A length-delimited field's bytes; a length of one byte (below 128)
+    /// is read without a call.
+    #[inline(always)]
     fn len(&mut self, wire: u32) -> Result<&'a [u8], Unusual> {
         if wire != LEN {
             return Err(Unusual);
         }
-        let n = self.varint()?;
+        if let Some((&n, rest)) = self.buf.split_first()
+            && n < 0x80
+        {
+            let n = usize::from(n);
+            if n > rest.len() {
+                return Err(Unusual);
+            }
+            let (head, tail) = rest.split_at(n);
+            self.buf = tail;
+            return Ok(head);
+        }
+        let n = self.long_varint()?;
         self.take(n)
     }
 
