@@ -319,10 +319,47 @@ fn our_value(w: &mut RevWriter, v: &Value, depth: usize) -> Result<(), Failed> {
     Ok(())
 }
 
+/// The fields of a protobuf `Value` for a string, number, bool or null
+/// (what [`our_value`] writes for them; it checks their depth first);
+/// false, with nothing written, for anything else.
+#[inline(always)]
+fn leaf_value(w: &mut RevWriter, v: &Value) -> bool {
+    match v {
+        Value::String(s) => w.bytes_field(3, s.as_bytes()),
+        Value::Number(n) => w.double_field(2, n.to_f64()),
+        Value::Bool(b) => w.int_field(4, i64::from(*b)),
+        Value::Null(_) => w.int_field(1, 0),
+        _ => return false,
+    }
+    true
+}
+
+/// [`our_value`] of a value at `depth + 1` whose container is at `depth`,
+/// written in the loops over entries and items: leaves without a call,
+/// objects and tuples with one (to [`our_fields`], [`our_list`]); a call
+/// per node (with its registers saved and restored) cost more than writing
+/// most nodes. Anything else (marked values, lists, sets, maps) and
+/// anything past the depth limit go through [`our_value`].
+#[inline(always)]
+fn item_value(w: &mut RevWriter, v: &Value, depth: usize) -> Result<(), Failed> {
+    // Within the limit at `depth + 1` (see `our_value`).
+    if depth < MAX_DEPTH {
+        if leaf_value(w, v) {
+            return Ok(());
+        }
+        match v {
+            Value::Object(attrs) => return w.try_message(5, |w| our_fields(w, attrs, depth + 1)),
+            Value::Tuple(items) => return w.try_message(6, |w| our_list(w, items, depth + 1)),
+            _ => {}
+        }
+    }
+    our_value(w, v, depth + 1)
+}
+
 /// The fields of a `ListValue` holding the items of a value at `depth`.
 fn our_list(w: &mut RevWriter, items: &[Value], depth: usize) -> Result<(), Failed> {
     for v in items.iter().rev() {
-        w.try_message(1, |w| our_value(w, v, depth + 1))?;
+        w.try_message(1, |w| item_value(w, v, depth))?;
     }
     Ok(())
 }
@@ -330,7 +367,12 @@ fn our_list(w: &mut RevWriter, items: &[Value], depth: usize) -> Result<(), Fail
 /// The fields of a `Struct` holding the entries of a value at `depth`.
 fn our_fields(w: &mut RevWriter, entries: &ObjMap, depth: usize) -> Result<(), Failed> {
     for (k, v) in entries.iter().rev() {
-        our_field(w, k, v, depth + 1)?;
+        // As `our_field` writes it.
+        w.try_message(1, |w| {
+            w.try_message(2, |w| item_value(w, v, depth))?;
+            w.string(1, k);
+            Ok(())
+        })?;
     }
     Ok(())
 }

@@ -409,9 +409,18 @@ fn random_outputs_build_the_reference_bytes() {
 #[test]
 fn depth_limits_are_the_converters() {
     let max = fnhcl_crossplane::convert::MAX_DEPTH;
-    for depth in [max - 1, max, max + 1] {
+    // The innermost level an object or a list (the writers take a leaf
+    // in each without a call of its own: the depth is checked there too).
+    for (depth, list) in [max - 1, max, max + 1]
+        .into_iter()
+        .flat_map(|d| [(d, false), (d, true)])
+    {
         let mut v = Value::int(1);
-        for _ in 0..depth {
+        for i in 0..depth {
+            if list && i == 0 {
+                v = Value::tuple(vec![Value::Bool(true), v]);
+                continue;
+            }
             let mut m = ObjMap::new();
             m.insert(Key::from("a"), v);
             v = Value::object(m);
@@ -451,7 +460,7 @@ fn depth_limits_are_the_converters() {
             &req,
             &output,
             SchemaValidation::Off,
-            &format!("status {depth}"),
+            &format!("status {depth} {list}"),
         );
         output.composite_status = None;
         output.context.insert("deep".to_owned(), v);
@@ -459,7 +468,7 @@ fn depth_limits_are_the_converters() {
             &req,
             &output,
             SchemaValidation::Off,
-            &format!("context {depth}"),
+            &format!("context {depth} {list}"),
         );
     }
 }
