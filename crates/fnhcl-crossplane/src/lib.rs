@@ -634,10 +634,10 @@ impl Function {
         known: Option<Arc<Input>>,
         interrupt: Option<Interrupt>,
     ) -> Outcome<Encoded> {
-        let xr_body = req.xr_body();
+        let (xr, debug_annotation) = xr_facts(req.xr_body());
         let mut outcome = Outcome {
             response: Encoded::default(),
-            xr: xr_ref(xr_body),
+            xr,
             tag: req.tag.to_owned(),
             error: None,
             warnings: 0,
@@ -645,8 +645,6 @@ impl Function {
             debug_request: None,
             debug_response: None,
         };
-        let debug_annotation =
-            request::annotation_view(xr_body, debug::DEBUG_ANNOTATION) == Some("true");
         // The SDK's message, for the debug dumps and schema validation:
         // the caller's, or decoded once when needed.
         let decoded = std::cell::OnceCell::new();
@@ -773,13 +771,25 @@ impl Function {
 /// The XR of a request (its observed composite's body, a `Struct`
 /// message), for logs.
 fn xr_ref(body: Option<&[u8]>) -> XrRef {
+    xr_facts(body).0
+}
+
+/// [`xr_ref`], and whether the XR's debug annotation
+/// ([`debug::DEBUG_ANNOTATION`]) is `"true"` (what
+/// [`request::annotation_view`] reads): one pass over the body and one
+/// over its metadata for both.
+fn xr_facts(body: Option<&[u8]>) -> (XrRef, bool) {
     let Some(body) = body else {
-        return XrRef::default();
+        return (XrRef::default(), false);
     };
     let [api_version, kind, metadata] = view::get_all(body, ["apiVersion", "kind", "metadata"]);
-    let [name, namespace] = match metadata.map(view::kind) {
-        Some(view::Kind::Struct(m)) => view::get_all(m, ["name", "namespace"]),
-        _ => [None, None],
+    let [name, namespace, annotations] = match metadata.map(view::kind) {
+        Some(view::Kind::Struct(m)) => view::get_all(m, ["name", "namespace", "annotations"]),
+        _ => [None, None, None],
+    };
+    let debug = match annotations.map(view::kind) {
+        Some(view::Kind::Struct(a)) => view::get_str(a, debug::DEBUG_ANNOTATION) == Some("true"),
+        _ => false,
     };
     fn s(v: Option<&[u8]>) -> &str {
         match v.map(view::kind) {
@@ -787,5 +797,8 @@ fn xr_ref(body: Option<&[u8]>) -> XrRef {
             _ => "",
         }
     }
-    XrRef::new(s(api_version), s(kind), s(name), s(namespace))
+    (
+        XrRef::new(s(api_version), s(kind), s(name), s(namespace)),
+        debug,
+    )
 }

@@ -228,7 +228,12 @@ fn check_struct(b: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
                     }
                 }
                 2 => {
-                    check_value(e.len(wire)?, depth + 1, limit)?;
+                    let v = e.len(wire)?;
+                    // A leaf at `depth + 1` is within the limit when that
+                    // is (see `check_value`).
+                    if !(depth < limit && plain_leaf(v)) {
+                        check_value(v, depth + 1, limit)?;
+                    }
                     if std::mem::replace(&mut value, true) {
                         return Err(Unusual);
                     }
@@ -238,6 +243,23 @@ fn check_struct(b: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
         }
     }
     Ok(())
+}
+
+/// Whether `v` is a `Value` message holding one ASCII string of up to 127
+/// bytes, one number or one bool (nearly every leaf), as every encoder
+/// writes it: then [`check_value`] takes it, and it needs no call. Any
+/// other message (a false answer) is left to [`check_value`].
+#[inline(always)]
+fn plain_leaf(v: &[u8]) -> bool {
+    match v {
+        // string_value (3, length-delimited)
+        [0x1a, n, rest @ ..] => *n < 0x80 && usize::from(*n) == rest.len() && rest.is_ascii(),
+        // number_value (2, fixed64)
+        [0x11, rest @ ..] => rest.len() == 8,
+        // bool_value (4, varint 0 or 1)
+        [0x20, b] => *b <= 1,
+        _ => false,
+    }
 }
 
 /// Checks a `Value` message: one kind at most.
@@ -1007,6 +1029,45 @@ mod tests {
         let mut deep = encoded(serde_json::json!({"a": 1}));
         deep.extend(encoded(serde_json::json!({"a": {"x": {"y": 1}}})));
         assert!(struct_too_deep(&deep, 2));
+    }
+
+    /// A leaf the checking pass takes without `check_value` is one
+    /// `check_value` takes; the others are left to it.
+    #[test]
+    fn plain_leaves_are_values_check_value_takes() {
+        let long = [&[0x1a, 0x81, 0x01][..], &[b'x'; 129]].concat();
+        let mut cases: Vec<Vec<u8>> = vec![
+            vec![0x1a, 0],
+            vec![0x1a, 3, b'a', b'b', b'c'],
+            vec![0x1a, 2, 0xc3, 0xa9],
+            vec![0x1a, 3, b'a', b'b'],
+            vec![0x1a, 1, b'a', b'b'],
+            vec![0x11, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f],
+            vec![0x11, 0, 0, 0],
+            vec![0x20, 0],
+            vec![0x20, 1],
+            vec![0x20, 2],
+            vec![0x08, 0],
+            long.clone(),
+            long[..long.len() - 1].to_vec(),
+        ];
+        // A length of 0x80 or more is a varint of two bytes: what follows
+        // the first byte is not the string.
+        let mut tricky = vec![0x1a, 0x81];
+        tricky.extend(std::iter::repeat_n(b'x', 0x81));
+        cases.push(tricky);
+        for v in &cases {
+            let checked = check_value(v, 1, MAX_MESSAGES).is_ok();
+            if plain_leaf(v) {
+                assert!(checked, "{v:?}");
+            }
+            assert_eq!(
+                checked,
+                pbjson_types::Value::decode(v.as_slice()).is_ok(),
+                "{v:?}"
+            );
+        }
+        assert!(plain_leaf(&cases[1]) && !plain_leaf(&cases[2]) && !plain_leaf(&long));
     }
 
     /// What the view leaves to prost: a field given twice, a `Value` with
