@@ -354,14 +354,19 @@ fn project_view<'a>(
     // The demanded keys' values, found in one pass over the entries as
     // they come (the last of a key counts), nothing collected or sorted.
     let mut on_stack = [None; FOUND_ON_STACK];
-    let mut on_heap = Vec::new();
-    let found: &mut [Option<&'a [u8]>] = if keys.len() <= FOUND_ON_STACK {
-        &mut on_stack[..keys.len()]
+    let mut names_on_stack: [&[u8]; FOUND_ON_STACK] = [&[]; FOUND_ON_STACK];
+    let (mut on_heap, mut names_on_heap) = (Vec::new(), Vec::new());
+    let (found, names): (&mut [Option<&'a [u8]>], &[&[u8]]) = if keys.len() <= FOUND_ON_STACK {
+        for (slot, k) in names_on_stack.iter_mut().zip(keys.keys()) {
+            *slot = k.as_bytes();
+        }
+        (&mut on_stack[..keys.len()], &names_on_stack[..keys.len()])
     } else {
         on_heap.resize(keys.len(), None);
-        &mut on_heap
+        names_on_heap.extend(keys.keys().map(|k| k.as_bytes()));
+        (&mut on_heap, &names_on_heap)
     };
-    view::find_keys(s, keys.keys().map(|k| k.as_bytes()), found);
+    view::find_keys(s, names, found);
     if found.iter().any(Option::is_none) {
         // A demanded key that is not there: as `project_struct`, all its
         // keys (converted whole before any object is built: what the
@@ -446,19 +451,23 @@ pub fn eval_request_view(
         .transpose()
         .map_err(|TooDeep| "the observed composite resource".to_owned())?;
     let composite_connection = xr.map(connection_view).unwrap_or_default();
-    let mut observed_resources = BTreeMap::new();
-    // Sorted by name: the first too deep is the one named.
-    for (name, r) in observed.map(|o| &o.resources[..]).unwrap_or_default() {
+    // Sorted by name (unique: the view took them): the first too deep is
+    // the one named, and the map is built from them in order (inserting
+    // each searched the map, a string comparison per key passed).
+    let resources = observed.map(|o| &o.resources[..]).unwrap_or_default();
+    let mut observed_resources = Vec::with_capacity(resources.len());
+    for (name, r) in resources {
         let body = body_view(r, demand.observed_paths(name), max, &mut scratch)
             .map_err(|TooDeep| format!("observed resource {name:?}"))?;
-        observed_resources.insert(
+        observed_resources.push((
             (*name).to_owned(),
             ObservedResource {
                 body,
                 connection_details: connection_view(r),
             },
-        );
+        ));
     }
+    let observed_resources = BTreeMap::from_iter(observed_resources);
     let context = match req.context {
         None => BTreeMap::new(),
         Some(c) => {

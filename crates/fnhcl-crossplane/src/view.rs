@@ -146,10 +146,10 @@ impl<'a> Rd<'a> {
     /// pass): ASCII, nearly every key and value, is checked a word at a
     /// time, with less per-call work than `from_utf8`; anything else is
     /// left to `from_utf8`. The same strings are rejected.
-    #[inline]
+    #[inline(always)]
     fn utf8(&mut self, wire: u32) -> Result<(), Unusual> {
         let b = self.len(wire)?;
-        if b.is_ascii() || std::str::from_utf8(b).is_ok() {
+        if ascii(b) || std::str::from_utf8(b).is_ok() {
             Ok(())
         } else {
             Err(Unusual)
@@ -181,6 +181,33 @@ impl<'a> Rd<'a> {
             5 => self.take(4).map(drop),
             _ => Err(Unusual),
         }
+    }
+}
+
+/// Whether `b` is ASCII. Keys and most string values are at most 32
+/// bytes: those are tested as two overlapping words (`<[u8]>::is_ascii`
+/// is a call that lines its reads up first: ~45 instructions for a key);
+/// longer ones by `is_ascii`.
+#[inline(always)]
+fn ascii(b: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let n = b.len();
+    let word = |at: usize| {
+        b.get(at..at + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            .map_or(HIGH, u64::from_le_bytes)
+    };
+    let half = |at: usize| {
+        b.get(at..at + 4)
+            .and_then(|w| <[u8; 4]>::try_from(w).ok())
+            .map_or(0x8080_8080, u32::from_le_bytes)
+    };
+    match n {
+        0..4 => b.iter().all(|c| *c < 0x80),
+        4..8 => (half(0) | half(n - 4)) & 0x8080_8080 == 0,
+        8..=16 => (word(0) | word(n - 8)) & HIGH == 0,
+        17..=32 => (word(0) | word(8) | word(n - 16) | word(n - 8)) & HIGH == 0,
+        _ => b.is_ascii(),
     }
 }
 
@@ -253,7 +280,7 @@ fn check_struct(b: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
 fn plain_leaf(v: &[u8]) -> bool {
     match v {
         // string_value (3, length-delimited)
-        [0x1a, n, rest @ ..] => *n < 0x80 && usize::from(*n) == rest.len() && rest.is_ascii(),
+        [0x1a, n, rest @ ..] => *n < 0x80 && usize::from(*n) == rest.len() && ascii(rest),
         // number_value (2, fixed64)
         [0x11, rest @ ..] => rest.len() == 8,
         // bool_value (4, varint 0 or 1)
@@ -607,6 +634,51 @@ pub fn entries(s: &[u8]) -> Vec<(&str, &[u8])> {
     out
 }
 
+/// A checked `Struct` entry's key (its bytes) and `Value` message (of
+/// each, the last given; empty when not given). The usual entry, a key of
+/// under 128 bytes then the value and nothing else, is read without a
+/// loop over its fields.
+#[inline(always)]
+fn entry_parts(entry: &[u8]) -> (&[u8], &[u8]) {
+    if let [0x0a, n, rest @ ..] = entry
+        && *n < 0x80
+        && usize::from(*n) <= rest.len()
+    {
+        let (key, rest) = rest.split_at(usize::from(*n));
+        if let [0x12, rest @ ..] = rest {
+            let mut r = Rd::new(rest);
+            if let Ok(value) = r.len(LEN)
+                && r.buf.is_empty()
+            {
+                return (key, value);
+            }
+        }
+    }
+    entry_fields(entry)
+}
+
+/// [`entry_parts`] of any entry: its fields read one by one.
+#[inline(never)]
+fn entry_fields(entry: &[u8]) -> (&[u8], &[u8]) {
+    let mut e = Rd::new(entry);
+    let (mut key, mut value): (&[u8], &[u8]) = (&[], &[]);
+    while let Ok(Some((tag, wire))) = e.field() {
+        let Ok(b) = (if wire == LEN {
+            e.len(wire)
+        } else {
+            e.skip(wire).map(|()| &[][..])
+        }) else {
+            break;
+        };
+        match tag {
+            1 => key = b,
+            2 => value = b,
+            _ => {}
+        }
+    }
+    (key, value)
+}
+
 /// A `Struct`'s entries (key's bytes, `Value` message) in the order of
 /// the bytes, equal keys included (the last one counts). The keys are not
 /// made `str`s again (the view checked them): comparing bytes is enough to
@@ -618,22 +690,7 @@ pub fn fields_into<'a>(s: &'a [u8], out: &mut Vec<(&'a [u8], &'a [u8])>) {
         if tag != 1 {
             continue;
         }
-        let mut e = Rd::new(entry);
-        let (mut key, mut value): (&[u8], &[u8]) = (&[], &[]);
-        while let Ok(Some((tag, wire))) = e.field() {
-            let Ok(b) = (if wire == LEN {
-                e.len(wire)
-            } else {
-                e.skip(wire).map(|()| &[][..])
-            }) else {
-                break;
-            };
-            match tag {
-                1 => key = b,
-                2 => value = b,
-                _ => {}
-            }
-        }
+        let (key, value) = entry_parts(entry);
         out.push((key, value));
     }
 }
@@ -647,20 +704,8 @@ pub fn raw_entries_into<'a>(s: &'a [u8], out: &mut Vec<(&'a str, &'a [u8])>) {
         if tag != 1 {
             continue;
         }
-        let mut e = Rd::new(entry);
-        let (mut key, mut value): (&str, &[u8]) = ("", &[]);
-        while let Ok(Some((tag, wire))) = e.field() {
-            match tag {
-                1 => key = e.str(wire).unwrap_or(""),
-                2 => value = e.len(wire).unwrap_or(&[]),
-                _ => {
-                    if e.skip(wire).is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-        out.push((key, value));
+        let (key, value) = entry_parts(entry);
+        out.push((std::str::from_utf8(key).unwrap_or(""), value));
     }
 }
 
@@ -702,22 +747,7 @@ pub fn get_all<'a, const N: usize>(s: &'a [u8], keys: [&str; N]) -> [Option<&'a 
         if tag != 1 {
             continue;
         }
-        let mut e = Rd::new(entry);
-        let (mut k, mut value): (&[u8], &[u8]) = (&[], &[]);
-        while let Ok(Some((tag, wire))) = e.field() {
-            let Ok(b) = (if wire == LEN {
-                e.len(wire)
-            } else {
-                e.skip(wire).map(|()| &[][..])
-            }) else {
-                break;
-            };
-            match tag {
-                1 => k = b,
-                2 => value = b,
-                _ => {}
-            }
-        }
+        let (k, value) = entry_parts(entry);
         for (slot, key) in found.iter_mut().zip(keys) {
             if k == key.as_bytes() {
                 *slot = Some(value);
@@ -730,34 +760,15 @@ pub fn get_all<'a, const N: usize>(s: &'a [u8], keys: [&str; N]) -> [Option<&'a 
 /// The values of `keys` in a `Struct` message (of each, the last entry of
 /// that key) into `found` (as many slots as keys), in one pass over its
 /// entries.
-pub fn find_keys<'a, 'k>(
-    s: &'a [u8],
-    keys: impl Iterator<Item = &'k [u8]> + Clone,
-    found: &mut [Option<&'a [u8]>],
-) {
+pub fn find_keys<'a>(s: &'a [u8], keys: &[&[u8]], found: &mut [Option<&'a [u8]>]) {
     let mut r = Rd::new(s);
     while let Ok(Some((tag, wire))) = r.field() {
         let Ok(entry) = r.len(wire) else { break };
         if tag != 1 {
             continue;
         }
-        let mut e = Rd::new(entry);
-        let (mut k, mut value): (&[u8], &[u8]) = (&[], &[]);
-        while let Ok(Some((tag, wire))) = e.field() {
-            let Ok(b) = (if wire == LEN {
-                e.len(wire)
-            } else {
-                e.skip(wire).map(|()| &[][..])
-            }) else {
-                break;
-            };
-            match tag {
-                1 => k = b,
-                2 => value = b,
-                _ => {}
-            }
-        }
-        for (slot, key) in found.iter_mut().zip(keys.clone()) {
+        let (k, value) = entry_parts(entry);
+        for (slot, key) in found.iter_mut().zip(keys) {
             if key_eq(k, key) {
                 *slot = Some(value);
                 break;
@@ -1029,6 +1040,21 @@ mod tests {
         let mut deep = encoded(serde_json::json!({"a": 1}));
         deep.extend(encoded(serde_json::json!({"a": {"x": {"y": 1}}})));
         assert!(struct_too_deep(&deep, 2));
+    }
+
+    /// `ascii` answers as `is_ascii` at every length and position of a
+    /// byte above 127.
+    #[test]
+    fn ascii_is_is_ascii() {
+        for n in 0..=40usize {
+            let plain = vec![b'a'; n];
+            assert!(ascii(&plain), "{n}");
+            for at in 0..n {
+                let mut b = plain.clone();
+                b[at] = 0x80 | (at as u8);
+                assert!(!ascii(&b), "{n} {at}");
+            }
+        }
     }
 
     /// A leaf the checking pass takes without `check_value` is one
