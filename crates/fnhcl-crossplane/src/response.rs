@@ -501,6 +501,32 @@ pub fn success_bytes_view(
     })
 }
 
+/// The first eight bytes of `s` as a big-endian number, zero-padded:
+/// where two strings' prefixes differ, they order as the strings do (a
+/// shorter string's padding is below the other's byte there, and it is the
+/// smaller string); where they are equal, the strings decide.
+fn prefix8(s: &str) -> u64 {
+    let b = s.as_bytes();
+    match b.get(..8).and_then(|p| <[u8; 8]>::try_from(p).ok()) {
+        Some(p) => u64::from_be_bytes(p),
+        None => b
+            .iter()
+            .enumerate()
+            .fold(0, |acc, (i, c)| acc | u64::from(*c) << (56 - 8 * i)),
+    }
+}
+
+/// Our resources sorted by name. Each name's first eight bytes are
+/// compared as one number, the rest only where those are equal: a
+/// comparison of the strings is a `memcmp` call, and sorting 50 names
+/// made ~280 of them.
+fn by_name(resources: &[DesiredResource]) -> Vec<&DesiredResource> {
+    let mut keyed: Vec<(u64, &DesiredResource)> =
+        resources.iter().map(|r| (prefix8(&r.name), r)).collect();
+    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.name.cmp(&b.1.name)));
+    keyed.into_iter().map(|(_, r)| r).collect()
+}
+
 fn write_success(
     req: &RequestView<'_>,
     ttl: Duration,
@@ -606,8 +632,7 @@ fn write_success(
     // D17: earlier steps' resources are kept, ours replace same-named ones;
     // status and connection details merge into the incoming composite.
     w.try_message(2, |w| {
-        let mut ours: Vec<&DesiredResource> = output.resources.iter().collect();
-        ours.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        let ours = by_name(&output.resources);
         // Sorted by name already.
         let t = their_desired.map_or(&[][..], |d| &d.resources[..]);
         let (mut i, mut j) = (t.len(), ours.len());
@@ -685,6 +710,45 @@ fn write_success(
 mod tests {
     use super::*;
     use crate::convert::{json_to_struct, struct_to_json};
+
+    /// Sorted as by the names themselves, prefixes shared or not, short
+    /// names, names with bytes above 127 or zero.
+    #[test]
+    fn resources_are_sorted_by_name() {
+        let names = [
+            "bucket-10",
+            "bucket-1",
+            "bucket-2",
+            "b",
+            "",
+            "bucket-",
+            "bucket-1\0",
+            "bucket-1x",
+            "bucket",
+            "a\u{e9}",
+            "a\u{ff}z",
+            "a",
+            "bucket-100",
+            "zz",
+            "bucket-0",
+        ];
+        let resources: Vec<DesiredResource> = names
+            .iter()
+            .map(|n| DesiredResource {
+                name: (*n).to_owned(),
+                body: Value::empty_object(),
+                ready: None,
+                span: fnhcl_base::Span::new(fnhcl_base::FileId(0), 0, 0),
+            })
+            .collect();
+        let mut want: Vec<&str> = names.to_vec();
+        want.sort_unstable();
+        let got: Vec<&str> = by_name(&resources)
+            .iter()
+            .map(|r| r.name.as_str())
+            .collect();
+        assert_eq!(got, want);
+    }
 
     #[test]
     fn merge_keeps_their_leaves_and_replaces_ours() {

@@ -244,7 +244,21 @@ fn check_struct(b: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
             r.skip(wire)?;
             continue;
         }
-        let mut e = Rd::new(r.len(wire)?);
+        let entry = r.len(wire)?;
+        // The usual entry (one key, then one value) without a loop over
+        // its fields: the same checks.
+        if let Some((key, value)) = usual_entry(entry) {
+            if !(ascii(key) || std::str::from_utf8(key).is_ok()) {
+                return Err(Unusual);
+            }
+            // A leaf at `depth + 1` is within the limit when that is (see
+            // `check_value`).
+            if !(depth < limit && plain_leaf(value)) {
+                check_value(value, depth + 1, limit)?;
+            }
+            continue;
+        }
+        let mut e = Rd::new(entry);
         let (mut key, mut value) = (false, false);
         while let Some((tag, wire)) = e.field()? {
             match tag {
@@ -640,6 +654,14 @@ pub fn entries(s: &[u8]) -> Vec<(&str, &[u8])> {
 /// loop over its fields.
 #[inline(always)]
 fn entry_parts(entry: &[u8]) -> (&[u8], &[u8]) {
+    usual_entry(entry).unwrap_or_else(|| entry_fields(entry))
+}
+
+/// The key and `Value` message of a `Struct` entry of the usual form: a
+/// key of under 128 bytes (field 1), then the value (field 2), nothing
+/// else. `None` for any other form (nothing checked).
+#[inline(always)]
+fn usual_entry(entry: &[u8]) -> Option<(&[u8], &[u8])> {
     if let [0x0a, n, rest @ ..] = entry
         && *n < 0x80
         && usize::from(*n) <= rest.len()
@@ -650,11 +672,11 @@ fn entry_parts(entry: &[u8]) -> (&[u8], &[u8]) {
             if let Ok(value) = r.len(LEN)
                 && r.buf.is_empty()
             {
-                return (key, value);
+                return Some((key, value));
             }
         }
     }
-    entry_fields(entry)
+    None
 }
 
 /// [`entry_parts`] of any entry: its fields read one by one.
