@@ -833,6 +833,19 @@ pub enum Kind<'a> {
 
 /// The kind of a `Value` message.
 pub fn kind(v: &[u8]) -> Kind<'_> {
+    // The usual message: one string, `Struct` or list field of under 128
+    // bytes and nothing else, read without the loop.
+    if let [key, n, rest @ ..] = v
+        && *n < 0x80
+        && usize::from(*n) == rest.len()
+    {
+        match key {
+            0x1a => return std::str::from_utf8(rest).map_or(Kind::None, Kind::String),
+            0x2a => return Kind::Struct(rest),
+            0x32 => return Kind::List(rest),
+            _ => {}
+        }
+    }
     let mut r = Rd::new(v);
     let mut kind = Kind::None;
     while let Ok(Some((tag, wire))) = r.field() {
