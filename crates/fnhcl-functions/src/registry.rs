@@ -314,6 +314,14 @@ impl FuncDef {
             ) {
                 return true;
             }
+            // A collection for a parameter of any type (`merge`'s objects):
+            // of its type, not null, known, typed; only marks inside can
+            // stop it.
+            if matches!(p.ty, Type::Dynamic)
+                && !matches!(a, Value::Null(_) | Value::Unknown(_) | Value::Marked(_))
+            {
+                return p.allow_marked || !a.is_marked_deep();
+            }
             fnhcl_value::convert::has_type_shallow(a, &p.ty)
                 && (p.allow_null || !a.is_null())
                 && (p.allow_unknown || a.is_known())
