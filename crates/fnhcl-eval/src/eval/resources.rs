@@ -4,7 +4,7 @@ use fnhcl_base::{Diagnostic, Span};
 use fnhcl_value::{Number, Value};
 
 use super::frame::Frame;
-use super::values::{add_collection_annotations, check_body, key_string, obj};
+use super::values::{add_collection_annotations, check_body, key_string, obj, self_object};
 use super::walk::{CondResult, Walk, has_errors, incomplete};
 use super::{MAX_COLLECTION_SIZE, Res};
 use crate::api::{DesiredResource, DiscardKind, DiscardReason};
@@ -24,11 +24,11 @@ impl<'c> Walk<'c> {
         // `self` is built on its first read: most bodies do not read it.
         let ctx = self.ctx;
         let self_v = || {
-            obj([
-                ("name", Value::string(r.name.as_str())),
-                ("resource", ctx.observed_body(name)),
-                ("connection", ctx.observed_connection(name)),
-            ])
+            self_object(
+                Value::string(r.name.as_str()),
+                ctx.observed_body(name),
+                ctx.observed_connection(name),
+            )
         };
         let sf = Frame::named_lazy(parent, "self", &self_v);
         let lf = Frame::locals(&sf, &r.scope);

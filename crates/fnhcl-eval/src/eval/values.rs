@@ -36,6 +36,17 @@ pub(super) fn key(s: &str) -> Key {
     }
 }
 
+/// A resource's `self`: its name, observed body and connection details,
+/// with the shared keys put in key order here (no search, no sort).
+pub(super) fn self_object(name: Value, resource: Value, connection: Value) -> Value {
+    let k = &*COMMON_KEYS;
+    Value::object(ObjMap::from_sorted_iter([
+        (k[2].clone(), connection),
+        (k[0].clone(), name),
+        (k[1].clone(), resource),
+    ]))
+}
+
 pub(super) fn obj<'k>(items: impl IntoIterator<Item = (&'k str, Value)>) -> Value {
     Value::object(items.into_iter().map(|(k, v)| (key(k), v)).collect())
 }
