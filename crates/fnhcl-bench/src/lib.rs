@@ -10,12 +10,16 @@ use std::fmt::Write as _;
 
 use fnhcl_crossplane::convert::json_to_struct;
 
-// `fn-hcl`'s allocator (see docs/benchmarks.md), declared once here for
-// every benchmark, example and binary of this crate (they all link this
-// library), so they measure what the server runs.
+// `fn-hcl`'s allocator (see docs/benchmarks.md and fnhcl-cli's main.rs:
+// the system allocator, which is mimalloc's through its `override`
+// feature), declared once here for every benchmark, example and binary of
+// this crate (they all link this library), so they measure what the
+// server runs.
 #[cfg(not(feature = "count-alloc"))]
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: std::alloc::System = std::alloc::System;
+#[used]
+static LINK_MIMALLOC: &(dyn std::alloc::GlobalAlloc + Sync) = &mimalloc::MiMalloc;
 // With the `count-alloc` feature, the system allocator behind a counter
 // of live and peak bytes (`--bench memory` reports per-part numbers with it).
 #[cfg(feature = "count-alloc")]

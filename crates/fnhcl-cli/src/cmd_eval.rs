@@ -13,34 +13,39 @@ use fnhcl_value::Value;
 /// Answers each line of `input` (the `--jsonl` protocol). Lines are found
 /// in 64 KiB blocks read into one buffer and answered where they lie;
 /// only the part of a line the block cut is moved (to the buffer's
-/// front) before the next read. A line that is not UTF-8 stops the run
-/// with the error `read_line` gives, after the answers before it.
+/// front) before the next read. The buffer is zeroed only as it grows,
+/// not before every read. A line that is not UTF-8 stops the run with
+/// the error `read_line` gives, after the answers before it.
 fn jsonl_lines(mut input: impl Read) -> anyhow::Result<ExitCode> {
     const BLOCK: usize = 1 << 16;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
-    // `buf[start..]` is not answered yet; no `\n` in `buf[start..seen]`.
+    // `store[..end]` holds what was read; `store[end..]` is room.
+    let mut store: Vec<u8> = Vec::new();
+    let mut end = 0;
+    // `store[start..end]` is not answered yet; no `\n` in `store[start..seen]`.
     let (mut start, mut seen) = (0, 0);
     let mut eof = false;
     loop {
+        let buf = &store[..end];
         let line_end = match memchr::memchr(b'\n', &buf[seen..]) {
             Some(n) => seen + n,
             None if eof => buf.len(),
             None => {
-                buf.drain(..start);
-                seen = buf.len();
+                store.copy_within(start..end, 0);
+                end -= start;
+                seen = end;
                 start = 0;
-                buf.reserve(BLOCK);
-                let len = buf.len();
-                buf.resize(len + BLOCK, 0);
+                if store.len() < end + BLOCK {
+                    store.resize(end + BLOCK, 0);
+                }
                 let n = loop {
-                    match input.read(&mut buf[len..]) {
+                    match input.read(&mut store[end..]) {
                         Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                         r => break r.context("reading stdin")?,
                     }
                 };
-                buf.truncate(len + n);
+                end += n;
                 eof = n == 0;
                 continue;
             }

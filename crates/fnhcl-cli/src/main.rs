@@ -26,9 +26,17 @@ mod findings;
 
 // mimalloc: faster than glibc malloc for the many small, short-lived
 // allocations of a run, and less fragmentation across the server's threads
-// (see docs/benchmarks.md).
+// (see docs/benchmarks.md). Built with its `override` feature, mimalloc's
+// object file defines `malloc`, `free` and the rest, so the system
+// allocator is mimalloc's plain `mi_malloc`: the `mimalloc` crate's own
+// `GlobalAlloc` goes through `mi_malloc_aligned` for every allocation,
+// ~2.4 % more instructions per run (docs/notes/function-server.md).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: std::alloc::System = std::alloc::System;
+// A reference into mimalloc's object file, so the linker takes it (and
+// with it the `malloc` the system allocator calls).
+#[used]
+static LINK_MIMALLOC: &(dyn std::alloc::GlobalAlloc + Sync) = &mimalloc::MiMalloc;
 
 #[derive(Parser)]
 #[command(

@@ -303,6 +303,25 @@ impl FuncDef {
             let Some(p) = self.param_for(i) else {
                 return false;
             };
+            // A known, unmarked scalar of the parameter's kind, or for a
+            // parameter of any type (most arguments): every check below
+            // passes, decided without a call.
+            if matches!(
+                (a, &p.ty),
+                (Value::String(_), Type::String | Type::Dynamic)
+                    | (Value::Number(_), Type::Number | Type::Dynamic)
+                    | (Value::Bool(_), Type::Bool | Type::Dynamic)
+            ) {
+                return true;
+            }
+            // A collection for a parameter of any type (`merge`'s objects):
+            // of its type, not null, known, typed; only marks inside can
+            // stop it.
+            if matches!(p.ty, Type::Dynamic)
+                && !matches!(a, Value::Null(_) | Value::Unknown(_) | Value::Marked(_))
+            {
+                return p.allow_marked || !a.is_marked_deep();
+            }
             fnhcl_value::convert::has_type_shallow(a, &p.ty)
                 && (p.allow_null || !a.is_null())
                 && (p.allow_unknown || a.is_known())

@@ -6,9 +6,12 @@ use divan::{Bencher, black_box};
 use fnhcl_schema::{SchemaSet, parse_documents};
 use fnhcl_value::Value;
 
-// As the shipped binary and the other benches.
+// As the shipped binary and the other benches: the system allocator,
+// which is mimalloc (its `override` feature; see fnhcl-cli's main.rs).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: std::alloc::System = std::alloc::System;
+#[used]
+static LINK_MIMALLOC: &(dyn std::alloc::GlobalAlloc + Sync) = &mimalloc::MiMalloc;
 
 const BUCKET_CRD: &str = include_str!("../tests/data/crds/s3.aws.upbound.io_buckets.yaml");
 

@@ -158,10 +158,16 @@ impl<'p> Ctx<'p> {
     #[inline]
     pub(super) fn warn(&self, diags: impl IntoIterator<Item = Diagnostic>) {
         let diags = diags.into_iter();
-        // Most expressions give none: no borrow, no loop.
+        // Most expressions give none: no borrow, no loop, no call.
         if diags.size_hint().1 == Some(0) {
             return;
         }
+        self.warn_each(diags);
+    }
+
+    /// [`Self::warn`] of some diagnostics.
+    #[inline(never)]
+    fn warn_each(&self, diags: impl Iterator<Item = Diagnostic>) {
         let mut w = self.warnings.borrow_mut();
         for d in diags {
             w.push(d.downgraded());

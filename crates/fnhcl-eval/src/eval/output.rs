@@ -118,13 +118,13 @@ impl Builder {
 
 /// Merges contributions in order; a conflict names both contributions.
 fn unify_all(parts: &[(Value, Span)], what: &str, _program: &Program) -> Res<Option<Value>> {
-    let mut acc: Option<Value> = None;
+    let mut acc: Option<unify::Merged> = None;
     for (i, (v, span)) in parts.iter().enumerate() {
         let Some(old) = acc.as_mut() else {
-            acc = Some(v.clone());
+            acc = Some(unify::Merged::new(v));
             continue;
         };
-        if let Err(c) = unify::merge_into(old, v) {
+        if let Err(c) = old.merge(v) {
             let mut d = Diagnostic::error(
                 format!("{what}: {}", c.message()),
                 "two blocks set different values at the same place",
@@ -139,7 +139,7 @@ fn unify_all(parts: &[(Value, Span)], what: &str, _program: &Program) -> Res<Opt
             return Err(vec![d]);
         }
     }
-    Ok(acc)
+    Ok(acc.map(unify::Merged::finish))
 }
 
 #[cfg(test)]

@@ -4,7 +4,10 @@ use fnhcl_base::{Diagnostic, Span};
 use fnhcl_value::{Number, Value};
 
 use super::frame::Frame;
-use super::values::{add_collection_annotations, check_body, key_string, obj};
+use super::values::{
+    add_collection_annotations, check_body, collection_self, each_object, key_string, member_self,
+    self_object,
+};
 use super::walk::{CondResult, Walk, has_errors, incomplete};
 use super::{MAX_COLLECTION_SIZE, Res};
 use crate::api::{DesiredResource, DiscardKind, DiscardReason};
@@ -24,11 +27,11 @@ impl<'c> Walk<'c> {
         // `self` is built on its first read: most bodies do not read it.
         let ctx = self.ctx;
         let self_v = || {
-            obj([
-                ("name", Value::string(r.name.as_str())),
-                ("resource", ctx.observed_body(name)),
-                ("connection", ctx.observed_connection(name)),
-            ])
+            self_object(
+                Value::string(r.name.as_str()),
+                ctx.observed_body(name),
+                ctx.observed_connection(name),
+            )
         };
         let sf = Frame::named_lazy(parent, "self", &self_v);
         let lf = Frame::locals(&sf, &r.scope);
@@ -150,12 +153,12 @@ impl<'c> Walk<'c> {
             ),
             None => (Value::null(), Value::null()),
         };
-        let self_items = vec![
-            ("basename", Value::string(c.base.as_str())),
-            ("resources", res),
-            ("connections", conns),
-        ];
-        let sf = Frame::named(parent, "self", obj(self_items.clone()));
+        let basename = Value::string(c.base.as_str());
+        let sf = Frame::named(
+            parent,
+            "self",
+            collection_self(basename.clone(), res.clone(), conns.clone()),
+        );
         let lf = Frame::locals(&sf, &c.scope);
         let frame = lf.as_ref().unwrap_or(&sf);
         if let Some(cond) = &c.condition {
@@ -198,17 +201,17 @@ impl<'c> Walk<'c> {
         }
         let iterations = self.iterations(frame, c)?;
         for (i, (k, v)) in iterations.into_iter().enumerate() {
-            let each = obj([("key", k.clone()), ("value", v)]);
+            let each = each_object(k.clone(), v);
             let ef = Frame::named(frame, "each", each);
             let local = self.member_name(&ef, c, &k)?;
             let name = self.cname(&local);
             let is_observed = self.ctx.request.observed.contains_key(&name);
-            let mut items = self_items.clone();
-            items.push(("name", Value::string(local.as_str())));
+            let member_name = Value::string(local.as_str());
             // D13: the member's own observed body and connection details.
-            items.push(("resource", self.ctx.observed_body(&name)));
-            items.push(("connection", self.ctx.observed_connection(&name)));
-            let tf = Frame::named(&ef, "self", obj(items));
+            let resource = self.ctx.observed_body(&name);
+            let connection = self.ctx.observed_connection(&name);
+            let member = member_self([&basename, &res, &conns], member_name, resource, connection);
+            let tf = Frame::named(&ef, "self", member);
             let tl = Frame::locals(&tf, &c.template.scope);
             let tframe = tl.as_ref().unwrap_or(&tf);
             let body_expr = &c.template.body;

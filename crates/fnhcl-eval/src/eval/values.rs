@@ -36,6 +36,58 @@ pub(super) fn key(s: &str) -> Key {
     }
 }
 
+/// A resource's `self`: its name, observed body and connection details,
+/// with the shared keys put in key order here (no search, no sort).
+pub(super) fn self_object(name: Value, resource: Value, connection: Value) -> Value {
+    let k = &*COMMON_KEYS;
+    Value::object(ObjMap::from_sorted_iter([
+        (k[2].clone(), connection),
+        (k[0].clone(), name),
+        (k[1].clone(), resource),
+    ]))
+}
+
+/// A collection member's `each`: its key and value.
+pub(super) fn each_object(key: Value, value: Value) -> Value {
+    let k = &*COMMON_KEYS;
+    Value::object(ObjMap::from_sorted_iter([
+        (k[3].clone(), key),
+        (k[4].clone(), value),
+    ]))
+}
+
+/// A resource collection's `self`: its base name and its members'
+/// observed bodies and connection details (keys in key order).
+pub(super) fn collection_self(basename: Value, resources: Value, connections: Value) -> Value {
+    let k = &*COMMON_KEYS;
+    Value::object(ObjMap::from_sorted_iter([
+        (k[5].clone(), basename),
+        (k[7].clone(), connections),
+        (k[6].clone(), resources),
+    ]))
+}
+
+/// A collection member's `self`: the collection's `self` and the
+/// member's name, observed body and connection details (keys in key
+/// order).
+pub(super) fn member_self(
+    collection: [&Value; 3],
+    name: Value,
+    resource: Value,
+    connection: Value,
+) -> Value {
+    let k = &*COMMON_KEYS;
+    let [basename, resources, connections] = collection;
+    Value::object(ObjMap::from_sorted_iter([
+        (k[5].clone(), basename.clone()),
+        (k[2].clone(), connection),
+        (k[7].clone(), connections.clone()),
+        (k[0].clone(), name),
+        (k[1].clone(), resource),
+        (k[6].clone(), resources.clone()),
+    ]))
+}
+
 pub(super) fn obj<'k>(items: impl IntoIterator<Item = (&'k str, Value)>) -> Value {
     Value::object(items.into_iter().map(|(k, v)| (key(k), v)).collect())
 }

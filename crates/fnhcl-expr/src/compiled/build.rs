@@ -207,9 +207,13 @@ fn literal_object(items: &[fnhcl_syntax::ast::ObjectItem], scope: &Scope<'_>) ->
         }
         slots[i] = u32::try_from(keys.len() - 1).ok()?;
     }
+    // Items written in key order, one per key (the usual `apiVersion`,
+    // `kind`, `metadata`, `spec`): no slots, decided here once rather than
+    // on every evaluation.
+    let in_order = slots.iter().enumerate().all(|(i, &s)| s as usize == i);
     Some(LitObject {
         keys: keys.into_boxed_slice(),
-        slots,
+        slots: if in_order { Box::default() } else { slots },
         values: items.iter().map(|it| build(&it.value, scope)).collect(),
     })
 }

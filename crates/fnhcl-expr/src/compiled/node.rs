@@ -149,7 +149,9 @@ pub(crate) struct ForNode {
 /// An object constructor with literal keys only. `keys` are the distinct
 /// keys in key order (the order `ObjMap` keeps); item `i` (in source
 /// order) goes to `keys[slots[i]]`, so a later duplicate overwrites an
-/// earlier one, as the tree walk's `collect` keeps the last.
+/// earlier one, as the tree walk's `collect` keeps the last. `slots` is
+/// empty when the items are in key order, one per key (item `i` is
+/// `keys[i]`).
 #[derive(Clone)]
 pub(crate) struct LitObject {
     pub keys: Box<[fnhcl_value::Key]>,

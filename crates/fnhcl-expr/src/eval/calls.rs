@@ -472,14 +472,26 @@ fn collection_cost(v: &Value, budget: u64) -> u64 {
     // A flat collection (no collection or mark inside: the usual object
     // of a few attributes) is counted whole whatever the budget, in one
     // pass.
-    fn flat<'a>(mut items: impl Iterator<Item = &'a Value>) -> Option<u64> {
-        items.try_fold(1u64, |acc, item| Some(acc + scalar_cost(item)?))
+    // Plain loops over the slices (one compare and add per element).
+    fn flat(items: &[Value]) -> Option<u64> {
+        let mut total = 1u64;
+        for item in items {
+            total += scalar_cost(item)?;
+        }
+        Some(total)
+    }
+    fn flat_entries(entries: &[(fnhcl_value::Key, Value)]) -> Option<u64> {
+        let mut total = 1u64;
+        for (_, item) in entries {
+            total += scalar_cost(item)?;
+        }
+        Some(total)
     }
     let counted = match v {
-        Value::List(c) | Value::Set(c) => flat(c.items.iter()),
-        Value::Map(m) => flat(m.items.values()),
-        Value::Tuple(items) => flat(items.iter()),
-        Value::Object(attrs) => flat(attrs.values()),
+        Value::List(c) | Value::Set(c) => flat(&c.items),
+        Value::Map(m) => flat_entries(m.items.as_slice()),
+        Value::Tuple(items) => flat(items),
+        Value::Object(attrs) => flat_entries(attrs.as_slice()),
         _ => None,
     };
     match counted {

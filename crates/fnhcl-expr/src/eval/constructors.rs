@@ -45,10 +45,10 @@ impl Evaluator<'_, '_> {
         // deduplicated at compile time). When the items are written in that
         // order, one each (`apiVersion`, `kind`, `metadata`, `spec`), the
         // object is collected as the items are evaluated, in one allocation:
-        // the zipped slices have an exact length `collect` trusts.
+        // the zipped slices have an exact length `collect` trusts. (The
+        // compiler leaves `slots` empty for that order.)
         let n = o.keys.len();
-        if n > 0 && o.slots.len() == n && o.slots.iter().enumerate().all(|(i, &s)| s as usize == i)
-        {
+        if o.slots.is_empty() && n == items.len() {
             let entries = fnhcl_value::ObjMap::from_sorted_iter(
                 o.keys
                     .iter()

@@ -23,70 +23,27 @@ impl Evaluator<'_, '_> {
         let (tv, td) = self.eval_branch(t);
         let (fv, fd) = self.eval_branch(f);
         let mut diags = Vec::new();
-        let tt = tv.type_of();
-        let ft = fv.type_of();
-        let untyped_null = |v: &Value| matches!(v.unmarked(), Value::Null(Type::Dynamic));
-        // `conv_t`/`conv_f`: the type each branch must be converted to.
-        let (result_ty, conv_t, conv_f) = if untyped_null(&tv) {
-            (ft.clone(), Some(ft.clone()), None)
-        } else if untyped_null(&fv) {
-            (tt.clone(), None, Some(tt.clone()))
-        } else if matches!(tt, Type::Dynamic) || matches!(ft, Type::Dynamic) {
-            (Type::Dynamic, None, None)
-        } else if tt == ft {
-            // Already the same type: unification is the identity.
-            (tt.clone(), None, None)
-        } else {
-            match conv::unify(&[tt.clone(), ft.clone()]) {
-                Some(u) => {
-                    let ct = (u != tt).then(|| u.clone());
-                    let cf = (u != ft).then(|| u.clone());
-                    (u, ct, cf)
-                }
-                None => {
-                    let sub = t.span().to(f.span());
-                    return (
-                        dynamic(),
-                        vec![self.error(
-                            "Inconsistent conditional result types",
-                            format!(
-                                "The true and false result expressions must have consistent types. {}.",
-                                describe_mismatch(&tt, &ft, 0)
-                            ),
-                            sub,
-                            span,
-                        )],
-                    );
-                }
-            }
+        // Two known, unmarked scalars of one kind (`c ? "a" : "b"`): their
+        // type is the result's and neither is converted, what the general
+        // rules below give, without building and comparing the types.
+        let (result_ty, conv_t, conv_f) = match same_scalar_kind(&tv, &fv) {
+            Some(ty) => (ty, None, None),
+            None => match self.conditional_types(&tv, &fv, t, f, span) {
+                Ok(types) => types,
+                Err(d) => return (dynamic(), vec![d]),
+            },
         };
         let (cv, cd) = self.eval_sub(cond, cn);
-        diags.extend(cd);
-        if cv.is_null() {
-            diags.push(self.error(
-                "Null condition",
-                "The condition value is null. Conditions must either be true or false.",
-                cond.span,
-                cond.span,
-            ));
-            return (Value::Unknown(result_ty), diags);
+        if !cd.is_empty() {
+            diags.extend(cd);
         }
-        // HCL 2.14: the condition's marks are not carried to the result.
-        let (cv, _) = unmark_deep_owned(cv);
-        if !cv.is_known() {
-            return (Value::Unknown(result_ty), diags);
-        }
-        let cb = match convert_owned(cv, &Type::Bool) {
-            Ok(Value::Bool(b)) => b,
-            _ => {
-                diags.push(self.error(
-                    "Incorrect condition type",
-                    "The condition expression must be of type bool.",
-                    cond.span,
-                    cond.span,
-                ));
-                return (Value::Unknown(result_ty), diags);
-            }
+        let cb = match cv {
+            // The usual condition: nothing to unmark or convert.
+            Value::Bool(b) => b,
+            cv => match self.condition(cv, cond, &mut diags) {
+                Some(b) => b,
+                None => return (Value::Unknown(result_ty), diags),
+            },
         };
         let (v, d, conv_to, which, bspan) = if cb {
             (tv, td, conv_t, "true", t.span())
@@ -110,6 +67,87 @@ impl Evaluator<'_, '_> {
             None => v,
         };
         (v, diags)
+    }
+
+    /// A conditional's result type and the types its true and false
+    /// values must be converted to (`None`: as they are), or the
+    /// "Inconsistent conditional result types" error.
+    #[inline(never)]
+    fn conditional_types(
+        &self,
+        tv: &Value,
+        fv: &Value,
+        t: Branch<'_>,
+        f: Branch<'_>,
+        span: Span,
+    ) -> Result<(Type, Option<Type>, Option<Type>), Diagnostic> {
+        let tt = tv.type_of();
+        let ft = fv.type_of();
+        let untyped_null = |v: &Value| matches!(v.unmarked(), Value::Null(Type::Dynamic));
+        // `conv_t`/`conv_f`: the type each branch must be converted to.
+        Ok(if untyped_null(tv) {
+            (ft.clone(), Some(ft.clone()), None)
+        } else if untyped_null(fv) {
+            (tt.clone(), None, Some(tt.clone()))
+        } else if matches!(tt, Type::Dynamic) || matches!(ft, Type::Dynamic) {
+            (Type::Dynamic, None, None)
+        } else if tt == ft {
+            // Already the same type: unification is the identity.
+            (tt.clone(), None, None)
+        } else {
+            match conv::unify(&[tt.clone(), ft.clone()]) {
+                Some(u) => {
+                    let ct = (u != tt).then(|| u.clone());
+                    let cf = (u != ft).then(|| u.clone());
+                    (u, ct, cf)
+                }
+                None => {
+                    let sub = t.span().to(f.span());
+                    return Err(self.error(
+                        "Inconsistent conditional result types",
+                        format!(
+                            "The true and false result expressions must have consistent types. {}.",
+                            describe_mismatch(&tt, &ft, 0)
+                        ),
+                        sub,
+                        span,
+                    ));
+                }
+            }
+        })
+    }
+
+    /// A condition's value other than a plain `true` or `false`: `None`
+    /// (the result is unknown) when it is null, unknown or not a bool,
+    /// with the diagnostic of the first and the last.
+    #[inline(never)]
+    fn condition(&self, cv: Value, cond: &Expr, diags: &mut Diags) -> Option<bool> {
+        if cv.is_null() {
+            diags.push(self.error(
+                "Null condition",
+                "The condition value is null. Conditions must either be true or false.",
+                cond.span,
+                cond.span,
+            ));
+            return None;
+        }
+        // HCL 2.14: the condition's marks are not carried to the result.
+        let (cv, _) = unmark_deep_owned(cv);
+        if !cv.is_known() {
+            return None;
+        }
+        match convert_owned(cv, &Type::Bool) {
+            Ok(Value::Bool(b)) => Some(b),
+            _ => {
+                diags.push(self.error(
+                    "Incorrect condition type",
+                    "The condition expression must be of type bool.",
+                    cond.span,
+                    cond.span,
+                ));
+                None
+            }
+        }
     }
 
     // ---------------------------------------------------------------
@@ -171,7 +209,30 @@ impl Evaluator<'_, '_> {
         let (av, ad) = self.eval_sub(a, nodes.map(|n| &n[0]));
         let (bv, bd) = self.eval_sub(b, nodes.map(|n| &n[1]));
         let mut diags = ad;
-        diags.extend(bd);
+        if !bd.is_empty() {
+            diags.extend(bd);
+        }
+        // Known, unmarked operands already of the operator's parameter
+        // type (`index % 2 == 0`): the general path below would convert,
+        // unmark and check nothing; its rules are applied directly.
+        if diags.is_empty() && plain_operands(op, &av, &bv) {
+            return self.apply_binary(op, &av, &bv, span, false, diags);
+        }
+        self.binary_general(op, [a, b], av, bv, diags, span)
+    }
+
+    /// [`Self::binary`] of operands that may need conversion or
+    /// unmarking, or after a diagnostic.
+    #[inline(never)]
+    fn binary_general(
+        &mut self,
+        op: BinaryOp,
+        [a, b]: [&Expr; 2],
+        av: Value,
+        bv: Value,
+        mut diags: Diags,
+        span: Span,
+    ) -> R {
         let (param, result) = match op {
             BinaryOp::Eq | BinaryOp::NotEq => (Type::Dynamic, Type::Bool),
             BinaryOp::And | BinaryOp::Or => (Type::Bool, Type::Bool),
@@ -200,9 +261,33 @@ impl Evaluator<'_, '_> {
         }
         let (av, am) = unmark_deep_owned(av);
         let (bv, bm) = unmark_deep_owned(bv);
-        let marked = am || bm;
+        self.apply_binary(op, &av, &bv, span, am || bm, diags)
+    }
+
+    /// The operator on converted, unmarked operands; the result marked
+    /// when `marked`.
+    fn apply_binary(
+        &self,
+        op: BinaryOp,
+        av: &Value,
+        bv: &Value,
+        span: Span,
+        marked: bool,
+        mut diags: Diags,
+    ) -> R {
+        let result = match op {
+            BinaryOp::Eq
+            | BinaryOp::NotEq
+            | BinaryOp::And
+            | BinaryOp::Or
+            | BinaryOp::Lt
+            | BinaryOp::LtEq
+            | BinaryOp::Gt
+            | BinaryOp::GtEq => Type::Bool,
+            _ => Type::Number,
+        };
         if matches!(op, BinaryOp::Eq | BinaryOp::NotEq) {
-            let r = match ops::equals(&av, &bv) {
+            let r = match ops::equals(av, bv) {
                 Some(eq) => Value::Bool(eq == (op == BinaryOp::Eq)),
                 None => Value::Unknown(Type::Bool),
             };
@@ -216,7 +301,7 @@ impl Evaluator<'_, '_> {
             // cty's call short-circuit returns the unknown without marks.
             return (Value::Unknown(result), diags);
         }
-        let out = match (op, &av, &bv) {
+        let out = match (op, av, bv) {
             (BinaryOp::And, Value::Bool(x), Value::Bool(y)) => Value::Bool(*x && *y),
             (BinaryOp::Or, Value::Bool(x), Value::Bool(y)) => Value::Bool(*x || *y),
             (_, Value::Number(x), Value::Number(y)) => {
@@ -249,6 +334,32 @@ impl Evaluator<'_, '_> {
             _ => Value::Unknown(result),
         };
         (out.mark_if(marked), diags)
+    }
+}
+
+/// The type of two known, unmarked scalars of the same kind (a
+/// conditional's usual branches), `None` for anything else.
+#[inline]
+fn same_scalar_kind(a: &Value, b: &Value) -> Option<Type> {
+    match (a, b) {
+        (Value::String(_), Value::String(_)) => Some(Type::String),
+        (Value::Number(_), Value::Number(_)) => Some(Type::Number),
+        (Value::Bool(_), Value::Bool(_)) => Some(Type::Bool),
+        _ => None,
+    }
+}
+
+/// Whether `op`'s operands are known, unmarked, non-null values of its
+/// parameter type already: numbers for arithmetic and comparisons,
+/// bools for `&&` and `||`, scalars for `==` and `!=` (whose parameter
+/// is any type).
+#[inline]
+fn plain_operands(op: BinaryOp, a: &Value, b: &Value) -> bool {
+    let scalar = |v: &Value| matches!(v, Value::String(_) | Value::Number(_) | Value::Bool(_));
+    match op {
+        BinaryOp::Eq | BinaryOp::NotEq => scalar(a) && scalar(b),
+        BinaryOp::And | BinaryOp::Or => matches!((a, b), (Value::Bool(_), Value::Bool(_))),
+        _ => matches!((a, b), (Value::Number(_), Value::Number(_))),
     }
 }
 
