@@ -759,29 +759,17 @@ pub fn get<'a>(s: &'a [u8], key: &str) -> Option<&'a [u8]> {
     found
 }
 
-/// The values of `keys` in a `Struct` message (of each, the last entry of
-/// that key), in one pass over its entries.
+/// The values of `keys` (distinct) in a `Struct` message (of each, the
+/// last entry of that key), in one pass over its entries.
 pub fn get_all<'a, const N: usize>(s: &'a [u8], keys: [&str; N]) -> [Option<&'a [u8]>; N] {
     let mut found = [None; N];
-    let mut r = Rd::new(s);
-    while let Ok(Some((tag, wire))) = r.field() {
-        let Ok(entry) = r.len(wire) else { break };
-        if tag != 1 {
-            continue;
-        }
-        let (k, value) = entry_parts(entry);
-        for (slot, key) in found.iter_mut().zip(keys) {
-            if k == key.as_bytes() {
-                *slot = Some(value);
-            }
-        }
-    }
+    find_keys(s, &keys.map(str::as_bytes), &mut found);
     found
 }
 
-/// The values of `keys` in a `Struct` message (of each, the last entry of
-/// that key) into `found` (as many slots as keys), in one pass over its
-/// entries.
+/// The values of `keys` (distinct) in a `Struct` message (of each, the
+/// last entry of that key) into `found` (as many slots as keys), in one
+/// pass over its entries.
 pub fn find_keys<'a>(s: &'a [u8], keys: &[&[u8]], found: &mut [Option<&'a [u8]>]) {
     let mut r = Rd::new(s);
     while let Ok(Some((tag, wire))) = r.field() {
