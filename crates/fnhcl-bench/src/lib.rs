@@ -18,10 +18,13 @@ use fnhcl_crossplane::convert::json_to_struct;
 #[cfg(not(feature = "count-alloc"))]
 #[global_allocator]
 static GLOBAL: std::alloc::System = std::alloc::System;
+#[cfg(not(feature = "count-alloc"))]
 #[used]
 static LINK_MIMALLOC: &(dyn std::alloc::GlobalAlloc + Sync) = &mimalloc::MiMalloc;
 // With the `count-alloc` feature, the system allocator behind a counter
-// of live and peak bytes (`--bench memory` reports per-part numbers with it).
+// of live and peak bytes (`--bench memory` reports per-part numbers with
+// it); mimalloc is then not linked, so `malloc` is glibc's (and
+// `valgrind --tool=dhat` sees every allocation).
 #[cfg(feature = "count-alloc")]
 #[global_allocator]
 static GLOBAL: peak_alloc::PeakAlloc = peak_alloc::PeakAlloc;
