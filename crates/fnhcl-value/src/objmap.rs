@@ -121,12 +121,6 @@ impl ObjMap {
         ObjMap { entries: None }
     }
 
-    /// An empty map (the capacity is not kept: the entries are one slice
-    /// made when they are known; see the module documentation).
-    pub fn with_capacity(_capacity: usize) -> ObjMap {
-        ObjMap::new()
-    }
-
     pub fn len(&self) -> usize {
         self.as_slice().len()
     }
@@ -296,72 +290,6 @@ impl ObjMap {
 
     pub fn into_values(self) -> impl DoubleEndedIterator<Item = Value> + ExactSizeIterator {
         self.into_iter().map(|(_, v)| v)
-    }
-
-    /// Merges `other` into `self` in one walk of both sorted sequences:
-    /// keys only in `other` are cloned in, and for keys in both
-    /// `both(key, mine, theirs)` is called (in key order). Linear, where
-    /// inserting `other`'s keys one by one could move the tail each time.
-    /// On the first error `self` is left with the keys it had (values may
-    /// be partly merged) and the error is returned.
-    pub fn merge_with<E>(
-        &mut self,
-        other: &ObjMap,
-        mut both: impl FnMut(&Key, &mut Value, &Value) -> Result<(), E>,
-    ) -> Result<(), E> {
-        let mut missing = 0usize;
-        // Keys in both are changed in place (copying shared entries first)
-        // only when there are some.
-        let common = {
-            let (a, b) = (self.as_slice(), other.as_slice());
-            let (mut i, mut c) = (0, 0);
-            for (k, _) in b {
-                while i < a.len() && key_cmp(&a[i].0, k).is_lt() {
-                    i += 1;
-                }
-                if i < a.len() && *a[i].0 == **k {
-                    c += 1;
-                    i += 1;
-                } else {
-                    missing += 1;
-                }
-            }
-            c
-        };
-        if common > 0 {
-            let mut mine = self.slice_mut().iter_mut().peekable();
-            for (k, theirs) in other.as_slice() {
-                while let Some((mk, _)) = mine.peek() {
-                    if key_cmp(mk, k).is_lt() {
-                        mine.next();
-                    } else {
-                        break;
-                    }
-                }
-                if let Some((mk, _)) = mine.peek()
-                    && **mk == **k
-                {
-                    let (mk, mv) = mine.next().expect("peeked");
-                    both(mk, mv, theirs)?;
-                }
-            }
-        }
-        if missing == 0 {
-            return Ok(());
-        }
-        let old = self.as_slice();
-        let mut merged = Vec::with_capacity(old.len() + missing);
-        let mut theirs = other.as_slice().iter().peekable();
-        for (k, v) in old {
-            while let Some((tk, tv)) = theirs.next_if(|(tk, _)| key_cmp(tk, k).is_lt()) {
-                merged.push((tk.clone(), tv.clone()));
-            }
-            theirs.next_if(|(tk, _)| **tk == **k);
-            merged.push((k.clone(), v.clone()));
-        }
-        merged.extend(theirs.map(|(k, v)| (k.clone(), v.clone())));
-        self.entries = store(merged);
-        Ok(())
     }
 
     /// A map of entries already in key order, without duplicates, for a
@@ -760,32 +688,6 @@ mod tests {
     }
 
     #[test]
-    fn merge_with_walks_both() {
-        let mine: ObjMap = ["b", "d", "f"].map(|s| (k(s), Value::int(1))).into();
-        let theirs: ObjMap = ["a", "d", "e", "g"].map(|s| (k(s), Value::int(2))).into();
-        let mut m = mine.clone();
-        let mut common = Vec::new();
-        m.merge_with(&theirs, |k, mv, tv| {
-            common.push(k.to_string());
-            *mv = tv.clone();
-            Ok::<(), ()>(())
-        })
-        .unwrap();
-        assert_eq!(common, ["d"]);
-        assert_eq!(m.keys().map(|k| &**k).collect::<String>(), "abdefg");
-        assert_eq!(m["d"], Value::int(2));
-        assert_eq!(m["b"], Value::int(1));
-        let mut e = mine.clone();
-        assert_eq!(e.merge_with(&theirs, |_, _, _| Err("x")), Err("x"));
-        assert_eq!(e, mine);
-        let mut empty = ObjMap::new();
-        empty
-            .merge_with(&theirs, |_, _, _| Ok::<(), ()>(()))
-            .unwrap();
-        assert_eq!(empty, theirs);
-    }
-
-    #[test]
     fn key_eq_is_byte_equality() {
         // Every length up to past the word cases, differing at each place.
         for n in 0..24usize {
@@ -827,16 +729,6 @@ mod tests {
             *v = Value::int(9);
         }
         check(&orig);
-        let mut m = orig.clone();
-        let theirs: ObjMap = [(k("c"), Value::int(5)), (k("d"), Value::int(6))].into();
-        m.merge_with(&theirs, |_, mine, t| {
-            *mine = t.clone();
-            Ok::<(), ()>(())
-        })
-        .expect("merge");
-        check(&orig);
-        assert_eq!(m["c"], Value::int(5));
-        assert_eq!(m.keys().map(|k| &**k).collect::<String>(), "acde");
         // Emptied maps are empty, whatever they were built from.
         let mut m = orig.clone();
         m.retain(|_, _| false);
