@@ -9,13 +9,13 @@ use super::{Evaluator, R, dynamic, has_errors, unmark};
 use crate::compiled::node::{LitObject, ObjItem};
 use crate::conv;
 
-/// The key of an object item when it is written as a name or a plain
-/// ASCII string (the usual case): used as it is, with no evaluation, no
-/// conversion and no step of its own.
 /// Object constructors of up to this many keys whose items are not in key
 /// order keep their values on the stack (see `literal_object`).
 const SMALL_OBJECT: usize = 8;
 
+/// The key of an object item when it is written as a name or a plain
+/// ASCII string (the usual case): used as it is, with no evaluation, no
+/// conversion and no step of its own.
 pub(crate) fn literal_key(key: &ObjectKey) -> Option<&Key> {
     match key {
         ObjectKey::Ident(id) => Some(&id.name),

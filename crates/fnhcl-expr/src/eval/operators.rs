@@ -233,14 +233,7 @@ impl Evaluator<'_, '_> {
         mut diags: Diags,
         span: Span,
     ) -> R {
-        let (param, result) = match op {
-            BinaryOp::Eq | BinaryOp::NotEq => (Type::Dynamic, Type::Bool),
-            BinaryOp::And | BinaryOp::Or => (Type::Bool, Type::Bool),
-            BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq => {
-                (Type::Number, Type::Bool)
-            }
-            _ => (Type::Number, Type::Number),
-        };
+        let (param, result) = operand_types(op);
         let convert =
             |v: Value, side: &str, s: Span, diags: &mut Diags| match convert_owned(v, &param) {
                 Ok(v) => v,
@@ -275,17 +268,7 @@ impl Evaluator<'_, '_> {
         marked: bool,
         mut diags: Diags,
     ) -> R {
-        let result = match op {
-            BinaryOp::Eq
-            | BinaryOp::NotEq
-            | BinaryOp::And
-            | BinaryOp::Or
-            | BinaryOp::Lt
-            | BinaryOp::LtEq
-            | BinaryOp::Gt
-            | BinaryOp::GtEq => Type::Bool,
-            _ => Type::Number,
-        };
+        let (_, result) = operand_types(op);
         if matches!(op, BinaryOp::Eq | BinaryOp::NotEq) {
             let r = match ops::equals(av, bv) {
                 Some(eq) => Value::Bool(eq == (op == BinaryOp::Eq)),
@@ -334,6 +317,18 @@ impl Evaluator<'_, '_> {
             _ => Value::Unknown(result),
         };
         (out.mark_if(marked), diags)
+    }
+}
+
+/// A binary operator's parameter type (both operands are converted to
+/// it) and its result type.
+#[inline]
+fn operand_types(op: BinaryOp) -> (Type, Type) {
+    match op {
+        BinaryOp::Eq | BinaryOp::NotEq => (Type::Dynamic, Type::Bool),
+        BinaryOp::And | BinaryOp::Or => (Type::Bool, Type::Bool),
+        BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq => (Type::Number, Type::Bool),
+        _ => (Type::Number, Type::Number),
     }
 }
 
