@@ -616,7 +616,7 @@ impl Function {
                 response::fatal_bytes_view(req, self.options.default_ttl, message.clone());
             Outcome {
                 response,
-                xr: catch_unwind(|| xr_ref(req.xr_body())).unwrap_or_default(),
+                xr: catch_unwind(|| xr_facts(req.xr_body()).0).unwrap_or_default(),
                 tag: req.tag.to_owned(),
                 error: Some(message),
                 warnings: 0,
@@ -769,15 +769,9 @@ impl Function {
 }
 
 /// The XR of a request (its observed composite's body, a `Struct`
-/// message), for logs.
-fn xr_ref(body: Option<&[u8]>) -> XrRef {
-    xr_facts(body).0
-}
-
-/// [`xr_ref`], and whether the XR's debug annotation
-/// ([`debug::DEBUG_ANNOTATION`]) is `"true"` (what
-/// [`request::annotation_view`] reads): one pass over the body and one
-/// over its metadata for both.
+/// message), for logs, and whether its debug annotation
+/// ([`debug::DEBUG_ANNOTATION`]) is the string `"true"`: one pass over
+/// the body and one over its metadata for both.
 fn xr_facts(body: Option<&[u8]>) -> (XrRef, bool) {
     let Some(body) = body else {
         return (XrRef::default(), false);
@@ -801,4 +795,39 @@ fn xr_facts(body: Option<&[u8]>) -> (XrRef, bool) {
         XrRef::new(s(api_version), s(kind), s(name), s(namespace)),
         debug,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(json: serde_json::Value) -> Vec<u8> {
+        let s = crate::convert::json_to_struct(&json).expect("struct");
+        prost::Message::encode_to_vec(&s)
+    }
+
+    #[test]
+    fn xr_facts_reads_the_names_and_the_debug_annotation() {
+        let on = body(serde_json::json!({
+            "apiVersion": "example.org/v1", "kind": "XBucket",
+            "metadata": {"name": "b", "namespace": "ns",
+                         "annotations": {debug::DEBUG_ANNOTATION: "true", "n": 1}}
+        }));
+        let (xr, debug_on) = xr_facts(Some(&on));
+        assert_eq!(xr, XrRef::new("example.org/v1", "XBucket", "b", "ns"));
+        assert!(debug_on);
+        // Only the string "true" turns it on.
+        for value in [
+            serde_json::json!("false"),
+            serde_json::json!(true),
+            serde_json::json!(1),
+        ] {
+            let b = body(serde_json::json!({
+                "metadata": {"annotations": {debug::DEBUG_ANNOTATION: value}}
+            }));
+            assert!(!xr_facts(Some(&b)).1, "{value}");
+        }
+        assert!(!xr_facts(Some(&body(serde_json::json!({"metadata": {"name": "x"}})))).1);
+        assert_eq!(xr_facts(None), (XrRef::default(), false));
+    }
 }

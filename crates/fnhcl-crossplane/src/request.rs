@@ -71,22 +71,6 @@ fn sorted_bytes(m: &HashMap<String, Vec<u8>>) -> BTreeMap<String, Vec<u8>> {
     m.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
 }
 
-/// A string annotation of a resource body, if present.
-pub fn annotation<'a>(body: Option<&'a Struct>, key: &str) -> Option<&'a str> {
-    let meta = match body?.fields.get("metadata")?.kind.as_ref()? {
-        Kind::StructValue(s) => s,
-        _ => return None,
-    };
-    let annotations = match meta.fields.get("annotations")?.kind.as_ref()? {
-        Kind::StructValue(s) => s,
-        _ => return None,
-    };
-    match annotations.fields.get(key)?.kind.as_ref()? {
-        Kind::StringValue(s) => Some(s),
-        _ => None,
-    }
-}
-
 /// Whether `s` nests objects/lists deeper than `max` levels (iteratively,
 /// so arbitrarily deep data cannot overflow the stack).
 pub fn struct_too_deep(s: &Struct, max: usize) -> bool {
@@ -428,12 +412,6 @@ fn connection_view(r: &ResourceView<'_>) -> BTreeMap<String, Vec<u8>> {
         .iter()
         .map(|(k, v)| ((*k).to_owned(), v.to_vec()))
         .collect()
-}
-
-/// A string annotation of a resource body (a `Struct` message), if present.
-pub fn annotation_view<'a>(body: Option<&'a [u8]>, key: &str) -> Option<&'a str> {
-    let meta = view::get_struct(body?, "metadata")?;
-    view::get_str(view::get_struct(meta, "annotations")?, key)
 }
 
 /// [`eval_request_within`] of a request read from its bytes: the same
@@ -853,19 +831,6 @@ mod tests {
         assert!(r.composite.is_none());
         assert!(r.observed.is_empty());
         assert!(r.context.is_empty());
-    }
-
-    #[test]
-    fn reads_annotations() {
-        let s =
-            json_to_struct(&serde_json::json!({"metadata": {"annotations": {"a": "b", "n": 1}}}));
-        assert_eq!(annotation(s.as_ref(), "a"), Some("b"));
-        assert_eq!(annotation(s.as_ref(), "n"), None);
-        assert_eq!(annotation(None, "a"), None);
-        let bytes = prost::Message::encode_to_vec(&s.expect("struct"));
-        assert_eq!(annotation_view(Some(&bytes), "a"), Some("b"));
-        assert_eq!(annotation_view(Some(&bytes), "n"), None);
-        assert_eq!(annotation_view(None, "a"), None);
     }
 
     #[test]

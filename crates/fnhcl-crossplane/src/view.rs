@@ -148,8 +148,7 @@ impl<'a> Rd<'a> {
     /// left to `from_utf8`. The same strings are rejected.
     #[inline(always)]
     fn utf8(&mut self, wire: u32) -> Result<(), Unusual> {
-        let b = self.len(wire)?;
-        if ascii(b) || std::str::from_utf8(b).is_ok() {
+        if utf8(self.len(wire)?) {
             Ok(())
         } else {
             Err(Unusual)
@@ -211,6 +210,13 @@ fn ascii(b: &[u8]) -> bool {
     }
 }
 
+/// Whether `b` is UTF-8: ASCII (nearly every key and value) a word at a
+/// time, anything else by `from_utf8`.
+#[inline(always)]
+fn utf8(b: &[u8]) -> bool {
+    ascii(b) || std::str::from_utf8(b).is_ok()
+}
+
 /// Sets `slot` once: a second occurrence of a singular field is prost's
 /// merge, left to prost.
 fn once<T>(slot: &mut Option<T>, v: T) -> Result<(), Unusual> {
@@ -248,14 +254,10 @@ fn check_struct(b: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
         // The usual entry (one key, then one value) without a loop over
         // its fields: the same checks.
         if let Some((key, value)) = usual_entry(entry) {
-            if !(ascii(key) || std::str::from_utf8(key).is_ok()) {
+            if !utf8(key) {
                 return Err(Unusual);
             }
-            // A leaf at `depth + 1` is within the limit when that is (see
-            // `check_value`).
-            if !(depth < limit && plain_leaf(value)) {
-                check_value(value, depth + 1, limit)?;
-            }
+            check_entry_value(value, depth, limit)?;
             continue;
         }
         let mut e = Rd::new(entry);
@@ -269,12 +271,7 @@ fn check_struct(b: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
                     }
                 }
                 2 => {
-                    let v = e.len(wire)?;
-                    // A leaf at `depth + 1` is within the limit when that
-                    // is (see `check_value`).
-                    if !(depth < limit && plain_leaf(v)) {
-                        check_value(v, depth + 1, limit)?;
-                    }
+                    check_entry_value(e.len(wire)?, depth, limit)?;
                     if std::mem::replace(&mut value, true) {
                         return Err(Unusual);
                     }
@@ -284,6 +281,18 @@ fn check_struct(b: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
         }
     }
     Ok(())
+}
+
+/// Checks the `Value` message of an entry of a `Struct` at `depth`: a
+/// plain leaf (at `depth + 1`, within the limit when `depth` is below it;
+/// see [`check_value`]) without a call.
+#[inline(always)]
+fn check_entry_value(v: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
+    if depth < limit && plain_leaf(v) {
+        Ok(())
+    } else {
+        check_value(v, depth + 1, limit)
+    }
 }
 
 /// Whether `v` is a `Value` message holding one ASCII string of up to 127
@@ -883,14 +892,6 @@ pub fn items(l: &[u8]) -> impl Iterator<Item = &[u8]> {
 pub fn get_str<'a>(s: &'a [u8], key: &str) -> Option<&'a str> {
     match kind(get(s, key)?) {
         Kind::String(s) => Some(s),
-        _ => None,
-    }
-}
-
-/// A `Struct`-valued entry of a `Struct` message.
-pub fn get_struct<'a>(s: &'a [u8], key: &str) -> Option<&'a [u8]> {
-    match kind(get(s, key)?) {
-        Kind::Struct(s) => Some(s),
         _ => None,
     }
 }
