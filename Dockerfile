@@ -17,11 +17,19 @@ COPY Cargo.toml Cargo.lock ./
 COPY crates crates
 RUN target="$(uname -m)-unknown-linux-musl" \
  && rustup target add "$target" \
+ && rustup component add llvm-tools \
  && cargo fetch --locked --target "$target"
+# Profile-guided: an instrumented build runs a training workload (the
+# benchmark driver, the render cases, the expression corpora, the server
+# answering calls), then the release build is laid out by those profiles
+# (scripts/pgo-build.sh, docs/notes/pgo.md). Two builds instead of one.
+COPY scripts/pgo-build.sh scripts/
+COPY examples examples
+COPY tests/render tests/render
 RUN target="$(uname -m)-unknown-linux-musl" \
- && RUSTFLAGS="-C target-feature=+crt-static" \
-    cargo build --release --locked --offline -p fnhcl-cli --target "$target" \
- && cp "target/$target/release/fn-hcl" /fn-hcl \
+ && RUSTFLAGS="-C target-feature=+crt-static" CARGO_NET_OFFLINE=true \
+    scripts/pgo-build.sh --target "$target" \
+ && cp "target/pgo/$target/release/fn-hcl" /fn-hcl \
  && /fn-hcl version
 
 FROM gcr.io/distroless/static-debian12:nonroot

@@ -11,7 +11,7 @@
 #      (with --install-deps they are installed, with apt-get, as root);
 #   3. runs the build stage's own commands for the target triple: the
 #      `target=...` step, `rustup target add`, `cargo fetch`, and the
-#      `cargo build` step with the stage's ARG/ENV values;
+#      build step (`cargo build` or `scripts/pgo-build.sh`) with the stage's ARG/ENV values;
 #   4. checks the binary is statically linked and runs the stage's own
 #      check of it (`/fn-hcl version`) against the built file.
 # Exits non-zero on the first mismatch. Slow (a release build for another
@@ -81,12 +81,14 @@ done < <(awk '
 ((stage >= 1)) || fail "$dockerfile has $((stage + 1)) stage(s); expected a build stage and a runtime stage"
 final=$stage
 
-# The build stage: the one whose RUN runs `cargo build`.
+# The build stage: the one whose RUN runs `cargo build` (itself or through
+# scripts/pgo-build.sh).
+build_re='cargo build|scripts/pgo-build\.sh'
 build=-1
 for ((s = 0; s <= final; s++)); do
-  if grep -q 'cargo build' <<<"${stage_runs[s]}"; then build=$s; fi
+  if grep -Eq "$build_re" <<<"${stage_runs[s]}"; then build=$s; fi
 done
-((build >= 0)) || fail "no RUN with 'cargo build' in $dockerfile"
+((build >= 0)) || fail "no RUN with 'cargo build' or scripts/pgo-build.sh in $dockerfile"
 ((build != final)) || fail "the final stage builds; expected a separate runtime stage"
 note "build stage $build: FROM ${stage_from[build]} AS ${stage_alias[build]:-(no name)}"
 
@@ -108,7 +110,7 @@ step_matching() { # first step matching the extended regex $1
 }
 
 target_step=$(step_matching '^target=') || fail "no 'target=...' step in the build stage"
-build_step=$(step_matching 'cargo build') || fail "no 'cargo build' step"
+build_step=$(step_matching "$build_re") || fail "no 'cargo build' or scripts/pgo-build.sh step"
 fetch_step=$(step_matching 'cargo fetch') || fetch_step=""
 rustup_step=$(step_matching 'rustup target add') || rustup_step=""
 cp_step=$(step_matching '^cp .*release/') || fail "no 'cp .../release/<binary> <dest>' step"

@@ -277,11 +277,27 @@ struct Server {
 }
 
 impl Drop for Server {
+    /// Stops the server as Kubernetes would, with SIGTERM (it finishes
+    /// and exits normally: an instrumented build writes its profile then,
+    /// scripts/pgo-build.sh), and kills it if it has not exited after 5 s.
     fn drop(&mut self) {
-        if let Some(c) = &mut self.child {
-            let _ = c.kill();
-            let _ = c.wait();
+        let Some(c) = &mut self.child else { return };
+        let asked = Command::new("kill")
+            .args(["-TERM", &c.id().to_string()])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if asked {
+            let until = Instant::now() + Duration::from_secs(5);
+            while Instant::now() < until {
+                if !matches!(c.try_wait(), Ok(None)) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
         }
+        let _ = c.kill();
+        let _ = c.wait();
     }
 }
 
