@@ -8,17 +8,18 @@
 #
 # Training (deterministic, a few seconds): the benchmark driver's
 # composition, bucket and live-sized workloads from request bytes, an
-# uncached compile of a large program, `fn-hcl render` of the example, `fn-hcl test` of the render cases,
-# `fn-hcl eval --jsonl` over the expression corpora of the tests and 60
-# generated heavy lines, and `fn-hcl serve` answering a few thousand calls
-# from the load-test's own (tonic) client.
+# uncached compile of a large program, `fn-hcl render` of the example,
+# `fn-hcl test` of the render cases, `fn-hcl eval --jsonl` over the
+# expression corpora of the tests and 60 generated heavy lines (when
+# python3 is there), and `fn-hcl serve` answering 3,000 calls from the
+# load test's own (tonic) client.
 #
-# Usage: scripts/pgo-build.sh [--target TRIPLE] [--out DIR]
+# Usage: scripts/pgo-build.sh [--target TRIPLE] [--out PATH]
 #   Needs `llvm-profdata` of rustc's LLVM: the rustup component
 #   `llvm-tools` (installed when missing), or LLVM_PROFDATA=path.
 #   --target  build for TRIPLE (cargo --target); the training runs the
 #             instrumented binaries, so TRIPLE must run on this machine.
-#   --out     copy the optimized `fn-hcl` there (default: print its path).
+#   --out     copy the optimized `fn-hcl` to this path (printed either way).
 #   Extra RUSTFLAGS are kept. Instrumented build: target/pgo-gen; final
 #   build: target/pgo (or CARGO_TARGET_DIR/pgo-gen, .../pgo).
 set -euo pipefail
