@@ -2,7 +2,7 @@
 """The expression workload of issue 18: `fn-hcl eval --jsonl` against the Go
 reference libraries (`hcl-oracle`), whole-process time, in one run.
 
-  expr_workload.py gen [LINES] > /tmp/workload.jsonl      # default 300 lines
+  expr_workload.py gen [LINES] [--seed N] > /tmp/workload.jsonl   # default 300 lines, seed 18
   expr_workload.py bench FN_HCL ORACLE [--lines 300] [--runs 7]
 
 `gen` writes LINES deterministic JSON lines {"id","expr","vars"}: each
@@ -83,8 +83,8 @@ def variables(rng, target_bytes=20_000):
     return v
 
 
-def lines(count):
-    rng = random.Random(18)
+def lines(count, seed=18):
+    rng = random.Random(seed)
     out = []
     for i in range(count):
         vars_ = variables(rng)
@@ -157,8 +157,14 @@ def bench(argv):
 
 def main():
     if len(sys.argv) >= 2 and sys.argv[1] == "gen":
-        count = int(sys.argv[2]) if len(sys.argv) > 2 else 300
-        sys.stdout.write("\n".join(lines(count)) + "\n")
+        rest = sys.argv[2:]
+        seed = 18
+        if "--seed" in rest:
+            at = rest.index("--seed")
+            seed = int(rest[at + 1])
+            del rest[at:at + 2]
+        count = int(rest[0]) if rest else 300
+        sys.stdout.write("\n".join(lines(count, seed)) + "\n")
     elif len(sys.argv) >= 4 and sys.argv[1] == "bench":
         bench(sys.argv[2:])
     else:
