@@ -6,7 +6,7 @@
 # larger than the CPU's 32 KiB instruction cache; ordering it by use is
 # what this buys (docs/notes/pgo.md, numbers in docs/benchmarks.md).
 #
-# Training (deterministic, a few seconds): the benchmark driver's
+# Training (the same work every run, ~10 s): the benchmark driver's
 # composition, bucket and live-sized workloads from request bytes, an
 # uncached compile of a large program, `fn-hcl render` of the example,
 # `fn-hcl test` of the render cases, `fn-hcl eval --jsonl` over the
