@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use fnhcl_value::{Key, Number, ObjMap, Type, Value};
-use unicode_segmentation::UnicodeSegmentation;
 
 use crate::args::{num, to_int};
 use crate::convert::{convert, equals, make_set, unify};
@@ -890,7 +889,7 @@ fn length(args: &[Value]) -> Result<Value, CallError> {
             // Terraform calls cty's strlen, whose dispatcher unmarks the
             // argument and re-marks a known result.
             return Ok(match v.as_str() {
-                Some(s) => count(s.graphemes(true).count()).mark_if(coll.is_marked_deep()),
+                Some(s) => count(crate::strings::grapheme_count(s)).mark_if(coll.is_marked_deep()),
                 None => Value::Unknown(Type::Number),
             });
         }

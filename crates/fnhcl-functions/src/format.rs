@@ -337,7 +337,7 @@ fn pad_width(out: &mut String, spec: &Spec, s: &str) {
         out.push_str(s);
         return;
     };
-    let have = s.graphemes(true).count();
+    let have = crate::strings::grapheme_count(s);
     if have >= w {
         out.push_str(s);
         return;

@@ -25,12 +25,39 @@ struct Parser<'a> {
     s: &'a str,
     b: &'a [u8],
     i: usize,
+    /// Buffers kept from one text to the next (see [`Scratch`]).
+    scratch: Scratch,
+}
+
+/// What a reader keeps between texts, per thread: the buffers of the
+/// objects and arrays being read (empty between texts, with the capacity
+/// the largest text needed, instead of growing again for each line of a
+/// stream), and the short keys read before, shared (the objects of an
+/// array and the lines of a stream repeat the same keys).
+#[derive(Default)]
+struct Scratch {
     /// The members of the objects being read, innermost last (one buffer
-    /// for all of them: each object's are moved out into a vector of their
+    /// for all of them: each object's are moved out into a slice of its
     /// exact size, instead of each growing its own).
     members: Vec<(Key, Value)>,
     /// The same for the elements of arrays.
     elements: Vec<Value>,
+    keys: crate::intern::StrCache,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Option<Scratch>> = const { std::cell::Cell::new(None) };
+}
+
+impl Drop for Parser<'_> {
+    fn drop(&mut self) {
+        // What an error left behind is dropped here; the capacity stays.
+        self.scratch.members.clear();
+        self.scratch.elements.clear();
+        let scratch = std::mem::take(&mut self.scratch);
+        // A thread being torn down has no slot left: the buffers are freed.
+        let _ = SCRATCH.try_with(|slot| slot.set(Some(scratch)));
+    }
 }
 
 impl<'a> Parser<'a> {
@@ -39,8 +66,11 @@ impl<'a> Parser<'a> {
             s: text,
             b: text.as_bytes(),
             i: 0,
-            members: Vec::new(),
-            elements: Vec::new(),
+            scratch: SCRATCH
+                .try_with(std::cell::Cell::take)
+                .ok()
+                .flatten()
+                .unwrap_or_default(),
         }
     }
 
@@ -81,16 +111,16 @@ impl<'a> Parser<'a> {
                 if self.open(depth, b']')? {
                     return Ok(Value::tuple(Vec::new()));
                 }
-                let base = self.elements.len();
+                let base = self.scratch.elements.len();
                 loop {
                     let v = self.value(depth + 1)?;
-                    self.elements.push(v);
+                    self.scratch.elements.push(v);
                     self.ws();
                     match self.b.get(self.i) {
                         Some(b',') => self.i += 1,
                         Some(b']') => {
                             self.i += 1;
-                            return Ok(Value::tuple(self.elements.drain(base..).collect()));
+                            return Ok(Value::tuple(self.scratch.elements.drain(base..).collect()));
                         }
                         _ => return self.err("expected ',' or ']' in array"),
                     }
@@ -144,13 +174,13 @@ impl<'a> Parser<'a> {
         }
         // Collected, then sorted once (inserting one by one into
         // the sorted map would be quadratic on large objects).
-        let base = self.members.len();
+        let base = self.scratch.members.len();
         loop {
             self.ws();
             if self.b.get(self.i) != Some(&b'"') {
                 return self.err("expected string for object key");
             }
-            let k = Key::from(self.string()?);
+            let k = self.key()?;
             self.ws();
             if self.b.get(self.i) != Some(&b':') {
                 return self.err("expected ':' after object key");
@@ -158,13 +188,16 @@ impl<'a> Parser<'a> {
             self.i += 1;
             let v = member(self, &k, base, depth + 1)?;
             // Later duplicates win, as in cty (and in `collect`).
-            self.members.push((k, v));
+            self.scratch.members.push((k, v));
             self.ws();
             match self.b.get(self.i) {
                 Some(b',') => self.i += 1,
                 Some(b'}') => {
                     self.i += 1;
-                    return Ok(Value::object(ObjMap::drain_from(&mut self.members, base)));
+                    return Ok(Value::object(ObjMap::drain_from(
+                        &mut self.scratch.members,
+                        base,
+                    )));
                 }
                 _ => return self.err("expected ',' or '}' in object"),
             }
@@ -220,13 +253,10 @@ impl<'a> Parser<'a> {
 
     /// [`Self::string`] without building it.
     fn skip_string(&mut self) -> Result<(), String> {
-        let start = self.i + 1;
-        let end = start + crate::scan::plain_prefix(&self.b[start..], false);
-        if self.b.get(end) == Some(&b'"') {
-            self.i = end + 1;
-            return Ok(());
+        match self.plain_string() {
+            Some(_) => Ok(()),
+            None => self.escaped_string().map(drop),
         }
-        self.string().map(drop)
     }
 
     /// [`Self::number`] without building it: a short integer is always
@@ -315,17 +345,37 @@ impl<'a> Parser<'a> {
     }
 
     fn string(&mut self) -> Result<Arc<str>, String> {
-        self.i += 1; // opening quote
-        // Most strings have no escape: one allocation, straight from the
-        // text, instead of a growing `String` copied again into the `Arc`.
-        let start = self.i;
-        self.i += crate::scan::plain_prefix(&self.b[start..], false);
-        if self.b.get(self.i) == Some(&b'"') {
-            self.i += 1;
-            return Ok(Arc::from(&self.s[start..self.i - 1]));
+        match self.plain_string() {
+            Some(text) => Ok(Arc::from(text)),
+            None => self.escaped_string().map(Arc::from),
         }
-        self.i = start;
-        self.escaped_string().map(Arc::from)
+    }
+
+    /// An object key: [`Self::string`], shared with the same key read
+    /// before when it is short (the objects of an array repeat the same
+    /// few keys; values repeat far less, and looking them up costs about
+    /// what it saves).
+    fn key(&mut self) -> Result<Key, String> {
+        match self.plain_string() {
+            Some(text) => Ok(self.scratch.keys.get(text)),
+            None => self.escaped_string().map(Key::from),
+        }
+    }
+
+    /// The text of the string at the opening quote when it has no escape
+    /// (most have none: taken straight from the text, instead of a growing
+    /// `String` copied again into the `Arc`), stepping over it; else
+    /// `None`, after the opening quote.
+    #[inline(always)]
+    fn plain_string(&mut self) -> Option<&'a str> {
+        self.i += 1; // opening quote
+        let start = self.i;
+        let end = start + crate::scan::plain_prefix(&self.b[start..], false);
+        if self.b.get(end) == Some(&b'"') {
+            self.i = end + 1;
+            return Some(&self.s[start..end]);
+        }
+        None
     }
 
     /// The rest of [`Self::string`] (after the opening quote) when it holds
@@ -425,7 +475,7 @@ pub fn from_json_text_sparse(
             // The top-level members read so far are all below this
             // object's.
             p.object(d, |p, k, base, d| {
-                if keep(&p.members[..base], k) {
+                if keep(&p.scratch.members[..base], k) {
                     p.value(d)
                 } else {
                     p.skip(d).map(|()| Value::null())
@@ -738,6 +788,29 @@ fn to_serde_depth(v: &Value, depth: usize) -> Option<serde_json::Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a failed read leaves in the thread's buffers does not reach
+    /// the next read, and keys shared from earlier texts read right.
+    #[test]
+    fn a_read_after_a_failed_one_starts_clean() {
+        for bad in [r#"{"a":[1,{"b":2,"c":"#, r#"[[1,2],[3,"#, r#"{"k":{"x":1}"#] {
+            assert!(from_json_text(bad).is_err(), "{bad}");
+            let v = from_json_text(r#"{"k":[{"x":1}],"z":[]}"#).unwrap();
+            assert_eq!(
+                to_json_text(&v).unwrap(),
+                r#"{"k":[{"x":1}],"z":[]}"#,
+                "after {bad}"
+            );
+        }
+        let first = from_json_text(r#"{"metadata":1}"#).unwrap();
+        let again = from_json_text(r#"{"metadata":2,"metadatb":3}"#).unwrap();
+        let keys = |v: &Value| match v {
+            Value::Object(m) => m.keys().map(|k| k.to_string()).collect::<Vec<_>>(),
+            _ => Vec::new(),
+        };
+        assert_eq!(keys(&first), ["metadata"]);
+        assert_eq!(keys(&again), ["metadata", "metadatb"]);
+    }
 
     /// The sparse reader answers as the whole reader: the same errors
     /// (texts and places) for every truncation and one-byte change of a

@@ -8,6 +8,7 @@
 //!   operators with cty's unknown/null/mark rules.
 //! - [`Value::set_from`]: sets in cty's element order.
 //! - [`json`]: exact JSON text and `serde_json` mapping.
+//! - [`intern::StrCache`]: shared short strings for readers.
 //! - [`shape`](mod@shape): the outer kind of a value's type without typing the whole value.
 //!
 //! Architecture invariant: this crate knows nothing about HCL syntax, source
@@ -16,6 +17,7 @@
 
 mod bigfloat;
 pub mod convert;
+pub mod intern;
 mod iter;
 pub mod json;
 mod number;
