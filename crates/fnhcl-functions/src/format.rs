@@ -6,7 +6,6 @@
 //! precisions of strings count grapheme clusters.
 
 use fnhcl_value::{Type, Value};
-use unicode_segmentation::UnicodeSegmentation;
 
 use crate::args::str_arg;
 use crate::error::CallError;
@@ -309,7 +308,7 @@ fn append(
             };
             let s = match spec.prec {
                 Some(p) if p > 0 => {
-                    let end: usize = s.graphemes(true).take(p).map(str::len).sum();
+                    let end: usize = crate::strings::clusters(s).take(p).map(str::len).sum();
                     &s[..end]
                 }
                 _ => s,

@@ -290,13 +290,10 @@ pub(crate) fn lower(s: &str) -> String {
 }
 
 /// The number of grapheme clusters in `s` (what `length` and the padding
-/// widths of `format` count). In ASCII text every byte is a cluster of its
-/// own except a CR directly before an LF, which joins it (UAX #29 rule
-/// GB3): that text is counted without the segmenter, which costs ~100
-/// instructions a byte.
+/// widths of `format` count): ASCII text as [`clusters`] reads it, with
+/// the `\n`s found by a `memchr` search (many bytes at a time).
 pub(crate) fn grapheme_count(s: &str) -> usize {
     if s.is_ascii() {
-        // `\n` is found by a `memchr` search (many bytes at a time).
         let b = s.as_bytes();
         let crlf = s
             .match_indices('\n')
@@ -307,10 +304,65 @@ pub(crate) fn grapheme_count(s: &str) -> usize {
     s.graphemes(true).count()
 }
 
+/// The grapheme clusters of `s`, front to back or back to front. In ASCII
+/// text every byte is a cluster of its own except a CR directly before an
+/// LF, which joins it (UAX #29 rule GB3): such text is read without the
+/// segmenter, which costs ~100 instructions a byte.
+pub(crate) fn clusters(s: &str) -> Clusters<'_> {
+    if s.is_ascii() {
+        Clusters::Ascii(s)
+    } else {
+        Clusters::Unicode(s.graphemes(true))
+    }
+}
+
+/// The iterator of [`clusters`].
+pub(crate) enum Clusters<'a> {
+    /// The ASCII text not read yet.
+    Ascii(&'a str),
+    Unicode(unicode_segmentation::Graphemes<'a>),
+}
+
+impl<'a> Iterator for Clusters<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        match self {
+            Clusters::Ascii(rest) => {
+                if rest.is_empty() {
+                    return None;
+                }
+                let n = if rest.starts_with("\r\n") { 2 } else { 1 };
+                let (g, tail) = rest.split_at(n);
+                *rest = tail;
+                Some(g)
+            }
+            Clusters::Unicode(g) => g.next(),
+        }
+    }
+}
+
+impl DoubleEndedIterator for Clusters<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        match self {
+            Clusters::Ascii(rest) => {
+                if rest.is_empty() {
+                    return None;
+                }
+                let n = if rest.ends_with("\r\n") { 2 } else { 1 };
+                let (head, g) = rest.split_at(rest.len() - n);
+                *rest = head;
+                Some(g)
+            }
+            Clusters::Unicode(g) => g.next_back(),
+        }
+    }
+}
+
 /// Reverses grapheme clusters.
 pub(crate) fn strrev(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for g in s.graphemes(true).rev() {
+    for g in clusters(s).rev() {
         out.push_str(g);
     }
     out
@@ -329,7 +381,7 @@ pub(crate) fn substr(s: &str, mut offset: i64, length: i64) -> String {
     if offset > 0 {
         let mut i = 0usize;
         let mut pos = 0i64;
-        for g in s.graphemes(true) {
+        for g in clusters(s) {
             i += g.len();
             pos += 1;
             if pos == offset {
@@ -346,7 +398,7 @@ pub(crate) fn substr(s: &str, mut offset: i64, length: i64) -> String {
     }
     let mut i = 0usize;
     let mut pos = 0i64;
-    for g in sub.graphemes(true) {
+    for g in clusters(sub) {
         i += g.len();
         pos += 1;
         if pos == length {
@@ -498,7 +550,7 @@ mod tests {
     }
 
     #[test]
-    fn grapheme_count_of_ascii_is_the_segmenter_s() {
+    fn ascii_clusters_are_the_segmenter_s() {
         // Every string of up to 6 bytes over CR, LF, another control, a
         // letter and a space, and a non-ASCII one for the slow path.
         let alphabet = ['\r', '\n', '\u{1}', 'a', ' '];
@@ -514,7 +566,28 @@ mod tests {
             }
         }
         for t in texts {
-            assert_eq!(grapheme_count(&t), t.graphemes(true).count(), "{t:?}");
+            let whole: Vec<&str> = t.graphemes(true).collect();
+            assert_eq!(grapheme_count(&t), whole.len(), "{t:?}");
+            assert_eq!(clusters(&t).collect::<Vec<_>>(), whole, "{t:?}");
+            let mut back: Vec<&str> = clusters(&t).rev().collect();
+            back.reverse();
+            assert_eq!(back, whole, "{t:?} backwards");
+            // From both ends at once, meeting in the middle.
+            let mut it = clusters(&t);
+            let (mut front, mut rear) = (Vec::new(), Vec::new());
+            loop {
+                match (it.next(), it.next_back()) {
+                    (Some(a), Some(b)) => {
+                        front.push(a);
+                        rear.push(b);
+                    }
+                    (Some(a), None) => front.push(a),
+                    (None, _) => break,
+                }
+            }
+            rear.reverse();
+            front.extend(rear);
+            assert_eq!(front, whole, "{t:?} from both ends");
         }
     }
 
