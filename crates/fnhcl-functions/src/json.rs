@@ -62,6 +62,7 @@ pub(crate) fn decode(text: &str) -> Result<Value, String> {
         s: text,
         b: text.as_bytes(),
         pos: 0,
+        keys: fnhcl_value::intern::ThreadCache::take(),
     };
     p.skip_ws();
     let v = p.value(0)?;
@@ -174,6 +175,8 @@ struct Parser<'a> {
     s: &'a str,
     b: &'a [u8],
     pos: usize,
+    /// Short keys read before, shared (a document's objects repeat them).
+    keys: fnhcl_value::intern::ThreadCache,
 }
 
 impl<'a> Parser<'a> {
@@ -394,7 +397,10 @@ impl<'a> Parser<'a> {
             self.pos += 1;
             self.skip_ws();
             let v = self.value(depth + 1)?;
-            let key = Key::from(crate::limits::nfc(&k).as_ref());
+            let key = match crate::limits::nfc(&k) {
+                std::borrow::Cow::Borrowed(text) => self.keys.get(text),
+                std::borrow::Cow::Owned(text) => Key::from(text),
+            };
             sorted &= attrs.last().is_none_or(|(last, _)| *last < key);
             attrs.push((key, v));
             self.skip_ws();

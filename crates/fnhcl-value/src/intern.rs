@@ -29,8 +29,8 @@ pub const MAX_CACHED_LEN: usize = 32;
 const SLOTS: usize = 1024;
 
 /// A direct-mapped cache of shared short strings (see the module
-/// documentation). Not shared between threads: the JSON reader keeps one
-/// per thread.
+/// documentation). Not shared between threads: readers use this thread's
+/// ([`ThreadCache`]).
 #[derive(Default)]
 pub struct StrCache {
     slots: Vec<Option<Arc<str>>>,
@@ -61,6 +61,45 @@ impl StrCache {
         let fresh: Arc<str> = Arc::from(s);
         *slot = Some(fresh.clone());
         fresh
+    }
+}
+
+thread_local! {
+    static THREAD_CACHE: std::cell::Cell<Option<StrCache>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// This thread's [`StrCache`], taken for one reader and given back when it
+/// is dropped: the readers of a thread (the JSON reader, `jsondecode`)
+/// share their keys from one text to the next. A reader started while
+/// another holds it gets an empty cache of its own.
+pub struct ThreadCache(StrCache);
+
+impl ThreadCache {
+    pub fn take() -> ThreadCache {
+        let cache = THREAD_CACHE.try_with(std::cell::Cell::take).ok().flatten();
+        ThreadCache(cache.unwrap_or_default())
+    }
+}
+
+impl Drop for ThreadCache {
+    fn drop(&mut self) {
+        let cache = std::mem::take(&mut self.0);
+        // A thread being torn down has no slot left: the cache is freed.
+        let _ = THREAD_CACHE.try_with(|slot| slot.set(Some(cache)));
+    }
+}
+
+impl std::ops::Deref for ThreadCache {
+    type Target = StrCache;
+    fn deref(&self) -> &StrCache {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for ThreadCache {
+    fn deref_mut(&mut self) -> &mut StrCache {
+        &mut self.0
     }
 }
 
@@ -130,6 +169,18 @@ mod tests {
                 assert_eq!(&*c.get(t), t.as_str(), "round {round}");
             }
         }
+    }
+
+    #[test]
+    fn the_thread_cache_is_kept_between_readers() {
+        let a = ThreadCache::take().get("apiVersion");
+        let b = ThreadCache::take().get("apiVersion");
+        assert!(Arc::ptr_eq(&a, &b));
+        // Taken twice at once: the second is a cache of its own.
+        let mut outer = ThreadCache::take();
+        let mut inner = ThreadCache::take();
+        assert!(!Arc::ptr_eq(&inner.get("apiVersion"), &a));
+        assert!(Arc::ptr_eq(&outer.get("apiVersion"), &a));
     }
 
     #[test]

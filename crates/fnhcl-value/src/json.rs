@@ -27,13 +27,15 @@ struct Parser<'a> {
     i: usize,
     /// Buffers kept from one text to the next (see [`Scratch`]).
     scratch: Scratch,
+    keys: crate::intern::ThreadCache,
 }
 
 /// What a reader keeps between texts, per thread: the buffers of the
 /// objects and arrays being read (empty between texts, with the capacity
 /// the largest text needed, instead of growing again for each line of a
-/// stream), and the short keys read before, shared (the objects of an
-/// array and the lines of a stream repeat the same keys).
+/// stream). Short keys read before are shared through the thread's
+/// [`crate::intern::ThreadCache`] (the objects of an array and the lines of
+/// a stream repeat the same keys).
 #[derive(Default)]
 struct Scratch {
     /// The members of the objects being read, innermost last (one buffer
@@ -42,7 +44,6 @@ struct Scratch {
     members: Vec<(Key, Value)>,
     /// The same for the elements of arrays.
     elements: Vec<Value>,
-    keys: crate::intern::StrCache,
 }
 
 thread_local! {
@@ -71,6 +72,7 @@ impl<'a> Parser<'a> {
                 .ok()
                 .flatten()
                 .unwrap_or_default(),
+            keys: crate::intern::ThreadCache::take(),
         }
     }
 
@@ -357,7 +359,7 @@ impl<'a> Parser<'a> {
     /// what it saves).
     fn key(&mut self) -> Result<Key, String> {
         match self.plain_string() {
-            Some(text) => Ok(self.scratch.keys.get(text)),
+            Some(text) => Ok(self.keys.get(text)),
             None => self.escaped_string().map(Key::from),
         }
     }
