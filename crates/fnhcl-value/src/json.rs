@@ -46,15 +46,28 @@ struct Scratch {
     elements: Vec<Value>,
 }
 
+/// The most entries a [`Scratch`] buffer keeps between texts (~200 KiB of
+/// members).
+const KEPT_CAPACITY: usize = 4096;
+
 thread_local! {
     static SCRATCH: std::cell::Cell<Option<Scratch>> = const { std::cell::Cell::new(None) };
 }
 
 impl Drop for Parser<'_> {
     fn drop(&mut self) {
-        // What an error left behind is dropped here; the capacity stays.
-        self.scratch.members.clear();
-        self.scratch.elements.clear();
+        // What an error left behind is dropped here; the capacity stays,
+        // up to a bound (one huge text must not pin its buffers for the
+        // thread's life).
+        let Scratch { members, elements } = &mut self.scratch;
+        members.clear();
+        elements.clear();
+        if members.capacity() > KEPT_CAPACITY {
+            *members = Vec::new();
+        }
+        if elements.capacity() > KEPT_CAPACITY {
+            *elements = Vec::new();
+        }
         let scratch = std::mem::take(&mut self.scratch);
         // A thread being torn down has no slot left: the buffers are freed.
         let _ = SCRATCH.try_with(|slot| slot.set(Some(scratch)));
@@ -804,6 +817,13 @@ mod tests {
                 "after {bad}"
             );
         }
+        // A text bigger than the buffers keep works, and so does the next.
+        let big = format!("[{}0]", "[1],".repeat(3 * KEPT_CAPACITY));
+        assert!(from_json_text(&big).is_ok());
+        assert_eq!(
+            to_json_text(&from_json_text("[[1],[2]]").unwrap()).unwrap(),
+            "[[1],[2]]"
+        );
         let first = from_json_text(r#"{"metadata":1}"#).unwrap();
         let again = from_json_text(r#"{"metadata":2,"metadatb":3}"#).unwrap();
         let keys = |v: &Value| match v {
