@@ -1,6 +1,6 @@
 //! [`StrCache`]: sharing the short strings a reader meets again and again
-//! (object keys such as `name` or `metadata`, values such as a region)
-//! instead of allocating each one anew.
+//! (object keys such as `name` or `metadata`) instead of allocating each
+//! one anew.
 //!
 //! A document of many similar objects repeats a few hundred distinct short
 //! texts tens of thousands of times. A reader that asks the cache for each
@@ -18,6 +18,7 @@
 use std::sync::Arc;
 
 use crate::key_eq;
+use crate::objmap::{half, word};
 
 /// Texts longer than this are not looked up (long texts rarely repeat,
 /// and comparing them costs more).
@@ -25,7 +26,8 @@ pub const MAX_CACHED_LEN: usize = 32;
 
 /// Number of slots (a power of two): 16 KiB of slots, taken at the first
 /// lookup. With 256 the expression workload's ~490 distinct keys evicted
-/// each other (3.5 M fewer instructions than no cache; with 1,024, 12 M).
+/// each other: 398.0 M instructions against 391.3 M with 1,024
+/// (docs/notes/memory-and-jsonl.md, "Keys shared across lines").
 const SLOTS: usize = 1024;
 
 /// A direct-mapped cache of shared short strings (see the module
@@ -119,18 +121,6 @@ fn slot_of(b: &[u8]) -> usize {
     };
     let mixed = (head ^ tail.rotate_left(29) ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     (mixed >> (64 - SLOTS.trailing_zeros())) as usize
-}
-
-fn word(s: &[u8], at: usize) -> u64 {
-    let mut w = [0u8; 8];
-    w.copy_from_slice(&s[at..at + 8]);
-    u64::from_le_bytes(w)
-}
-
-fn half(s: &[u8], at: usize) -> u32 {
-    let mut w = [0u8; 4];
-    w.copy_from_slice(&s[at..at + 4]);
-    u32::from_le_bytes(w)
 }
 
 #[cfg(test)]

@@ -48,16 +48,6 @@ pub fn key_eq(a: &[u8], b: &[u8]) -> bool {
     if n != b.len() {
         return false;
     }
-    fn word(s: &[u8], at: usize) -> u64 {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&s[at..at + 8]);
-        u64::from_le_bytes(w)
-    }
-    fn half(s: &[u8], at: usize) -> u32 {
-        let mut w = [0u8; 4];
-        w.copy_from_slice(&s[at..at + 4]);
-        u32::from_le_bytes(w)
-    }
     match n {
         0 => true,
         1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
@@ -65,6 +55,22 @@ pub fn key_eq(a: &[u8], b: &[u8]) -> bool {
         8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
         _ => a == b,
     }
+}
+
+/// The eight bytes of `s` from `at` as a little-endian word.
+#[inline(always)]
+pub(crate) fn word(s: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&s[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// The four bytes of `s` from `at` as a little-endian word.
+#[inline(always)]
+pub(crate) fn half(s: &[u8], at: usize) -> u32 {
+    let mut w = [0u8; 4];
+    w.copy_from_slice(&s[at..at + 4]);
+    u32::from_le_bytes(w)
 }
 
 fn strictly_sorted(entries: &[(Key, Value)]) -> bool {
