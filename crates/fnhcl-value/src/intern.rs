@@ -15,7 +15,9 @@
 //! The strings handed out are ordinary `Arc<str>`: a caller cannot tell a
 //! shared one from a fresh one except by `Arc::ptr_eq`.
 
+use std::cell::Cell;
 use std::sync::Arc;
+use std::thread::LocalKey;
 
 use crate::key_eq;
 use crate::objmap::{half, word};
@@ -66,42 +68,60 @@ impl StrCache {
     }
 }
 
-thread_local! {
-    static THREAD_CACHE: std::cell::Cell<Option<StrCache>> =
-        const { std::cell::Cell::new(None) };
+/// A value lent out of a thread-local slot and given back when dropped:
+/// what a reader keeps from one text to the next on its thread (its
+/// buffers, [`ThreadCache`]). Taking from an empty slot (the first time,
+/// or while another reader of the thread holds the value) gives a default
+/// value; giving back replaces what the slot holds.
+pub struct Lent<T: Default + 'static> {
+    value: T,
+    home: &'static LocalKey<Cell<Option<T>>>,
 }
 
-/// This thread's [`StrCache`], taken for one reader and given back when it
-/// is dropped: the readers of a thread (the JSON reader, `jsondecode`)
-/// share their keys from one text to the next. A reader started while
-/// another holds it gets an empty cache of its own.
-pub struct ThreadCache(StrCache);
-
-impl ThreadCache {
-    pub fn take() -> ThreadCache {
-        let cache = THREAD_CACHE.try_with(std::cell::Cell::take).ok().flatten();
-        ThreadCache(cache.unwrap_or_default())
+impl<T: Default + 'static> Lent<T> {
+    pub fn from_slot(home: &'static LocalKey<Cell<Option<T>>>) -> Lent<T> {
+        let value = home.try_with(Cell::take).ok().flatten();
+        Lent {
+            value: value.unwrap_or_default(),
+            home,
+        }
     }
 }
 
-impl Drop for ThreadCache {
+impl<T: Default + 'static> Drop for Lent<T> {
     fn drop(&mut self) {
-        let cache = std::mem::take(&mut self.0);
-        // A thread being torn down has no slot left: the cache is freed.
-        let _ = THREAD_CACHE.try_with(|slot| slot.set(Some(cache)));
+        let value = std::mem::take(&mut self.value);
+        // A thread being torn down has no slot left: the value is freed.
+        let _ = self.home.try_with(|slot| slot.set(Some(value)));
     }
 }
 
-impl std::ops::Deref for ThreadCache {
-    type Target = StrCache;
-    fn deref(&self) -> &StrCache {
-        &self.0
+impl<T: Default + 'static> std::ops::Deref for Lent<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.value
     }
 }
 
-impl std::ops::DerefMut for ThreadCache {
-    fn deref_mut(&mut self) -> &mut StrCache {
-        &mut self.0
+impl<T: Default + 'static> std::ops::DerefMut for Lent<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.value
+    }
+}
+
+thread_local! {
+    static THREAD_CACHE: Cell<Option<StrCache>> = const { Cell::new(None) };
+}
+
+/// This thread's [`StrCache`], lent to one reader at a time: the readers
+/// of a thread (the JSON reader, `jsondecode`) share their keys from one
+/// text to the next. A reader started while another holds it gets an
+/// empty cache of its own.
+pub type ThreadCache = Lent<StrCache>;
+
+impl Lent<StrCache> {
+    pub fn take() -> ThreadCache {
+        Lent::from_slot(&THREAD_CACHE)
     }
 }
 

@@ -26,7 +26,7 @@ struct Parser<'a> {
     b: &'a [u8],
     i: usize,
     /// Buffers kept from one text to the next (see [`Scratch`]).
-    scratch: Scratch,
+    scratch: crate::intern::Lent<Scratch>,
     keys: crate::intern::ThreadCache,
 }
 
@@ -55,11 +55,12 @@ thread_local! {
 }
 
 impl Drop for Parser<'_> {
+    /// Empties the buffers before they go back to the thread's slot
+    /// (`Lent`): what an error left behind is dropped here; the capacity
+    /// stays, up to a bound (one huge text must not pin its buffers for
+    /// the thread's life).
     fn drop(&mut self) {
-        // What an error left behind is dropped here; the capacity stays,
-        // up to a bound (one huge text must not pin its buffers for the
-        // thread's life).
-        let Scratch { members, elements } = &mut self.scratch;
+        let Scratch { members, elements } = &mut *self.scratch;
         members.clear();
         elements.clear();
         if members.capacity() > KEPT_CAPACITY {
@@ -68,9 +69,6 @@ impl Drop for Parser<'_> {
         if elements.capacity() > KEPT_CAPACITY {
             *elements = Vec::new();
         }
-        let scratch = std::mem::take(&mut self.scratch);
-        // A thread being torn down has no slot left: the buffers are freed.
-        let _ = SCRATCH.try_with(|slot| slot.set(Some(scratch)));
     }
 }
 
@@ -80,11 +78,7 @@ impl<'a> Parser<'a> {
             s: text,
             b: text.as_bytes(),
             i: 0,
-            scratch: SCRATCH
-                .try_with(std::cell::Cell::take)
-                .ok()
-                .flatten()
-                .unwrap_or_default(),
+            scratch: crate::intern::Lent::from_slot(&SCRATCH),
             keys: crate::intern::ThreadCache::take(),
         }
     }
