@@ -11,8 +11,9 @@
 # uncached compile of a large program, `fn-hcl render` of the example,
 # `fn-hcl test` of the render cases, `fn-hcl eval --jsonl` over the
 # expression corpora of the tests and 60 generated heavy lines (when
-# python3 is there; other data than the benchmark's: seed 7, not 18), and `fn-hcl serve` answering 3,000 calls from the
-# load test's own (tonic) client.
+# python3 is there; other data than the benchmark's: seed 7, not 18),
+# and `fn-hcl serve` answering 3,000 calls from the load test's own
+# (tonic) client.
 #
 # Usage: scripts/pgo-build.sh [--target TRIPLE] [--out PATH]
 #   Needs `llvm-profdata` of rustc's LLVM: the rustup component
@@ -31,7 +32,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --target) triple="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "pgo-build: unknown argument $1" >&2; exit 2 ;;
   esac
 done
