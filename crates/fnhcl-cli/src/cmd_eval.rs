@@ -26,6 +26,8 @@ fn jsonl_lines(mut input: impl Read) -> anyhow::Result<ExitCode> {
     // `store[start..end]` is not answered yet; no `\n` in `store[start..seen]`.
     let (mut start, mut seen) = (0, 0);
     let mut eof = false;
+    // Keeps each expression's compiled form for the lines after it.
+    let mut lines = jsonl::Lines::default();
     loop {
         let buf = &store[..end];
         let line_end = match memchr::memchr(b'\n', &buf[seen..]) {
@@ -73,7 +75,7 @@ fn jsonl_lines(mut input: impl Read) -> anyhow::Result<ExitCode> {
         if line.trim().is_empty() {
             continue;
         }
-        let mut answer = jsonl::process_line(line);
+        let mut answer = lines.answer(line);
         answer.push('\n');
         out.write_all(answer.as_bytes())?;
         out.flush()?;

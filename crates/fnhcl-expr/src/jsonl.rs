@@ -9,8 +9,9 @@
 //! object `{"$unknown": "<type>"}` is an unknown value of that type, and
 //! `{"$sensitive": <json>}` is the value carrying the sensitive mark.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use fnhcl_base::SourceMap;
@@ -19,102 +20,167 @@ use fnhcl_value::{Type, Value};
 
 use crate::{EvalContext, Limits};
 
-/// Answers one protocol line.
+/// Answers one protocol line (nothing kept for the next one; a stream of
+/// lines goes through one [`Lines`]).
 pub fn process_line(line: &str) -> String {
-    if vars_as_read(line) {
-        return process_plain_line(line);
+    Lines::default().answer(line)
+}
+
+/// Answers a stream of protocol lines, keeping each expression text's
+/// parsed and compiled form for the lines after it: test vectors often
+/// ask the same expression of many variable sets (the expression
+/// workload: 120 texts in 300 lines). The answers are the ones
+/// [`process_line`] gives; only the work to reach them is shared.
+#[derive(Default)]
+pub struct Lines {
+    programs: Programs,
+}
+
+impl Lines {
+    /// Answers one protocol line.
+    pub fn answer(&mut self, line: &str) -> String {
+        if vars_as_read(line) {
+            return self.answer_plain(line);
+        }
+        process_whole_line(line)
     }
-    process_whole_line(line)
+
+    /// [`Lines::answer`] of a line whose variables are their own values
+    /// ([`vars_as_read`]): the expression is parsed when the reader
+    /// reaches `"vars"` (when `"expr"` comes before it, as the protocol's
+    /// writers put it), and only the variables it names are read; the
+    /// others are checked as the reader checks them (the same errors) and
+    /// stand as `null`, for their names ("Did you mean"). `"expr"` after
+    /// `"vars"` reads every variable; `"expr"` given twice with another
+    /// text reads the whole line again.
+    fn answer_plain(&mut self, line: &str) -> String {
+        let mut prepared: Option<Prepared> = None;
+        let programs = &mut self.programs;
+        let parsed = fnhcl_value::json::from_json_text_sparse(line, "vars", &mut |read, name| {
+            prepared
+                .get_or_insert_with(|| Prepared::new(read, programs))
+                .wants(name)
+        });
+        let (parsed, id, expr) = match line_parts(parsed) {
+            Ok(parts) => parts,
+            Err(answer) => return answer,
+        };
+        let empty = fnhcl_value::ObjMap::default();
+        let vars = match parsed.get("vars") {
+            None | Some(Value::Null(_)) => &empty,
+            Some(Value::Object(m)) => m,
+            Some(_) => return error_line(id.as_deref(), "bad vars: not an object", None),
+        };
+        let program = match prepared {
+            Some(Prepared::Program(p)) if *p.text == *expr => p,
+            // No `"expr"` before the variables: every one of them was read.
+            None | Some(Prepared::Everything) => self.programs.get(&expr),
+            // Another text than the one whose names chose the variables.
+            Some(Prepared::Program(_)) => return process_whole_line(line),
+        };
+        program.answer(id.as_deref(), &ObjVars(vars))
+    }
 }
 
-/// [`process_line`] of a line whose variables are their own values
-/// ([`vars_as_read`]): the expression is parsed when the reader reaches
-/// `"vars"` (when `"expr"` comes before it, as the protocol's writers put
-/// it), and only the variables it names are read; the others are checked
-/// as the reader checks them (the same errors) and stand as `null`, for
-/// their names ("Did you mean"). `"expr"` after `"vars"` reads every
-/// variable; `"expr"` given twice with another text reads the whole line
-/// again.
-fn process_plain_line(line: &str) -> String {
-    let mut prepared: Option<Prepared> = None;
-    let parsed = fnhcl_value::json::from_json_text_sparse(line, "vars", &mut |read, name| {
-        prepared
-            .get_or_insert_with(|| Prepared::new(read))
-            .wants(name)
-    });
-    let (parsed, id, expr) = match line_parts(parsed) {
-        Ok(parts) => parts,
-        Err(answer) => return answer,
-    };
-    let empty = fnhcl_value::ObjMap::default();
-    let vars = match parsed.get("vars") {
-        None | Some(Value::Null(_)) => &empty,
-        Some(Value::Object(m)) => m,
-        Some(_) => return error_line(id.as_deref(), "bad vars: not an object", None),
-    };
-    let prepared = match prepared {
-        Some(p) if p.text.as_deref() == Some(&*expr) => p,
-        // No `"expr"` before the variables: every one of them was read.
-        None | Some(Prepared { text: None, .. }) => Prepared::parse(&expr),
-        // Another text than the one whose names chose the variables.
-        Some(_) => return process_whole_line(line),
-    };
-    prepared.answer(id.as_deref(), &ObjVars(vars))
-}
-
-/// An expression parsed (file name `expr.hcl`, as the oracle) and the
-/// root names it can read.
-struct Prepared {
-    /// The text parsed; `None` when the line had no `"expr"` string when
-    /// the variables were reached (then every variable is read).
-    text: Option<Arc<str>>,
-    sources: SourceMap,
-    /// The expression, or the parse diagnostics.
-    parsed: Result<fnhcl_syntax::ast::Expr, Vec<fnhcl_base::Diagnostic>>,
-    /// Every variable name the expression holds (sorted), or `None`
-    /// for all of them.
-    names: Option<Vec<Arc<str>>>,
+/// What the variables of a line are read for: an expression's program
+/// (only the variables it names), or every variable (no `"expr"` string
+/// was read when the variables were reached).
+enum Prepared {
+    Program(Rc<Program>),
+    Everything,
 }
 
 impl Prepared {
     /// The expression of the last `"expr"` string read so far.
-    fn new(read: &[(fnhcl_value::Key, Value)]) -> Prepared {
+    fn new(read: &[(fnhcl_value::Key, Value)], programs: &mut Programs) -> Prepared {
         match read.iter().rev().find(|(k, _)| &**k == "expr") {
-            Some((_, Value::String(text))) => Prepared::parse(text),
-            _ => Prepared {
-                text: None,
-                sources: SourceMap::new(),
-                parsed: Err(Vec::new()),
-                names: None,
-            },
+            Some((_, Value::String(text))) => Prepared::Program(programs.get(text)),
+            _ => Prepared::Everything,
         }
     }
 
-    fn parse(text: &Arc<str>) -> Prepared {
+    fn wants(&self, name: &str) -> bool {
+        match self {
+            Prepared::Program(p) => p.names.binary_search_by(|n| (**n).cmp(name)).is_ok(),
+            Prepared::Everything => true,
+        }
+    }
+}
+
+/// The programs of the expression texts seen so far, by text. Bounded:
+/// when one more would pass [`Programs::MAX_COUNT`] programs or
+/// [`Programs::MAX_TEXT`] bytes of text, the ones kept are dropped (a
+/// stream of ever-new texts costs one parse each, as without the cache);
+/// a text longer than [`Programs::MAX_ONE`] is never kept.
+#[derive(Default)]
+struct Programs {
+    by_text: HashMap<Arc<str>, Rc<Program>>,
+    text_bytes: usize,
+}
+
+impl Programs {
+    const MAX_COUNT: usize = 1024;
+    const MAX_TEXT: usize = 1 << 20;
+    const MAX_ONE: usize = 64 << 10;
+
+    fn get(&mut self, text: &Arc<str>) -> Rc<Program> {
+        if let Some(p) = self.by_text.get(text) {
+            return p.clone();
+        }
+        let program = Rc::new(Program::parse(text));
+        if text.len() <= Self::MAX_ONE {
+            if self.by_text.len() >= Self::MAX_COUNT
+                || self.text_bytes + text.len() > Self::MAX_TEXT
+            {
+                self.by_text.clear();
+                self.text_bytes = 0;
+            }
+            self.text_bytes += text.len();
+            self.by_text.insert(text.clone(), program.clone());
+        }
+        program
+    }
+}
+
+/// An expression parsed (file name `expr.hcl`, as the oracle) and
+/// compiled, and the root names it can read.
+struct Program {
+    text: Arc<str>,
+    sources: SourceMap,
+    /// The compiled expression, or the parse diagnostics.
+    parsed: Result<crate::Compiled, Vec<fnhcl_base::Diagnostic>>,
+    /// Every variable name the expression holds (sorted); none when it
+    /// does not parse (the parse error is the answer).
+    names: Vec<Arc<str>>,
+}
+
+impl Program {
+    /// Parses and compiles `text`. The compiled form costs less than it
+    /// saves whenever a `for` body or a template runs more than a few
+    /// times, even for one evaluation (the expression workload: 12.1 M
+    /// fewer instructions for 300 lines reading every variable, 29.3 M
+    /// fewer reading only those named, compile included;
+    /// docs/notes/memory-and-jsonl.md).
+    fn parse(text: &Arc<str>) -> Program {
         let mut sources = SourceMap::new();
         let file = sources.add("expr.hcl", text.clone());
         let (expr, diags) = fnhcl_syntax::parse_expr(&sources, file);
-        let parsed = match expr {
-            Some(e) if !diags.iter().any(fnhcl_base::Diagnostic::is_error) => Ok(e),
-            _ => Err(diags),
+        let (parsed, names) = match expr {
+            Some(e) if !diags.iter().any(fnhcl_base::Diagnostic::is_error) => {
+                let names = variable_names(&e);
+                (Ok(crate::Compiled::new(e)), names)
+            }
+            _ => (Err(diags), Vec::new()),
         };
-        // A parse error is the answer: no variable is read.
-        let names = Some(parsed.as_ref().map_or_else(|_| Vec::new(), variable_names));
-        Prepared {
-            text: Some(text.clone()),
+        Program {
+            text: text.clone(),
             sources,
             parsed,
             names,
         }
     }
 
-    fn wants(&self, name: &str) -> bool {
-        self.names
-            .as_ref()
-            .is_none_or(|names| names.binary_search_by(|n| (**n).cmp(name)).is_ok())
-    }
-
-    fn answer(self, id: Option<&str>, vars: &dyn crate::Variables) -> String {
+    fn answer(&self, id: Option<&str>, vars: &dyn crate::Variables) -> String {
         let limits = Limits::default();
         let ctx = EvalContext {
             vars,
@@ -122,32 +188,21 @@ impl Prepared {
             functions: true,
             limits: &limits,
         };
-        let (ev, parse_failed) = match self.parsed {
-            Ok(e) => (evaluate_expr(e, &ctx, &self.sources), false),
-            Err(diagnostics) => (
-                crate::Evaluated {
+        match &self.parsed {
+            Ok(compiled) => {
+                let ev = crate::evaluate_compiled_with_sources(compiled, &ctx, &self.sources);
+                answer_line(id, &ev, false, &self.sources)
+            }
+            Err(diagnostics) => {
+                let ev = crate::Evaluated {
                     value: Value::dynamic_unknown(),
-                    diagnostics,
+                    diagnostics: diagnostics.clone(),
                     steps: 0,
-                },
-                true,
-            ),
-        };
-        answer_line(id, &ev, parse_failed, &self.sources)
+                };
+                answer_line(id, &ev, true, &self.sources)
+            }
+        }
     }
-}
-
-/// Evaluates a parsed expression once, through its compiled form: the
-/// compile costs less than it saves whenever a `for` body or a template
-/// runs more than a few times (the expression workload: 12.1 M fewer
-/// instructions for 300 lines reading every variable, 29.3 M fewer reading
-/// only those named, compile included; docs/notes/memory-and-jsonl.md).
-fn evaluate_expr(
-    e: fnhcl_syntax::ast::Expr,
-    ctx: &EvalContext<'_>,
-    sources: &SourceMap,
-) -> crate::Evaluated {
-    crate::evaluate_compiled_with_sources(&crate::Compiled::new(e), ctx, sources)
 }
 
 /// Every name a variable expression of `e` holds (`for` variables
@@ -304,7 +359,7 @@ fn vars_as_read(line: &str) -> bool {
 /// Evaluates `expr` (file name `expr.hcl`, as the oracle) and formats the
 /// answer line.
 pub fn evaluate_line(id: Option<&str>, expr: &str, vars: &BTreeMap<String, Value>) -> String {
-    Prepared::parse(&Arc::from(expr)).answer(id, vars)
+    Program::parse(&Arc::from(expr)).answer(id, vars)
 }
 
 fn answer_line(
@@ -644,6 +699,49 @@ mod tests {
 
     fn var(json: &str) -> Value {
         var_value(&from_json_text(json).expect("json"), 0).expect("var")
+    }
+
+    fn process_plain_line(line: &str) -> String {
+        Lines::default().answer_plain(line)
+    }
+
+    /// One [`Lines`] over a stream answers each line as a fresh one does:
+    /// texts repeated with other variables, parse errors repeated, the
+    /// same text after `"vars"`, and more texts than it keeps.
+    #[test]
+    fn a_stream_answers_as_lines_on_their_own() {
+        let mut stream = Lines::default();
+        let mut lines: Vec<String> = Vec::new();
+        for round in 0..3 {
+            for (id, expr) in [
+                ("a", r#"[for i in items : i.n * k]"#),
+                ("b", r#"k +"#),
+                ("c", r#"itemz"#),
+                ("d", r#""${k}-${length(items)}""#),
+            ] {
+                let expr = expr.replace('"', "\\\"");
+                lines.push(format!(
+                    r#"{{"id":"{id}{round}","expr":"{expr}","vars":{{"items":[{{"n":{round}}}],"k":{round}}}}}"#
+                ));
+                lines.push(format!(
+                    r#"{{"id":"{id}{round}v","vars":{{"items":[{{"n":2}}],"k":"{round}"}},"expr":"{expr}"}}"#
+                ));
+            }
+        }
+        for n in 0..Programs::MAX_COUNT + 10 {
+            lines.push(format!(r#"{{"expr":"k + {n}","vars":{{"k":1}}}}"#));
+        }
+        lines.extend(lines.clone().into_iter().take(24));
+        for line in &lines {
+            assert_eq!(stream.answer(line), process_line(line), "{line}");
+            assert!(stream.programs.by_text.len() <= Programs::MAX_COUNT);
+        }
+        assert!(
+            stream.answer(&lines[1]).contains("\"value\":[0]"),
+            "{}",
+            lines[1]
+        );
+        assert!(stream.answer(&lines[2]).contains("\"phase\":\"parse\""));
     }
 
     /// The fast path of [`process_line`] answers as [`var_value`] would:

@@ -275,6 +275,11 @@ fn conv(
     if *want == Type::Dynamic {
         return Ok(v.clone());
     }
+    if let (Value::Tuple(items), Type::List(we) | Type::Set(we)) = (v, want)
+        && let Some(out) = primitive_seq(items, we, want.is_set())
+    {
+        return Ok(out);
+    }
     let have = v.type_of();
     match v {
         Value::Unknown(t) => return Ok(Value::Unknown(dynamic_replace(t, want))),
@@ -285,6 +290,29 @@ fn conv(
         return Ok(v.clone());
     }
     conv_known(v, &have, want, unsafe_ok, path, depth + 1)
+}
+
+/// A tuple of known, unmarked values all of the primitive element type
+/// `we` (`join`'s and `sort`'s usual argument): every step of the general
+/// conversion keeps them as they are (each already has the target type,
+/// so the unification finds it again), so the list or set is made
+/// directly, without computing the tuple's type.
+fn primitive_seq(items: &[Value], we: &Type, to_set: bool) -> Option<Value> {
+    let all = |f: fn(&Value) -> bool| !items.is_empty() && items.iter().all(f);
+    let fits = match we {
+        Type::String => all(|v| matches!(v, Value::String(_))),
+        Type::Number => all(|v| matches!(v, Value::Number(_))),
+        Type::Bool => all(|v| matches!(v, Value::Bool(_))),
+        _ => false,
+    };
+    if !fits {
+        return None;
+    }
+    Some(if to_set {
+        Value::set_from(we.clone(), items.to_vec())
+    } else {
+        Value::list(we.clone(), items.to_vec())
+    })
 }
 
 /// Converts and records the path step for a child element.
@@ -1122,6 +1150,46 @@ mod quote_tests {
         ];
         for (input, want) in cases {
             assert_eq!(go_quote(input), want, "{input:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod primitive_seq_tests {
+    use super::*;
+
+    /// The direct list or set of a tuple of primitives is what the general
+    /// conversion makes, and tuples it does not fit take the general way.
+    #[test]
+    fn agrees_with_the_general_conversion() {
+        let s = || Value::string("7");
+        let n = || Value::Number(Number::from_i64(7));
+        let tuples = [
+            vec![s(), Value::string("b"), s()],
+            vec![n(), Value::Number(Number::from_i64(-2)), n()],
+            vec![Value::TRUE, Value::FALSE, Value::TRUE],
+            vec![s(), n()],
+            vec![Value::string("true"), Value::TRUE],
+            vec![s(), Value::Null(Type::String)],
+            vec![s(), Value::Unknown(Type::String)],
+            vec![s(), s().mark()],
+            vec![s(), Value::string("x")],
+            vec![Value::tuple(vec![s()])],
+            vec![],
+        ];
+        let elems = [Type::String, Type::Number, Type::Bool, Type::Dynamic];
+        for items in &tuples {
+            let v = Value::tuple(items.clone());
+            for elem in &elems {
+                for want in [Type::list(elem.clone()), Type::set(elem.clone())] {
+                    for unsafe_ok in [false, true] {
+                        let fast = conv(&v, &want, unsafe_ok, &mut Vec::new(), 0);
+                        let general =
+                            conv_known(&v, &v.type_of(), &want, unsafe_ok, &mut Vec::new(), 1);
+                        assert_eq!(fast, general, "{v:?} to {want} (unsafe: {unsafe_ok})");
+                    }
+                }
+            }
         }
     }
 }

@@ -103,7 +103,17 @@ impl<'a> Parser<'a> {
         Err(format!("{msg} at line {line}, column {col}"))
     }
 
+    /// Steps over blanks. Compact text (what programs write) has none
+    /// between tokens, so the usual call looks at one byte above the space
+    /// and returns.
+    #[inline(always)]
     fn ws(&mut self) {
+        if self.b.get(self.i).is_some_and(|&c| c <= b' ') {
+            self.ws_run();
+        }
+    }
+
+    fn ws_run(&mut self) {
         while self.i < self.b.len() && matches!(self.b[self.i], b' ' | b'\t' | b'\n' | b'\r') {
             self.i += 1;
         }
@@ -264,7 +274,7 @@ impl<'a> Parser<'a> {
     fn skip_string(&mut self) -> Result<(), String> {
         match self.plain_string() {
             Some(_) => Ok(()),
-            None => self.escaped_string().map(drop),
+            None => self.unescape(&mut Unbuilt),
         }
     }
 
@@ -391,15 +401,24 @@ impl<'a> Parser<'a> {
     /// an escape or ends badly.
     fn escaped_string(&mut self) -> Result<String, String> {
         let mut out = String::new();
+        self.unescape(&mut out)?;
+        Ok(out)
+    }
+
+    /// Reads a string's text after its opening quote up to and including
+    /// its closing one, giving `out` the runs and escaped characters: the
+    /// reader builds the string, [`Self::skip`] only checks it
+    /// ([`Unbuilt`]), with the same errors at the same places.
+    fn unescape(&mut self, out: &mut impl Unescaped) -> Result<(), String> {
         loop {
             let start = self.i;
             self.i += crate::scan::plain_prefix(&self.b[start..], false);
-            out.push_str(&self.s[start..self.i]);
+            out.run(&self.s[start..self.i]);
             match self.b.get(self.i) {
                 None => return self.err("unterminated JSON string"),
                 Some(b'"') => {
                     self.i += 1;
-                    return Ok(out);
+                    return Ok(());
                 }
                 Some(b'\\') => {
                     self.i += 1;
@@ -408,14 +427,14 @@ impl<'a> Parser<'a> {
                     };
                     self.i += 1;
                     match e {
-                        b'"' => out.push('"'),
-                        b'\\' => out.push('\\'),
-                        b'/' => out.push('/'),
-                        b'b' => out.push('\u{8}'),
-                        b'f' => out.push('\u{c}'),
-                        b'n' => out.push('\n'),
-                        b'r' => out.push('\r'),
-                        b't' => out.push('\t'),
+                        b'"' => out.char('"'),
+                        b'\\' => out.char('\\'),
+                        b'/' => out.char('/'),
+                        b'b' => out.char('\u{8}'),
+                        b'f' => out.char('\u{c}'),
+                        b'n' => out.char('\n'),
+                        b'r' => out.char('\r'),
+                        b't' => out.char('\t'),
                         b'u' => {
                             let hi = self.hex4()?;
                             let c = if (0xD800..0xDC00).contains(&hi) {
@@ -439,7 +458,7 @@ impl<'a> Parser<'a> {
                             } else {
                                 char::from_u32(hi)
                             };
-                            out.push(c.unwrap_or('\u{FFFD}'));
+                            out.char(c.unwrap_or('\u{FFFD}'));
                         }
                         _ => {
                             self.i -= 1;
@@ -451,6 +470,33 @@ impl<'a> Parser<'a> {
             }
         }
     }
+}
+
+/// Where [`Parser::unescape`] puts a string's text.
+trait Unescaped {
+    fn run(&mut self, s: &str);
+    fn char(&mut self, c: char);
+}
+
+impl Unescaped for String {
+    #[inline(always)]
+    fn run(&mut self, s: &str) {
+        self.push_str(s);
+    }
+    #[inline(always)]
+    fn char(&mut self, c: char) {
+        self.push(c);
+    }
+}
+
+/// A string checked and stepped over, not kept.
+struct Unbuilt;
+
+impl Unescaped for Unbuilt {
+    #[inline(always)]
+    fn run(&mut self, _: &str) {}
+    #[inline(always)]
+    fn char(&mut self, _: char) {}
 }
 
 /// Parses JSON text into a value (objects → objects, arrays → tuples,
