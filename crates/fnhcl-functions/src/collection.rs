@@ -162,11 +162,27 @@ pub(crate) fn register(r: &mut Registry) {
             if !args[0].is_wholly_known() {
                 return Ok(Value::Unknown(ret));
             }
-            let mut seen = std::collections::HashSet::new();
             let mut out: Vec<Value> = Vec::new();
-            for v in seq(&args[0]) {
-                if seen.insert(eq_key(v)) {
-                    out.push(v.clone());
+            if elem_of(&ret) == Type::String {
+                // Strings (the usual list): equal exactly when their
+                // texts are, compared as they are, without a key each.
+                let mut seen = std::collections::HashSet::new();
+                let mut nulls = false;
+                for v in seq(&args[0]) {
+                    let new = match v {
+                        Value::String(s) => seen.insert(&**s),
+                        _ => !std::mem::replace(&mut nulls, true),
+                    };
+                    if new {
+                        out.push(v.clone());
+                    }
+                }
+            } else {
+                let mut seen = std::collections::HashSet::new();
+                for v in seq(&args[0]) {
+                    if seen.insert(eq_key(v)) {
+                        out.push(v.clone());
+                    }
                 }
             }
             Ok(Value::list(elem_of(&ret), out))

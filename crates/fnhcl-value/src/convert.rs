@@ -297,21 +297,26 @@ fn conv(
 /// conversion keeps them as they are (each already has the target type,
 /// so the unification finds it again), so the list or set is made
 /// directly, without computing the tuple's type.
+/// The same when `we` is dynamic and the values are all of one primitive
+/// type: the unification of their types is that type.
 fn primitive_seq(items: &[Value], we: &Type, to_set: bool) -> Option<Value> {
     let all = |f: fn(&Value) -> bool| !items.is_empty() && items.iter().all(f);
-    let fits = match we {
-        Type::String => all(|v| matches!(v, Value::String(_))),
-        Type::Number => all(|v| matches!(v, Value::Number(_))),
-        Type::Bool => all(|v| matches!(v, Value::Bool(_))),
-        _ => false,
-    };
-    if !fits {
-        return None;
-    }
+    let elem = match (we, items.first()) {
+        (Type::String, _) | (Type::Dynamic, Some(Value::String(_))) => {
+            all(|v| matches!(v, Value::String(_))).then_some(Type::String)
+        }
+        (Type::Number, _) | (Type::Dynamic, Some(Value::Number(_))) => {
+            all(|v| matches!(v, Value::Number(_))).then_some(Type::Number)
+        }
+        (Type::Bool, _) | (Type::Dynamic, Some(Value::Bool(_))) => {
+            all(|v| matches!(v, Value::Bool(_))).then_some(Type::Bool)
+        }
+        _ => None,
+    }?;
     Some(if to_set {
-        Value::set_from(we.clone(), items.to_vec())
+        Value::set_from(elem, items.to_vec())
     } else {
-        Value::list(we.clone(), items.to_vec())
+        Value::list(elem, items.to_vec())
     })
 }
 
