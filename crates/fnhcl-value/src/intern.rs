@@ -26,11 +26,15 @@ use crate::objmap::{half, word};
 /// and comparing them costs more).
 pub const MAX_CACHED_LEN: usize = 32;
 
-/// Number of slots (a power of two): 16 KiB of slots, taken at the first
-/// lookup. With 256 the expression workload's ~490 distinct keys evicted
-/// each other: 398.0 M instructions against 391.3 M with 1,024
+/// Number of slots (a power of two): 32 KiB of slots, taken at the first
+/// lookup. Direct-mapped slots must outnumber the keys that recur by
+/// several times, or keys that land in the same slot evict each other on
+/// every text. With the expression workload's ~490 distinct keys: 256
+/// slots cost 398.0 M instructions against 391.3 M with 1,024; later,
+/// with other costs cut, 1,024 slots cost 357.3 M and 2,048 slots 355.4 M
+/// (1,239 misses in 300 lines); 4,096 gain nothing more
 /// (docs/notes/memory-and-jsonl.md, "Keys shared across lines").
-const SLOTS: usize = 1024;
+const SLOTS: usize = 2048;
 
 /// A direct-mapped cache of shared short strings (see the module
 /// documentation). Not shared between threads: readers use this thread's

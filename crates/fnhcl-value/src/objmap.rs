@@ -571,6 +571,30 @@ mod tests {
         s.into()
     }
 
+    /// Keys are ordered as `str` orders them: every pair of keys up to 18
+    /// bytes that differ in one byte (low, high, multi-byte lead) at any
+    /// place, or in length.
+    #[test]
+    fn key_order_is_byte_order() {
+        let mut keys = vec![String::new()];
+        for len in 1..=18 {
+            let base = "k".repeat(len);
+            keys.push(base.clone());
+            for at in 0..len {
+                for c in ['\u{0}', '0', 'a', 'z', '\u{7f}', 'é'] {
+                    let mut t: Vec<char> = base.chars().collect();
+                    t[at] = c;
+                    keys.push(t.into_iter().collect());
+                }
+            }
+        }
+        for a in &keys {
+            for b in &keys {
+                assert_eq!(key_cmp(a, b), a.cmp(b), "{a:?} {b:?}");
+            }
+        }
+    }
+
     #[test]
     fn drain_from_takes_the_tail_sorted_or_not() {
         let mut buf = vec![(k("outer"), Value::int(0))];
