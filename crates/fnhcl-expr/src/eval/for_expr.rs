@@ -213,7 +213,7 @@ impl Evaluator<'_, '_> {
             // Keys usually arrive in increasing order (a `for` over an
             // object or map): then a duplicate can only be the last key.
             // Once one arrives out of order, `seen` holds every key so far.
-            let mut vals: Vec<(Key, Value)> = Vec::new();
+            let mut vals: Vec<(Key, Value)> = Vec::with_capacity(elems.len());
             let mut seen: Option<BTreeSet<Key>> = None;
             let mut groups: BTreeMap<Key, Vec<Value>> = BTreeMap::new();
             for (k, v) in elems {
@@ -317,7 +317,7 @@ impl Evaluator<'_, '_> {
             };
             (Value::object(vals).mark_if(marked), diags)
         } else {
-            let mut vals = Vec::new();
+            let mut vals = Vec::with_capacity(elems.len());
             for (k, v) in elems {
                 let (item, d, unknown) = self.with_vars(key_var, k, value_var, v, |s| {
                     let mut d = Vec::new();
