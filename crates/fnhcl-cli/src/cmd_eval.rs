@@ -19,7 +19,7 @@ use fnhcl_value::Value;
 fn jsonl_lines(mut input: impl Read) -> anyhow::Result<ExitCode> {
     const BLOCK: usize = 1 << 16;
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::with_capacity(BLOCK, stdout.lock());
     // `store[..end]` holds what was read; `store[end..]` is room.
     let mut store: Vec<u8> = Vec::new();
     let mut end = 0;
@@ -41,6 +41,10 @@ fn jsonl_lines(mut input: impl Read) -> anyhow::Result<ExitCode> {
                 if store.len() < end + BLOCK {
                     store.resize(end + BLOCK, 0);
                 }
+                // Every line read so far is answered: its answer goes out
+                // before the next read can wait (a client may be waiting
+                // for it before it writes more), not after every line.
+                out.flush()?;
                 let n = loop {
                     match input.read(&mut store[end..]) {
                         Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -78,8 +82,8 @@ fn jsonl_lines(mut input: impl Read) -> anyhow::Result<ExitCode> {
         let mut answer = lines.answer(line);
         answer.push('\n');
         out.write_all(answer.as_bytes())?;
-        out.flush()?;
     }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 

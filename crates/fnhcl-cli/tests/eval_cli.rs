@@ -164,3 +164,35 @@ fn jsonl_lines_across_blocks() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A client that waits for each answer before it writes the next line
+/// gets it: answers are flushed before the command waits for more input
+/// (not after every line), and the same expression twice is answered
+/// with each line's own variables.
+#[test]
+fn jsonl_answers_a_line_before_waiting_for_the_next() {
+    use std::io::{BufRead, BufReader};
+    let mut child = fn_hcl()
+        .args(["eval", "--jsonl"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    for n in [1, 2, 3] {
+        writeln!(stdin, r#"{{"id":"{n}","expr":"x * 2","vars":{{"x":{n}}}}}"#).expect("write");
+        stdin.flush().expect("flush");
+        let mut answer = String::new();
+        stdout.read_line(&mut answer).expect("read");
+        assert_eq!(
+            answer,
+            format!(
+                "{{\"id\":\"{n}\",\"type\":\"number\",\"value\":{}}}\n",
+                n * 2
+            )
+        );
+    }
+    drop(stdin);
+    assert!(child.wait().expect("wait").success());
+}
