@@ -51,8 +51,43 @@ pub(crate) fn register(r: &mut Registry) {
         // typed) twice. A bad document fails in the implementation, with
         // the same error.
         .returns_with("any (from the document)", |_| Ok(Type::Dynamic))
-        .implement(|a| decode(str_arg(a, 0)?).map_err(CallError::new)),
+        .implement(|a| match &a[0] {
+            Value::String(text) => decode_shared(text).map_err(CallError::new),
+            _ => decode(str_arg(a, 0)?).map_err(CallError::new),
+        }),
     );
+}
+
+thread_local! {
+    /// The last document [`decode_shared`] decoded and its value.
+    static LAST_DECODED: std::cell::RefCell<Option<(std::sync::Arc<str>, Value)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// [`decode`] of a string value, remembering the last one decoded on this
+/// thread: an expression that reads several parts of one document
+/// (`jsondecode(doc).a`, `jsondecode(doc).b`) decodes it once. The same
+/// document is the same shared text (`Arc`), kept alive by the memory, so
+/// a reused address cannot stand for another text; values are immutable,
+/// so the copy given out is the value decoded. Documents over 64 KiB are
+/// not kept (one thread would hold their values until its next decode).
+fn decode_shared(text: &std::sync::Arc<str>) -> Result<Value, String> {
+    const MAX_KEPT: usize = 64 << 10;
+    let hit = LAST_DECODED
+        .try_with(|last| match &*last.borrow() {
+            Some((seen, v)) if std::sync::Arc::ptr_eq(seen, text) => Some(v.clone()),
+            _ => None,
+        })
+        .ok()
+        .flatten();
+    if let Some(v) = hit {
+        return Ok(v);
+    }
+    let v = decode(text)?;
+    if text.len() <= MAX_KEPT {
+        let _ = LAST_DECODED.try_with(|last| *last.borrow_mut() = Some((text.clone(), v.clone())));
+    }
+    Ok(v)
 }
 
 /// Parses a JSON document into a cty value (objects, tuples, exact
@@ -488,6 +523,29 @@ mod tests {
         assert!(decode("1 2").is_err());
         assert!(decode("01").is_err());
         assert!(decode(&"[".repeat(10_000)).is_err());
+    }
+
+    /// The document decoded last is given again for the same shared text
+    /// only: other texts (each freed before the next, so addresses are
+    /// reused), an equal text in another allocation and a failed document
+    /// are decoded afresh.
+    #[test]
+    fn the_last_document_is_remembered_by_identity() {
+        use std::sync::Arc;
+        let a: Arc<str> = Arc::from(r#"{"x": [1, 2]}"#);
+        let first = decode_shared(&a).expect("decodes");
+        assert_eq!(decode_shared(&a).expect("again"), first);
+        let equal: Arc<str> = Arc::from(r#"{"x": [1, 2]}"#);
+        assert_eq!(decode_shared(&equal).expect("equal text"), first);
+        for n in 0..50 {
+            let other: Arc<str> = Arc::from(format!(r#"{{"n": {n}}}"#));
+            let want = decode(&other).expect("decodes");
+            assert_eq!(decode_shared(&other).expect("other"), want);
+        }
+        let bad: Arc<str> = Arc::from("[1,");
+        assert!(decode_shared(&bad).is_err());
+        assert!(decode_shared(&bad).is_err());
+        assert_eq!(decode_shared(&a).expect("a again"), first);
     }
 
     /// Keys in order, out of order and repeated: the last of a repeated
