@@ -15,7 +15,9 @@ use fnhcl_value::Value;
 /// only the part of a line the block cut is moved (to the buffer's
 /// front) before the next read. The buffer is zeroed only as it grows,
 /// not before every read. A line that is not UTF-8 stops the run with
-/// the error `read_line` gives, after the answers before it.
+/// the error `read_line` gives, after the answers before it. Answers go
+/// out through a buffer flushed before each read and at the end: a
+/// client that waits for an answer before writing more gets it.
 fn jsonl_lines(mut input: impl Read) -> anyhow::Result<ExitCode> {
     const BLOCK: usize = 1 << 16;
     let stdout = std::io::stdout();

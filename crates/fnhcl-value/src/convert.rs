@@ -297,6 +297,7 @@ fn conv(
 /// conversion keeps them as they are (each already has the target type,
 /// so the unification finds it again), so the list or set is made
 /// directly, without computing the tuple's type.
+///
 /// The same when `we` is dynamic and the values are all of one primitive
 /// type: the unification of their types is that type.
 fn primitive_seq(items: &[Value], we: &Type, to_set: bool) -> Option<Value> {
