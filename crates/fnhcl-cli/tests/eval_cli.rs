@@ -7,6 +7,17 @@ fn fn_hcl() -> Command {
     Command::new(env!("CARGO_BIN_EXE_fn-hcl"))
 }
 
+/// `fn-hcl eval --jsonl` with its input and output piped.
+fn jsonl_child() -> std::process::Child {
+    fn_hcl()
+        .args(["eval", "--jsonl"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn")
+}
+
 #[test]
 fn prints_the_value_as_json() {
     let out = fn_hcl()
@@ -68,12 +79,7 @@ fn vars_file_and_unknowns() {
 
 #[test]
 fn jsonl_protocol() {
-    let mut child = fn_hcl()
-        .args(["eval", "--jsonl"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawn");
+    let mut child = jsonl_child();
     let input = concat!(
         r#"{"id":"1","expr":"[1, \"a\"]"}"#,
         "\n",
@@ -120,13 +126,7 @@ fn jsonl_protocol() {
 #[test]
 fn jsonl_lines_across_blocks() {
     let run = |input: Vec<u8>| {
-        let mut child = fn_hcl()
-            .args(["eval", "--jsonl"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn");
+        let mut child = jsonl_child();
         let mut stdin = child.stdin.take().expect("stdin");
         let writer = std::thread::spawn(move || stdin.write_all(&input));
         let out = child.wait_with_output().expect("wait");
@@ -172,12 +172,7 @@ fn jsonl_lines_across_blocks() {
 #[test]
 fn jsonl_answers_a_line_before_waiting_for_the_next() {
     use std::io::{BufRead, BufReader};
-    let mut child = fn_hcl()
-        .args(["eval", "--jsonl"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawn");
+    let mut child = jsonl_child();
     let mut stdin = child.stdin.take().expect("stdin");
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
     for n in [1, 2, 3] {
