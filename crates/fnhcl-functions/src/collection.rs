@@ -162,27 +162,11 @@ pub(crate) fn register(r: &mut Registry) {
             if !args[0].is_wholly_known() {
                 return Ok(Value::Unknown(ret));
             }
+            let mut seen = std::collections::HashSet::new();
             let mut out: Vec<Value> = Vec::new();
-            if elem_of(&ret) == Type::String {
-                // Strings (the usual list): equal exactly when their
-                // texts are, compared as they are, without a key each.
-                let mut seen = std::collections::HashSet::new();
-                let mut nulls = false;
-                for v in seq(&args[0]) {
-                    let new = match v {
-                        Value::String(s) => seen.insert(&**s),
-                        _ => !std::mem::replace(&mut nulls, true),
-                    };
-                    if new {
-                        out.push(v.clone());
-                    }
-                }
-            } else {
-                let mut seen = std::collections::HashSet::new();
-                for v in seq(&args[0]) {
-                    if seen.insert(eq_key(v)) {
-                        out.push(v.clone());
-                    }
+            for v in seq(&args[0]) {
+                if seen.insert(eq_key(v)) {
+                    out.push(v.clone());
                 }
             }
             Ok(Value::list(elem_of(&ret), out))
@@ -502,11 +486,26 @@ fn unmark_top(v: &Value) -> (Value, bool) {
     }
 }
 
-/// A canonical text for a wholly known, unmarked value such that two
-/// values of the same type have the same key exactly when cty's `Equals`
-/// says they are equal (numbers by value, `-0` = `0`). Lets `distinct`
-/// and the set operations run in linear time.
-fn eq_key(v: &Value) -> String {
+/// A key for a wholly known value such that two values of the same type
+/// have equal keys exactly when cty's `Equals` says they are equal
+/// (numbers by value, `-0` = `0`; marks ignored). Lets `distinct` and the
+/// set operations run in linear time. A string (the usual element) is
+/// its own key, borrowed; any other value gets a canonical text.
+#[derive(PartialEq, Eq, Hash)]
+enum EqKey<'a> {
+    Text(&'a str),
+    Built(String),
+}
+
+fn eq_key(v: &Value) -> EqKey<'_> {
+    match v.unmarked() {
+        Value::String(s) => EqKey::Text(s),
+        other => EqKey::Built(eq_text(other)),
+    }
+}
+
+/// [`eq_key`]'s canonical text of a value.
+fn eq_text(v: &Value) -> String {
     fn walk(v: &Value, out: &mut String) {
         match v.unmarked() {
             Value::Null(_) => out.push('N'),
@@ -1305,14 +1304,14 @@ fn set_op(args: &[Value], op: SetOp) -> Result<Value, CallError> {
                     all
                 }
                 SetOp::Intersection => {
-                    let keys: std::collections::HashSet<String> =
+                    let keys: std::collections::HashSet<EqKey<'_>> =
                         items.iter().map(eq_key).collect();
                     prev.into_iter()
                         .filter(|p| keys.contains(&eq_key(p)))
                         .collect()
                 }
                 SetOp::Subtract => {
-                    let keys: std::collections::HashSet<String> =
+                    let keys: std::collections::HashSet<EqKey<'_>> =
                         items.iter().map(eq_key).collect();
                     prev.into_iter()
                         .filter(|p| !keys.contains(&eq_key(p)))
