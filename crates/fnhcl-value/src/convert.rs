@@ -59,6 +59,9 @@ pub fn convert(v: &Value, want: &Type) -> Result<Value, ConvertError> {
     if has_type_shallow(v, want) {
         return Ok(v.clone());
     }
+    if let Some(out) = primitive_seq(v, want) {
+        return Ok(out);
+    }
     let have = v.type_of();
     if have == *want {
         return Ok(v.clone());
@@ -96,6 +99,9 @@ pub fn has_type_shallow(v: &Value, want: &Type) -> bool {
 
 /// cty `convert.GetConversion(...)` applied: only safe conversions.
 pub fn convert_safe(v: &Value, want: &Type) -> Result<Value, ConvertError> {
+    if let Some(out) = primitive_seq(v, want) {
+        return Ok(out);
+    }
     let have = v.type_of();
     if have == *want {
         return Ok(v.clone());
@@ -275,9 +281,7 @@ fn conv(
     if *want == Type::Dynamic {
         return Ok(v.clone());
     }
-    if let (Value::Tuple(items), Type::List(we) | Type::Set(we)) = (v, want)
-        && let Some(out) = primitive_seq(items, we, want.is_set())
-    {
+    if let Some(out) = primitive_seq(v, want) {
         return Ok(out);
     }
     let have = v.type_of();
@@ -292,17 +296,22 @@ fn conv(
     conv_known(v, &have, want, unsafe_ok, path, depth + 1)
 }
 
-/// A tuple of known, unmarked values all of the primitive element type
-/// `we` (`join`'s and `sort`'s usual argument): every step of the general
+/// `v` converted to `want` when `v` is a tuple of known, unmarked values
+/// all of the primitive element type of `want`, a list or set type
+/// (`join`'s and `sort`'s usual argument): every step of the general
 /// conversion keeps them as they are (each already has the target type,
 /// so the unification finds it again), so the list or set is made
-/// directly, without computing the tuple's type.
+/// directly, without computing the tuple's type (the entry points ask
+/// before they compute it).
 ///
 /// The same when `we` is dynamic and the values are all of one primitive
 /// type: the unification of their types is that type.
-fn primitive_seq(items: &[Value], we: &Type, to_set: bool) -> Option<Value> {
+fn primitive_seq(v: &Value, want: &Type) -> Option<Value> {
+    let (Value::Tuple(items), Type::List(we) | Type::Set(we)) = (v, want) else {
+        return None;
+    };
     let all = |f: fn(&Value) -> bool| !items.is_empty() && items.iter().all(f);
-    let elem = match (we, items.first()) {
+    let elem = match (&**we, items.first()) {
         (Type::String, _) | (Type::Dynamic, Some(Value::String(_))) => {
             all(|v| matches!(v, Value::String(_))).then_some(Type::String)
         }
@@ -314,7 +323,7 @@ fn primitive_seq(items: &[Value], we: &Type, to_set: bool) -> Option<Value> {
         }
         _ => None,
     }?;
-    Some(if to_set {
+    Some(if want.is_set() {
         Value::set_from(elem, items.to_vec())
     } else {
         Value::list(elem, items.to_vec())
@@ -1193,6 +1202,18 @@ mod primitive_seq_tests {
                         let general =
                             conv_known(&v, &v.type_of(), &want, unsafe_ok, &mut Vec::new(), 1);
                         assert_eq!(fast, general, "{v:?} to {want} (unsafe: {unsafe_ok})");
+                        // The entry points answer the same where it converts
+                        // (their mismatch messages carry no path).
+                        let entry = if unsafe_ok {
+                            convert(&v, &want)
+                        } else {
+                            convert_safe(&v, &want)
+                        };
+                        if let Ok(general) = general {
+                            assert_eq!(entry, Ok(general), "{v:?} to {want}");
+                        } else {
+                            assert!(entry.is_err(), "{v:?} to {want}");
+                        }
                     }
                 }
             }
