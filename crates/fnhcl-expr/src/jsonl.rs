@@ -15,8 +15,8 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use fnhcl_base::SourceMap;
-use fnhcl_value::json::from_json_text;
-use fnhcl_value::{Type, Value};
+use fnhcl_value::json::{Keep, from_json_text};
+use fnhcl_value::{Key, Type, Value};
 
 use crate::{EvalContext, Limits};
 
@@ -99,10 +99,16 @@ impl Prepared {
         }
     }
 
-    fn wants(&self, name: &str) -> bool {
-        match self {
-            Prepared::Program(p) => p.names.binary_search_by(|n| (**n).cmp(name)).is_ok(),
-            Prepared::Everything => true,
+    fn wants(&self, name: &str) -> Keep {
+        let Prepared::Program(p) = self else {
+            return Keep::All;
+        };
+        match p.names.binary_search_by(|(n, _)| (**n).cmp(name)) {
+            Ok(at) => match &p.names[at].1 {
+                Some(members) => Keep::Members(members.clone()),
+                None => Keep::All,
+            },
+            Err(_) => Keep::Nothing,
         }
     }
 }
@@ -149,9 +155,11 @@ struct Program {
     sources: SourceMap,
     /// The compiled expression, or the parse diagnostics.
     parsed: Result<crate::Compiled, Vec<fnhcl_base::Diagnostic>>,
-    /// Every variable name the expression holds (sorted); none when it
-    /// does not parse (the parse error is the answer).
-    names: Vec<Arc<str>>,
+    /// Every variable name the expression holds (sorted), with the only
+    /// attributes it can read of it when it reads the variable by literal
+    /// names alone ([`variable_reads`]); none when it does not parse (the
+    /// parse error is the answer).
+    names: Vec<(Arc<str>, Option<Arc<[Key]>>)>,
 }
 
 impl Program {
@@ -167,7 +175,7 @@ impl Program {
         let (expr, diags) = fnhcl_syntax::parse_expr(&sources, file);
         let (parsed, names) = match expr {
             Some(e) if !diags.iter().any(fnhcl_base::Diagnostic::is_error) => {
-                let names = variable_names(&e);
+                let names = variable_reads(&e);
                 (Ok(crate::Compiled::new(e)), names)
             }
             _ => (Err(diags), Vec::new()),
@@ -207,14 +215,16 @@ impl Program {
 
 /// Every name a variable expression of `e` holds (`for` variables
 /// included, which is harmless), sorted and without repeats: a superset
-/// of the root variables the evaluation can look up.
-fn variable_names(e: &fnhcl_syntax::ast::Expr) -> Vec<Arc<str>> {
-    use fnhcl_syntax::ast::{ExprKind, ObjectKey, Template, TemplatePart};
-    fn template<'e>(
-        t: &'e Template,
-        work: &mut Vec<&'e fnhcl_syntax::ast::Expr>,
-        temps: &mut Vec<&'e Template>,
-    ) {
+/// of the root variables the evaluation can look up. With each, the
+/// attribute names it is read by when every read of it names one
+/// literally (`v.a`, `v["a"]`, `lookup(v, "a", ...)`): an object variable
+/// gives the same answers with only those attributes (a missing one is
+/// missing either way, and nothing else of the object is looked at), so
+/// the reader builds no others ([`Keep::Members`]). `None`: the variable
+/// may be read whole.
+fn variable_reads(e: &fnhcl_syntax::ast::Expr) -> Vec<(Arc<str>, Option<Arc<[Key]>>)> {
+    use fnhcl_syntax::ast::{Expr, ExprKind, ObjectKey, Template, TemplatePart};
+    fn template<'e>(t: &'e Template, work: &mut Vec<&'e Expr>, temps: &mut Vec<&'e Template>) {
         for p in &t.parts {
             match p {
                 TemplatePart::Literal(_) => {}
@@ -231,7 +241,26 @@ fn variable_names(e: &fnhcl_syntax::ast::Expr) -> Vec<Arc<str>> {
             }
         }
     }
-    let mut names: Vec<Arc<str>> = Vec::new();
+    fn root(e: &Expr) -> Option<&Arc<str>> {
+        match &e.kind {
+            ExprKind::Variable(id) => Some(&id.name),
+            _ => None,
+        }
+    }
+    /// A quoted ASCII string without interpolations: its text (what it
+    /// evaluates to; ASCII is already NFC).
+    fn literal(e: &Expr) -> Option<&Arc<str>> {
+        match &e.kind {
+            ExprKind::Template(t) => match t.parts.as_slice() {
+                [TemplatePart::Literal(s)] if !t.heredoc && s.is_ascii() => Some(s),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    // Variables read whole, and (variable, attribute) reads by name.
+    let mut whole: Vec<Arc<str>> = Vec::new();
+    let mut by_name: Vec<(Arc<str>, Arc<str>)> = Vec::new();
     // A work list, not recursion: a long chain nests as deep as it is long.
     let mut work = vec![e];
     let mut temps: Vec<&Template> = Vec::new();
@@ -243,7 +272,7 @@ fn variable_names(e: &fnhcl_syntax::ast::Expr) -> Vec<Arc<str>> {
         let Some(e) = work.pop() else { break };
         match &e.kind {
             ExprKind::Null | ExprKind::Bool(_) | ExprKind::Number(_) | ExprKind::SplatItem => {}
-            ExprKind::Variable(id) => names.push(id.name.clone()),
+            ExprKind::Variable(id) => whole.push(id.name.clone()),
             ExprKind::Template(t) => temps.push(t),
             ExprKind::Tuple(items) => work.extend(items),
             ExprKind::Object(items) => {
@@ -254,10 +283,33 @@ fn variable_names(e: &fnhcl_syntax::ast::Expr) -> Vec<Arc<str>> {
                     work.push(&it.value);
                 }
             }
-            ExprKind::GetAttr(src, _) => work.push(src),
-            ExprKind::Index(src, k) => work.extend([&**src, &**k]),
+            ExprKind::GetAttr(src, name) => match root(src) {
+                Some(v) => by_name.push((v.clone(), name.name.clone())),
+                None => work.push(src),
+            },
+            ExprKind::Index(src, k) => match (root(src), literal(k)) {
+                (Some(v), Some(name)) => by_name.push((v.clone(), name.clone())),
+                _ => work.extend([&**src, &**k]),
+            },
             ExprKind::Splat { source, each, .. } => work.extend([&**source, &**each]),
-            ExprKind::FuncCall { args, .. } => work.extend(args),
+            ExprKind::FuncCall {
+                name,
+                args,
+                expand_final,
+            } => match args.as_slice() {
+                // The standard `lookup` (the protocol has no other
+                // functions): only the named attribute of an object.
+                [map, key, rest @ ..] if &*name.name == "lookup" && !*expand_final => {
+                    match (root(map), literal(key)) {
+                        (Some(v), Some(attr)) => {
+                            by_name.push((v.clone(), attr.clone()));
+                            work.extend(rest);
+                        }
+                        _ => work.extend(args),
+                    }
+                }
+                _ => work.extend(args),
+            },
             ExprKind::Conditional {
                 cond,
                 then,
@@ -273,8 +325,20 @@ fn variable_names(e: &fnhcl_syntax::ast::Expr) -> Vec<Arc<str>> {
             }
         }
     }
-    names.sort_unstable();
-    names.dedup();
+    whole.sort_unstable();
+    whole.dedup();
+    by_name.sort_unstable();
+    by_name.dedup();
+    let mut names: Vec<(Arc<str>, Option<Arc<[Key]>>)> =
+        whole.iter().map(|n| (n.clone(), None)).collect();
+    for group in by_name.chunk_by(|a, b| a.0 == b.0) {
+        let v = &group[0].0;
+        if whole.binary_search(v).is_err() {
+            let attrs: Arc<[Key]> = group.iter().map(|(_, a)| a.clone()).collect();
+            names.push((v.clone(), Some(attrs)));
+        }
+    }
+    names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     names
 }
 
@@ -826,6 +890,78 @@ mod tests {
         }
         assert!(process_plain_line(lines[1]).contains("Did you mean"));
         assert!(process_plain_line(lines[2]).contains("bad input line"));
+    }
+
+    /// A variable read only by literal attribute names is read with those
+    /// attributes alone, and answers as read whole: found, missing (with
+    /// and without a default), of mixed types, not an object, shadowed by
+    /// a `for` variable, read whole elsewhere in the expression.
+    #[test]
+    fn variables_read_by_name_answer_as_whole_lines() {
+        let t = r#"{"a":"x","b":[1,{"c":2}],"n":null,"a\"q":4,"a":"y","m":{"k":true}}"#;
+        let exprs = [
+            r#"lookup(t, "a", "none")"#,
+            r#"lookup(t, "zz", "none")"#,
+            r#"lookup(t, "zz", 7)"#,
+            r#"lookup(t, "zz")"#,
+            r#"lookup(t, "b", [])"#,
+            r#"lookup(t, "n", "d")"#,
+            r#"[t.a, t.b[1].c, t["m"].k, t["a\"q"]]"#,
+            r#"t.zz"#,
+            r#"t["zz"]"#,
+            r#""${t.a}-${lookup(t, "m", {}).k}""#,
+            r#"lookup(t, "zz", t.a)"#,
+            r#"[for t in [{zz = 1}] : t.zz]"#,
+            r#"[for k, v in t : k if t.a == "y"]"#,
+            r#"[length(t), t.a]"#,
+            r#"lookup(t, ["a"]...)"#,
+            r#"t.*"#,
+            r#"lookup(t, "A", "none")"#,
+            r#"{ x = t.a, y = lookup(u, "p", 0), z = u.q }"#,
+        ];
+        for u in [r#"{"p":1,"q":[2]}"#, "[1]", r#""s""#, "null", "{}"] {
+            for e in exprs {
+                let line = format!(
+                    r#"{{"id":"v","expr":{},"vars":{{"t":{t},"u":{u},"w":1}}}}"#,
+                    json_string(e)
+                );
+                assert!(vars_as_read(&line), "{line}");
+                assert_eq!(
+                    process_plain_line(&line),
+                    process_whole_line(&line),
+                    "{line}"
+                );
+            }
+        }
+        let reads = |e: &str| {
+            let mut sources = SourceMap::new();
+            let file = sources.add("expr.hcl", Arc::from(e));
+            let (expr, _) = fnhcl_syntax::parse_expr(&sources, file);
+            variable_reads(&expr.expect("parses"))
+                .into_iter()
+                .map(|(n, m)| {
+                    let m = m.map(|m| m.iter().map(|k| k.to_string()).collect::<Vec<_>>());
+                    (n.to_string(), m)
+                })
+                .collect::<Vec<_>>()
+        };
+        let names = |v: &[&str]| Some(v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            reads(r#"[lookup(t, "b", t.a), t["c"], u, u.x, (w).y]"#),
+            [
+                ("t".to_owned(), names(&["a", "b", "c"])),
+                ("u".to_owned(), None),
+                ("w".to_owned(), None)
+            ]
+        );
+        assert_eq!(
+            reads(r#"lookup(t, k, 1) + lookup(t, "${k}", 1) + lookup(s, "a")"#),
+            [
+                ("k".to_owned(), None),
+                ("s".to_owned(), names(&["a"])),
+                ("t".to_owned(), None)
+            ]
+        );
     }
 
     /// A line that is not an object, or has no `"expr"`, is answered with

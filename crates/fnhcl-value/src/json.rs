@@ -223,6 +223,57 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// An object (at its `{`) of which only the members named in `names`
+    /// (sorted by bytes) are read: the others are checked as
+    /// [`Self::skip`] checks them (the same errors at the same places as
+    /// [`Self::object`]) and left out, their keys not even shared.
+    fn object_only(&mut self, depth: usize, names: &[Key]) -> Result<Value, String> {
+        if self.open(depth, b'}')? {
+            return Ok(Value::empty_object());
+        }
+        let base = self.scratch.members.len();
+        loop {
+            self.ws();
+            if self.b.get(self.i) != Some(&b'"') {
+                return self.err("expected string for object key");
+            }
+            let text = match self.plain_string() {
+                Some(text) => std::borrow::Cow::Borrowed(text),
+                None => std::borrow::Cow::Owned(self.escaped_string()?),
+            };
+            self.ws();
+            if self.b.get(self.i) != Some(&b':') {
+                return self.err("expected ':' after object key");
+            }
+            self.i += 1;
+            let wanted = names
+                .binary_search_by(|n| n.as_bytes().cmp(text.as_bytes()))
+                .is_ok();
+            if wanted {
+                let k = match text {
+                    std::borrow::Cow::Borrowed(t) => self.keys.get(t),
+                    std::borrow::Cow::Owned(t) => Key::from(t),
+                };
+                let v = self.value(depth + 1)?;
+                self.scratch.members.push((k, v));
+            } else {
+                self.skip(depth + 1)?;
+            }
+            self.ws();
+            match self.b.get(self.i) {
+                Some(b',') => self.i += 1,
+                Some(b'}') => {
+                    self.i += 1;
+                    return Ok(Value::object(ObjMap::drain_from(
+                        &mut self.scratch.members,
+                        base,
+                    )));
+                }
+                _ => return self.err("expected ',' or '}' in object"),
+            }
+        }
+    }
+
     /// Checks a value as [`Self::value`] reads it (the same errors at the
     /// same places) without building it.
     fn skip(&mut self, depth: usize) -> Result<(), String> {
@@ -507,17 +558,30 @@ pub fn from_json_text(text: &str) -> Result<Value, String> {
     p.end(v)
 }
 
+/// How much of a member [`from_json_text_sparse`] reads.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Keep {
+    /// Checked, not built: reads as `null`.
+    Nothing,
+    /// Read whole.
+    All,
+    /// When it is an object, only its members of these names (sorted by
+    /// bytes, as [`Key`]s order): the others are checked and left out of
+    /// the object. Any other value is read whole.
+    Members(std::sync::Arc<[Key]>),
+}
+
 /// [`from_json_text`] of a text whose members under the top-level member
 /// `nested` (when it is an object) are not all needed: each member `k` of
-/// it is read only when `keep(read, k)` (`read`: the top-level members
-/// read before it, in text order); any other is checked as
-/// [`from_json_text`] checks it, with the same errors, and reads as
-/// `null`. (A reader wanting a few of many variables skips building the
-/// others.)
+/// it is read as `keep(read, k)` says (`read`: the top-level members read
+/// before it, in text order); what is not read is checked as
+/// [`from_json_text`] checks it, with the same errors. (A reader wanting a
+/// few of many variables, or a few attributes of a large one, skips
+/// building the rest.)
 pub fn from_json_text_sparse(
     text: &str,
     nested: &str,
-    keep: &mut dyn FnMut(&[(Key, Value)], &str) -> bool,
+    keep: &mut dyn FnMut(&[(Key, Value)], &str) -> Keep,
 ) -> Result<Value, String> {
     let mut p = Parser::new(text);
     p.ws();
@@ -530,10 +594,17 @@ pub fn from_json_text_sparse(
             // The top-level members read so far are all below this
             // object's.
             p.object(d, |p, k, base, d| {
-                if keep(&p.scratch.members[..base], k) {
-                    p.value(d)
-                } else {
-                    p.skip(d).map(|()| Value::null())
+                match keep(&p.scratch.members[..base], k) {
+                    Keep::All => p.value(d),
+                    Keep::Nothing => p.skip(d).map(|()| Value::null()),
+                    Keep::Members(names) => {
+                        p.ws();
+                        if p.b.get(p.i) == Some(&b'{') {
+                            p.object_only(d, &names)
+                        } else {
+                            p.value(d)
+                        }
+                    }
                 }
             })
         })?
@@ -882,7 +953,7 @@ mod tests {
         let line = r#" {"id":"a","expr":"x.y","vars":{"x":{"y":[1,-2.5e3,"s\n",true]},"skip":{"a":[0,12,-0,1e2,"t\u00e9",null,false,{}],"b":[]},"z":-123456789012345678901,"w":"q"} } "#;
         let keep_x = &mut |read: &[(Key, Value)], k: &str| {
             assert!(read.iter().any(|(n, _)| &**n == "expr"));
-            k == "x"
+            if k == "x" { Keep::All } else { Keep::Nothing }
         };
         let Ok(Value::Object(whole)) = from_json_text(line) else {
             panic!("parses")
@@ -923,11 +994,63 @@ mod tests {
                 continue;
             };
             let whole = from_json_text(text).map(|_| ());
-            let none = from_json_text_sparse(text, "vars", &mut |_, _| false).map(|_| ());
-            let all = from_json_text_sparse(text, "vars", &mut |_, _| true).map(|_| ());
+            let none = from_json_text_sparse(text, "vars", &mut |_, _| Keep::Nothing).map(|_| ());
+            let all = from_json_text_sparse(text, "vars", &mut |_, _| Keep::All).map(|_| ());
+            let some = from_json_text_sparse(text, "vars", &mut |_, _| {
+                Keep::Members([Key::from("a"), Key::from("y")].into())
+            })
+            .map(|_| ());
             assert_eq!(whole, none, "{text}");
             assert_eq!(whole, all, "{text}");
+            assert_eq!(whole, some, "{text}");
         }
+    }
+
+    /// `Keep::Members` reads an object variable as the whole reader does
+    /// with the other members left out (repeated names: the last wins;
+    /// escaped names compared by their text) and any other value whole.
+    #[test]
+    fn members_reading_keeps_only_the_names() {
+        let line = r#"{"expr":"e","vars":{"t":{"b":1,"a":[1,{"x":2}],"c":"s","a":3,"d\u0061":4,"da":{"q":[]},"zz":null},"u":[1,{"a":2}],"w":{},"s":"a"}}"#;
+        let names: std::sync::Arc<[Key]> = [
+            Key::from("a"),
+            Key::from("da"),
+            Key::from("zz"),
+            Key::from("zzz"),
+        ]
+        .into();
+        let Ok(Value::Object(whole)) = from_json_text(line) else {
+            panic!("parses")
+        };
+        let Ok(Value::Object(some)) =
+            from_json_text_sparse(line, "vars", &mut |_, _| Keep::Members(names.clone()))
+        else {
+            panic!("parses")
+        };
+        let (Some(Value::Object(wv)), Some(Value::Object(sv))) =
+            (whole.get("vars"), some.get("vars"))
+        else {
+            panic!("vars")
+        };
+        assert_eq!(wv.len(), sv.len());
+        for (k, v) in wv.iter() {
+            let want = match v {
+                Value::Object(m) => Value::object(
+                    m.iter()
+                        .filter(|(n, _)| names.contains(n))
+                        .map(|(n, v)| (n.clone(), v.clone()))
+                        .collect(),
+                ),
+                other => other.clone(),
+            };
+            assert_eq!(sv.get(k), Some(&want), "{k}");
+        }
+        let t = sv.get("t").and_then(Value::as_entries).expect("object");
+        assert_eq!(
+            t.keys().map(|k| &**k).collect::<Vec<_>>(),
+            ["a", "da", "zz"]
+        );
+        assert_eq!(t.get("a"), Some(&Value::int(3)));
     }
 
     /// Numbers are written as their `Display` writes them.
@@ -975,7 +1098,7 @@ mod tests {
         ] {
             assert_eq!(
                 from_json_text(text),
-                from_json_text_sparse(text, "vars", &mut |_, _| false),
+                from_json_text_sparse(text, "vars", &mut |_, _| Keep::Nothing),
                 "{text}"
             );
         }
