@@ -246,9 +246,17 @@ impl<'a> Parser<'a> {
                 return self.err("expected ':' after object key");
             }
             self.i += 1;
-            let wanted = names
-                .binary_search_by(|n| n.as_bytes().cmp(text.as_bytes()))
-                .is_ok();
+            // A few names (the usual case) are compared in turn, lengths
+            // first; many are searched.
+            let wanted = if names.len() <= 8 {
+                names
+                    .iter()
+                    .any(|n| crate::key_eq(n.as_bytes(), text.as_bytes()))
+            } else {
+                names
+                    .binary_search_by(|n| n.as_bytes().cmp(text.as_bytes()))
+                    .is_ok()
+            };
             if wanted {
                 let k = match text {
                     std::borrow::Cow::Borrowed(t) => self.keys.get(t),
@@ -325,8 +333,41 @@ impl<'a> Parser<'a> {
     fn skip_string(&mut self) -> Result<(), String> {
         match self.plain_string() {
             Some(_) => Ok(()),
-            None => self.unescape(&mut Unbuilt),
+            None => self.skip_escaped(),
         }
+    }
+
+    /// The rest of [`Self::skip_string`] (after the opening quote) when
+    /// the string has an escape: the escapes are only checked, from one
+    /// to the next (a JSON document inside a string has one every few
+    /// bytes). Anything wrong is found again by [`Self::unescape`], from
+    /// the start, for its error and place.
+    fn skip_escaped(&mut self) -> Result<(), String> {
+        let from = self.i;
+        let b = self.b;
+        let mut j = from;
+        loop {
+            j += crate::scan::plain_prefix(&b[j..], false);
+            match b.get(j) {
+                Some(b'"') => {
+                    self.i = j + 1;
+                    return Ok(());
+                }
+                Some(b'\\') => match b.get(j + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => j += 2,
+                    Some(b'u')
+                        if b.get(j + 2..j + 6)
+                            .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) =>
+                    {
+                        j += 6;
+                    }
+                    _ => break,
+                },
+                _ => break,
+            }
+        }
+        self.i = from;
+        self.unescape(&mut Unbuilt)
     }
 
     /// [`Self::number`] without building it: a short integer is always
@@ -950,7 +991,7 @@ mod tests {
     /// line, and the same value with the skipped members as `null`.
     #[test]
     fn sparse_reading_checks_what_it_skips() {
-        let line = r#" {"id":"a","expr":"x.y","vars":{"x":{"y":[1,-2.5e3,"s\n",true]},"skip":{"a":[0,12,-0,1e2,"t\u00e9",null,false,{}],"b":[]},"z":-123456789012345678901,"w":"q"} } "#;
+        let line = r#" {"id":"a","expr":"x.y","vars":{"x":{"y":[1,-2.5e3,"s\n",true]},"skip":{"a":[0,12,-0,1e2,"t\u00e9",null,false,{}],"b":[],"e":"q\"r\\s\/\b\f\n\r\t\ud83d\ude00\ud800x\u0041"},"z":-123456789012345678901,"w":"q"} } "#;
         let keep_x = &mut |read: &[(Key, Value)], k: &str| {
             assert!(read.iter().any(|(n, _)| &**n == "expr"));
             if k == "x" { Keep::All } else { Keep::Nothing }
@@ -1012,45 +1053,46 @@ mod tests {
     #[test]
     fn members_reading_keeps_only_the_names() {
         let line = r#"{"expr":"e","vars":{"t":{"b":1,"a":[1,{"x":2}],"c":"s","a":3,"d\u0061":4,"da":{"q":[]},"zz":null},"u":[1,{"a":2}],"w":{},"s":"a"}}"#;
-        let names: std::sync::Arc<[Key]> = [
-            Key::from("a"),
-            Key::from("da"),
-            Key::from("zz"),
-            Key::from("zzz"),
-        ]
-        .into();
-        let Ok(Value::Object(whole)) = from_json_text(line) else {
-            panic!("parses")
-        };
-        let Ok(Value::Object(some)) =
-            from_json_text_sparse(line, "vars", &mut |_, _| Keep::Members(names.clone()))
-        else {
-            panic!("parses")
-        };
-        let (Some(Value::Object(wv)), Some(Value::Object(sv))) =
-            (whole.get("vars"), some.get("vars"))
-        else {
-            panic!("vars")
-        };
-        assert_eq!(wv.len(), sv.len());
-        for (k, v) in wv.iter() {
-            let want = match v {
-                Value::Object(m) => Value::object(
-                    m.iter()
-                        .filter(|(n, _)| names.contains(n))
-                        .map(|(n, v)| (n.clone(), v.clone()))
-                        .collect(),
-                ),
-                other => other.clone(),
+        // A few names (compared in turn) and many (searched).
+        let few = ["a", "da", "zz", "zzz"];
+        let many = [
+            "0", "a", "a0", "b0", "c0", "d", "da", "db", "zz", "zzz", "~",
+        ];
+        for list in [&few[..], &many[..]] {
+            let names: std::sync::Arc<[Key]> = list.iter().map(|&n| Key::from(n)).collect();
+            let Ok(Value::Object(whole)) = from_json_text(line) else {
+                panic!("parses")
             };
-            assert_eq!(sv.get(k), Some(&want), "{k}");
+            let Ok(Value::Object(some)) =
+                from_json_text_sparse(line, "vars", &mut |_, _| Keep::Members(names.clone()))
+            else {
+                panic!("parses")
+            };
+            let (Some(Value::Object(wv)), Some(Value::Object(sv))) =
+                (whole.get("vars"), some.get("vars"))
+            else {
+                panic!("vars")
+            };
+            assert_eq!(wv.len(), sv.len());
+            for (k, v) in wv.iter() {
+                let want = match v {
+                    Value::Object(m) => Value::object(
+                        m.iter()
+                            .filter(|(n, _)| names.contains(n))
+                            .map(|(n, v)| (n.clone(), v.clone()))
+                            .collect(),
+                    ),
+                    other => other.clone(),
+                };
+                assert_eq!(sv.get(k), Some(&want), "{k}");
+            }
+            let t = sv.get("t").and_then(Value::as_entries).expect("object");
+            assert_eq!(
+                t.keys().map(|k| &**k).collect::<Vec<_>>(),
+                ["a", "da", "zz"]
+            );
+            assert_eq!(t.get("a"), Some(&Value::int(3)));
         }
-        let t = sv.get("t").and_then(Value::as_entries).expect("object");
-        assert_eq!(
-            t.keys().map(|k| &**k).collect::<Vec<_>>(),
-            ["a", "da", "zz"]
-        );
-        assert_eq!(t.get("a"), Some(&Value::int(3)));
     }
 
     /// Numbers are written as their `Display` writes them.
