@@ -917,6 +917,8 @@ mod tests {
             r#"lookup(t, ["a"]...)"#,
             r#"t.*"#,
             r#"lookup(t, "A", "none")"#,
+            r#"lookup(t, "a", 1, 2)"#,
+            r#"lookup(t, "zz", null)"#,
             r#"{ x = t.a, y = lookup(u, "p", 0), z = u.q }"#,
         ];
         for u in [r#"{"p":1,"q":[2]}"#, "[1]", r#""s""#, "null", "{}"] {
