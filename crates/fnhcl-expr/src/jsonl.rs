@@ -104,10 +104,7 @@ impl Prepared {
             return Keep::All;
         };
         match p.names.binary_search_by(|(n, _)| (**n).cmp(name)) {
-            Ok(at) => match &p.names[at].1 {
-                Some(members) => Keep::Members(members.clone()),
-                None => Keep::All,
-            },
+            Ok(at) => p.names[at].1.clone(),
             Err(_) => Keep::Nothing,
         }
     }
@@ -155,11 +152,10 @@ struct Program {
     sources: SourceMap,
     /// The compiled expression, or the parse diagnostics.
     parsed: Result<crate::Compiled, Vec<fnhcl_base::Diagnostic>>,
-    /// Every variable name the expression holds (sorted), with the only
-    /// attributes it can read of it when it reads the variable by literal
-    /// names alone ([`variable_reads`]); none when it does not parse (the
-    /// parse error is the answer).
-    names: Vec<(Arc<str>, Option<Arc<[Key]>>)>,
+    /// Every variable name the expression holds (sorted), with how much
+    /// of it is read ([`variable_reads`]); none when it does not parse
+    /// (the parse error is the answer).
+    names: Vec<(Arc<str>, Keep)>,
 }
 
 impl Program {
@@ -215,32 +211,26 @@ impl Program {
 
 /// Every name a variable expression of `e` holds (`for` variables
 /// included, which is harmless), sorted and without repeats: a superset
-/// of the root variables the evaluation can look up. With each, the
-/// attribute names it is read by when every read of it names one
-/// literally (`v.a`, `v["a"]`, `lookup(v, "a", ...)`): an object variable
-/// gives the same answers with only those attributes (a missing one is
-/// missing either way, and nothing else of the object is looked at), so
-/// the reader builds no others ([`Keep::Members`]). `None`: the variable
-/// may be read whole.
-fn variable_reads(e: &fnhcl_syntax::ast::Expr) -> Vec<(Arc<str>, Option<Arc<[Key]>>)> {
+/// of the root variables the evaluation can look up, each with how much
+/// of it the reader must build ([`Keep`]):
+/// - [`Keep::Members`] when every read of it names an attribute literally
+///   (`v.a`, `v["a"]`, `lookup(v, "a", ...)`): an object variable gives
+///   the same answers with only those attributes (a missing one is missing
+///   either way, and nothing else of the object is looked at);
+/// - [`Keep::Elements`] when it is only the collection of `for`s (`for x
+///   in v`, in expressions and templates) whose element names `x` are read
+///   by attribute names alone: the same, for each object element of an
+///   array;
+/// - [`Keep::All`] otherwise.
+///
+/// Reads are gathered by name, whatever binds it: a `for` variable that
+/// shadows another name only adds reads to it (more is built, never
+/// less), and a name iterated itself, or read whole anywhere, is read
+/// whole.
+fn variable_reads(e: &fnhcl_syntax::ast::Expr) -> Vec<(Arc<str>, Keep)> {
+    use std::collections::{BTreeMap, BTreeSet};
+
     use fnhcl_syntax::ast::{Expr, ExprKind, ObjectKey, Template, TemplatePart};
-    fn template<'e>(t: &'e Template, work: &mut Vec<&'e Expr>, temps: &mut Vec<&'e Template>) {
-        for p in &t.parts {
-            match p {
-                TemplatePart::Literal(_) => {}
-                TemplatePart::Interpolation(x) => work.push(x),
-                TemplatePart::If(i) => {
-                    work.push(&i.cond);
-                    temps.push(&i.then);
-                    temps.extend(i.otherwise.as_ref());
-                }
-                TemplatePart::For(f) => {
-                    work.push(&f.collection);
-                    temps.push(&f.body);
-                }
-            }
-        }
-    }
     fn root(e: &Expr) -> Option<&Arc<str>> {
         match &e.kind {
             ExprKind::Variable(id) => Some(&id.name),
@@ -258,40 +248,98 @@ fn variable_reads(e: &fnhcl_syntax::ast::Expr) -> Vec<(Arc<str>, Option<Arc<[Key
             _ => None,
         }
     }
-    // Variables read whole, and (variable, attribute) reads by name.
-    let mut whole: Vec<Arc<str>> = Vec::new();
-    let mut by_name: Vec<(Arc<str>, Arc<str>)> = Vec::new();
-    // A work list, not recursion: a long chain nests as deep as it is long.
-    let mut work = vec![e];
-    let mut temps: Vec<&Template> = Vec::new();
-    while !work.is_empty() || !temps.is_empty() {
-        if let Some(t) = temps.pop() {
-            template(t, &mut work, &mut temps);
+    #[derive(Default)]
+    struct Reads<'e> {
+        /// Names read whole.
+        whole: BTreeSet<Arc<str>>,
+        /// Names read by attribute, and the attributes.
+        attrs: BTreeMap<Arc<str>, BTreeSet<Arc<str>>>,
+        /// Names iterated by `for`s, and the names of their elements.
+        iterated: BTreeMap<Arc<str>, BTreeSet<Arc<str>>>,
+        /// A work list, not recursion: a long chain nests as deep as it
+        /// is long.
+        work: Vec<&'e Expr>,
+        temps: Vec<&'e Template>,
+    }
+    impl<'e> Reads<'e> {
+        fn attr(&mut self, v: &Arc<str>, a: &Arc<str>) {
+            self.attrs.entry(v.clone()).or_default().insert(a.clone());
+        }
+        /// `for x in collection`: a variable collection is iterated, any
+        /// other is an expression to walk.
+        fn iterate(&mut self, collection: &'e Expr, x: &Arc<str>) {
+            match root(collection) {
+                Some(v) => {
+                    self.iterated
+                        .entry(v.clone())
+                        .or_default()
+                        .insert(x.clone());
+                }
+                None => self.work.push(collection),
+            }
+        }
+        fn template(&mut self, t: &'e Template) {
+            for p in &t.parts {
+                match p {
+                    TemplatePart::Literal(_) => {}
+                    TemplatePart::Interpolation(x) => self.work.push(x),
+                    TemplatePart::If(i) => {
+                        self.work.push(&i.cond);
+                        self.temps.push(&i.then);
+                        self.temps.extend(i.otherwise.as_ref());
+                    }
+                    TemplatePart::For(f) => {
+                        self.iterate(&f.collection, &f.value_var.name);
+                        self.temps.push(&f.body);
+                    }
+                }
+            }
+        }
+        /// The attributes `x` is read by, or `None` when it may be read
+        /// whole.
+        fn attrs_of(&self, x: &Arc<str>) -> Option<&BTreeSet<Arc<str>>> {
+            if self.whole.contains(x) || self.iterated.contains_key(x) {
+                return None;
+            }
+            static NONE: BTreeSet<Arc<str>> = BTreeSet::new();
+            Some(self.attrs.get(x).unwrap_or(&NONE))
+        }
+    }
+    let keys = |names: &BTreeSet<Arc<str>>| -> Arc<[Key]> { names.iter().cloned().collect() };
+    let mut r = Reads {
+        work: vec![e],
+        ..Reads::default()
+    };
+    while !r.work.is_empty() || !r.temps.is_empty() {
+        if let Some(t) = r.temps.pop() {
+            r.template(t);
             continue;
         }
-        let Some(e) = work.pop() else { break };
+        let Some(e) = r.work.pop() else { break };
         match &e.kind {
             ExprKind::Null | ExprKind::Bool(_) | ExprKind::Number(_) | ExprKind::SplatItem => {}
-            ExprKind::Variable(id) => whole.push(id.name.clone()),
-            ExprKind::Template(t) => temps.push(t),
-            ExprKind::Tuple(items) => work.extend(items),
+            ExprKind::Variable(id) => {
+                r.whole.insert(id.name.clone());
+            }
+            ExprKind::Template(t) => r.temps.push(t),
+            ExprKind::Tuple(items) => r.work.extend(items),
             ExprKind::Object(items) => {
                 for it in items {
                     if let ObjectKey::Expr(k) = &it.key {
-                        work.push(k);
+                        r.work.push(k);
                     }
-                    work.push(&it.value);
+                    r.work.push(&it.value);
                 }
             }
             ExprKind::GetAttr(src, name) => match root(src) {
-                Some(v) => by_name.push((v.clone(), name.name.clone())),
-                None => work.push(src),
+                Some(v) => r.attr(v, &name.name),
+                None => r.work.push(src),
             },
             ExprKind::Index(src, k) => match (root(src), literal(k)) {
-                (Some(v), Some(name)) => by_name.push((v.clone(), name.clone())),
-                _ => work.extend([&**src, &**k]),
+                (Some(v), Some(name)) => r.attr(v, name),
+                _ => r.work.extend([&**src, &**k]),
             },
-            ExprKind::Splat { source, each, .. } => work.extend([&**source, &**each]),
+            ExprKind::Splat { source, each, .. } => r.work.extend([&**source, &**each]),
             ExprKind::FuncCall {
                 name,
                 args,
@@ -302,44 +350,57 @@ fn variable_reads(e: &fnhcl_syntax::ast::Expr) -> Vec<(Arc<str>, Option<Arc<[Key
                 [map, key, rest @ ..] if &*name.name == "lookup" && !*expand_final => {
                     match (root(map), literal(key)) {
                         (Some(v), Some(attr)) => {
-                            by_name.push((v.clone(), attr.clone()));
-                            work.extend(rest);
+                            r.attr(v, attr);
+                            r.work.extend(rest);
                         }
-                        _ => work.extend(args),
+                        _ => r.work.extend(args),
                     }
                 }
-                _ => work.extend(args),
+                _ => r.work.extend(args),
             },
             ExprKind::Conditional {
                 cond,
                 then,
                 otherwise,
-            } => work.extend([&**cond, &**then, &**otherwise]),
-            ExprKind::Unary(_, x) | ExprKind::Parens(x) => work.push(x),
-            ExprKind::Binary(_, a, b) => work.extend([&**a, &**b]),
+            } => r.work.extend([&**cond, &**then, &**otherwise]),
+            ExprKind::Unary(_, x) | ExprKind::Parens(x) => r.work.push(x),
+            ExprKind::Binary(_, a, b) => r.work.extend([&**a, &**b]),
             ExprKind::For(f) => {
-                work.push(&f.collection);
-                work.extend(f.key_expr.as_ref());
-                work.push(&f.value_expr);
-                work.extend(f.cond.as_ref());
+                r.iterate(&f.collection, &f.value_var.name);
+                r.work.extend(f.key_expr.as_ref());
+                r.work.push(&f.value_expr);
+                r.work.extend(f.cond.as_ref());
             }
         }
     }
-    whole.sort_unstable();
-    whole.dedup();
-    by_name.sort_unstable();
-    by_name.dedup();
-    let mut names: Vec<(Arc<str>, Option<Arc<[Key]>>)> =
-        whole.iter().map(|n| (n.clone(), None)).collect();
-    for group in by_name.chunk_by(|a, b| a.0 == b.0) {
-        let v = &group[0].0;
-        if whole.binary_search(v).is_err() {
-            let attrs: Arc<[Key]> = group.iter().map(|(_, a)| a.clone()).collect();
-            names.push((v.clone(), Some(attrs)));
-        }
-    }
-    names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut names: BTreeSet<&Arc<str>> = r.whole.iter().collect();
+    names.extend(r.attrs.keys());
+    names.extend(r.iterated.keys());
     names
+        .into_iter()
+        .map(|n| {
+            let keep = if r.whole.contains(n) {
+                Keep::All
+            } else if let Some(xs) = r.iterated.get(n) {
+                let mut union = BTreeSet::new();
+                let mut all = r.attrs.contains_key(n);
+                for x in xs {
+                    match r.attrs_of(x) {
+                        Some(a) => union.extend(a.iter().cloned()),
+                        None => all = true,
+                    }
+                }
+                if all {
+                    Keep::All
+                } else {
+                    Keep::Elements(keys(&union))
+                }
+            } else {
+                r.attrs.get(n).map_or(Keep::All, |a| Keep::Members(keys(a)))
+            };
+            (n.clone(), keep)
+        })
+        .collect()
 }
 
 /// The variables of a line as read (`vars_as_read`).
@@ -892,13 +953,16 @@ mod tests {
         assert!(process_plain_line(lines[2]).contains("bad input line"));
     }
 
-    /// A variable read only by literal attribute names is read with those
+    /// A variable read only by literal attribute names, or only iterated
+    /// by `for`s whose elements are read so, is read with those
     /// attributes alone, and answers as read whole: found, missing (with
-    /// and without a default), of mixed types, not an object, shadowed by
-    /// a `for` variable, read whole elsewhere in the expression.
+    /// and without a default), of mixed types, not an object, not an
+    /// array, shadowed by a `for` variable, read whole elsewhere in the
+    /// expression.
     #[test]
     fn variables_read_by_name_answer_as_whole_lines() {
         let t = r#"{"a":"x","b":[1,{"c":2}],"n":null,"a\"q":4,"a":"y","m":{"k":true}}"#;
+        let l = r#"[{"a":1,"b":{"c":2}},{"a":"x","b":[{"c":1}]},3,{"b":[]},{"a":null,"a":5,"z":{"q":1}},[{"a":1}]]"#;
         let exprs = [
             r#"lookup(t, "a", "none")"#,
             r#"lookup(t, "zz", "none")"#,
@@ -920,11 +984,33 @@ mod tests {
             r#"lookup(t, "a", 1, 2)"#,
             r#"lookup(t, "zz", null)"#,
             r#"{ x = t.a, y = lookup(u, "p", 0), z = u.q }"#,
+            r#"[for e in l : try(e.a, "none")]"#,
+            r#"[for e in l : e.a]"#,
+            r#"[for e in l : lookup(e, "a", "none")]"#,
+            r#"[for i, e in l : "${i}:${try(e.b.c, "-")}"]"#,
+            r#"{for e in l : try(e.a, "k") => e...}"#,
+            r#""%{ for e in l }${try(e.a, "")};%{ endfor }""#,
+            r#"[for e in l : try([for f in e : f], [])]"#,
+            r#"[for e in l : try(length(e), -1)]"#,
+            r#"[for e in l : e.b if can(e.a)]"#,
+            r#"[[for e in l : try(e.a, 0)], length(l)]"#,
+            r#"concat([for e in l : try(e.a, 0)], [for e in u : try(e.p, 1)])"#,
+            r#"[for l in l : try(l.a, 0)]"#,
+            r#"[for e in l : try([for e in e.b : e], [])]"#,
+            r#"[for x in t : try(x.k, 0)]"#,
+            r#"[for e in u : try(e.q[0], e.p, 0)]"#,
         ];
-        for u in [r#"{"p":1,"q":[2]}"#, "[1]", r#""s""#, "null", "{}"] {
+        for u in [
+            r#"{"p":1,"q":[2]}"#,
+            "[1]",
+            r#""s""#,
+            "null",
+            "{}",
+            r#"[{"p":1,"q":[2]},{"q":{"0":3}},[]]"#,
+        ] {
             for e in exprs {
                 let line = format!(
-                    r#"{{"id":"v","expr":{},"vars":{{"t":{t},"u":{u},"w":1}}}}"#,
+                    r#"{{"id":"v","expr":{},"vars":{{"t":{t},"u":{u},"l":{l},"w":1}}}}"#,
                     json_string(e)
                 );
                 assert!(vars_as_read(&line), "{line}");
@@ -941,27 +1027,45 @@ mod tests {
             let (expr, _) = fnhcl_syntax::parse_expr(&sources, file);
             variable_reads(&expr.expect("parses"))
                 .into_iter()
-                .map(|(n, m)| {
-                    let m = m.map(|m| m.iter().map(|k| k.to_string()).collect::<Vec<_>>());
-                    (n.to_string(), m)
-                })
+                .map(|(n, keep)| (n.to_string(), keep))
                 .collect::<Vec<_>>()
         };
-        let names = |v: &[&str]| Some(v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let keys = |v: &[&str]| -> Arc<[Key]> { v.iter().map(|&s| Key::from(s)).collect() };
+        let named = |n: &str, keep: Keep| (n.to_owned(), keep);
         assert_eq!(
             reads(r#"[lookup(t, "b", t.a), t["c"], u, u.x, (w).y]"#),
             [
-                ("t".to_owned(), names(&["a", "b", "c"])),
-                ("u".to_owned(), None),
-                ("w".to_owned(), None)
+                named("t", Keep::Members(keys(&["a", "b", "c"]))),
+                named("u", Keep::All),
+                named("w", Keep::All),
             ]
         );
         assert_eq!(
             reads(r#"lookup(t, k, 1) + lookup(t, "${k}", 1) + lookup(s, "a")"#),
             [
-                ("k".to_owned(), None),
-                ("s".to_owned(), names(&["a"])),
-                ("t".to_owned(), None)
+                named("k", Keep::All),
+                named("s", Keep::Members(keys(&["a"]))),
+                named("t", Keep::All),
+            ]
+        );
+        assert_eq!(
+            reads(r#""%{ for e in l }${e.a}%{ endfor }${[for e in l : e.b if e.c]}""#),
+            [
+                named("e", Keep::Members(keys(&["a", "b", "c"]))),
+                named("l", Keep::Elements(keys(&["a", "b", "c"]))),
+            ]
+        );
+        // An element iterated in turn, or read whole, reads the collection
+        // whole; a name both iterated and read by name too.
+        assert_eq!(
+            reads(r#"[for e in l : [for f in e : f.x]] + [for g in m : g] + [for n in n : n.a]"#),
+            [
+                named("e", Keep::Elements(keys(&["x"]))),
+                named("f", Keep::Members(keys(&["x"]))),
+                named("g", Keep::All),
+                named("l", Keep::All),
+                named("m", Keep::All),
+                named("n", Keep::All),
             ]
         );
     }

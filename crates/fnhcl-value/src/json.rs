@@ -126,25 +126,7 @@ impl<'a> Parser<'a> {
         };
         match c {
             b'{' => self.object(depth, |p, _, _, d| p.value(d)),
-            b'[' => {
-                if self.open(depth, b']')? {
-                    return Ok(Value::tuple(Vec::new()));
-                }
-                let base = self.scratch.elements.len();
-                loop {
-                    let v = self.value(depth + 1)?;
-                    self.scratch.elements.push(v);
-                    self.ws();
-                    match self.b.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(b']') => {
-                            self.i += 1;
-                            return Ok(Value::tuple(self.scratch.elements.drain(base..).collect()));
-                        }
-                        _ => return self.err("expected ',' or ']' in array"),
-                    }
-                }
-            }
+            b'[' => self.array(depth, |p, d| p.value(d)),
             b'"' => Ok(Value::string(self.string()?)),
             b't' => self.word("true", Value::TRUE),
             b'f' => self.word("false", Value::FALSE),
@@ -219,6 +201,43 @@ impl<'a> Parser<'a> {
                     )));
                 }
                 _ => return self.err("expected ',' or '}' in object"),
+            }
+        }
+    }
+
+    /// A value as [`Self::value`] reads it, but an object with only the
+    /// members named in `names` ([`Self::object_only`]).
+    fn value_only(&mut self, depth: usize, names: &[Key]) -> Result<Value, String> {
+        self.ws();
+        if self.b.get(self.i) == Some(&b'{') {
+            self.object_only(depth, names)
+        } else {
+            self.value(depth)
+        }
+    }
+
+    /// An array (at its `[`); `element(parser, depth)` reads each element.
+    #[inline]
+    fn array(
+        &mut self,
+        depth: usize,
+        mut element: impl FnMut(&mut Self, usize) -> Result<Value, String>,
+    ) -> Result<Value, String> {
+        if self.open(depth, b']')? {
+            return Ok(Value::tuple(Vec::new()));
+        }
+        let base = self.scratch.elements.len();
+        loop {
+            let v = element(self, depth + 1)?;
+            self.scratch.elements.push(v);
+            self.ws();
+            match self.b.get(self.i) {
+                Some(b',') => self.i += 1,
+                Some(b']') => {
+                    self.i += 1;
+                    return Ok(Value::tuple(self.scratch.elements.drain(base..).collect()));
+                }
+                _ => return self.err("expected ',' or ']' in array"),
             }
         }
     }
@@ -610,6 +629,9 @@ pub enum Keep {
     /// bytes, as [`Key`]s order): the others are checked and left out of
     /// the object. Any other value is read whole.
     Members(std::sync::Arc<[Key]>),
+    /// When it is an array, each of its elements as [`Keep::Members`]
+    /// reads it. Any other value is read whole.
+    Elements(std::sync::Arc<[Key]>),
 }
 
 /// [`from_json_text`] of a text whose members under the top-level member
@@ -638,10 +660,11 @@ pub fn from_json_text_sparse(
                 match keep(&p.scratch.members[..base], k) {
                     Keep::All => p.value(d),
                     Keep::Nothing => p.skip(d).map(|()| Value::null()),
-                    Keep::Members(names) => {
+                    Keep::Members(names) => p.value_only(d, &names),
+                    Keep::Elements(names) => {
                         p.ws();
-                        if p.b.get(p.i) == Some(&b'{') {
-                            p.object_only(d, &names)
+                        if p.b.get(p.i) == Some(&b'[') {
+                            p.array(d, |p, d| p.value_only(d, &names))
                         } else {
                             p.value(d)
                         }
@@ -991,7 +1014,7 @@ mod tests {
     /// line, and the same value with the skipped members as `null`.
     #[test]
     fn sparse_reading_checks_what_it_skips() {
-        let line = r#" {"id":"a","expr":"x.y","vars":{"x":{"y":[1,-2.5e3,"s\n",true]},"skip":{"a":[0,12,-0,1e2,"t\u00e9",null,false,{}],"b":[],"e":"q\"r\\s\/\b\f\n\r\t\ud83d\ude00\ud800x\u0041"},"z":-123456789012345678901,"w":"q"} } "#;
+        let line = r#" {"id":"a","expr":"x.y","vars":{"x":{"y":[1,-2.5e3,"s\n",true]},"skip":{"a":[0,12,-0,1e2,"t\u00e9",null,false,{}],"b":[],"e":"q\"r\\s\/\b\f\n\r\t\ud83d\ude00\ud800x\u0041"},"z":-123456789012345678901,"l":[{"n":1,"m":[2]},3,{"y":"s","q":{"r":null}},[]],"w":"q"} } "#;
         let keep_x = &mut |read: &[(Key, Value)], k: &str| {
             assert!(read.iter().any(|(n, _)| &**n == "expr"));
             if k == "x" { Keep::All } else { Keep::Nothing }
@@ -1043,16 +1066,22 @@ mod tests {
             .map(|_| ());
             assert_eq!(whole, none, "{text}");
             assert_eq!(whole, all, "{text}");
+            let each = from_json_text_sparse(text, "vars", &mut |_, _| {
+                Keep::Elements([Key::from("n"), Key::from("y")].into())
+            })
+            .map(|_| ());
             assert_eq!(whole, some, "{text}");
+            assert_eq!(whole, each, "{text}");
         }
     }
 
     /// `Keep::Members` reads an object variable as the whole reader does
     /// with the other members left out (repeated names: the last wins;
-    /// escaped names compared by their text) and any other value whole.
+    /// escaped names compared by their text) and any other value whole;
+    /// `Keep::Elements` does so for each element of an array.
     #[test]
     fn members_reading_keeps_only_the_names() {
-        let line = r#"{"expr":"e","vars":{"t":{"b":1,"a":[1,{"x":2}],"c":"s","a":3,"d\u0061":4,"da":{"q":[]},"zz":null},"u":[1,{"a":2}],"w":{},"s":"a"}}"#;
+        let line = r#"{"expr":"e","vars":{"t":{"b":1,"a":[1,{"x":2}],"c":"s","a":3,"d\u0061":4,"da":{"q":[]},"zz":null},"u":[1,{"a":2,"b":[{"a":3}]},[{"a":4}],{"zz":5,"da":6,"b":7}],"w":{},"s":"a"}}"#;
         // A few names (compared in turn) and many (searched).
         let few = ["a", "da", "zz", "zzz"];
         let many = [
@@ -1073,18 +1102,35 @@ mod tests {
             else {
                 panic!("vars")
             };
+            // An object with the names' members only; anything else as is.
+            let only = |v: &Value| match v {
+                Value::Object(m) => Value::object(
+                    m.iter()
+                        .filter(|(n, _)| names.contains(n))
+                        .map(|(n, v)| (n.clone(), v.clone()))
+                        .collect(),
+                ),
+                other => other.clone(),
+            };
             assert_eq!(wv.len(), sv.len());
             for (k, v) in wv.iter() {
+                assert_eq!(sv.get(k), Some(&only(v)), "{k}");
+            }
+            // Each object element of an array, the same way.
+            let Ok(Value::Object(each)) =
+                from_json_text_sparse(line, "vars", &mut |_, _| Keep::Elements(names.clone()))
+            else {
+                panic!("parses")
+            };
+            let Some(Value::Object(ev)) = each.get("vars") else {
+                panic!("vars")
+            };
+            for (k, v) in wv.iter() {
                 let want = match v {
-                    Value::Object(m) => Value::object(
-                        m.iter()
-                            .filter(|(n, _)| names.contains(n))
-                            .map(|(n, v)| (n.clone(), v.clone()))
-                            .collect(),
-                    ),
+                    Value::Tuple(items) => Value::tuple(items.iter().map(only).collect()),
                     other => other.clone(),
                 };
-                assert_eq!(sv.get(k), Some(&want), "{k}");
+                assert_eq!(ev.get(k), Some(&want), "{k}");
             }
             let t = sv.get("t").and_then(Value::as_entries).expect("object");
             assert_eq!(
