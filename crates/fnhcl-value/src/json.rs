@@ -125,7 +125,7 @@ impl<'a> Parser<'a> {
             return self.err("unexpected end of JSON input");
         };
         match c {
-            b'{' => self.object(depth, |p, _, _, d| p.value(d)),
+            b'{' => self.object(depth, |p, _, _, d| p.value(d).map(Some)),
             b'[' => self.array(depth, |p, d| p.value(d)),
             b'"' => Ok(Value::string(self.string()?)),
             b't' => self.word("true", Value::TRUE),
@@ -162,13 +162,14 @@ impl<'a> Parser<'a> {
     }
 
     /// An object (at its `{`); `member(parser, key, base, depth)` reads
-    /// each member's value (the members read so far are
+    /// each member's value, or only checks it and gives `None` to leave
+    /// the member out (the members read so far are
     /// `parser.members[base..]`).
     #[inline]
     fn object(
         &mut self,
         depth: usize,
-        mut member: impl FnMut(&mut Self, &Key, usize, usize) -> Result<Value, String>,
+        mut member: impl FnMut(&mut Self, &str, usize, usize) -> Result<Option<Value>, String>,
     ) -> Result<Value, String> {
         if self.open(depth, b'}')? {
             return Ok(Value::empty_object());
@@ -181,15 +182,20 @@ impl<'a> Parser<'a> {
             if self.b.get(self.i) != Some(&b'"') {
                 return self.err("expected string for object key");
             }
-            let k = self.key()?;
+            let text = match self.plain_string() {
+                Some(text) => std::borrow::Cow::Borrowed(text),
+                None => std::borrow::Cow::Owned(self.escaped_string()?),
+            };
             self.ws();
             if self.b.get(self.i) != Some(&b':') {
                 return self.err("expected ':' after object key");
             }
             self.i += 1;
-            let v = member(self, &k, base, depth + 1)?;
-            // Later duplicates win, as in cty (and in `collect`).
-            self.scratch.members.push((k, v));
+            if let Some(v) = member(self, &text, base, depth + 1)? {
+                let k = self.key(text);
+                // Later duplicates win, as in cty (and in `collect`).
+                self.scratch.members.push((k, v));
+            }
             self.ws();
             match self.b.get(self.i) {
                 Some(b',') => self.i += 1,
@@ -245,60 +251,26 @@ impl<'a> Parser<'a> {
     /// An object (at its `{`) of which only the members named in `names`
     /// (sorted by bytes) are read: the others are checked as
     /// [`Self::skip`] checks them (the same errors at the same places as
-    /// [`Self::object`]) and left out, their keys not even shared.
+    /// [`Self::value`]) and left out, their keys not even shared.
     fn object_only(&mut self, depth: usize, names: &[Key]) -> Result<Value, String> {
-        if self.open(depth, b'}')? {
-            return Ok(Value::empty_object());
-        }
-        let base = self.scratch.members.len();
-        loop {
-            self.ws();
-            if self.b.get(self.i) != Some(&b'"') {
-                return self.err("expected string for object key");
-            }
-            let text = match self.plain_string() {
-                Some(text) => std::borrow::Cow::Borrowed(text),
-                None => std::borrow::Cow::Owned(self.escaped_string()?),
-            };
-            self.ws();
-            if self.b.get(self.i) != Some(&b':') {
-                return self.err("expected ':' after object key");
-            }
-            self.i += 1;
+        self.object(depth, |p, k, _, d| {
             // A few names (the usual case) are compared in turn, lengths
             // first; many are searched.
             let wanted = if names.len() <= 8 {
                 names
                     .iter()
-                    .any(|n| crate::key_eq(n.as_bytes(), text.as_bytes()))
+                    .any(|n| crate::key_eq(n.as_bytes(), k.as_bytes()))
             } else {
                 names
-                    .binary_search_by(|n| n.as_bytes().cmp(text.as_bytes()))
+                    .binary_search_by(|n| n.as_bytes().cmp(k.as_bytes()))
                     .is_ok()
             };
             if wanted {
-                let k = match text {
-                    std::borrow::Cow::Borrowed(t) => self.keys.get(t),
-                    std::borrow::Cow::Owned(t) => Key::from(t),
-                };
-                let v = self.value(depth + 1)?;
-                self.scratch.members.push((k, v));
+                p.value(d).map(Some)
             } else {
-                self.skip(depth + 1)?;
+                p.skip(d).map(|()| None)
             }
-            self.ws();
-            match self.b.get(self.i) {
-                Some(b',') => self.i += 1,
-                Some(b'}') => {
-                    self.i += 1;
-                    return Ok(Value::object(ObjMap::drain_from(
-                        &mut self.scratch.members,
-                        base,
-                    )));
-                }
-                _ => return self.err("expected ',' or '}' in object"),
-            }
-        }
+        })
     }
 
     /// Checks a value as [`Self::value`] reads it (the same errors at the
@@ -481,14 +453,14 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// An object key: [`Self::string`], shared with the same key read
-    /// before when it is short (the objects of an array repeat the same
-    /// few keys; values repeat far less, and looking them up costs about
-    /// what it saves).
-    fn key(&mut self) -> Result<Key, String> {
-        match self.plain_string() {
-            Some(text) => Ok(self.keys.get(text)),
-            None => self.escaped_string().map(Key::from),
+    /// An object key's text as a key: a text without escapes (borrowed)
+    /// shared with the same key read before when it is short (the objects
+    /// of an array repeat the same few keys; values repeat far less, and
+    /// looking them up costs about what it saves).
+    fn key(&mut self, text: std::borrow::Cow<'_, str>) -> Key {
+        match text {
+            std::borrow::Cow::Borrowed(text) => self.keys.get(text),
+            std::borrow::Cow::Owned(text) => Key::from(text),
         }
     }
 
@@ -651,13 +623,13 @@ pub fn from_json_text_sparse(
     let v = if p.b.get(p.i) == Some(&b'{') {
         p.object(0, |p, k, _, d| {
             p.ws();
-            if **k != *nested || p.b.get(p.i) != Some(&b'{') {
-                return p.value(d);
+            if k != nested || p.b.get(p.i) != Some(&b'{') {
+                return p.value(d).map(Some);
             }
             // The top-level members read so far are all below this
             // object's.
             p.object(d, |p, k, base, d| {
-                match keep(&p.scratch.members[..base], k) {
+                let v = match keep(&p.scratch.members[..base], k) {
                     Keep::All => p.value(d),
                     Keep::Nothing => p.skip(d).map(|()| Value::null()),
                     Keep::Members(names) => p.value_only(d, &names),
@@ -669,8 +641,10 @@ pub fn from_json_text_sparse(
                             p.value(d)
                         }
                     }
-                }
+                };
+                v.map(Some)
             })
+            .map(Some)
         })?
     } else {
         p.value(0)?
