@@ -1115,6 +1115,36 @@ mod tests {
         }
     }
 
+    /// Strings with escapes, read or skipped, read as `serde_json` reads
+    /// them.
+    #[test]
+    fn escaped_strings_read_as_serde_json_reads_them() {
+        let texts = [
+            r#""a\"b\\c\/d\be\ff\ng\rh\ti""#,
+            r#""\\\\""#,
+            r#""x\\""#,
+            r#""\"\"""#,
+            r#""\\""#,
+            r#""é\n漢字\t""#,
+            r#""{\"rows\": [{\"id\": \"r0000\", \"w\": 1}]}""#,
+            r#""\u00e9\n\ud83d\ude00\t""#,
+            r#""a\u0041\\u0041""#,
+        ];
+        for t in texts {
+            let want: String = serde_json::from_str(t).expect("serde_json reads it");
+            assert_eq!(from_json_text(t), Ok(Value::string(want.as_str())), "{t}");
+            // And inside an object that is read or skipped.
+            let doc = format!(r#"{{"k":{t},"skip":{t}}}"#);
+            let Ok(Value::Object(m)) = from_json_text(&doc) else {
+                panic!("{doc}")
+            };
+            assert_eq!(m.get("k"), Some(&Value::string(want.as_str())), "{doc}");
+        }
+        for bad in [r#""a\x""#, "\"a\\", "\"a\\\"", "\"a\u{1}\\n\"", r#""\u12""#] {
+            assert!(from_json_text(bad).is_err(), "{bad}");
+        }
+    }
+
     /// Numbers are written as their `Display` writes them.
     #[test]
     fn numbers_written_as_displayed() {

@@ -3,7 +3,6 @@
 //! grouping, the collection-size limit.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 use fnhcl_base::Span;
 use fnhcl_syntax::ast::{Expr, ForExpr, Ident};
@@ -269,11 +268,11 @@ impl Evaluator<'_, '_> {
                     continue;
                 }
                 let Some((key, val)) = item else { continue };
-                let Some(k) = key.as_str() else {
+                // The key string's own text, shared.
+                let Value::String(k) = key else {
                     known = false;
                     continue;
                 };
-                let k: Key = Arc::from(k);
                 if grouping {
                     groups.entry(k).or_default().push(val);
                 } else {
