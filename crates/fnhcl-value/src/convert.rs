@@ -70,7 +70,7 @@ pub fn convert(v: &Value, want: &Type) -> Result<Value, ConvertError> {
         return Err(ConvertError::new(mismatch_message(&have, want), &[]));
     }
     let mut path = Vec::new();
-    conv(v, want, true, &mut path, 0)
+    conv(v, Some(&have), want, true, &mut path, 0)
 }
 
 /// True if `v` certainly has type `want` (or `want` is dynamic), decided
@@ -110,7 +110,7 @@ pub fn convert_safe(v: &Value, want: &Type) -> Result<Value, ConvertError> {
         return Err(ConvertError::new(mismatch_message(&have, want), &[]));
     }
     let mut path = Vec::new();
-    conv(v, want, false, &mut path, 0)
+    conv(v, Some(&have), want, false, &mut path, 0)
 }
 
 /// True if cty has a conversion from `have` to `want` (unsafe ones
@@ -265,8 +265,12 @@ fn index_step(i: usize) -> PathStep {
 
 /// cty's conversion wrapper (`getConversion`'s returned function): marks,
 /// dynamic targets, unknowns and nulls, then the known-value conversion.
+/// `known` is `v`'s type when the caller has computed it already (it is
+/// computed here otherwise, and only past the tuple shortcut: a walk of
+/// the whole value).
 fn conv(
     v: &Value,
+    known: Option<&Type>,
     want: &Type,
     unsafe_ok: bool,
     path: &mut Vec<PathStep>,
@@ -276,7 +280,7 @@ fn conv(
         return Err(ConvertError::new("value is nested too deeply", path));
     }
     if let Value::Marked(inner) = v {
-        return conv(inner, want, unsafe_ok, path, depth).map(Value::mark);
+        return conv(inner, None, want, unsafe_ok, path, depth).map(Value::mark);
     }
     if *want == Type::Dynamic {
         return Ok(v.clone());
@@ -284,16 +288,23 @@ fn conv(
     if let Some(out) = primitive_seq(v, want) {
         return Ok(out);
     }
-    let have = v.type_of();
+    let computed;
+    let have = match known {
+        Some(t) => t,
+        None => {
+            computed = v.type_of();
+            &computed
+        }
+    };
     match v {
         Value::Unknown(t) => return Ok(Value::Unknown(dynamic_replace(t, want))),
         Value::Null(t) => return Ok(Value::Null(dynamic_replace(t, want))),
         _ => {}
     }
-    if have == *want {
+    if have == want {
         return Ok(v.clone());
     }
-    conv_known(v, &have, want, unsafe_ok, path, depth + 1)
+    conv_known(v, have, want, unsafe_ok, path, depth + 1)
 }
 
 /// `v` converted to `want` when `v` is a tuple of known, unmarked values
@@ -304,8 +315,8 @@ fn conv(
 /// directly, without computing the tuple's type (the entry points ask
 /// before they compute it).
 ///
-/// The same when `we` is dynamic and the values are all of one primitive
-/// type: the unification of their types is that type.
+/// The same when the element type of `want` is dynamic and the values are
+/// all of one primitive type: the unification of their types is that type.
 fn primitive_seq(v: &Value, want: &Type) -> Option<Value> {
     let (Value::Tuple(items), Type::List(we) | Type::Set(we)) = (v, want) else {
         return None;
@@ -340,10 +351,11 @@ fn conv_child(
     depth: usize,
 ) -> Result<Value, ConvertError> {
     path.push(step);
-    let r = if v.type_of() == *want {
+    let have = v.type_of();
+    let r = if have == *want {
         Ok(v.clone())
     } else {
-        conv(v, want, unsafe_ok, path, depth)
+        conv(v, Some(&have), want, unsafe_ok, path, depth)
     };
     path.pop();
     r
@@ -1198,7 +1210,7 @@ mod primitive_seq_tests {
             for elem in &elems {
                 for want in [Type::list(elem.clone()), Type::set(elem.clone())] {
                     for unsafe_ok in [false, true] {
-                        let fast = conv(&v, &want, unsafe_ok, &mut Vec::new(), 0);
+                        let fast = conv(&v, None, &want, unsafe_ok, &mut Vec::new(), 0);
                         let general =
                             conv_known(&v, &v.type_of(), &want, unsafe_ok, &mut Vec::new(), 1);
                         assert_eq!(fast, general, "{v:?} to {want} (unsafe: {unsafe_ok})");
