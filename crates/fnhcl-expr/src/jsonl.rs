@@ -237,17 +237,7 @@ fn variable_reads(e: &fnhcl_syntax::ast::Expr) -> Vec<(Arc<str>, Keep)> {
             _ => None,
         }
     }
-    /// A quoted ASCII string without interpolations: its text (what it
-    /// evaluates to; ASCII is already NFC).
-    fn literal(e: &Expr) -> Option<&Arc<str>> {
-        match &e.kind {
-            ExprKind::Template(t) => match t.parts.as_slice() {
-                [TemplatePart::Literal(s)] if !t.heredoc && s.is_ascii() => Some(s),
-                _ => None,
-            },
-            _ => None,
-        }
-    }
+    use crate::eval::ascii_literal as literal;
     #[derive(Default)]
     struct Reads<'e> {
         /// Names read whole.
@@ -961,7 +951,7 @@ mod tests {
     /// expression.
     #[test]
     fn variables_read_by_name_answer_as_whole_lines() {
-        let t = r#"{"a":"x","b":[1,{"c":2}],"n":null,"a\"q":4,"a":"y","m":{"k":true}}"#;
+        let t = r#"{"a":"x","b":[1,{"c":2}],"n":null,"a\"q":4,"a":"y","m":{"k":true},"h\n":5}"#;
         let l = r#"[{"a":1,"b":{"c":2}},{"a":"x","b":[{"c":1}]},3,{"b":[]},{"a":null,"a":5,"z":{"q":1}},[{"a":1}]]"#;
         let exprs = [
             r#"lookup(t, "a", "none")"#,
@@ -983,6 +973,7 @@ mod tests {
             r#"lookup(t, "A", "none")"#,
             r#"lookup(t, "a", 1, 2)"#,
             r#"lookup(t, "zz", null)"#,
+            "lookup(t, <<EOT\nh\nEOT\n, 0) + lookup(t, <<-EOT\n  h\n  EOT\n, 0)",
             r#"{ x = t.a, y = lookup(u, "p", 0), z = u.q }"#,
             r#"[for e in l : try(e.a, "none")]"#,
             r#"[for e in l : e.a]"#,

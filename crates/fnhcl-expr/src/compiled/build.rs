@@ -282,10 +282,7 @@ fn fold(e: &Expr) -> Option<Const> {
         ExprKind::Null => Some(Value::null()),
         ExprKind::Bool(b) => Some(Value::Bool(*b)),
         ExprKind::Number(text) => Some(Value::Number(Number::parse(text)?)),
-        ExprKind::Template(t) => match t.parts.as_slice() {
-            [TemplatePart::Literal(s)] if s.is_ascii() => Some(Value::String(s.clone())),
-            _ => None,
-        },
+        ExprKind::Template(_) => crate::eval::ascii_literal(e).map(|s| Value::String(s.clone())),
         _ => None,
     };
     if let Some(value) = leaf {

@@ -2,7 +2,7 @@
 //! dispatch in `mod.rs`.
 
 use fnhcl_base::Span;
-use fnhcl_syntax::ast::{ExprKind, ObjectKey, TemplatePart};
+use fnhcl_syntax::ast::{Expr, ExprKind, ObjectKey, TemplatePart};
 use fnhcl_value::{Key, Type, Value};
 
 use super::{Evaluator, R, dynamic, has_errors, unmark};
@@ -19,13 +19,19 @@ const SMALL_OBJECT: usize = 8;
 pub(crate) fn literal_key(key: &ObjectKey) -> Option<&Key> {
     match key {
         ObjectKey::Ident(id) => Some(&id.name),
-        ObjectKey::Expr(k) => match &k.kind {
-            ExprKind::Template(t) => match t.parts.as_slice() {
-                [TemplatePart::Literal(s)] if s.is_ascii() => Some(s),
-                _ => None,
-            },
+        ObjectKey::Expr(k) => ascii_literal(k),
+    }
+}
+
+/// The text of a quoted string of ASCII text alone (no interpolation or
+/// directive): what it evaluates to, as it is (ASCII is already NFC).
+pub(crate) fn ascii_literal(e: &Expr) -> Option<&Key> {
+    match &e.kind {
+        ExprKind::Template(t) => match t.parts.as_slice() {
+            [TemplatePart::Literal(s)] if s.is_ascii() => Some(s),
             _ => None,
         },
+        _ => None,
     }
 }
 

@@ -26,7 +26,7 @@ use fnhcl_value::{Number, Type, Value};
 use crate::compiled::node::{Node, TemplateNode};
 use crate::conv;
 use crate::{EvalContext, Evaluated};
-pub(crate) use constructors::literal_key;
+pub(crate) use constructors::{ascii_literal, literal_key};
 pub(crate) use templates::template_guess;
 
 type Diags = Vec<Diagnostic>;
