@@ -320,7 +320,7 @@ impl<'a> Parser<'a> {
         // At the opening quote.
         self.pos += 1;
         let start = self.pos;
-        let end = start + fnhcl_value::scan::plain_prefix(&self.b[start..], false);
+        let end = fnhcl_value::scan::plain_end(self.b, start);
         if self.b.get(end) == Some(&b'"') {
             self.pos = end + 1;
             // The run ends at an ASCII byte: whole characters of the text.
@@ -337,7 +337,7 @@ impl<'a> Parser<'a> {
             let start = self.pos;
             // Runs without escapes are copied whole; they end at an ASCII
             // byte, so the slice is whole characters of the text.
-            self.pos += fnhcl_value::scan::plain_prefix(&self.b[start..], false);
+            self.pos = fnhcl_value::scan::plain_end(self.b, start);
             out.push_str(&self.s[start..self.pos]);
             match self.peek() {
                 None => return Err("unexpected EOF".into()),

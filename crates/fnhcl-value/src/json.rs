@@ -275,70 +275,114 @@ impl<'a> Parser<'a> {
 
     /// Checks a value as [`Self::value`] reads it (the same errors at the
     /// same places) without building it.
+    #[inline]
     fn skip(&mut self, depth: usize) -> Result<(), String> {
         self.ws();
+        match self.b.get(self.i) {
+            Some(b'"') => self.skip_string(),
+            Some(b'{' | b'[') => self.skip_nested(depth),
+            _ => self.skip_scalar(),
+        }
+    }
+
+    /// A value that is not an object or an array, or the error at its
+    /// first byte.
+    #[inline(always)]
+    fn skip_scalar(&mut self) -> Result<(), String> {
         let Some(&c) = self.b.get(self.i) else {
             return self.err("unexpected end of JSON input");
         };
-        let close = match c {
-            b'{' => b'}',
-            b'[' => b']',
-            b'"' => return self.skip_string(),
-            b't' => return self.word("true", Value::TRUE).map(drop),
-            b'f' => return self.word("false", Value::FALSE).map(drop),
-            b'n' => return self.word("null", Value::null()).map(drop),
-            b'-' | b'0'..=b'9' => return self.skip_number(),
-            _ => return self.err("invalid character in JSON"),
-        };
-        if self.open(depth, close)? {
-            return Ok(());
+        match c {
+            b'"' => self.skip_string(),
+            b't' => self.word("true", Value::TRUE).map(drop),
+            b'f' => self.word("false", Value::FALSE).map(drop),
+            b'n' => self.word("null", Value::null()).map(drop),
+            b'-' | b'0'..=b'9' => self.skip_number(),
+            _ => self.err("invalid character in JSON"),
         }
+    }
+
+    /// [`Self::skip`] of an object or array (at its `{` or `[`): one loop
+    /// over the values inside, whatever their nesting, with a bit per open
+    /// container (an object or not) instead of a call per value.
+    #[inline(never)]
+    fn skip_nested(&mut self, depth: usize) -> Result<(), String> {
+        const BITS: usize = u64::BITS as usize;
+        let mut objects = [0u64; MAX_JSON_DEPTH.div_ceil(BITS)];
+        let mut open = 0usize;
         loop {
-            if close == b'}' {
-                self.ws();
-                if self.b.get(self.i) != Some(&b'"') {
-                    return self.err("expected string for object key");
-                }
-                self.skip_string()?;
-                self.ws();
-                if self.b.get(self.i) != Some(&b':') {
-                    return self.err("expected ':' after object key");
-                }
-                self.i += 1;
-            }
-            self.skip(depth + 1)?;
-            self.ws();
+            // At a value (blanks skipped).
             match self.b.get(self.i) {
-                Some(b',') => self.i += 1,
-                Some(&b) if b == close => {
-                    self.i += 1;
-                    return Ok(());
+                Some(&c @ (b'{' | b'[')) => {
+                    let object = c == b'{';
+                    if !self.open(depth + open, if object { b'}' } else { b']' })? {
+                        let bit = 1u64 << (open % BITS);
+                        if object {
+                            objects[open / BITS] |= bit;
+                            self.member_key()?;
+                        } else {
+                            objects[open / BITS] &= !bit;
+                        }
+                        open += 1;
+                        self.ws();
+                        continue;
+                    }
                 }
-                _ if close == b'}' => return self.err("expected ',' or '}' in object"),
-                _ => return self.err("expected ',' or ']' in array"),
+                _ => self.skip_scalar()?,
+            }
+            // After a value: close the containers that end here, or step
+            // to the next value of the innermost.
+            loop {
+                let Some(inner) = open.checked_sub(1) else {
+                    return Ok(());
+                };
+                let object = objects[inner / BITS] >> (inner % BITS) & 1 == 1;
+                self.ws();
+                match self.b.get(self.i) {
+                    Some(b',') => {
+                        self.i += 1;
+                        if object {
+                            self.member_key()?;
+                        }
+                        self.ws();
+                        break;
+                    }
+                    Some(b'}') if object => self.i += 1,
+                    Some(b']') if !object => self.i += 1,
+                    _ if object => return self.err("expected ',' or '}' in object"),
+                    _ => return self.err("expected ',' or ']' in array"),
+                }
+                open = inner;
             }
         }
     }
 
-    /// [`Self::string`] without building it.
-    fn skip_string(&mut self) -> Result<(), String> {
-        match self.plain_string() {
-            Some(_) => Ok(()),
-            None => self.skip_escaped(),
+    /// An object member's key and its `:`, checked.
+    #[inline(always)]
+    fn member_key(&mut self) -> Result<(), String> {
+        self.ws();
+        if self.b.get(self.i) != Some(&b'"') {
+            return self.err("expected string for object key");
         }
+        self.skip_string()?;
+        self.ws();
+        if self.b.get(self.i) != Some(&b':') {
+            return self.err("expected ':' after object key");
+        }
+        self.i += 1;
+        Ok(())
     }
 
-    /// The rest of [`Self::skip_string`] (after the opening quote) when
-    /// the string has an escape: the escapes are only checked, from one
-    /// to the next (a JSON document inside a string has one every few
-    /// bytes). Anything wrong is found again by [`Self::unescape`], from
-    /// the start, for its error and place.
-    fn skip_escaped(&mut self) -> Result<(), String> {
-        let from = self.i;
+    /// [`Self::string`] without building it: the escapes are only
+    /// checked, from one to the next (a JSON document inside a string has
+    /// one every few bytes). Anything wrong is found again by
+    /// [`Self::unescape`], from the start, for its error and place.
+    #[inline(always)]
+    fn skip_string(&mut self) -> Result<(), String> {
         let b = self.b;
-        let mut j = from;
+        let mut j = self.i + 1; // after the opening quote
         loop {
-            j += crate::scan::plain_prefix(&b[j..], false);
+            j = crate::scan::plain_end(b, j);
             match b.get(j) {
                 Some(b'"') => {
                     self.i = j + 1;
@@ -352,12 +396,19 @@ impl<'a> Parser<'a> {
                     {
                         j += 6;
                     }
-                    _ => break,
+                    _ => return self.bad_string(),
                 },
-                _ => break,
+                _ => return self.bad_string(),
             }
         }
-        self.i = from;
+    }
+
+    /// The error of a string [`Self::skip_string`] found wrong (at its
+    /// opening quote).
+    #[cold]
+    #[inline(never)]
+    fn bad_string(&mut self) -> Result<(), String> {
+        self.i += 1;
         self.unescape(&mut Unbuilt)
     }
 
@@ -472,7 +523,7 @@ impl<'a> Parser<'a> {
     fn plain_string(&mut self) -> Option<&'a str> {
         self.i += 1; // opening quote
         let start = self.i;
-        let end = start + crate::scan::plain_prefix(&self.b[start..], false);
+        let end = crate::scan::plain_end(self.b, start);
         if self.b.get(end) == Some(&b'"') {
             self.i = end + 1;
             return Some(&self.s[start..end]);
@@ -495,7 +546,7 @@ impl<'a> Parser<'a> {
     fn unescape(&mut self, out: &mut impl Unescaped) -> Result<(), String> {
         loop {
             let start = self.i;
-            self.i += crate::scan::plain_prefix(&self.b[start..], false);
+            self.i = crate::scan::plain_end(self.b, start);
             out.run(&self.s[start..self.i]);
             match self.b.get(self.i) {
                 None => return self.err("unterminated JSON string"),
@@ -1175,6 +1226,41 @@ mod tests {
             let mut out = String::new();
             write_number(&mut out, &n);
             assert_eq!(out, n.to_string());
+        }
+    }
+
+    /// A skipped variable is refused past the nesting limit exactly where
+    /// the whole reader refuses it, whatever mix of objects and arrays
+    /// (the skip keeps one bit per open container) and whatever follows;
+    /// the line's own object and `vars` are two of the levels.
+    #[test]
+    fn skipped_nesting_meets_the_limit_as_read() {
+        for levels in [MAX_JSON_DEPTH - 3, MAX_JSON_DEPTH - 2, MAX_JSON_DEPTH - 1] {
+            for pattern in [0usize, 1, 2, 3, 5] {
+                let object = |n: usize| pattern != 0 && (n / pattern).is_multiple_of(2);
+                let mut v = String::new();
+                for n in 0..levels {
+                    v.push_str(if object(n) { "{\"k\":" } else { "[" });
+                }
+                v.push_str("true");
+                for n in (0..levels).rev() {
+                    v.push_str(if object(n) { ",\"z\":[]}" } else { ",{}]" });
+                }
+                for tail in ["", ",\"w\":1", ",\"w\"", "]"] {
+                    let line = format!(r#"{{"expr":"e","vars":{{"deep":{v}{tail}}}}}"#);
+                    let whole = from_json_text(&line).map(|_| ());
+                    let skipped =
+                        from_json_text_sparse(&line, "vars", &mut |_, _| Keep::Nothing).map(|_| ());
+                    assert_eq!(whole, skipped, "{levels} {pattern} {tail:?}");
+                    assert_eq!(
+                        whole.is_ok(),
+                        // The innermost container's empty sibling is one
+                        // level deeper than the container.
+                        levels <= MAX_JSON_DEPTH - 3 && (tail.is_empty() || tail == ",\"w\":1"),
+                        "{levels} {pattern} {tail:?}"
+                    );
+                }
+            }
         }
     }
 

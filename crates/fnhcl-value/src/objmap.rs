@@ -318,11 +318,24 @@ impl ObjMap {
     /// buffer): sorted and deduplicated as [`FromIterator`] does, and in one
     /// allocation, straight from the buffer, when they are already in order.
     pub fn drain_from(buf: &mut Vec<(Key, Value)>, base: usize) -> ObjMap {
-        if strictly_sorted(&buf[base..]) {
-            ObjMap::from_sorted_iter(buf.drain(base..))
-        } else {
-            ObjMap::from_vec(buf.drain(base..).collect())
+        if !strictly_sorted(&buf[base..]) {
+            // Sorted and deduplicated where they are (no vector in
+            // between): a stable sort keeps equal keys in reading order,
+            // and the last of each run's value is moved into the first.
+            buf[base..].sort_by(|a, b| key_cmp(&a.0, &b.0));
+            let mut kept = base;
+            for next in base + 1..buf.len() {
+                if buf[next].0 == buf[kept].0 {
+                    let (head, tail) = buf.split_at_mut(next);
+                    std::mem::swap(&mut head[kept].1, &mut tail[0].1);
+                } else {
+                    kept += 1;
+                    buf.swap(kept, next);
+                }
+            }
+            buf.truncate(kept + 1);
         }
+        ObjMap::from_sorted_iter(buf.drain(base..))
     }
 
     /// [`ObjMap::from_sorted`] of an iterator: one allocation when the
@@ -612,6 +625,34 @@ mod tests {
         assert_eq!(m.get("b"), Some(&Value::int(3)));
         assert!(ObjMap::drain_from(&mut buf, 1).is_empty());
         assert_eq!(buf.len(), 1);
+    }
+
+    #[test]
+    fn drain_from_agrees_with_collect() {
+        // Every sequence of up to five keys over three names (duplicates,
+        // runs, every order), each value its place: the same map as
+        // `collect`, with the last duplicate's value.
+        let names = ["b", "a", "c"];
+        for len in 0..=5u32 {
+            for code in 0..3usize.pow(len) {
+                let pairs: Vec<(Key, Value)> = (0..len)
+                    .map(|i| {
+                        let name = names[code / 3usize.pow(i) % 3];
+                        (k(name), Value::int(i64::from(i)))
+                    })
+                    .collect();
+                let mut buf = vec![(k("outer"), Value::int(-1))];
+                buf.extend(pairs.iter().cloned());
+                let m = ObjMap::drain_from(&mut buf, 1);
+                let expected: ObjMap = pairs.iter().cloned().collect();
+                assert_eq!(m, expected, "{pairs:?}");
+                assert_eq!(
+                    m.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>(),
+                    expected.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>()
+                );
+                assert_eq!(buf.len(), 1);
+            }
+        }
     }
 
     #[test]

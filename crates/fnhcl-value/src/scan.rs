@@ -45,6 +45,27 @@ fn is_special(b: u8, html_safe: bool) -> bool {
     matches!(b, b'"' | b'\\') || b < 0x20 || (html_safe && matches!(b, b'<' | b'>' | b'&' | 0xE2))
 }
 
+/// The index of the first `"`, `\` or control character in `b` at or
+/// after `from` (`b.len()` when there is none): [`plain_prefix`] for a
+/// reader, inlined into its string loops (most strings are short, and end
+/// in the first word read).
+#[inline(always)]
+pub fn plain_end(b: &[u8], mut from: usize) -> usize {
+    while let Some(word) = b.get(from..from + 8) {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(word);
+        let m = special(u64::from_le_bytes(bytes));
+        if m != 0 {
+            return from + first(m);
+        }
+        from += 8;
+    }
+    while from < b.len() && !is_special(b[from], false) {
+        from += 1;
+    }
+    from
+}
+
 /// The length of the longest prefix of `b` with no `"`, `\` or control
 /// character (and, when `html_safe`, no `<`, `>`, `&` or 0xE2 byte).
 pub fn plain_prefix(b: &[u8], html_safe: bool) -> usize {
@@ -93,6 +114,10 @@ mod tests {
                         let mut b = vec![background; len];
                         if pos < len {
                             b[pos] = v;
+                        }
+                        assert_eq!(plain_end(&b, 0), slow(&b, false), "{b:?}");
+                        for from in 0..=b.len() {
+                            assert_eq!(plain_end(&b, from), from + slow(&b[from..], false));
                         }
                         for html_safe in [false, true] {
                             assert_eq!(
