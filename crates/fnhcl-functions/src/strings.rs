@@ -455,7 +455,12 @@ pub(crate) fn split<'a>(s: &'a str, sep: &str) -> Vec<&'a str> {
             .map(|(i, c)| &s[i..i + c.len_utf8()])
             .collect();
     }
-    s.split(sep).collect()
+    // A one-byte separator (`","`, `" "`: the usual) is found by byte,
+    // not by the general substring search.
+    match sep.as_bytes() {
+        &[b] if b.is_ascii() => s.split(char::from(b)).collect(),
+        _ => s.split(sep).collect(),
+    }
 }
 
 /// Removes all trailing `\r\n`, `\r` and `\n` sequences.
@@ -613,6 +618,10 @@ mod tests {
         assert_eq!(split("", ","), vec![""]);
         assert_eq!(split("a,,b,", ","), vec!["a", "", "b", ""]);
         assert!(split("", "").is_empty());
+        assert_eq!(split("a b  c ", " "), vec!["a", "b", "", "c", ""]);
+        assert_eq!(split("é,漢,", ","), vec!["é", "漢", ""]);
+        assert_eq!(split("a--b-c", "--"), vec!["a", "b-c"]);
+        assert_eq!(split("aéb", "é"), vec!["a", "b"]);
     }
 
     #[test]

@@ -50,7 +50,9 @@ pub fn equals(a: &Value, b: &Value) -> Value {
     // Known, unmarked primitives of the same type (the usual case).
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => return Value::Bool(x.cty_equals(y)),
-        (Value::String(x), Value::String(y)) => return Value::Bool(x == y),
+        (Value::String(x), Value::String(y)) => {
+            return Value::Bool(crate::key_eq(x.as_bytes(), y.as_bytes()));
+        }
         (Value::Bool(x), Value::Bool(y)) => return Value::Bool(x == y),
         _ => {}
     }
