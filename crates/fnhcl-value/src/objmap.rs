@@ -315,8 +315,8 @@ impl ObjMap {
 
     /// The entries `buf[base..]`, taken out of `buf` (which keeps its
     /// capacity, for a reader that collects every object's members in one
-    /// buffer): sorted and deduplicated as [`FromIterator`] does, and in one
-    /// allocation, straight from the buffer, when they are already in order.
+    /// buffer): sorted and deduplicated as [`FromIterator`] does, in the
+    /// buffer itself, then moved into one allocation.
     pub fn drain_from(buf: &mut Vec<(Key, Value)>, base: usize) -> ObjMap {
         if !strictly_sorted(&buf[base..]) {
             // Sorted and deduplicated where they are (no vector in
@@ -325,7 +325,7 @@ impl ObjMap {
             buf[base..].sort_by(|a, b| key_cmp(&a.0, &b.0));
             let mut kept = base;
             for next in base + 1..buf.len() {
-                if buf[next].0 == buf[kept].0 {
+                if key_eq(buf[next].0.as_bytes(), buf[kept].0.as_bytes()) {
                     let (head, tail) = buf.split_at_mut(next);
                     std::mem::swap(&mut head[kept].1, &mut tail[0].1);
                 } else {
