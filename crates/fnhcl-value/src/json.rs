@@ -1227,6 +1227,56 @@ mod tests {
         }
     }
 
+    /// Strings are escaped as Go's `encoding/json` escapes them (a
+    /// character at a time, here), whatever falls where in the writer's
+    /// eight-byte words: every ASCII character, the characters led by
+    /// 0xE2 (U+2028 and U+2029 escaped when HTML-safe, `€` and `†` not),
+    /// other multi-byte ones, at every offset of strings of up to 20 bytes.
+    #[test]
+    fn strings_written_as_go_escapes_them() {
+        fn reference(s: &str, html: bool) -> String {
+            let mut out = String::from("\"");
+            for c in s.chars() {
+                match c {
+                    '"' => out.push_str("\\\""),
+                    '\\' => out.push_str("\\\\"),
+                    '\n' => out.push_str("\\n"),
+                    '\r' => out.push_str("\\r"),
+                    '\t' => out.push_str("\\t"),
+                    '<' | '>' | '&' | '\u{2028}' | '\u{2029}' if html => {
+                        out.push_str(&format!("\\u{:04x}", c as u32));
+                    }
+                    c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                    c => out.push(c),
+                }
+            }
+            out.push('"');
+            out
+        }
+        let mut specials: Vec<char> = (0u8..128).map(char::from).collect();
+        specials.extend(['\u{2028}', '\u{2029}', '€', '†', 'é', '漢', '😀']);
+        for c in specials {
+            for before in 0..12 {
+                for after in [0, 1, 7, 9] {
+                    let s = format!("{}{c}{}", "a".repeat(before), "é".repeat(after));
+                    for html in [true, false] {
+                        let mut out = String::from("x");
+                        if html {
+                            write_json_string(&mut out, &s);
+                        } else {
+                            write_json_string_plain(&mut out, &s);
+                        }
+                        assert_eq!(out[1..], reference(&s, html), "{s:?} html={html}");
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            to_json_text(&Value::string("<a>\u{2028}")).as_deref(),
+            Ok(r#""\u003ca\u003e\u2028""#)
+        );
+    }
+
     /// Numbers are written as their `Display` writes them.
     #[test]
     fn numbers_written_as_displayed() {
