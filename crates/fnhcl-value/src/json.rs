@@ -1234,24 +1234,28 @@ mod tests {
     /// other multi-byte ones, at every offset of strings of up to 20 bytes.
     #[test]
     fn strings_written_as_go_escapes_them() {
+        // Go's rule as its documentation states it: the quote, the
+        // backslash and three controls by name, the other controls (and,
+        // HTML-safe, `<>&` and the two separators) by code point.
         fn reference(s: &str, html: bool) -> String {
+            const NAMED: [(char, char); 5] = [
+                ('"', '"'),
+                ('\\', '\\'),
+                ('\n', 'n'),
+                ('\r', 'r'),
+                ('\t', 't'),
+            ];
             let mut out = String::from("\"");
             for c in s.chars() {
-                match c {
-                    '"' => out.push_str("\\\""),
-                    '\\' => out.push_str("\\\\"),
-                    '\n' => out.push_str("\\n"),
-                    '\r' => out.push_str("\\r"),
-                    '\t' => out.push_str("\\t"),
-                    '<' | '>' | '&' | '\u{2028}' | '\u{2029}' if html => {
-                        out.push_str(&format!("\\u{:04x}", c as u32));
-                    }
-                    c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-                    c => out.push(c),
+                if let Some(&(_, name)) = NAMED.iter().find(|(raw, _)| *raw == c) {
+                    out.extend(['\\', name]);
+                } else if c < ' ' || (html && "<>&\u{2028}\u{2029}".contains(c)) {
+                    out += &format!("\\u{:04x}", u32::from(c));
+                } else {
+                    out.push(c);
                 }
             }
-            out.push('"');
-            out
+            out + "\""
         }
         let mut specials: Vec<char> = (0u8..128).map(char::from).collect();
         specials.extend(['\u{2028}', '\u{2029}', '€', '†', 'é', '漢', '😀']);
