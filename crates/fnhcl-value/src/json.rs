@@ -389,7 +389,7 @@ impl<'a> Parser<'a> {
                     return Ok(());
                 }
                 Some(b'\\') => match b.get(j + 1) {
-                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => j += 2,
+                    Some(&e) if simple_escape(e).is_some() => j += 2,
                     Some(b'u')
                         if b.get(j + 2..j + 6)
                             .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) =>
@@ -550,17 +550,13 @@ impl<'a> Parser<'a> {
                     self.i = j + 1;
                     break;
                 }
-                (Some(b'\\'), Some(&e @ (b'"' | b'\\' | b'/'))) => e,
-                (Some(b'\\'), Some(b'b')) => 0x08,
-                (Some(b'\\'), Some(b'f')) => 0x0C,
-                (Some(b'\\'), Some(b'n')) => b'\n',
-                (Some(b'\\'), Some(b'r')) => b'\r',
-                (Some(b'\\'), Some(b't')) => b'\t',
-                _ => {
-                    self.i = j;
-                    self.unescape(&mut out)?;
-                    break;
-                }
+                (Some(b'\\'), Some(&e)) => simple_escape(e),
+                _ => None,
+            };
+            let Some(c) = c else {
+                self.i = j;
+                self.unescape(&mut out)?;
+                break;
             };
             out.push(c);
             j += 2;
@@ -592,14 +588,6 @@ impl<'a> Parser<'a> {
                     };
                     self.i += 1;
                     match e {
-                        b'"' => out.char('"'),
-                        b'\\' => out.char('\\'),
-                        b'/' => out.char('/'),
-                        b'b' => out.char('\u{8}'),
-                        b'f' => out.char('\u{c}'),
-                        b'n' => out.char('\n'),
-                        b'r' => out.char('\r'),
-                        b't' => out.char('\t'),
                         b'u' => {
                             let hi = self.hex4()?;
                             let c = if (0xD800..0xDC00).contains(&hi) {
@@ -625,10 +613,13 @@ impl<'a> Parser<'a> {
                             };
                             out.char(c.unwrap_or('\u{FFFD}'));
                         }
-                        _ => {
-                            self.i -= 1;
-                            return self.err("invalid escape in JSON string");
-                        }
+                        _ => match simple_escape(e) {
+                            Some(c) => out.char(char::from(c)),
+                            None => {
+                                self.i -= 1;
+                                return self.err("invalid escape in JSON string");
+                            }
+                        },
                     }
                 }
                 Some(_) => return self.err("invalid control character in JSON string"),
@@ -638,6 +629,21 @@ impl<'a> Parser<'a> {
 }
 
 /// Where [`Parser::unescape`] puts a string's text.
+/// The byte a one-character JSON escape `\e` stands for (`\u` is not
+/// one): the table the skip, the reader and the generic loop share.
+#[inline(always)]
+fn simple_escape(e: u8) -> Option<u8> {
+    Some(match e {
+        b'"' | b'\\' | b'/' => e,
+        b'b' => 0x08,
+        b'f' => 0x0C,
+        b'n' => b'\n',
+        b'r' => b'\r',
+        b't' => b'\t',
+        _ => return None,
+    })
+}
+
 trait Unescaped {
     fn run(&mut self, s: &str);
     fn char(&mut self, c: char);
