@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 /// No slot (end of the recency list).
 const NIL: usize = usize::MAX;
@@ -282,16 +282,21 @@ impl<T> LruCache<T> {
     /// strings, compared part by part), or the one `build` makes (then
     /// cached if it fits the byte budget). Returns whether it was a hit.
     pub fn get_or_insert_with(&self, parts: &[&[u8]], build: impl FnOnce() -> T) -> (Arc<T>, bool) {
-        self.get_or_insert_with_hash(hash_parts(parts), parts, build)
+        self.get_or_insert_with_hash(hash_parts(parts), parts, &Weak::new(), build)
     }
 
     /// [`LruCache::get_or_insert_with`] given the sources' hash
     /// ([`hash_parts`] of `parts`), which a caller that sees the same
-    /// sources call after call keeps instead of hashing them again.
+    /// sources call after call keeps instead of hashing them again, and the
+    /// value it got for the same sources before (`last`, held weakly): an
+    /// entry that is that value is theirs without comparing the sources
+    /// again. (A live `Weak` keeps its allocation, so no other value can
+    /// have its address.)
     pub(crate) fn get_or_insert_with_hash(
         &self,
         hash: u64,
         parts: &[&[u8]],
+        last: &Weak<T>,
         build: impl FnOnce() -> T,
     ) -> (Arc<T>, bool) {
         debug_assert_eq!(hash, hash_parts(parts));
@@ -300,7 +305,7 @@ impl<T> LruCache<T> {
             let found = inner
                 .lru
                 .get(&hash)
-                .filter(|e| e.matches(parts))
+                .filter(|e| std::ptr::eq(Arc::as_ptr(&e.value), last.as_ptr()) || e.matches(parts))
                 .map(|e| e.value.clone());
             if let Some(v) = found {
                 inner.hits += 1;
@@ -473,6 +478,36 @@ mod tests {
         assert!(!hit);
         assert_eq!((*a, *b, cache.len()), (1, 2, 1));
         assert!(cache.get_or_insert_with(&k("a"), || 3).1);
+    }
+
+    #[test]
+    fn the_value_got_last_is_found_by_identity() {
+        let cache = LruCache::new(4, 1 << 20, unweighed);
+        let h = hash_parts(&k("a"));
+        let (a, _) = cache.get_or_insert_with(&k("a"), || 1);
+        let last = Arc::downgrade(&a);
+        // The entry's sources no longer match "a": found by identity all
+        // the same (not compared), and only then.
+        {
+            let mut inner = cache.lock();
+            let i = inner.lru.index[&h];
+            let (_, entry) = inner.lru.slots[i].entry.as_mut().expect("entry");
+            entry.parts = vec![Box::from(&b"b"[..])];
+        }
+        let (b, hit) = cache.get_or_insert_with_hash(h, &k("a"), &last, || 2);
+        assert!(hit && Arc::ptr_eq(&a, &b));
+        assert_eq!(cache.stats().hits, 1);
+        let (c, hit) = cache.get_or_insert_with_hash(h, &k("a"), &Weak::new(), || 3);
+        assert!(!hit);
+        assert_eq!(*c, 3);
+        // The value got before is no longer the entry's: the sources are
+        // compared, and the new entry is a hit.
+        let (d, hit) = cache.get_or_insert_with_hash(h, &k("a"), &last, || 4);
+        assert!(hit && Arc::ptr_eq(&c, &d));
+        // Another key's value given as the last one changes nothing.
+        let (e, hit) = cache.get_or_insert_with_hash(hash_parts(&k("e")), &k("e"), &last, || 5);
+        assert!(!hit);
+        assert_eq!(*e, 5);
     }
 
     #[test]

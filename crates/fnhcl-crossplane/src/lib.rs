@@ -271,6 +271,10 @@ struct Input {
     input: HclInput,
     /// [`cache::hash_parts`] of the `Inline` key, when first needed.
     inline_hash: OnceLock<u64>,
+    /// The cached program the `Inline` key gave last: found again in the
+    /// cache by identity, its text is not compared a second time (the
+    /// view compared the input's bytes already).
+    inline_program: std::sync::Mutex<std::sync::Weak<Compiled>>,
 }
 
 impl Input {
@@ -278,6 +282,7 @@ impl Input {
         Arc::new(Input {
             input,
             inline_hash: OnceLock::new(),
+            inline_program: std::sync::Mutex::new(std::sync::Weak::new()),
         })
     }
 }
@@ -418,7 +423,16 @@ impl Function {
                 }
                 let key = [b"inline".as_slice(), input.hcl.as_bytes()];
                 let hash = *decoded.inline_hash.get_or_init(|| cache::hash_parts(&key));
-                Ok(self.cache.get_or_insert_with_hash(hash, &key, || {
+                let slot = || {
+                    decoded
+                        .inline_program
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                };
+                // Not locked while compiling: another request with this
+                // input may compile it too (the cache keeps one).
+                let last = slot().clone();
+                let found = self.cache.get_or_insert_with_hash(hash, &key, &last, || {
                     match inline_files(&input.hcl) {
                         // The split text is a copy of the input: let it
                         // go before the compile's peak (the source map
@@ -432,7 +446,11 @@ impl Function {
                         },
                         Err(e) => Compiled::failed(e),
                     }
-                }))
+                });
+                if !std::ptr::eq(last.as_ptr(), Arc::as_ptr(&found.0)) {
+                    *slot() = Arc::downgrade(&found.0);
+                }
+                Ok(found)
             }
             Source::FileSystem => {
                 let reader = self.options.directory_reader.as_ref().ok_or_else(|| {
