@@ -353,9 +353,27 @@ fn our_list(w: &mut RevWriter, items: &[Value], depth: usize) -> Result<(), Fail
     Ok(())
 }
 
+/// A `Struct` entry whose value is a string, number, bool or null, as
+/// [`our_field`] writes it, in one piece ([`RevWriter::small_entry`]) when
+/// it is under 128 bytes; false, with nothing written, for anything else.
+#[inline(always)]
+fn small_leaf_entry(w: &mut RevWriter, key: &str, v: &Value) -> bool {
+    let key = key.as_bytes();
+    match v {
+        Value::String(s) => w.small_entry(key, 3 << 3 | 2, s.as_bytes()),
+        Value::Number(n) => w.small_entry(key, 2 << 3 | 1, &n.to_f64().to_le_bytes()),
+        Value::Bool(b) => w.small_entry(key, 4 << 3, &[u8::from(*b)]),
+        Value::Null(_) => w.small_entry(key, 1 << 3, &[0]),
+        _ => false,
+    }
+}
+
 /// The fields of a `Struct` holding the entries of a value at `depth`.
 fn our_fields(w: &mut RevWriter, entries: &ObjMap, depth: usize) -> Result<(), Failed> {
     for (k, v) in entries.iter().rev() {
+        if depth < MAX_DEPTH && small_leaf_entry(w, k, v) {
+            continue;
+        }
         // As `our_field` writes it, for a leaf (at `depth + 1`).
         let end = w.len();
         if depth < MAX_DEPTH && leaf_value(w, v) {
@@ -748,6 +766,50 @@ mod tests {
             .map(|r| r.name.as_str())
             .collect();
         assert_eq!(got, want);
+    }
+
+    /// A leaf entry written in one piece is byte for byte the entry the
+    /// field-by-field writer gives, on both sides of every one-byte length
+    /// (the key's, the string's, the value's and the entry's), and prost
+    /// reads it back as the value converted.
+    #[test]
+    fn small_leaf_entries_are_written_as_field_by_field() {
+        use prost::Message as _;
+        let lens = [
+            0, 1, 3, 8, 17, 60, 100, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129,
+            300,
+        ];
+        let mut values = vec![
+            Value::null(),
+            Value::Bool(true),
+            Value::Bool(false),
+            Value::int(-3),
+            Value::number(fnhcl_value::Number::parse("0.1").expect("number")),
+        ];
+        values.extend(lens.iter().map(|&n| Value::string("s".repeat(n))));
+        values.push(Value::string("é".repeat(61)));
+        let (mut small, mut big) = (0, 0);
+        for &kl in &lens {
+            let key = "k".repeat(kl);
+            for v in &values {
+                let mut reference = RevWriter::default();
+                assert!(our_field(&mut reference, &key, v, 1).is_ok());
+                let entries: ObjMap = [(fnhcl_value::Key::from(key.as_str()), v.clone())]
+                    .into_iter()
+                    .collect();
+                let mut w = RevWriter::default();
+                let fits = small_leaf_entry(&mut RevWriter::default(), &key, v);
+                assert!(our_fields(&mut w, &entries, 0).is_ok());
+                let (got, want) = (w.finish(), reference.finish());
+                assert_eq!(got.as_slice(), want.as_slice(), "key {kl} bytes, {v:?}");
+                let decoded = Struct::decode(got.as_slice()).expect("prost reads it");
+                let expected = value_to_pb(v).expect("converts");
+                assert_eq!(decoded.fields.get(&key), Some(&expected), "key {kl}, {v:?}");
+                if fits { small += 1 } else { big += 1 }
+            }
+        }
+        // Both ways were taken.
+        assert!(small > 100 && big > 100, "{small} small, {big} not");
     }
 
     #[test]

@@ -179,6 +179,52 @@ impl RevWriter {
         self.start
     }
 
+    /// Claims the `n` bytes before what is written and returns them, to
+    /// be filled front to back.
+    #[inline(always)]
+    pub(crate) fn claim(&mut self, n: usize) -> &mut [u8] {
+        let at = self.room(n);
+        &mut self.buf[at..at + n]
+    }
+
+    /// A `Struct` entry (map field 1: key field 1, `Value` field 2) whose
+    /// `Value` is the one field `value_key` followed by `value` (its length
+    /// first when `value_key` is length-delimited), written in one piece:
+    /// the message [`RevWriter::message`], [`RevWriter::string`] and
+    /// [`RevWriter::len_prefix`] write field by field, when every length
+    /// in it fits in one byte. False, with nothing written, when one does
+    /// not.
+    #[inline(always)]
+    pub(crate) fn small_entry(&mut self, key: &[u8], value_key: u8, value: &[u8]) -> bool {
+        let len_delimited = u32::from(value_key) & 7 == LEN;
+        let inner = 1 + usize::from(len_delimited) + value.len();
+        let key_part = if key.is_empty() { 0 } else { 2 + key.len() };
+        let entry = key_part + 2 + inner;
+        if entry >= 0x80 {
+            return false;
+        }
+        let out = self.claim(2 + entry);
+        out[0] = (1 << 3 | LEN) as u8;
+        out[1] = entry as u8;
+        let mut at = 2;
+        if !key.is_empty() {
+            out[2] = (1 << 3 | LEN) as u8;
+            out[3] = key.len() as u8;
+            copy(&mut out[4..4 + key.len()], key);
+            at = key_part + 2;
+        }
+        out[at] = (2 << 3 | LEN) as u8;
+        out[at + 1] = inner as u8;
+        out[at + 2] = value_key;
+        at += 3;
+        if len_delimited {
+            out[at] = value.len() as u8;
+            at += 1;
+        }
+        copy(&mut out[at..], value);
+        true
+    }
+
     pub fn put_slice(&mut self, b: &[u8]) {
         let at = self.room(b.len());
         self.buf[at..at + b.len()].copy_from_slice(b);
