@@ -341,6 +341,9 @@ fn leaf_value(w: &mut RevWriter, v: &Value) -> bool {
 /// The fields of a `ListValue` holding the items of a value at `depth`.
 fn our_list(w: &mut RevWriter, items: &[Value], depth: usize) -> Result<(), Failed> {
     for v in items.iter().rev() {
+        if depth < MAX_DEPTH && small_leaf(v, SmallItem(w)) {
+            continue;
+        }
         // An item is at `depth + 1`: a leaf there is within the limit
         // when `depth` is below it (see `our_value`).
         let end = w.len();
@@ -353,17 +356,42 @@ fn our_list(w: &mut RevWriter, items: &[Value], depth: usize) -> Result<(), Fail
     Ok(())
 }
 
-/// A `Struct` entry whose value is a string, number, bool or null, as
-/// [`our_field`] writes it, in one piece ([`RevWriter::small_entry`]) when
-/// it is under 128 bytes; false, with nothing written, for anything else.
+/// Where [`small_leaf`] writes a leaf's `Value` field in one piece with
+/// what holds it: a `Struct` entry or a `ListValue` item.
+trait SmallLeaf {
+    /// [`RevWriter::small_entry`] or [`RevWriter::small_item`].
+    fn put(&mut self, value_key: u8, value: &[u8]) -> bool;
+}
+
+struct SmallEntry<'w, 'k>(&'w mut RevWriter, &'k [u8]);
+
+impl SmallLeaf for SmallEntry<'_, '_> {
+    #[inline(always)]
+    fn put(&mut self, value_key: u8, value: &[u8]) -> bool {
+        self.0.small_entry(self.1, value_key, value)
+    }
+}
+
+struct SmallItem<'w>(&'w mut RevWriter);
+
+impl SmallLeaf for SmallItem<'_> {
+    #[inline(always)]
+    fn put(&mut self, value_key: u8, value: &[u8]) -> bool {
+        self.0.small_item(value_key, value)
+    }
+}
+
+/// A string, number, bool or null written as [`our_field`] or
+/// [`our_list`] write it, in one piece when it is under 128 bytes; false,
+/// with nothing written, for anything else. (Each arm passes its own key
+/// and payload size, so each is compiled for them.)
 #[inline(always)]
-fn small_leaf_entry(w: &mut RevWriter, key: &str, v: &Value) -> bool {
-    let key = key.as_bytes();
+fn small_leaf(v: &Value, mut to: impl SmallLeaf) -> bool {
     match v {
-        Value::String(s) => w.small_entry(key, 3 << 3 | 2, s.as_bytes()),
-        Value::Number(n) => w.small_entry(key, 2 << 3 | 1, &n.to_f64().to_le_bytes()),
-        Value::Bool(b) => w.small_entry(key, 4 << 3, &[u8::from(*b)]),
-        Value::Null(_) => w.small_entry(key, 1 << 3, &[0]),
+        Value::String(s) => to.put(3 << 3 | 2, s.as_bytes()),
+        Value::Number(n) => to.put(2 << 3 | 1, &n.to_f64().to_le_bytes()),
+        Value::Bool(b) => to.put(4 << 3, &[u8::from(*b)]),
+        Value::Null(_) => to.put(1 << 3, &[0]),
         _ => false,
     }
 }
@@ -371,7 +399,7 @@ fn small_leaf_entry(w: &mut RevWriter, key: &str, v: &Value) -> bool {
 /// The fields of a `Struct` holding the entries of a value at `depth`.
 fn our_fields(w: &mut RevWriter, entries: &ObjMap, depth: usize) -> Result<(), Failed> {
     for (k, v) in entries.iter().rev() {
-        if depth < MAX_DEPTH && small_leaf_entry(w, k, v) {
+        if depth < MAX_DEPTH && small_leaf(v, SmallEntry(w, k.as_bytes())) {
             continue;
         }
         // As `our_field` writes it, for a leaf (at `depth + 1`).
@@ -768,12 +796,12 @@ mod tests {
         assert_eq!(got, want);
     }
 
-    /// A leaf entry written in one piece is byte for byte the entry the
-    /// field-by-field writer gives, on both sides of every one-byte length
-    /// (the key's, the string's, the value's and the entry's), and prost
-    /// reads it back as the value converted.
+    /// A leaf entry or list item written in one piece is byte for byte
+    /// what the field-by-field writer gives, on both sides of every
+    /// one-byte length (the key's, the string's, the value's and the
+    /// entry's), and prost reads it back as the value converted.
     #[test]
-    fn small_leaf_entries_are_written_as_field_by_field() {
+    fn small_leaves_are_written_as_field_by_field() {
         use prost::Message as _;
         let lens = [
             0, 1, 3, 8, 17, 60, 100, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129,
@@ -798,7 +826,7 @@ mod tests {
                     .into_iter()
                     .collect();
                 let mut w = RevWriter::default();
-                let fits = small_leaf_entry(&mut RevWriter::default(), &key, v);
+                let fits = small_leaf(v, SmallEntry(&mut RevWriter::default(), key.as_bytes()));
                 assert!(our_fields(&mut w, &entries, 0).is_ok());
                 let (got, want) = (w.finish(), reference.finish());
                 assert_eq!(got.as_slice(), want.as_slice(), "key {kl} bytes, {v:?}");
@@ -808,6 +836,28 @@ mod tests {
                 if fits { small += 1 } else { big += 1 }
             }
         }
+        // List items the same way.
+        let (mut small_items, mut big_items) = (0, 0);
+        for v in &values {
+            let mut reference = RevWriter::default();
+            assert!(reference.try_message(1, |w| our_value(w, v, 1)).is_ok());
+            let mut w = RevWriter::default();
+            assert!(our_list(&mut w, std::slice::from_ref(v), 0).is_ok());
+            let (got, want) = (w.finish(), reference.finish());
+            assert_eq!(got.as_slice(), want.as_slice(), "item {v:?}");
+            let decoded = pbjson_types::ListValue::decode(got.as_slice()).expect("prost reads it");
+            assert_eq!(decoded.values, [value_to_pb(v).expect("converts")], "{v:?}");
+            let fits = small_leaf(v, SmallItem(&mut RevWriter::default()));
+            if fits {
+                small_items += 1
+            } else {
+                big_items += 1
+            }
+        }
+        assert!(
+            small_items > 5 && big_items > 2,
+            "{small_items} small, {big_items} not"
+        );
         // Both ways were taken.
         assert!(small > 100 && big > 100, "{small} small, {big} not");
     }

@@ -84,6 +84,19 @@ fn copy(dst: &mut [u8], src: &[u8]) {
     }
 }
 
+/// A `Value` message's one field into `out` (exactly its length): the key
+/// `value_key`, the length of `value` when `len_delimited`, then `value`.
+#[inline(always)]
+fn value_field(out: &mut [u8], value_key: u8, value: &[u8], len_delimited: bool) {
+    out[0] = value_key;
+    let mut at = 1;
+    if len_delimited {
+        out[1] = value.len() as u8;
+        at = 2;
+    }
+    copy(&mut out[at..], value);
+}
+
 /// Encoded protobuf bytes: the tail of a buffer written back to front.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Encoded {
@@ -215,13 +228,24 @@ impl RevWriter {
         }
         out[at] = (2 << 3 | LEN) as u8;
         out[at + 1] = inner as u8;
-        out[at + 2] = value_key;
-        at += 3;
-        if len_delimited {
-            out[at] = value.len() as u8;
-            at += 1;
+        value_field(&mut out[at + 2..], value_key, value, len_delimited);
+        true
+    }
+
+    /// A `ListValue` item (field 1) holding the `Value` of
+    /// [`RevWriter::small_entry`], in one piece when it is under 128 bytes;
+    /// false, with nothing written, when it is not.
+    #[inline(always)]
+    pub(crate) fn small_item(&mut self, value_key: u8, value: &[u8]) -> bool {
+        let len_delimited = u32::from(value_key) & 7 == LEN;
+        let inner = 1 + usize::from(len_delimited) + value.len();
+        if inner >= 0x80 {
+            return false;
         }
-        copy(&mut out[at..], value);
+        let out = self.claim(2 + inner);
+        out[0] = (1 << 3 | LEN) as u8;
+        out[1] = inner as u8;
+        value_field(&mut out[2..], value_key, value, len_delimited);
         true
     }
 
