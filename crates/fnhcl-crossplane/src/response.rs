@@ -836,6 +836,8 @@ mod tests {
                 if fits { small += 1 } else { big += 1 }
             }
         }
+        // Both ways were taken.
+        assert!(small > 100 && big > 100, "{small} small, {big} not");
         // List items the same way.
         let (mut small_items, mut big_items) = (0, 0);
         for v in &values {
@@ -858,8 +860,6 @@ mod tests {
             small_items > 5 && big_items > 2,
             "{small_items} small, {big_items} not"
         );
-        // Both ways were taken.
-        assert!(small > 100 && big > 100, "{small} small, {big} not");
     }
 
     #[test]

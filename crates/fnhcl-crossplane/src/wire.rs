@@ -202,11 +202,11 @@ impl RevWriter {
 
     /// A `Struct` entry (map field 1: key field 1, `Value` field 2) whose
     /// `Value` is the one field `value_key` followed by `value` (its length
-    /// first when `value_key` is length-delimited), written in one piece:
-    /// the message [`RevWriter::message`], [`RevWriter::string`] and
-    /// [`RevWriter::len_prefix`] write field by field, when every length
-    /// in it fits in one byte. False, with nothing written, when one does
-    /// not.
+    /// first when `value_key` is length-delimited), written in one piece
+    /// when every length in it fits in one byte: the bytes
+    /// [`RevWriter::message`], [`RevWriter::string`] and
+    /// [`RevWriter::len_prefix`] write field by field. False, with nothing
+    /// written, when a length does not fit.
     #[inline(always)]
     pub(crate) fn small_entry(&mut self, key: &[u8], value_key: u8, value: &[u8]) -> bool {
         let len_delimited = u32::from(value_key) & 7 == LEN;
