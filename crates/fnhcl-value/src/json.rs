@@ -628,7 +628,6 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Where [`Parser::unescape`] puts a string's text.
 /// The byte a one-character JSON escape `\e` stands for (`\u` is not
 /// one): the table the skip, the reader and the generic loop share.
 #[inline(always)]
@@ -644,6 +643,7 @@ fn simple_escape(e: u8) -> Option<u8> {
     })
 }
 
+/// Where [`Parser::unescape`] puts a string's text.
 trait Unescaped {
     fn run(&mut self, s: &str);
     fn char(&mut self, c: char);
