@@ -304,11 +304,10 @@ fn our_value(w: &mut RevWriter, v: &Value, depth: usize) -> Result<(), Failed> {
     }
     match v {
         Value::Marked(inner) => return our_value(w, inner, depth),
-        Value::Null(_) => w.int_field(1, 0),
         Value::Unknown(_) => return Err(Failed),
-        Value::Bool(b) => w.int_field(4, i64::from(*b)),
-        Value::Number(n) => w.double_field(2, n.to_f64()),
-        Value::String(s) => w.bytes_field(3, s.as_bytes()),
+        Value::Null(_) | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+            leaf_value(w, v);
+        }
         Value::List(c) | Value::Set(c) => {
             return w.try_message(6, |w| our_list(w, &c.items, depth));
         }
@@ -328,20 +327,13 @@ fn our_value(w: &mut RevWriter, v: &Value, depth: usize) -> Result<(), Failed> {
 /// three, cost more: +3 k instructions a 10-resource run.)
 #[inline(always)]
 fn leaf_value(w: &mut RevWriter, v: &Value) -> bool {
-    match v {
-        Value::String(s) => w.bytes_field(3, s.as_bytes()),
-        Value::Number(n) => w.double_field(2, n.to_f64()),
-        Value::Bool(b) => w.int_field(4, i64::from(*b)),
-        Value::Null(_) => w.int_field(1, 0),
-        _ => return false,
-    }
-    true
+    leaf(v, Field(w))
 }
 
 /// The fields of a `ListValue` holding the items of a value at `depth`.
 fn our_list(w: &mut RevWriter, items: &[Value], depth: usize) -> Result<(), Failed> {
     for v in items.iter().rev() {
-        if depth < MAX_DEPTH && small_leaf(v, SmallItem(w)) {
+        if depth < MAX_DEPTH && leaf(v, SmallItem(w)) {
             continue;
         }
         // An item is at `depth + 1`: a leaf there is within the limit
@@ -356,16 +348,28 @@ fn our_list(w: &mut RevWriter, items: &[Value], depth: usize) -> Result<(), Fail
     Ok(())
 }
 
-/// Where [`small_leaf`] writes a leaf's `Value` field in one piece with
-/// what holds it: a `Struct` entry or a `ListValue` item.
-trait SmallLeaf {
-    /// [`RevWriter::small_entry`] or [`RevWriter::small_item`].
+/// Where [`leaf`] writes a leaf's `Value` field: on its own, field by
+/// field ([`Field`]), or in one piece with the `Struct` entry or
+/// `ListValue` item that holds it ([`SmallEntry`], [`SmallItem`]).
+trait LeafTarget {
+    /// Writes the field `value_key` holding `value`; false, with nothing
+    /// written, when it does not fit.
     fn put(&mut self, value_key: u8, value: &[u8]) -> bool;
+}
+
+struct Field<'w>(&'w mut RevWriter);
+
+impl LeafTarget for Field<'_> {
+    #[inline(always)]
+    fn put(&mut self, value_key: u8, value: &[u8]) -> bool {
+        self.0.value_field(value_key, value);
+        true
+    }
 }
 
 struct SmallEntry<'w, 'k>(&'w mut RevWriter, &'k [u8]);
 
-impl SmallLeaf for SmallEntry<'_, '_> {
+impl LeafTarget for SmallEntry<'_, '_> {
     #[inline(always)]
     fn put(&mut self, value_key: u8, value: &[u8]) -> bool {
         self.0.small_entry(self.1, value_key, value)
@@ -374,19 +378,19 @@ impl SmallLeaf for SmallEntry<'_, '_> {
 
 struct SmallItem<'w>(&'w mut RevWriter);
 
-impl SmallLeaf for SmallItem<'_> {
+impl LeafTarget for SmallItem<'_> {
     #[inline(always)]
     fn put(&mut self, value_key: u8, value: &[u8]) -> bool {
         self.0.small_item(value_key, value)
     }
 }
 
-/// A string, number, bool or null written as [`our_field`] or
-/// [`our_list`] write it, in one piece when it is under 128 bytes; false,
-/// with nothing written, for anything else. (Each arm passes its own key
-/// and payload size, so each is compiled for them.)
+/// The one field of a protobuf `Value` for a string, number, bool or null
+/// (`value_to_pb`'s kinds for them), handed to `to`; false, with nothing
+/// written, for anything else or when `to` cannot take it. (Each arm
+/// passes its own key and payload size, so each is compiled for them.)
 #[inline(always)]
-fn small_leaf(v: &Value, mut to: impl SmallLeaf) -> bool {
+fn leaf(v: &Value, mut to: impl LeafTarget) -> bool {
     match v {
         Value::String(s) => to.put(3 << 3 | 2, s.as_bytes()),
         Value::Number(n) => to.put(2 << 3 | 1, &n.to_f64().to_le_bytes()),
@@ -399,7 +403,7 @@ fn small_leaf(v: &Value, mut to: impl SmallLeaf) -> bool {
 /// The fields of a `Struct` holding the entries of a value at `depth`.
 fn our_fields(w: &mut RevWriter, entries: &ObjMap, depth: usize) -> Result<(), Failed> {
     for (k, v) in entries.iter().rev() {
-        if depth < MAX_DEPTH && small_leaf(v, SmallEntry(w, k.as_bytes())) {
+        if depth < MAX_DEPTH && leaf(v, SmallEntry(w, k.as_bytes())) {
             continue;
         }
         // As `our_field` writes it, for a leaf (at `depth + 1`).
@@ -826,7 +830,7 @@ mod tests {
                     .into_iter()
                     .collect();
                 let mut w = RevWriter::default();
-                let fits = small_leaf(v, SmallEntry(&mut RevWriter::default(), key.as_bytes()));
+                let fits = leaf(v, SmallEntry(&mut RevWriter::default(), key.as_bytes()));
                 assert!(our_fields(&mut w, &entries, 0).is_ok());
                 let (got, want) = (w.finish(), reference.finish());
                 assert_eq!(got.as_slice(), want.as_slice(), "key {kl} bytes, {v:?}");
@@ -849,7 +853,7 @@ mod tests {
             assert_eq!(got.as_slice(), want.as_slice(), "item {v:?}");
             let decoded = pbjson_types::ListValue::decode(got.as_slice()).expect("prost reads it");
             assert_eq!(decoded.values, [value_to_pb(v).expect("converts")], "{v:?}");
-            let fits = small_leaf(v, SmallItem(&mut RevWriter::default()));
+            let fits = leaf(v, SmallItem(&mut RevWriter::default()));
             if fits {
                 small_items += 1
             } else {

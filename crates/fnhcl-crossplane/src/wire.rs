@@ -249,16 +249,24 @@ impl RevWriter {
         true
     }
 
+    /// The `Value` of [`RevWriter::small_entry`] on its own, written field
+    /// by field (any length).
+    #[inline(always)]
+    pub(crate) fn value_field(&mut self, value_key: u8, value: &[u8]) {
+        copy(self.claim(value.len()), value);
+        if u32::from(value_key) & 7 == LEN {
+            self.varint(value.len() as u64);
+        }
+        self.varint(u64::from(value_key));
+    }
+
     pub fn put_slice(&mut self, b: &[u8]) {
-        let at = self.room(b.len());
-        self.buf[at..at + b.len()].copy_from_slice(b);
+        self.claim(b.len()).copy_from_slice(b);
     }
 
     #[inline]
     pub fn varint(&mut self, v: u64) {
-        let n = varint_len(v);
-        let at = self.room(n);
-        put_varint(&mut self.buf[at..at + n], v);
+        put_varint(self.claim(varint_len(v)), v);
     }
 
     pub fn key(&mut self, tag: u32, wire: u32) {
@@ -291,8 +299,7 @@ impl RevWriter {
     /// saved and restored more registers than the common case uses).
     #[inline(always)]
     pub fn bytes_field(&mut self, tag: u32, b: &[u8]) {
-        let at = self.room(b.len());
-        copy(&mut self.buf[at..at + b.len()], b);
+        copy(self.claim(b.len()), b);
         self.len_prefix(tag, b.len());
     }
 
