@@ -17,8 +17,9 @@
 //! `run_bytes`); `req-bytes` runs that request from its bytes
 //! (`Function::run_bytes`, what the server does). The default mode's
 //! `Function::run` decodes the response into the SDK's message too. Mode `live` runs N resources of `composition` with observed
-//! objects the size Crossplane sends (`live_request`), and `live-encode`
-//! its protobuf floor. Modes `compile` and `parse` take the
+//! objects the size Crossplane sends (`live_request`), `live-bytes` the
+//! same from its bytes (as `req-bytes`), and `live-encode` its protobuf
+//! floor. Modes `compile` and `parse` take the
 //! ~2,000-line, 50-file program of `large_txtar(50, 2)` (N is ignored) and,
 //! K times, load and compile it uncached (parse + check + compile: the first
 //! run of a new program) or only parse its files. Modes `encode-prost` and
@@ -49,7 +50,7 @@ fn run() {
     let schemas = mode.as_deref() == Some("schemas");
     let wire = mode.as_deref() == Some("wire");
     let bytes_mode = mode.as_deref() == Some("bytes");
-    let req_bytes = mode.as_deref() == Some("req-bytes");
+    let req_bytes = matches!(mode.as_deref(), Some("req-bytes" | "live-bytes"));
     let encode_response = match mode.as_deref() {
         Some("encode-prost") => Some(false),
         Some("encode-ours") => Some(true),
@@ -60,7 +61,7 @@ fn run() {
     }
     let mut req = if schemas || mode.as_deref() == Some("flat") {
         fnhcl_bench::request(0, &fnhcl_bench::flat_composition(10, 5))
-    } else if matches!(mode.as_deref(), Some("live" | "live-encode")) {
+    } else if matches!(mode.as_deref(), Some("live" | "live-encode" | "live-bytes")) {
         fnhcl_bench::live_request(n, &fnhcl_bench::composition(n))
     } else if wire || encode_response.is_some() || mode.as_deref() == Some("buckets") {
         fnhcl_bench::request(n, &fnhcl_bench::bucket_composition(n))

@@ -116,26 +116,16 @@ impl<'a> Rd<'a> {
         Ok((tag, (key & 7) as u32))
     }
 
-    /// A length-delimited field's bytes; a length of one byte (below 128)
-    /// is read without a call.
+    /// A length-delimited field's bytes; a length of one or two bytes
+    /// (below 16 KiB) is read without a call.
     #[inline(always)]
     fn len(&mut self, wire: u32) -> Result<&'a [u8], Unusual> {
         if wire != LEN {
             return Err(Unusual);
         }
-        if let Some((&n, rest)) = self.buf.split_first()
-            && n < 0x80
-        {
-            let n = usize::from(n);
-            if n > rest.len() {
-                return Err(Unusual);
-            }
-            let (head, tail) = rest.split_at(n);
-            self.buf = tail;
-            return Ok(head);
-        }
-        let n = self.long_varint()?;
-        self.take(n)
+        let (head, rest) = split_len(self.buf).ok_or(Unusual)?;
+        self.buf = rest;
+        Ok(head)
     }
 
     fn str(&mut self, wire: u32) -> Result<&'a str, Unusual> {
@@ -239,8 +229,20 @@ fn sort_unique<T>(entries: &mut [(&str, T)]) -> Result<(), Unusual> {
 // Checking `Struct`s (what prost's decoder would reject, or read other than
 // the view does).
 
-/// Checks a `Struct` message at `depth` nested messages.
+/// Checks a `Struct` message at `depth` nested messages: in the usual
+/// form ([`usual_struct`]) in one quick pass, anything else field by field
+/// ([`exact_struct`]).
 fn check_struct(b: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
+    if usual_struct(b, depth, limit) {
+        return Ok(());
+    }
+    exact_struct(b, depth, limit)
+}
+
+/// Checks a `Struct` message at `depth` nested messages, field by field:
+/// every form prost's decoder takes (fields in any order, given twice,
+/// unknown ones, lengths of any size).
+fn exact_struct(b: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
     if depth > limit {
         return Err(Unusual);
     }
@@ -250,17 +252,7 @@ fn check_struct(b: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
             r.skip(wire)?;
             continue;
         }
-        let entry = r.len(wire)?;
-        // The usual entry (one key, then one value) without a loop over
-        // its fields: the same checks.
-        if let Some((key, value)) = usual_entry(entry) {
-            if !utf8(key) {
-                return Err(Unusual);
-            }
-            check_entry_value(value, depth, limit)?;
-            continue;
-        }
-        let mut e = Rd::new(entry);
+        let mut e = Rd::new(r.len(wire)?);
         let (mut key, mut value) = (false, false);
         while let Some((tag, wire)) = e.field()? {
             match tag {
@@ -271,7 +263,7 @@ fn check_struct(b: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
                     }
                 }
                 2 => {
-                    check_entry_value(e.len(wire)?, depth, limit)?;
+                    check_value(e.len(wire)?, depth + 1, limit)?;
                     if std::mem::replace(&mut value, true) {
                         return Err(Unusual);
                     }
@@ -281,35 +273,6 @@ fn check_struct(b: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
         }
     }
     Ok(())
-}
-
-/// Checks the `Value` message of an entry of a `Struct` at `depth`: a
-/// plain leaf (at `depth + 1`, within the limit when `depth` is below it;
-/// see [`check_value`]) without a call.
-#[inline(always)]
-fn check_entry_value(v: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
-    if depth < limit && plain_leaf(v) {
-        Ok(())
-    } else {
-        check_value(v, depth + 1, limit)
-    }
-}
-
-/// Whether `v` is a `Value` message holding one ASCII string of up to 127
-/// bytes, one number or one bool (nearly every leaf), as every encoder
-/// writes it: then [`check_value`] takes it, and it needs no call. Any
-/// other message (a false answer) is left to [`check_value`].
-#[inline(always)]
-fn plain_leaf(v: &[u8]) -> bool {
-    match v {
-        // string_value (3, length-delimited)
-        [0x1a, n, rest @ ..] => *n < 0x80 && usize::from(*n) == rest.len() && ascii(rest),
-        // number_value (2, fixed64)
-        [0x11, rest @ ..] => rest.len() == 8,
-        // bool_value (4, varint 0 or 1)
-        [0x20, b] => *b <= 1,
-        _ => false,
-    }
 }
 
 /// Checks a `Value` message: one kind at most.
@@ -324,7 +287,7 @@ fn check_value(b: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
             1 | 4 => drop(r.int(wire)?),
             2 => drop(r.fixed64(wire)?),
             3 => r.utf8(wire)?,
-            5 => check_struct(r.len(wire)?, depth + 1, limit)?,
+            5 => exact_struct(r.len(wire)?, depth + 1, limit)?,
             6 => {
                 let mut l = Rd::new(r.len(wire)?);
                 while let Some((tag, wire)) = l.field()? {
@@ -345,6 +308,93 @@ fn check_value(b: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
         return Err(Unusual);
     }
     Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// The usual form, checked in one quick pass: what Crossplane (Go's
+// protobuf) and prost write. A `Struct` is its entries (field 1), each a
+// key (field 1) then a `Value` (field 2); a `Value` is one field; a
+// `ListValue` its items (field 1). Nothing else is in them. These
+// functions answer true only for bytes the exact checks
+// ([`exact_struct`], [`check_value`]) take; false means "not the usual
+// form" (the exact checks then decide), never "bad".
+
+/// The payload of a length-delimited field (its length first) and what
+/// follows it; lengths of one and two bytes (below 16 KiB) without a call.
+#[inline(always)]
+fn split_len(b: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (n, rest) = match b {
+        [x, rest @ ..] if *x < 0x80 => (usize::from(*x), rest),
+        [x, y, rest @ ..] if *y < 0x80 => (usize::from(x & 0x7f) | usize::from(*y) << 7, rest),
+        _ => {
+            let mut r = Rd::new(b);
+            let n = usize::try_from(r.long_varint().ok()?).ok()?;
+            (n, r.buf)
+        }
+    };
+    (n <= rest.len()).then(|| rest.split_at(n))
+}
+
+/// Whether `b` is a `Struct` message at `depth` nested messages in the
+/// usual form, every string UTF-8 and every message within `limit`.
+fn usual_struct(mut b: &[u8], depth: usize, limit: usize) -> bool {
+    if depth > limit {
+        return false;
+    }
+    while let [0x0a, rest @ ..] = b {
+        let Some((entry, rest)) = split_len(rest) else {
+            return false;
+        };
+        b = rest;
+        let Some((key, [0x12, rest @ ..])) = entry.strip_prefix(&[0x0a]).and_then(split_len) else {
+            return false;
+        };
+        if !matches!(split_len(rest), Some((value, [])) if utf8(key) && usual_value(value, depth + 1, limit))
+        {
+            return false;
+        }
+    }
+    b.is_empty()
+}
+
+/// Whether `v` is a `Value` message at `depth` in the usual form: one
+/// leaf (a string, a number, a bool of 0 or 1, a null of one byte), an
+/// empty `Struct` (nearly every value of `managedFields`) or a usual
+/// `Struct` or `ListValue`; within `limit` also for a container's
+/// message, so `depth` below it.
+#[inline(always)]
+fn usual_value(v: &[u8], depth: usize, limit: usize) -> bool {
+    if depth >= limit {
+        return false;
+    }
+    match v {
+        [0x11, rest @ ..] => rest.len() == 8,
+        [0x20, b] => *b <= 1,
+        [0x08, b] => *b < 0x80,
+        [0x1a, rest @ ..] => matches!(split_len(rest), Some((s, [])) if utf8(s)),
+        [0x2a, 0] => true,
+        [0x2a, rest @ ..] => {
+            matches!(split_len(rest), Some((s, [])) if usual_struct(s, depth + 1, limit))
+        }
+        [0x32, rest @ ..] => {
+            matches!(split_len(rest), Some((l, [])) if usual_list(l, depth + 1, limit))
+        }
+        _ => false,
+    }
+}
+
+/// Whether `b` is a `ListValue` message at `depth` in the usual form.
+fn usual_list(mut b: &[u8], depth: usize, limit: usize) -> bool {
+    while let [0x0a, rest @ ..] = b {
+        let Some((item, rest)) = split_len(rest) else {
+            return false;
+        };
+        b = rest;
+        if !usual_value(item, depth + 1, limit) {
+            return false;
+        }
+    }
+    b.is_empty()
 }
 
 // ---------------------------------------------------------------------------
@@ -1081,10 +1131,10 @@ mod tests {
         }
     }
 
-    /// A leaf the checking pass takes without `check_value` is one
-    /// `check_value` takes; the others are left to it.
+    /// A `Value` the quick pass takes is one `check_value` takes; the
+    /// others are left to it.
     #[test]
-    fn plain_leaves_are_values_check_value_takes() {
+    fn usual_values_are_values_check_value_takes() {
         let long = [&[0x1a, 0x81, 0x01][..], &[b'x'; 129]].concat();
         let mut cases: Vec<Vec<u8>> = vec![
             vec![0x1a, 0],
@@ -1098,6 +1148,11 @@ mod tests {
             vec![0x20, 1],
             vec![0x20, 2],
             vec![0x08, 0],
+            vec![0x08],
+            vec![0x2a, 0],
+            vec![0x32, 0],
+            vec![0x2a, 2, 0x0a, 0],
+            vec![0x2a, 1, 0x0a],
             long.clone(),
             long[..long.len() - 1].to_vec(),
         ];
@@ -1108,7 +1163,7 @@ mod tests {
         cases.push(tricky);
         for v in &cases {
             let checked = check_value(v, 1, MAX_MESSAGES).is_ok();
-            if plain_leaf(v) {
+            if usual_value(v, 1, MAX_MESSAGES) {
                 assert!(checked, "{v:?}");
             }
             assert_eq!(
@@ -1117,7 +1172,96 @@ mod tests {
                 "{v:?}"
             );
         }
-        assert!(plain_leaf(&cases[1]) && !plain_leaf(&cases[2]) && !plain_leaf(&long));
+        let usual: Vec<bool> = cases
+            .iter()
+            .map(|v| usual_value(v, 1, MAX_MESSAGES))
+            .collect();
+        assert_eq!(
+            usual,
+            [
+                true, true, true, false, false, true, false, true, true, false, true, false, true,
+                true, false, false, true, false, false
+            ]
+        );
+    }
+
+    /// A small xorshift generator: the same cases on every run.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    fn random_json(rng: &mut Rng, depth: usize) -> serde_json::Value {
+        use serde_json::json;
+        match rng.next(if depth == 0 { 6 } else { 8 }) {
+            0 => json!(null),
+            1 => json!(rng.next(2) == 1),
+            2 => json!(rng.next(1000) as f64 / 7.0),
+            3 => json!(["x", "é", "ab\u{1F600}"][rng.next(3)]),
+            4 => json!("y".repeat([0, 127, 128, 200, 16_400][rng.next(5)])),
+            5 => json!({}),
+            6 => (0..rng.next(4))
+                .map(|_| random_json(rng, depth - 1))
+                .collect(),
+            _ => (0..rng.next(5))
+                .map(|i| (format!("k{i}"), random_json(rng, depth - 1)))
+                .collect(),
+        }
+    }
+
+    /// The quick pass takes what encoders write (prost here), and of any
+    /// bytes only what the exact checks take: every byte of encoded
+    /// `Struct`s changed to a few values, every length cut short, every
+    /// depth limit around the `Struct`'s depth.
+    #[test]
+    fn the_quick_pass_takes_only_what_the_exact_checks_take() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut quick = 0;
+        for case in 0..300 {
+            let json = match random_json(&mut rng, 5) {
+                o @ serde_json::Value::Object(_) => o,
+                other => serde_json::json!({ "v": other }),
+            };
+            let bytes = encoded(json);
+            assert!(usual_struct(&bytes, 0, MAX_MESSAGES), "{case}");
+            // Around its depth, the quick pass may leave a `Struct` to the
+            // exact checks (a leaf at the limit), never take one they refuse.
+            let mut refused = false;
+            for limit in 0..12 {
+                if usual_struct(&bytes, 0, limit) {
+                    assert!(exact_struct(&bytes, 0, limit).is_ok(), "{case} {limit}");
+                } else {
+                    refused |= exact_struct(&bytes, 0, limit).is_err();
+                }
+            }
+            assert!(refused || bytes.len() < 3, "{case}");
+            if bytes.len() > 2_000 {
+                continue;
+            }
+            let mut variants = Vec::new();
+            for at in 0..bytes.len() {
+                variants.push(bytes[..at].to_vec());
+                for b in [0x00, 0x02, 0x0a, 0x12, 0x7f, 0x80, 0xc3, 0xff] {
+                    let mut v = bytes.clone();
+                    v[at] = b;
+                    variants.push(v);
+                }
+            }
+            for v in &variants {
+                if usual_struct(v, 0, MAX_MESSAGES) {
+                    quick += 1;
+                    assert!(exact_struct(v, 0, MAX_MESSAGES).is_ok(), "{v:?}");
+                    assert!(pbjson_types::Struct::decode(v.as_slice()).is_ok(), "{v:?}");
+                }
+            }
+        }
+        assert!(quick > 1_000, "{quick}");
     }
 
     /// What the view leaves to prost: a field given twice, a `Value` with
