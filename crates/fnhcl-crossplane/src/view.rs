@@ -342,6 +342,21 @@ fn usual_struct(mut b: &[u8], depth: usize, limit: usize) -> bool {
         return false;
     }
     while let [0x0a, rest @ ..] = b {
+        // An entry of under 128 bytes (nearly every one): its three
+        // lengths are one byte each and add up.
+        if let [e, 0x0a, k, rest @ ..] = rest
+            && *e < 0x80
+            && usize::from(*e) <= rest.len() + 2
+            && let Some((key, [0x12, v, rest @ ..])) = rest.split_at_checked(usize::from(*k))
+            && usize::from(*e) == usize::from(*k) + usize::from(*v) + 4
+        {
+            let (value, rest) = rest.split_at(usize::from(*v));
+            b = rest;
+            if !(utf8(key) && usual_value(value, depth + 1, limit)) {
+                return false;
+            }
+            continue;
+        }
         let Some((entry, rest)) = split_len(rest) else {
             return false;
         };
