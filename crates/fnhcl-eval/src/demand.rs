@@ -77,8 +77,9 @@ pub struct Demand {
     /// `req.composite` (the observed composite's body).
     pub composite: Paths,
     /// Every observed resource's body (`self.resource`, `req.resources`,
-    /// `req.resource` with a computed name). Always holds
-    /// `metadata.annotations` (collection membership).
+    /// `req.resource` with a computed name). Holds `metadata.annotations`
+    /// when the evaluator reads collection membership
+    /// ([`Demand::add_membership`]).
     pub observed_all: Paths,
     /// One observed resource's body, by name (`req.resource.NAME`),
     /// `observed_all` included (kept so as references are added, so a
@@ -102,14 +103,12 @@ impl Demand {
         }
     }
 
-    /// Nothing but what the evaluator itself reads (collection
-    /// annotations).
+    /// Nothing: what a program that reads nothing of the request (and has
+    /// no collections) demands.
     pub fn nothing() -> Demand {
-        let mut observed_all = Paths::default();
-        observed_all.add(["metadata", "annotations"].into_iter());
         Demand {
             composite: Paths::default(),
-            observed_all,
+            observed_all: Paths::default(),
             observed: BTreeMap::new(),
             context: Paths::default(),
             extra_resources: Paths::default(),
@@ -201,13 +200,26 @@ impl Demand {
                 None => self.add_observed_all(std::iter::empty()),
             },
             ("req", Some("resources")) => self.add_observed_all(std::iter::empty()),
-            // Connection details are not converted lazily.
-            ("req", Some("connection" | "connections" | "composite_connection")) => {}
+            // Connection details are not converted lazily; members' are
+            // found by their annotations.
+            ("req", Some("connections")) => self.add_membership(),
+            ("req", Some("connection" | "composite_connection")) => {}
             // Anything else under `req` is a compile error; stay safe.
             ("req", Some(_)) => *self = Demand::everything(),
             ("self", Some("resource")) => self.add_observed_all(keys()),
             _ => {}
         }
+    }
+
+    /// Adds what collection membership is read from: every observed
+    /// resource's `metadata.annotations` (the collection's base name and
+    /// the member's index). The evaluator reads it for a program with
+    /// collections (their members, and D12 for groups that hold them) and
+    /// for `req.connections` (members' details by base name); without
+    /// either, membership is nowhere to be seen (`req.resources` and `req`
+    /// itself demand the bodies whole).
+    pub(crate) fn add_membership(&mut self) {
+        self.add_observed_all(["metadata", "annotations"].into_iter());
     }
 
     /// Adds a path of every observed resource's body, to the named ones
@@ -346,13 +358,23 @@ mod tests {
             "req.resource.db.spec",
             "req.extra_resources.vpcs[0].spec",
         ]);
-        assert_eq!(keys(d.observed_paths("db")), ["metadata", "spec", "status"]);
-        assert_eq!(keys(d.observed_paths("other")), ["metadata", "status"]);
+        assert_eq!(keys(d.observed_paths("db")), ["spec", "status"]);
+        assert_eq!(keys(d.observed_paths("other")), ["status"]);
         // A path of every resource added after a named one reaches it too.
         let later = demand(&["req.resource.db.spec", "self.resource.status"]);
+        assert_eq!(keys(later.observed_paths("db")), ["spec", "status"]);
+        // Membership: the annotations of every observed resource, named
+        // ones included.
+        let members = demand(&["req.resource.db.spec", "req.connections.buckets"]);
+        for name in ["db", "other"] {
+            let Paths::Keys(top) = members.observed_paths(name) else {
+                panic!()
+            };
+            assert_eq!(keys(&top["metadata"]), ["annotations"], "{name}");
+        }
         assert_eq!(
-            keys(later.observed_paths("db")),
-            ["metadata", "spec", "status"]
+            keys(demand(&["req.connection.db"]).observed_paths("db")),
+            Vec::<&str>::new()
         );
         let whole = demand(&["req.resource.db.spec", "req.resources.all"]);
         assert!(whole.observed_paths("db").is_all());

@@ -139,6 +139,9 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
         // modules converts the whole request.
         if m == 0 && layout.modules.len() == 1 {
             demand = c.demand;
+            if !c.collections.is_empty() {
+                demand.add_membership();
+            }
         }
         if let Some(module) = &module {
             for (path, idx) in &module.instances {
