@@ -38,11 +38,14 @@ fn run_cached(b: Bencher<'_, '_>, n: usize) {
     cached(b, fnhcl_bench::request(n, &fnhcl_bench::composition(n)));
 }
 
-/// Running `req` with its program already compiled.
+/// Running `req` from its protobuf bytes (what the server receives) with
+/// its program already compiled. (Until 2026-11-28 this encoded the
+/// request with prost on every run too.)
 fn cached(b: Bencher<'_, '_>, req: fnhcl_crossplane::proto::RunFunctionRequest) {
     let f = Function::new(Options::default());
     let _ = f.run(&req);
-    b.bench(|| f.run_encoded_with(black_box(&req), None));
+    let bytes = req.encode_to_vec();
+    b.bench(|| f.run_bytes(black_box(&bytes), None));
 }
 
 /// 50 resources from 10 instances of one module, against the same 50
@@ -58,7 +61,8 @@ fn modules_vs_flat(b: Bencher<'_, '_>, kind: &str) {
     let f = Function::new(Options::default());
     let rsp = f.run(&req);
     assert_eq!(rsp.desired.map_or(0, |d| d.resources.len()), 50, "{kind}");
-    b.bench(|| f.run_encoded_with(black_box(&req), None));
+    let bytes = req.encode_to_vec();
+    b.bench(|| f.run_bytes(black_box(&bytes), None));
 }
 
 /// 50 valid buckets (cached program) without schemas, against the same run
@@ -82,7 +86,8 @@ fn schema_validation(b: Bencher<'_, '_>, mode: &str) {
         "{:?}",
         rsp.results
     );
-    b.bench(|| f.run_encoded_with(black_box(&req), None));
+    let bytes = req.encode_to_vec();
+    b.bench(|| f.run_bytes(black_box(&bytes), None));
 }
 
 /// Parse + check of the module program (cold compile).
@@ -100,8 +105,8 @@ fn modules_compile(b: Bencher<'_, '_>) {
 #[divan::bench(args = SIZES)]
 fn run_uncached(b: Bencher<'_, '_>, n: usize) {
     let hcl = fnhcl_bench::composition(n);
-    let req = fnhcl_bench::request(n, &hcl);
-    b.bench(|| Function::new(Options::default()).run_encoded_with(black_box(&req), None));
+    let bytes = fnhcl_bench::request(n, &hcl).encode_to_vec();
+    b.bench(|| Function::new(Options::default()).run_bytes(black_box(&bytes), None));
 }
 
 /// Protobuf decode of the request plus encode of the response: the floor
