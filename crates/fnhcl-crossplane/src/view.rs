@@ -240,8 +240,9 @@ fn check_struct(b: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
 }
 
 /// Checks a `Struct` message at `depth` nested messages, field by field:
-/// every form prost's decoder takes (fields in any order, given twice,
-/// unknown ones, lengths of any size).
+/// fields in any order, unknown ones skipped, lengths of any size; an
+/// entry's key or value given twice, or a `Value` of two kinds, is
+/// [`Unusual`] (left to prost).
 fn exact_struct(b: &[u8], depth: usize, limit: usize) -> Result<(), Unusual> {
     if depth > limit {
         return Err(Unusual);
