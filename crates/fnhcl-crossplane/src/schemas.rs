@@ -47,7 +47,7 @@ pub fn requirement_key(api_version: &str, kind: &str) -> String {
 }
 
 /// Compiled schemas by content hash, the least recently used dropped
-/// beyond [`CACHE_ENTRIES`]. A schema that does not compile is cached as
+/// beyond `CACHE_ENTRIES`. A schema that does not compile is cached as
 /// its error (reported once per response as a warning).
 pub struct SchemaCache {
     lru: Mutex<Lru<u64, Arc<Result<Schema, String>>>>,

@@ -79,7 +79,7 @@ pub struct Demand {
     /// Every observed resource's body (`self.resource`, `req.resources`,
     /// `req.resource` with a computed name). Holds `metadata.annotations`
     /// when the evaluator reads collection membership
-    /// ([`Demand::add_membership`]).
+    /// (`Demand::add_membership`).
     pub observed_all: Paths,
     /// One observed resource's body, by name (`req.resource.NAME`),
     /// `observed_all` included (kept so as references are added, so a
