@@ -362,11 +362,10 @@ fn usual_struct(mut b: &[u8], depth: usize, limit: usize) -> bool {
             return false;
         };
         b = rest;
-        let Some((key, [0x12, rest @ ..])) = entry.strip_prefix(&[0x0a]).and_then(split_len) else {
+        let Some((key, value)) = usual_entry(entry) else {
             return false;
         };
-        if !matches!(split_len(rest), Some((value, [])) if utf8(key) && usual_value(value, depth + 1, limit))
-        {
+        if !(utf8(key) && usual_value(value, depth + 1, limit)) {
             return false;
         }
     }
@@ -732,26 +731,18 @@ fn entry_parts(entry: &[u8]) -> (&[u8], &[u8]) {
     usual_entry(entry).unwrap_or_else(|| entry_fields(entry))
 }
 
-/// The key and `Value` message of a `Struct` entry of the usual form: a
-/// key of under 128 bytes (field 1), then the value (field 2), nothing
-/// else. `None` for any other form (nothing checked).
+/// The key and `Value` message of a `Struct` entry of the usual form: the
+/// key (field 1), then the value (field 2), nothing else. `None` for any
+/// other form (nothing checked): the checking pass's [`usual_struct`]
+/// then leaves the entry to the exact checks, the readers to
+/// [`entry_fields`].
 #[inline(always)]
 fn usual_entry(entry: &[u8]) -> Option<(&[u8], &[u8])> {
-    if let [0x0a, n, rest @ ..] = entry
-        && *n < 0x80
-        && usize::from(*n) <= rest.len()
-    {
-        let (key, rest) = rest.split_at(usize::from(*n));
-        if let [0x12, rest @ ..] = rest {
-            let mut r = Rd::new(rest);
-            if let Ok(value) = r.len(LEN)
-                && r.buf.is_empty()
-            {
-                return Some((key, value));
-            }
-        }
+    let (key, rest) = split_len(entry.strip_prefix(&[0x0a])?)?;
+    match split_len(rest.strip_prefix(&[0x12])?)? {
+        (value, []) => Some((key, value)),
+        _ => None,
     }
-    None
 }
 
 /// [`entry_parts`] of any entry: its fields read one by one.
