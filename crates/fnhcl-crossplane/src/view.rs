@@ -772,29 +772,16 @@ fn entry_fields(entry: &[u8]) -> (&[u8], &[u8]) {
 /// made `str`s again (the view checked them): comparing bytes is enough to
 /// find a key.
 pub fn fields_into<'a>(s: &'a [u8], out: &mut Vec<(&'a [u8], &'a [u8])>) {
-    let mut r = Rd::new(s);
-    while let Ok(Some((tag, wire))) = r.field() {
-        let Ok(entry) = r.len(wire) else { break };
-        if tag != 1 {
-            continue;
-        }
-        let (key, value) = entry_parts(entry);
-        out.push((key, value));
-    }
+    out.extend(ones(s).map(entry_parts));
 }
 
 /// A `Struct`'s entries (key, `Value` message) in the order of the bytes,
 /// equal keys included (the last one counts).
 pub fn raw_entries_into<'a>(s: &'a [u8], out: &mut Vec<(&'a str, &'a [u8])>) {
-    let mut r = Rd::new(s);
-    while let Ok(Some((tag, wire))) = r.field() {
-        let Ok(entry) = r.len(wire) else { break };
-        if tag != 1 {
-            continue;
-        }
+    out.extend(ones(s).map(|entry| {
         let (key, value) = entry_parts(entry);
-        out.push((std::str::from_utf8(key).unwrap_or(""), value));
-    }
+        (std::str::from_utf8(key).unwrap_or(""), value)
+    }));
 }
 
 /// [`entries`] appended to `out` (sorted from where it was).
@@ -837,12 +824,7 @@ pub fn get_all<'a, const N: usize>(s: &'a [u8], keys: [&str; N]) -> [Option<&'a 
 /// last entry of that key) into `found` (as many slots as keys), in one
 /// pass over its entries.
 pub fn find_keys<'a>(s: &'a [u8], keys: &[&[u8]], found: &mut [Option<&'a [u8]>]) {
-    let mut r = Rd::new(s);
-    while let Ok(Some((tag, wire))) = r.field() {
-        let Ok(entry) = r.len(wire) else { break };
-        if tag != 1 {
-            continue;
-        }
+    for entry in ones(s) {
         let (k, value) = entry_parts(entry);
         for (slot, key) in found.iter_mut().zip(keys) {
             if key_eq(k, key) {
@@ -927,20 +909,24 @@ pub fn kind(v: &[u8]) -> Kind<'_> {
 
 /// A `ListValue`'s items (`Value` messages).
 pub fn items(l: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut r = Rd::new(l);
+    ones(l)
+}
+
+/// The payloads of field 1 of a checked message, in the order of the
+/// bytes: a `Struct`'s entries, a `ListValue`'s items. Other fields are
+/// skipped whatever their wire type, as prost skips them (the checks took
+/// them: [`exact_struct`], [`check_value`]); a reader that stopped at an
+/// unknown varint or fixed-width field would lose the entries after it.
+#[inline(always)]
+fn ones(m: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut r = Rd::new(m);
     std::iter::from_fn(move || {
         loop {
             let (tag, wire) = r.field().ok()??;
-            let b = match wire {
-                LEN => r.len(wire).ok()?,
-                _ => {
-                    r.skip(wire).ok()?;
-                    continue;
-                }
-            };
-            if tag == 1 {
-                return Some(b);
+            if tag == 1 && wire == LEN {
+                return r.len(wire).ok();
             }
+            r.skip(wire).ok()?;
         }
     })
 }
@@ -1092,6 +1078,66 @@ mod tests {
 
     fn encoded(json: serde_json::Value) -> Vec<u8> {
         json_to_struct(&json).expect("object").encode_to_vec()
+    }
+
+    /// Unknown fields of every wire type between a `Struct`'s entries and a
+    /// list's items are skipped, as prost skips them: every reader sees the
+    /// entries and items after them (the readers once stopped at the first
+    /// unknown field that was not length-delimited).
+    #[test]
+    fn unknown_fields_between_entries_are_skipped_by_every_reader() {
+        let part = |json| encoded(json);
+        // Field 13 as fixed32, field 7 as a varint, field 9 as fixed64,
+        // field 15 length-delimited.
+        let unknowns: [&[u8]; 4] = [
+            &[0x6d, 1, 2, 3, 4],
+            &[0x38, 0x96, 0x01],
+            &[0x49, 1, 2, 3, 4, 5, 6, 7, 8],
+            &[0x7a, 2, 0xff, 0xfe],
+        ];
+        // A `ListValue` of three `Value`s (bools, field 4), each followed
+        // by an unknown field.
+        let mut inner = Vec::new();
+        for (i, u) in unknowns.iter().take(3).enumerate() {
+            inner.extend_from_slice(&[0x0a, 2, 0x20, i as u8]);
+            inner.extend_from_slice(u);
+        }
+        let mut value = vec![0x32, inner.len() as u8];
+        value.extend_from_slice(&inner);
+        let mut bytes = Vec::new();
+        for (i, u) in unknowns.iter().enumerate() {
+            bytes.extend(part(serde_json::json!({ format!("k{i}"): i })));
+            bytes.extend_from_slice(u);
+        }
+        // An entry whose value is the list with unknown fields.
+        let mut entry = vec![0x0a, 4];
+        entry.extend_from_slice(b"list");
+        entry.extend_from_slice(&[0x12, value.len() as u8]);
+        entry.extend_from_slice(&value);
+        bytes.extend_from_slice(&[0x0a, entry.len() as u8]);
+        bytes.extend_from_slice(&entry);
+        bytes.extend(part(serde_json::json!({"last": "x"})));
+        let prost_struct = pbjson_types::Struct::decode(bytes.as_slice()).expect("decodes");
+        check_struct(&bytes, 0, MAX_MESSAGES).expect("checks");
+        let keys = ["k0", "k1", "k2", "k3", "last", "list"];
+        assert_eq!(
+            entries(&bytes).iter().map(|e| e.0).collect::<Vec<_>>(),
+            keys
+        );
+        let mut fields = Vec::new();
+        fields_into(&bytes, &mut fields);
+        assert_eq!(fields.len(), keys.len());
+        assert_eq!(get_str(&bytes, "last"), Some("x"));
+        let found = get_all(&bytes, ["k3", "last", "list"]);
+        assert!(found.iter().all(Option::is_some), "{found:?}");
+        let Some(Kind::List(l)) = found[2].map(kind) else {
+            panic!("a list");
+        };
+        assert_eq!(items(l).count(), 3);
+        assert_eq!(
+            format!("{:?}", object(&bytes)),
+            format!("{:?}", object_from_struct(&prost_struct))
+        );
     }
 
     /// A `Struct` whose keys come twice (two encodings one after the

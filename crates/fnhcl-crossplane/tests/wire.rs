@@ -25,6 +25,9 @@ use pbjson_types::value::Kind;
 use pbjson_types::{ListValue, Struct, Value as PbValue};
 use prost::Message as _;
 
+#[path = "support/realistic.rs"]
+mod realistic;
+
 const TTL: Duration = Duration::from_secs(60);
 
 /// The reference: the SDK message, schema additions applied.
@@ -537,6 +540,30 @@ fn outcome_of(
     (rsp, o.error.clone())
 }
 
+/// Runs `bytes` as the server does and checks the outcome against prost's
+/// reading of them: the response to the message prost decodes, or a Fatal
+/// result with prost's error. Whether prost decoded them, and whether the
+/// run succeeded.
+fn read_as_prost_reads(f: &fnhcl_crossplane::Function, bytes: &[u8], case: usize) -> (bool, bool) {
+    let got = f.run_bytes(bytes, None);
+    let decoded = match RunFunctionRequest::decode(bytes) {
+        Ok(decoded) => {
+            let want = f.run_encoded_with(&decoded, None);
+            assert_eq!(outcome_of(&got), outcome_of(&want), "case {case}");
+            true
+        }
+        Err(e) => {
+            assert_eq!(
+                got.error,
+                Some(format!("invalid request: {e}")),
+                "case {case}"
+            );
+            false
+        }
+    };
+    (decoded, got.error.is_none())
+}
+
 /// Requests read from their bytes (`Function::run_bytes`) mean what prost
 /// reads them to mean: the SDK message prost decodes, run, gives the same
 /// response (and a request prost cannot decode is a Fatal result with
@@ -584,22 +611,78 @@ fn request_bytes_read_as_prost_reads_them() {
         } else {
             unchanged += 1;
         }
-        let got = f.run_bytes(&bytes, None);
-        succeeded += usize::from(got.error.is_none());
-        match RunFunctionRequest::decode(bytes.as_slice()) {
-            Ok(decoded) => {
-                let want = f.run_encoded_with(&decoded, None);
-                assert_eq!(outcome_of(&got), outcome_of(&want), "case {i}");
-                same += 1;
-            }
-            Err(e) => {
-                assert_eq!(got.error, Some(format!("invalid request: {e}")), "case {i}");
-                invalid += 1;
-            }
+        let (decoded, ok) = read_as_prost_reads(&f, &bytes, i);
+        succeeded += usize::from(ok);
+        if decoded {
+            same += 1;
+        } else {
+            invalid += 1;
         }
     }
     assert!(
         same > 500 && invalid > 200 && unchanged > 200 && succeeded > 300,
+        "same {same}, invalid {invalid}, succeeded {succeeded}"
+    );
+}
+
+/// The same for realistic requests (`support/realistic.rs`: a program
+/// reading what the readers project, by parts, by name and by collection
+/// membership, and requests with observed, desired and extra resources,
+/// `managedFields`, connection details and a context), each with one to
+/// two random byte edits (8,000 cases, `CASES=n` for more); the
+/// `request_bytes` fuzz target does this coverage-guided. The requests as
+/// they are succeed, with the composed resources the program makes.
+#[test]
+fn realistic_requests_edited_read_as_prost_reads_them() {
+    let f = fnhcl_crossplane::Function::default();
+    let bases = realistic::bases();
+    for (i, base) in bases.iter().enumerate() {
+        let got = f.run_bytes(base, None);
+        assert_eq!(got.error, None, "base {i}");
+        let rsp = outcome_of(&got).0;
+        let desired = rsp.desired.expect("desired state");
+        let mut names: Vec<&str> = desired.resources.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        // The third request passes no desired resource through.
+        let want: &[&str] = if i < 2 {
+            &["bucket", "earlier", "pool-a", "pool-b"]
+        } else {
+            &["bucket", "pool-a", "pool-b"]
+        };
+        assert_eq!(names, want, "base {i}");
+    }
+    let mut rng = Rng(0x005e_ed0f_ed17_5eed);
+    let (mut same, mut invalid, mut succeeded) = (0, 0, 0);
+    let cases: usize = std::env::var("CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(8000);
+    for i in 0..cases {
+        let base = &bases[i % bases.len()];
+        // Mostly one edit; half of them a byte set to a letter, which
+        // keeps most requests valid (a string changed, or a tag, length or
+        // number that still reads).
+        let mut script = Vec::new();
+        for _ in 0..1 + rng.below(3) / 2 {
+            let at = (rng.next() as u16).to_le_bytes();
+            let (op, val) = if rng.chance(50) {
+                (0, b'a' + rng.below(26) as u8)
+            } else {
+                (rng.next() as u8, rng.next() as u8)
+            };
+            script.extend_from_slice(&[op, at[0], at[1], val]);
+        }
+        let bytes = realistic::edit(base, &script);
+        let (decoded, ok) = read_as_prost_reads(&f, &bytes, i);
+        succeeded += usize::from(ok);
+        if decoded {
+            same += 1;
+        } else {
+            invalid += 1;
+        }
+    }
+    assert!(
+        same > 1000 && invalid > 500 && succeeded > 500,
         "same {same}, invalid {invalid}, succeeded {succeeded}"
     );
 }
