@@ -908,7 +908,7 @@ pub fn kind(v: &[u8]) -> Kind<'_> {
 }
 
 /// A `ListValue`'s items (`Value` messages).
-pub fn items(l: &[u8]) -> impl Iterator<Item = &[u8]> {
+pub fn items(l: &[u8]) -> Ones<'_> {
     ones(l)
 }
 
@@ -917,18 +917,31 @@ pub fn items(l: &[u8]) -> impl Iterator<Item = &[u8]> {
 /// skipped whatever their wire type, as prost skips them (the checks took
 /// them: [`exact_struct`], [`check_value`]); a reader that stopped at an
 /// unknown varint or fixed-width field would lose the entries after it.
-#[inline(always)]
-fn ones(m: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut r = Rd::new(m);
-    std::iter::from_fn(move || {
+fn ones(m: &[u8]) -> Ones<'_> {
+    Ones(Rd::new(m))
+}
+
+/// [`ones`]' iterator (a type of its own, so that its `next` is inlined
+/// into the readers' loops: a closure's was a call per entry).
+pub struct Ones<'a>(Rd<'a>);
+
+impl<'a> Iterator for Ones<'a> {
+    type Item = &'a [u8];
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let r = &mut self.0;
         loop {
             let (tag, wire) = r.field().ok()??;
-            if tag == 1 && wire == LEN {
-                return r.len(wire).ok();
+            match r.len(wire) {
+                Ok(b) if tag == 1 => return Some(b),
+                Ok(_) => {}
+                // Not length-delimited (a bad length ends the read: the
+                // skip fails too).
+                Err(Unusual) => r.skip(wire).ok()?,
             }
-            r.skip(wire).ok()?;
         }
-    })
+    }
 }
 
 /// A string-valued entry of a `Struct` message.
