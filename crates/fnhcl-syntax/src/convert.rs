@@ -435,21 +435,29 @@ impl<'a> Converter<'a> {
                 }
                 TraversalOperator::LegacyIndex(n) => {
                     let text = n.value().to_string();
-                    // `a.0.1`: HCL's scanner reads `0.1` as one number.
+                    let kstart = (op_span.end as usize).saturating_sub(text.len());
+                    // `a.0.1`: HCL's scanner reads `0.1` as one number, when
+                    // the digits, the dot and the next digits touch (`a. 0. 1`
+                    // is two indexes).
                     if let Some((next, TraversalOperator::LegacyIndex(m))) = ops.get(i + 1)
                         && next.start == op_span.end
+                        && let second = m.value().to_string()
+                        && (next.end as usize).saturating_sub(second.len())
+                            == next.start as usize + 1
                     {
-                        let second = m.value().to_string();
                         let hint = if in_attr_splat.is_some() {
                             "Use the proper index syntax with a full splat expression [*] instead"
                         } else {
                             "Use the proper index syntax instead"
                         };
-                        // HCL blames the splat's `*` inside an attribute-only splat.
+                        // HCL blames the splat's `*` inside an attribute-only
+                        // splat, else the number it read (`0.1`).
                         let subject = in_attr_splat.unwrap_or_else(|| {
                             Span::new(
                                 self.file,
-                                (op_span.start as usize + 1).min(next.end as usize),
+                                kstart
+                                    .max(op_span.start as usize + 1)
+                                    .min(next.end as usize),
                                 next.end as usize,
                             )
                         });
@@ -463,7 +471,6 @@ impl<'a> Converter<'a> {
                             .with_span(subject),
                         );
                     }
-                    let kstart = (op_span.end as usize).saturating_sub(text.len());
                     let key = Expr {
                         kind: ExprKind::Number(Arc::from(text)),
                         span: Span::new(

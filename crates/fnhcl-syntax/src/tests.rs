@@ -302,6 +302,12 @@ fn hcl_traversal_syntax_errors() {
             "x.0.1",
             "main.hcl:1,3-6: Invalid legacy index syntax; When using the legacy index syntax, chaining two indexes together is not permitted. Use the proper index syntax instead, like [0][1].",
         ),
+        // Spaces between: the same error where the number is one token,
+        // which HCL blames.
+        (
+            "x. 0.1",
+            "main.hcl:1,4-7: Invalid legacy index syntax; When using the legacy index syntax, chaining two indexes together is not permitted. Use the proper index syntax instead, like [0][1].",
+        ),
         (
             "x.*.a.*",
             "main.hcl:1,7-8: Nested splat expression not allowed; A splat expression (*) cannot be used inside another attribute-only splat expression.",

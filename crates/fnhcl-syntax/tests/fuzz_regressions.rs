@@ -45,3 +45,32 @@ fn deep_nesting_does_not_overflow_the_error_check() {
         assert!(handle.join().is_ok());
     }
 }
+
+#[test]
+fn legacy_indexes_with_spaces_are_two_indexes() {
+    // crash-007146b4 (`parse`, fast path and hcl-edit path disagreeing):
+    // `f3. 372. 3` is `f3[372][3]` in HCL (its scanner reads `372` and `3`,
+    // not `372.3`); the hcl-edit path's converter took the two touching
+    // operators for `f3.372.3`'s error. Both paths now give the same AST,
+    // and only digits, dot and digits touching are the error.
+    use fnhcl_syntax::differential as d;
+    for text in [
+        "33+f3. 372. 3+f781",
+        "f3. 372 . 3",
+        "f3.372. 3",
+        "f3 .372 .3",
+    ] {
+        let mut sources = SourceMap::new();
+        let file = sources.add("main.hcl", text);
+        let fast = d::fast_expr(&sources, file).expect("the fast path takes it");
+        let (slow, diags) = d::hcl_edit_expr(&sources, file);
+        assert!(diags.is_empty(), "{text}: {diags:?}");
+        assert_eq!(Some(fast), slow, "{text}");
+    }
+    for text in ["f3.372.3", "f3. 372.3"] {
+        let mut sources = SourceMap::new();
+        let file = sources.add("main.hcl", text);
+        let (_, diags) = fnhcl_syntax::parse_expr(&sources, file);
+        assert_eq!(diags[0].summary, "Invalid legacy index syntax", "{text}");
+    }
+}
