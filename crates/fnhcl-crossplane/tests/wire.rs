@@ -540,28 +540,39 @@ fn outcome_of(
     (rsp, o.error.clone())
 }
 
-/// Runs `bytes` as the server does and checks the outcome against prost's
-/// reading of them: the response to the message prost decodes, or a Fatal
-/// result with prost's error. Whether prost decoded them, and whether the
-/// run succeeded.
-fn read_as_prost_reads(f: &fnhcl_crossplane::Function, bytes: &[u8], case: usize) -> (bool, bool) {
-    let got = f.run_bytes(bytes, None);
-    let decoded = match RunFunctionRequest::decode(bytes) {
-        Ok(decoded) => {
-            let want = f.run_encoded_with(&decoded, None);
-            assert_eq!(outcome_of(&got), outcome_of(&want), "case {case}");
-            true
+/// Counts of [`Tally::run`]'s cases: prost decoded the bytes (`same`:
+/// the responses agreed) or refused them (`invalid`: the Fatal result
+/// carried its error); the run succeeded.
+#[derive(Default)]
+struct Tally {
+    same: usize,
+    invalid: usize,
+    succeeded: usize,
+}
+
+impl Tally {
+    /// Runs `bytes` as the server does and checks the outcome against
+    /// prost's reading of them: the response to the message prost
+    /// decodes, or a Fatal result with prost's error.
+    fn run(&mut self, f: &fnhcl_crossplane::Function, bytes: &[u8], case: usize) {
+        let got = f.run_bytes(bytes, None);
+        self.succeeded += usize::from(got.error.is_none());
+        match RunFunctionRequest::decode(bytes) {
+            Ok(decoded) => {
+                let want = f.run_encoded_with(&decoded, None);
+                assert_eq!(outcome_of(&got), outcome_of(&want), "case {case}");
+                self.same += 1;
+            }
+            Err(e) => {
+                assert_eq!(
+                    got.error,
+                    Some(format!("invalid request: {e}")),
+                    "case {case}"
+                );
+                self.invalid += 1;
+            }
         }
-        Err(e) => {
-            assert_eq!(
-                got.error,
-                Some(format!("invalid request: {e}")),
-                "case {case}"
-            );
-            false
-        }
-    };
-    (decoded, got.error.is_none())
+    }
 }
 
 /// Requests read from their bytes (`Function::run_bytes`) mean what prost
@@ -574,7 +585,7 @@ fn read_as_prost_reads(f: &fnhcl_crossplane::Function, bytes: &[u8], case: usize
 fn request_bytes_read_as_prost_reads_them() {
     let f = fnhcl_crossplane::Function::default();
     let mut rng = Rng(0x1234_5678_9abc_def1);
-    let (mut same, mut invalid, mut unchanged, mut succeeded) = (0, 0, 0, 0);
+    let (mut tally, mut unchanged) = (Tally::default(), 0);
     for i in 0..1500 {
         let req = random_request(&mut rng);
         let mut bytes = req.encode_to_vec();
@@ -611,14 +622,13 @@ fn request_bytes_read_as_prost_reads_them() {
         } else {
             unchanged += 1;
         }
-        let (decoded, ok) = read_as_prost_reads(&f, &bytes, i);
-        succeeded += usize::from(ok);
-        if decoded {
-            same += 1;
-        } else {
-            invalid += 1;
-        }
+        tally.run(&f, &bytes, i);
     }
+    let Tally {
+        same,
+        invalid,
+        succeeded,
+    } = tally;
     assert!(
         same > 500 && invalid > 200 && unchanged > 200 && succeeded > 300,
         "same {same}, invalid {invalid}, succeeded {succeeded}"
@@ -652,7 +662,7 @@ fn realistic_requests_edited_read_as_prost_reads_them() {
         assert_eq!(names, want, "base {i}");
     }
     let mut rng = Rng(0x005e_ed0f_ed17_5eed);
-    let (mut same, mut invalid, mut succeeded) = (0, 0, 0);
+    let mut tally = Tally::default();
     let cases: usize = std::env::var("CASES")
         .ok()
         .and_then(|c| c.parse().ok())
@@ -673,14 +683,13 @@ fn realistic_requests_edited_read_as_prost_reads_them() {
             script.extend_from_slice(&[op, at[0], at[1], val]);
         }
         let bytes = realistic::edit(base, &script);
-        let (decoded, ok) = read_as_prost_reads(&f, &bytes, i);
-        succeeded += usize::from(ok);
-        if decoded {
-            same += 1;
-        } else {
-            invalid += 1;
-        }
+        tally.run(&f, &bytes, i);
     }
+    let Tally {
+        same,
+        invalid,
+        succeeded,
+    } = tally;
     assert!(
         same > 1000 && invalid > 500 && succeeded > 500,
         "same {same}, invalid {invalid}, succeeded {succeeded}"
