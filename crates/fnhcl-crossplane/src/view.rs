@@ -1099,7 +1099,6 @@ mod tests {
     /// unknown field that was not length-delimited).
     #[test]
     fn unknown_fields_between_entries_are_skipped_by_every_reader() {
-        let part = |json| encoded(json);
         // Field 13 as fixed32, field 7 as a varint, field 9 as fixed64,
         // field 15 length-delimited.
         let unknowns: [&[u8]; 4] = [
@@ -1119,7 +1118,7 @@ mod tests {
         value.extend_from_slice(&inner);
         let mut bytes = Vec::new();
         for (i, u) in unknowns.iter().enumerate() {
-            bytes.extend(part(serde_json::json!({ format!("k{i}"): i })));
+            bytes.extend(encoded(serde_json::json!({ format!("k{i}"): i })));
             bytes.extend_from_slice(u);
         }
         // An entry whose value is the list with unknown fields.
@@ -1129,7 +1128,7 @@ mod tests {
         entry.extend_from_slice(&value);
         bytes.extend_from_slice(&[0x0a, entry.len() as u8]);
         bytes.extend_from_slice(&entry);
-        bytes.extend(part(serde_json::json!({"last": "x"})));
+        bytes.extend(encoded(serde_json::json!({"last": "x"})));
         let prost_struct = pbjson_types::Struct::decode(bytes.as_slice()).expect("decodes");
         check_struct(&bytes, 0, MAX_MESSAGES).expect("checks");
         let keys = ["k0", "k1", "k2", "k3", "last", "list"];

@@ -13,7 +13,7 @@ use fnhcl_crossplane::wire::{RevWriter, SdkWriter};
 use prost::Message as _;
 use serde_json::json;
 
-pub(crate) const PROGRAM: &str = r#"
+const PROGRAM: &str = r#"
 locals {
   params = req.composite.spec.parameters
   name   = req.composite.metadata.name
