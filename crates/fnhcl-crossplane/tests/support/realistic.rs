@@ -1,4 +1,5 @@
-//! Realistic requests and byte edits of them, shared by the
+//! Realistic requests, byte edits of them, and the check that a request
+//! read from its bytes means what prost reads, shared by the
 //! `request_bytes` fuzz target (`fuzz/fuzz_targets/request_bytes.rs`,
 //! which includes this file) and `tests/wire.rs`: a program reading what
 //! the request readers project (the composite by parts, observed resources
@@ -8,8 +9,11 @@
 
 use std::collections::HashMap;
 
-use fnhcl_crossplane::proto::{Resource, Resources, RunFunctionRequest, State};
-use fnhcl_crossplane::wire::{RevWriter, SdkWriter};
+use fnhcl_crossplane::proto::{
+    Resource, Resources, RunFunctionRequest, RunFunctionResponse, State,
+};
+use fnhcl_crossplane::wire::{self, Encoded, RevWriter, SdkWriter};
+use fnhcl_crossplane::{Function, Outcome};
 use prost::Message as _;
 use serde_json::json;
 
@@ -258,4 +262,34 @@ pub(crate) fn edit(base: &[u8], script: &[u8]) -> Vec<u8> {
         }
     }
     b
+}
+
+/// A response's message and error text, to compare two runs.
+pub(crate) fn outcome_of(o: &Outcome<Encoded>) -> (RunFunctionResponse, Option<String>) {
+    let rsp = wire::decode_response(o.response.as_slice()).expect("the response decodes");
+    (rsp, o.error.clone())
+}
+
+/// Runs `bytes` as the server does (`Function::run_bytes`) and checks the
+/// outcome against prost's reading of them: the response to the message
+/// prost decodes, or a Fatal result with prost's error. Whether prost
+/// decoded them, and whether the run succeeded.
+pub(crate) fn check_as_prost_reads(f: &Function, bytes: &[u8], case: usize) -> (bool, bool) {
+    let got = f.run_bytes(bytes, None);
+    let decoded = match RunFunctionRequest::decode(bytes) {
+        Ok(decoded) => {
+            let want = f.run_encoded_with(&decoded, None);
+            assert_eq!(outcome_of(&got), outcome_of(&want), "case {case}");
+            true
+        }
+        Err(e) => {
+            assert_eq!(
+                got.error,
+                Some(format!("invalid request: {e}")),
+                "case {case}"
+            );
+            false
+        }
+    };
+    (decoded, got.error.is_none())
 }
