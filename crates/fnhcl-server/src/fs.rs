@@ -1,14 +1,18 @@
 //! The `FileSystem` source (D3): every `*.hcl` file under a directory
 //! mounted into the function, subdirectories included (they hold modules,
-//! D24), sorted by relative name, cached until a file changes.
+//! D24), sorted by relative name.
 //!
-//! The cache holds the files of the directories read last, bounded by a
-//! number of directories and by bytes (least recently used go first); a
-//! directory that changes replaces its own entry.
+//! Every call reads the tree as one consistent snapshot (walked, read, and
+//! walked again until both walks agree; files modified in the last moments
+//! are waited for), so a file rewritten in place is never read torn or
+//! empty: an empty file is an error. The cache holds the files of the
+//! directories read last, bounded by a number of directories and by bytes
+//! (least recently used go first), and is compared by content: it keeps the
+//! same files as the same `Arc` call after call, for the program cache.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use fnhcl_base::txtar::TxtarFile;
 use fnhcl_crossplane::DirectoryReader;
@@ -55,9 +59,10 @@ const DIR_OVERHEAD: usize = 256;
 /// `TxtarFile`).
 const FILE_OVERHEAD: usize = 96;
 
-/// One cached directory: the state it was read in and its files.
+/// One cached directory: its files as last read. The same files read
+/// again are answered with the same `Arc`, which the program cache
+/// recognises without hashing the sources again.
 struct Cached {
-    signature: Signature,
     files: Arc<Vec<TxtarFile>>,
 }
 
@@ -67,8 +72,7 @@ struct Cache {
     misses: u64,
 }
 
-/// Reads `*.hcl` files from the local file system, re-reading only when the
-/// tree's file list, sizes or modification times changed.
+/// Reads `*.hcl` files from the local file system, as consistent snapshots.
 pub struct FsDirectoryReader {
     cache: Mutex<Cache>,
 }
@@ -245,47 +249,141 @@ fn signature(dir: &Path) -> Result<Signature, String> {
     Ok(walk.files)
 }
 
+/// How many times a directory is read before a tree that keeps changing
+/// under the reader is an error.
+const MAX_ATTEMPTS: u32 = 10;
+/// A file modified less than this long ago may still be being written
+/// (an editor or `cat >` rewriting it in place): it is read once it has
+/// been left alone that long.
+const SETTLE: Duration = Duration::from_millis(25);
+/// The first pause before reading a changed tree again; it doubles.
+const RETRY_PAUSE: Duration = Duration::from_millis(5);
+
+/// Why one attempt at reading a consistent snapshot failed.
+enum Attempt {
+    /// The tree changed while it was read (a file named here): read again.
+    Changed(String),
+    /// A file was modified within [`SETTLE`]: wait this long, read again.
+    Unsettled(String, Duration),
+    /// An error that another attempt would not mend.
+    Failed(String),
+}
+
+/// The first file of `sig` modified less than [`SETTLE`] before `now`, and
+/// how long until it has settled. A modification time in the future (a
+/// skewed clock) does not count: waiting would not change it.
+fn unsettled(sig: &Signature, now: SystemTime) -> Option<(String, Duration)> {
+    sig.iter().find_map(|stamp| {
+        let age = now.duration_since(stamp.modified?).ok()?;
+        (age < SETTLE).then(|| (stamp.name.clone(), SETTLE - age))
+    })
+}
+
+/// One attempt: the walk, every file read, the walk again. The snapshot
+/// holds only if both walks agree (names, sizes, modification times) and
+/// each file read has the size its walk saw.
+fn attempt(dir: &Path) -> Result<(Signature, Vec<TxtarFile>), Attempt> {
+    let before = signature(dir).map_err(Attempt::Failed)?;
+    if let Some((name, wait)) = unsettled(&before, SystemTime::now()) {
+        return Err(Attempt::Unsettled(name, wait));
+    }
+    let mut files = Vec::with_capacity(before.len());
+    for stamp in &before {
+        let bytes = match std::fs::read(dir.join(&stamp.name)) {
+            Ok(bytes) => bytes,
+            // Removed between the walk and the read.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(Attempt::Changed(stamp.name.clone()));
+            }
+            Err(e) => return Err(Attempt::Failed(format!("{}: {e}", stamp.name))),
+        };
+        if bytes.len() as u64 != stamp.len {
+            return Err(Attempt::Changed(stamp.name.clone()));
+        }
+        let data = String::from_utf8(bytes)
+            .map_err(|_| Attempt::Failed(format!("{}: the file is not UTF-8 text", stamp.name)))?;
+        files.push(TxtarFile {
+            name: stamp.name.clone(),
+            data,
+        });
+    }
+    let after = signature(dir).map_err(Attempt::Failed)?;
+    if after != before {
+        let name = before
+            .iter()
+            .zip(&after)
+            .find(|(b, a)| b != a)
+            .or_else(|| before.iter().zip(&after).last())
+            .map_or_else(|| "a file".to_owned(), |(b, _)| b.name.clone());
+        return Err(Attempt::Changed(name));
+    }
+    Ok((before, files))
+}
+
+/// Reads every `*.hcl` file under `dir` as one consistent snapshot: a tree
+/// that changes while it is read, or a file modified within [`SETTLE`], is
+/// read again (at most [`MAX_ATTEMPTS`] times, pausing in between). A file
+/// that is empty (or only white space) is an error naming it: a program
+/// file is never empty on purpose, and a file truncated to be rewritten in
+/// place is empty for a moment; read as a program of no resources it
+/// would tell Crossplane to delete every composed resource.
+fn read_snapshot(dir: &Path) -> Result<Vec<TxtarFile>, String> {
+    let mut pause = RETRY_PAUSE;
+    let mut last = String::new();
+    for _ in 0..MAX_ATTEMPTS {
+        match attempt(dir) {
+            Ok((_, files)) => {
+                if let Some(empty) = files.iter().find(|f| f.data.trim().is_empty()) {
+                    return Err(format!(
+                        "{}: the file is empty (a program file must hold HCL; a file being rewritten in place is read again on the next call)",
+                        empty.name
+                    ));
+                }
+                return Ok(files);
+            }
+            Err(Attempt::Failed(e)) => return Err(e),
+            Err(Attempt::Unsettled(name, wait)) => {
+                last = name;
+                std::thread::sleep(wait);
+            }
+            Err(Attempt::Changed(name)) => {
+                last = name;
+                std::thread::sleep(pause);
+                pause = pause.saturating_mul(2).min(SETTLE * 4);
+            }
+        }
+    }
+    Err(format!(
+        "{last}: the files kept changing while they were read ({MAX_ATTEMPTS} attempts); the program is read again on the next call"
+    ))
+}
+
 impl DirectoryReader for FsDirectoryReader {
     fn read_hcl_files(&self, path: &str) -> Result<Arc<Vec<TxtarFile>>, String> {
         let dir = PathBuf::from(path);
-        let sig = signature(&dir)?;
-        {
-            let mut cache = self.lock();
-            let found = cache
-                .lru
-                .get(&dir)
-                .filter(|c| c.signature == sig)
-                .map(|c| c.files.clone());
-            if let Some(files) = found {
-                cache.hits += 1;
-                return Ok(files);
-            }
-            cache.misses += 1;
+        // Read on every call, and compared by content: an edit that keeps
+        // a file's size and modification time is still seen.
+        let files = read_snapshot(&dir)?;
+        let mut cache = self.lock();
+        let found = cache
+            .lru
+            .get(&dir)
+            .filter(|c| *c.files == files)
+            .map(|c| c.files.clone());
+        if let Some(files) = found {
+            cache.hits += 1;
+            return Ok(files);
         }
-        let mut files = Vec::with_capacity(sig.len());
-        let mut total: u64 = 0;
-        for stamp in &sig {
-            let data = std::fs::read_to_string(dir.join(&stamp.name))
-                .map_err(|e| format!("{}: {e}", stamp.name))?;
-            // The file may have grown since the walk.
-            total = total.saturating_add(data.len() as u64);
-            if total > MAX_TOTAL_BYTES {
-                return Err(format!(
-                    "the .hcl files under the program directory are larger than {MAX_TOTAL_BYTES} bytes together"
-                ));
-            }
-            files.push(TxtarFile {
-                name: stamp.name.clone(),
-                data,
-            });
-        }
+        cache.misses += 1;
         let files = Arc::new(files);
         let weight = weigh(&dir, &files);
-        let entry = Cached {
-            signature: sig,
-            files: files.clone(),
-        };
-        self.lock().lru.insert(dir, entry, weight);
+        cache.lru.insert(
+            dir,
+            Cached {
+                files: files.clone(),
+            },
+            weight,
+        );
         Ok(files)
     }
 }
@@ -476,13 +574,13 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let d = dir.path();
         for i in 0..MAX_FILES {
-            write(d, &format!("m/f{i:04}.hcl"), "");
+            write(d, &format!("m/f{i:04}.hcl"), "x");
         }
         let files = FsDirectoryReader::new()
             .read_hcl_files(path_str(d))
             .expect("readable");
         assert_eq!(files.len(), MAX_FILES);
-        write(d, "one-more.hcl", "");
+        write(d, "one-more.hcl", "x");
         let err = FsDirectoryReader::new()
             .read_hcl_files(path_str(d))
             .expect_err("too many");
@@ -571,9 +669,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let d = dir.path();
         let reader = FsDirectoryReader::with_limits(4, 1 << 20);
-        for i in 0..50 {
-            // A different size every time, so the signature changes even
-            // when the modification time does not.
+        for i in 1..=50 {
             write(d, "main.hcl", &"x".repeat(i));
             let files = reader.read_hcl_files(path_str(d)).expect("readable");
             assert_eq!(files[0].data.len(), i);
@@ -582,6 +678,80 @@ mod tests {
             assert_eq!(s.bytes, weigh(d, &files));
         }
         assert_eq!(reader.stats().misses, 50);
+    }
+
+    #[test]
+    fn an_edit_keeping_size_and_modification_time_is_seen() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        write(d, "main.hcl", "kind = 1");
+        let stamp = std::fs::metadata(d.join("main.hcl"))
+            .and_then(|m| m.modified())
+            .expect("mtime");
+        let reader = FsDirectoryReader::new();
+        assert_eq!(
+            reader.read_hcl_files(path_str(d)).expect("read")[0].data,
+            "kind = 1"
+        );
+        write(d, "main.hcl", "kind = 2");
+        std::fs::File::options()
+            .write(true)
+            .open(d.join("main.hcl"))
+            .and_then(|f| f.set_modified(stamp))
+            .expect("set mtime");
+        assert_eq!(
+            reader.read_hcl_files(path_str(d)).expect("read")[0].data,
+            "kind = 2"
+        );
+    }
+
+    #[test]
+    fn empty_and_blank_files_are_errors_naming_them() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        write(d, "main.hcl", "x = 1");
+        write(d, "m/empty.hcl", "");
+        let err = FsDirectoryReader::new()
+            .read_hcl_files(path_str(d))
+            .expect_err("empty");
+        assert!(err.starts_with("m/empty.hcl: the file is empty"), "{err}");
+        write(d, "m/empty.hcl", "\n \t\n");
+        let err = FsDirectoryReader::new()
+            .read_hcl_files(path_str(d))
+            .expect_err("blank");
+        assert!(err.starts_with("m/empty.hcl: the file is empty"), "{err}");
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("main.hcl"), b"x = \"\xff\"").expect("write");
+        let err = FsDirectoryReader::new()
+            .read_hcl_files(path_str(dir.path()))
+            .expect_err("not utf-8");
+        assert_eq!(err, "main.hcl: the file is not UTF-8 text");
+    }
+
+    #[test]
+    fn a_file_modified_a_moment_ago_is_waited_for() {
+        let now = SystemTime::now();
+        let stamp = |name: &str, ago: Duration| FileStamp {
+            name: name.into(),
+            len: 1,
+            modified: now.checked_sub(ago),
+        };
+        let old = stamp("a.hcl", Duration::from_secs(5));
+        assert_eq!(unsettled(&vec![old.clone()], now), None);
+        let fresh = stamp("b.hcl", Duration::from_millis(5));
+        let (name, wait) = unsettled(&vec![old.clone(), fresh], now).expect("unsettled");
+        assert_eq!(name, "b.hcl");
+        assert_eq!(wait, SETTLE - Duration::from_millis(5));
+        // A modification time ahead of the clock is not waited for.
+        let ahead = FileStamp {
+            modified: now.checked_add(Duration::from_secs(60)),
+            ..old
+        };
+        assert_eq!(unsettled(&vec![ahead], now), None);
     }
 
     #[test]

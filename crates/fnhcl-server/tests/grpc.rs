@@ -579,6 +579,99 @@ async fn filesystem_source_loads_module_subdirectories_and_sees_their_changes() 
     assert_eq!(body(&rsp, "logs-bucket")["kind"], json!("BucketV2"));
 }
 
+/// A program file rewritten in place (truncated, then written in pieces)
+/// while calls come in: every answer is either the whole program's
+/// resources or a Fatal result, never a success with fewer resources,
+/// which Crossplane would turn into deletions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn filesystem_program_rewritten_in_place_is_never_read_torn() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let main = dir.path().join("main.hcl");
+    let program = "resource one {\n  body = { apiVersion = \"v1\", kind = \"One\" }\n}\n\nresource two {\n  body = { apiVersion = \"v1\", kind = \"Two\" }\n}\n";
+    std::fs::write(&main, program).expect("write");
+    let mut req = request(BUCKET, "fs-torn");
+    req.input = json_to_struct(&json!({
+        "apiVersion": "function-hcl/v1", "kind": "HclInput",
+        "source": "FileSystem", "path": dir.path().to_str().expect("utf-8 path")
+    }));
+    let observed = |kind: &str| Resource {
+        resource: json_to_struct(&json!({"apiVersion": "v1", "kind": kind})),
+        ..Default::default()
+    };
+    let resources = &mut req.observed.as_mut().expect("observed").resources;
+    resources.insert("one".into(), observed("One"));
+    resources.insert("two".into(), observed("Two"));
+
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (main, done) = (main.clone(), done.clone());
+        std::thread::spawn(move || {
+            let (head, tail) = program.split_at(program.find("resource two").expect("two"));
+            for _ in 0..150 {
+                let mut f = std::fs::File::create(&main).expect("truncate");
+                std::thread::sleep(Duration::from_micros(300));
+                f.write_all(head.as_bytes()).expect("write");
+                std::thread::sleep(Duration::from_micros(300));
+                f.write_all(tail.as_bytes()).expect("write");
+                drop(f);
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+        })
+    };
+    let f = quiet();
+    let (mut whole, mut fatal) = (0, 0);
+    while !done.load(std::sync::atomic::Ordering::SeqCst) {
+        let rsp = f.handle(req.clone()).await.expect("run");
+        if rsp
+            .results
+            .iter()
+            .any(|r| r.severity == Severity::Fatal as i32)
+        {
+            fatal += 1;
+            continue;
+        }
+        let desired = rsp.desired.as_ref().expect("desired");
+        let mut names: Vec<_> = desired.resources.keys().cloned().collect();
+        names.sort();
+        assert_eq!(names, ["one", "two"], "a success lost resources: {rsp:?}");
+        whole += 1;
+    }
+    writer.join().expect("writer");
+    // Left alone, the file is read whole.
+    let rsp = f.handle(req).await.expect("run");
+    assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+    assert_eq!(body(&rsp, "two")["kind"], json!("Two"));
+    eprintln!("while rewritten: {whole} whole answers, {fatal} Fatal");
+}
+
+/// An empty program file is a Fatal naming it, not a program of no
+/// resources.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_empty_filesystem_program_file_is_fatal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("main.hcl"),
+        "resource r {\n  body = { apiVersion = \"v1\", kind = \"R\" }\n}\n",
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("z.hcl"), " \n").expect("write");
+    let mut req = request(BUCKET, "fs-empty");
+    req.input = json_to_struct(&json!({
+        "apiVersion": "function-hcl/v1", "kind": "HclInput",
+        "source": "FileSystem", "path": dir.path().to_str().expect("utf-8 path")
+    }));
+    let rsp = quiet().handle(req).await.expect("run");
+    assert_eq!(rsp.results.len(), 1, "{:?}", rsp.results);
+    assert_eq!(rsp.results[0].severity, Severity::Fatal as i32);
+    assert!(
+        rsp.results[0].message.contains("z.hcl: the file is empty"),
+        "{}",
+        rsp.results[0].message
+    );
+}
+
 async fn http_get_metrics(port: u16) -> String {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
     for _ in 0..100 {
