@@ -369,3 +369,44 @@ fn request_size_over_grpc() {
         assert_eq!(ok.desired.map(|d| d.resources.len()), Some(10));
     });
 }
+
+/// The 150-byte program that once aborted the server: 200 strings of
+/// 16 MB built from one. The bytes budget stops it as it builds, with a
+/// Fatal naming the expression.
+#[test]
+fn bytes_built() {
+    let hcl = "locals {\n  s = format(\"%16000000s\", \"\")\n  xs = [for i in range(200) : \"${s}${i}\"]\n}\nresource r {\n  body = { apiVersion = \"v1\", kind = \"K\", n = length(xs) }\n}\n";
+    let f = Function::default();
+    assert_fatal_then_fine(
+        &f,
+        &fnhcl_bench::request(0, hcl),
+        &[
+            "Evaluation limit exceeded",
+            "built more than 67108864 bytes of values",
+            "main.hcl:3,",
+        ],
+    );
+    // Elements built by a `for` count too, without any text.
+    let f = with_limits(|l| l.eval.max_bytes = 1 << 20);
+    assert_fatal_then_fine(
+        &f,
+        &local_request("[for i in range(1000) : [for j in range(100) : {a = i, b = j}]]"),
+        &["built more than 1048576 bytes of values"],
+    );
+}
+
+/// Text copied costs steps by its bytes: with no bytes budget, the step
+/// budget still stops a loop over a large string early.
+#[test]
+fn steps_by_bytes_copied() {
+    let hcl = "locals {\n  s = format(\"%1000000s\", \"\")\n  xs = [for i in range(1000) : \"${s}${i}\"]\n}\nresource r {\n  body = { apiVersion = \"v1\", kind = \"K\", n = length(xs) }\n}\n";
+    let f = with_limits(|l| {
+        l.eval.max_bytes = u64::MAX;
+        l.eval.max_steps = 1_000_000;
+    });
+    assert_fatal_then_fine(
+        &f,
+        &fnhcl_bench::request(0, hcl),
+        &["Evaluation limit exceeded", "more than 1000000 steps"],
+    );
+}

@@ -10,11 +10,13 @@ use fnhcl_value::Value;
 pub(crate) use fnhcl_expr::{Invoker as Invoke, Variables as Vars};
 
 /// The limits of one whole evaluation (one request): the expression
-/// limits, with `max_steps` a budget shared by every expression evaluated
-/// for the request rather than a per-expression one.
+/// limits, with `max_steps` and `max_bytes` budgets shared by every
+/// expression evaluated for the request rather than per-expression ones.
 pub(crate) struct Budget {
     limits: Limits,
     left: Cell<u64>,
+    /// What is left of `max_bytes`, shared the same way as the steps.
+    bytes_left: Cell<u64>,
     /// The first resource-limit error seen (steps, nesting, result size):
     /// such an error makes the whole evaluation fail, even inside a local
     /// whose other errors would only be warnings.
@@ -47,6 +49,7 @@ impl Budget {
     pub(crate) fn new(limits: Limits) -> Budget {
         Budget {
             left: Cell::new(limits.max_steps),
+            bytes_left: Cell::new(limits.max_bytes),
             limits,
             exceeded: RefCell::new(None),
             tree_walk: false,
@@ -73,6 +76,7 @@ pub(crate) fn eval(
 ) -> (Value, Vec<Diagnostic>) {
     let limits = Limits {
         max_steps: budget.left.get(),
+        max_bytes: budget.bytes_left.get(),
         ..budget.limits.clone()
     };
     let ctx = EvalContext {
@@ -91,6 +95,9 @@ pub(crate) fn eval(
     let left = budget.left.get();
     let after = left.saturating_sub(r.steps);
     budget.left.set(after);
+    budget
+        .bytes_left
+        .set(budget.bytes_left.get().saturating_sub(r.bytes));
     // Many small expressions never reach the interval inside `fnhcl-expr`:
     // the budget checks the interrupt whenever the steps of the whole
     // request cross a multiple of it. Stopping empties the budget, so every

@@ -202,6 +202,7 @@ impl Program {
                     value: Value::dynamic_unknown(),
                     diagnostics: diagnostics.clone(),
                     steps: 0,
+                    bytes: 0,
                 };
                 answer_line(id, &ev, true, &self.sources)
             }

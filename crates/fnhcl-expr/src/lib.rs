@@ -85,6 +85,13 @@ pub struct Limits {
     pub max_steps: u64,
     /// Maximum length in bytes of a string produced by a template.
     pub max_string_bytes: usize,
+    /// Maximum bytes of values built by one [`evaluate`] call, counted as
+    /// they are built: template text, built-ins' results, the elements a
+    /// `for` produces (see [`BYTES_PER_STEP`] for what each costs in steps
+    /// too). It bounds the memory one evaluation can take whatever its
+    /// steps: a value shared (a variable used many times) is not counted
+    /// again.
+    pub max_bytes: u64,
     /// Maximum number of elements of a collection produced by a `for`
     /// expression, splat or function-argument expansion.
     pub max_collection_len: usize,
@@ -99,6 +106,14 @@ pub struct Limits {
 /// [`Limits::interrupt`] (a power of two: the check is a shift and a
 /// compare per step).
 pub const INTERRUPT_INTERVAL: u64 = 1 << 12;
+
+/// Bytes of values built that cost one evaluation step (besides counting
+/// against [`Limits::max_bytes`]): copying and normalising text is work in
+/// proportion to its size, which the nodes alone do not count.
+pub const BYTES_PER_STEP: u64 = 16;
+
+/// Default [`Limits::max_bytes`]: 64 MiB.
+pub const DEFAULT_MAX_BYTES: u64 = 64 << 20;
 
 /// A check that may stop a running evaluation: returns `true` to go on,
 /// `false` to stop. See [`Limits::interrupt`].
@@ -131,6 +146,7 @@ impl Default for Limits {
             max_depth: 200,
             max_steps: 5_000_000,
             max_string_bytes: 16 * 1024 * 1024,
+            max_bytes: DEFAULT_MAX_BYTES,
             max_collection_len: 1_000_000,
             interrupt: None,
         }
@@ -157,6 +173,8 @@ pub struct Evaluated {
     /// Evaluation steps used (as counted against [`Limits::max_steps`]),
     /// so callers can keep a budget across many evaluations.
     pub steps: u64,
+    /// Bytes of values built (as counted against [`Limits::max_bytes`]).
+    pub bytes: u64,
 }
 
 impl Evaluated {
@@ -230,6 +248,7 @@ pub fn eval_source(
                 value: Value::dynamic_unknown(),
                 diagnostics: diags,
                 steps: 0,
+                bytes: 0,
             },
             true,
         ),

@@ -173,8 +173,17 @@ impl Evaluator<'_, '_> {
         }
         match def.call(argvals) {
             Ok(v) => {
+                // What the result is made of is built anew (one value per
+                // step of its cost, 16 bytes each): its steps and bytes.
                 let remaining = self.ctx.limits.max_steps.saturating_sub(self.steps);
-                if !self.step(value_cost(&v, remaining), span, &mut diags) {
+                let cost = value_cost(&v, remaining);
+                if !self.step(cost, span, &mut diags)
+                    || !self.charge_bytes_only(
+                        cost.saturating_mul(crate::BYTES_PER_STEP),
+                        span,
+                        &mut diags,
+                    )
+                {
                     return (dynamic(), diags);
                 }
                 (v, diags)

@@ -273,6 +273,9 @@ impl Evaluator<'_, '_> {
                     known = false;
                     continue;
                 };
+                if !self.charge_bytes(element_bytes(&val), span, &mut diags) {
+                    return (dynamic(), diags);
+                }
                 if grouping {
                     groups.entry(k).or_default().push(val);
                 } else {
@@ -337,6 +340,9 @@ impl Evaluator<'_, '_> {
                     continue;
                 }
                 if let Some(v) = item {
+                    if !self.charge_bytes(element_bytes(&v), span, &mut diags) {
+                        return (dynamic(), diags);
+                    }
                     vals.push(v);
                 }
             }
@@ -346,4 +352,20 @@ impl Evaluator<'_, '_> {
             (Value::tuple(vals).mark_if(marked), diags)
         }
     }
+}
+
+/// The bytes a `for` element costs: the slot it takes, and the slots of
+/// the collection it is, when it is one (an object built by the body).
+/// Strings and collections inside were counted when they were built, and a
+/// value taken from a variable is shared, not copied.
+fn element_bytes(v: &Value) -> u64 {
+    const SLOT: u64 = 32;
+    let len = match v {
+        Value::List(c) | Value::Set(c) => c.items.len(),
+        Value::Map(m) => m.items.len(),
+        Value::Tuple(items) => items.len(),
+        Value::Object(attrs) => attrs.len(),
+        _ => 0,
+    };
+    SLOT.saturating_mul(len as u64 + 1)
 }

@@ -101,6 +101,7 @@ pub(crate) struct Evaluator<'c, 'a> {
     locals: Vec<(Arc<str>, Value)>,
     splat_items: Vec<Value>,
     steps: u64,
+    bytes: u64,
     depth: usize,
     aborted: bool,
 }
@@ -113,6 +114,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             locals: Vec::new(),
             splat_items: Vec::new(),
             steps: 0,
+            bytes: 0,
             depth: 0,
             aborted: false,
         }
@@ -139,7 +141,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
                 }
             }
         }
-        let steps = self.steps;
+        let (steps, bytes) = (self.steps, self.bytes);
         // The `for` and splat bindings' vectors are left empty, and in
         // most evaluations never allocated: then there is nothing to drop
         // (this runs once per expression evaluated, every local included).
@@ -150,6 +152,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             value,
             diagnostics,
             steps,
+            bytes,
         }
     }
 
@@ -190,6 +193,41 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             return false;
         }
         true
+    }
+
+    /// Counts `n` bytes of values built, and the steps they cost
+    /// ([`crate::BYTES_PER_STEP`]); false (with a diagnostic) once a limit
+    /// is hit, before the caller keeps what it built.
+    pub(super) fn charge_bytes(&mut self, n: u64, span: Span, diags: &mut Diags) -> bool {
+        self.charge_bytes_only(n, span, diags) && self.step(n / crate::BYTES_PER_STEP, span, diags)
+    }
+
+    /// [`Self::charge_bytes`] for bytes whose steps are already counted.
+    pub(super) fn charge_bytes_only(&mut self, n: u64, span: Span, diags: &mut Diags) -> bool {
+        if self.aborted {
+            return false;
+        }
+        self.bytes = self.bytes.saturating_add(n);
+        if self.bytes > self.ctx.limits.max_bytes {
+            self.aborted = true;
+            diags.push(self.bytes_exceeded(span));
+            return false;
+        }
+        true
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn bytes_exceeded(&self, span: Span) -> Diagnostic {
+        self.error(
+            "Evaluation limit exceeded",
+            format!(
+                "Evaluating this expression built more than {} bytes of values (text, collections); build smaller values or share them through a local.",
+                self.ctx.limits.max_bytes
+            ),
+            span,
+            span,
+        )
     }
 
     #[cold]

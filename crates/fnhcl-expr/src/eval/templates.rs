@@ -180,7 +180,7 @@ impl Evaluator<'_, '_> {
     /// unknown or in error. False (with a diagnostic) when the text would
     /// grow past the string limit.
     pub(super) fn append_text(
-        &self,
+        &mut self,
         buf: &mut String,
         s: &str,
         known: bool,
@@ -190,6 +190,9 @@ impl Evaluator<'_, '_> {
         if known && !has_errors(diags) {
             if buf.len() + s.len() > self.ctx.limits.max_string_bytes {
                 diags.push(self.too_large(at));
+                return false;
+            }
+            if !self.charge_bytes(s.len() as u64, at, diags) {
                 return false;
             }
             buf.push_str(s);
@@ -254,6 +257,9 @@ impl Evaluator<'_, '_> {
                     if let Some(s) = s.as_str() {
                         if buf.len() + s.len() > self.ctx.limits.max_string_bytes {
                             diags.push(self.too_large(span));
+                            return (Value::Unknown(Type::String), diags);
+                        }
+                        if !self.charge_bytes(s.len() as u64, span, &mut diags) {
                             return (Value::Unknown(Type::String), diags);
                         }
                         buf.push_str(s);
