@@ -1,7 +1,6 @@
-//! A whole RunFunction from arbitrary bytes: the bytes are run as a
-//! request's protobuf bytes (`Function::run_bytes`, the server's path),
-//! decoded as a protobuf RunFunctionRequest (when they decode), and also used as the
-//! HCL program of an otherwise well-formed request. Never panics.
+//! A whole RunFunction from arbitrary bytes: the bytes decoded as a
+//! protobuf RunFunctionRequest (when they decode) and run, and also used
+//! as the HCL program of an otherwise well-formed request. Never panics.
 #![no_main]
 
 use fnhcl_crossplane::proto::{Resource, RunFunctionRequest, State};
@@ -15,13 +14,10 @@ fn struct_of(v: serde_json::Value) -> Option<pbjson_types::Struct> {
 static FUNCTION: std::sync::OnceLock<fnhcl_crossplane::Function> = std::sync::OnceLock::new();
 
 fuzz_target!(|data: &[u8]| {
-    // The bytes as the server reads them (the view; prost for what it
-    // leaves to prost).
-    let _ = FUNCTION
-        .get_or_init(fnhcl_crossplane::Function::default)
-        .run_bytes(data, None);
     if let Ok(req) = RunFunctionRequest::decode(data) {
-        let _ = fnhcl_crossplane::run(&req);
+        let _ = FUNCTION
+            .get_or_init(fnhcl_crossplane::Function::default)
+            .run(&req);
     }
     let Ok(text) = std::str::from_utf8(data) else {
         return;

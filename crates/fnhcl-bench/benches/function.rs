@@ -38,14 +38,14 @@ fn run_cached(b: Bencher<'_, '_>, n: usize) {
     cached(b, fnhcl_bench::request(n, &fnhcl_bench::composition(n)));
 }
 
-/// Running `req` from its protobuf bytes (what the server receives) with
-/// its program already compiled. (Until 2026-11-28 this encoded the
-/// request with prost on every run too.)
+/// Running `req` from its protobuf bytes (what the server receives: prost
+/// decodes it, and encodes the response) with its program already
+/// compiled.
 fn cached(b: Bencher<'_, '_>, req: fnhcl_crossplane::proto::RunFunctionRequest) {
     let f = Function::new(Options::default());
     let _ = f.run(&req);
     let bytes = req.encode_to_vec();
-    b.bench(|| f.run_bytes(black_box(&bytes), None));
+    b.bench(|| fnhcl_bench::serve_bytes(&f, black_box(&bytes)));
 }
 
 /// 50 resources from 10 instances of one module, against the same 50
@@ -62,7 +62,7 @@ fn modules_vs_flat(b: Bencher<'_, '_>, kind: &str) {
     let rsp = f.run(&req);
     assert_eq!(rsp.desired.map_or(0, |d| d.resources.len()), 50, "{kind}");
     let bytes = req.encode_to_vec();
-    b.bench(|| f.run_bytes(black_box(&bytes), None));
+    b.bench(|| fnhcl_bench::serve_bytes(&f, black_box(&bytes)));
 }
 
 /// 50 valid buckets (cached program) without schemas, against the same run
@@ -87,7 +87,7 @@ fn schema_validation(b: Bencher<'_, '_>, mode: &str) {
         rsp.results
     );
     let bytes = req.encode_to_vec();
-    b.bench(|| f.run_bytes(black_box(&bytes), None));
+    b.bench(|| fnhcl_bench::serve_bytes(&f, black_box(&bytes)));
 }
 
 /// Parse + check of the module program (cold compile).
@@ -106,7 +106,7 @@ fn modules_compile(b: Bencher<'_, '_>) {
 fn run_uncached(b: Bencher<'_, '_>, n: usize) {
     let hcl = fnhcl_bench::composition(n);
     let bytes = fnhcl_bench::request(n, &hcl).encode_to_vec();
-    b.bench(|| Function::new(Options::default()).run_bytes(black_box(&bytes), None));
+    b.bench(|| fnhcl_bench::serve_bytes(&Function::new(Options::default()), black_box(&bytes)));
 }
 
 /// Protobuf decode of the request plus encode of the response: the floor

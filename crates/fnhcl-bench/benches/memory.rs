@@ -155,14 +155,10 @@ fn parts(n: usize) {
     );
 
     let before = reset_peak();
-    let (encoded, _) = fnhcl_crossplane::response::success_bytes(
-        &req,
-        fnhcl_crossplane::DEFAULT_TTL,
-        &output,
-        &Default::default(),
-        0,
-    )
-    .expect("response");
+    let rsp = fnhcl_crossplane::response::success(&req, fnhcl_crossplane::DEFAULT_TTL, &output)
+        .expect("response");
+    let encoded = prost::Message::encode_to_vec(&rsp);
+    drop(rsp);
     line("response bytes", live() - before, Some(peak() - before));
     println!(
         "  all of them held at once: {:.0} KiB over the start; response {:.0} KiB encoded",
@@ -174,7 +170,7 @@ fn parts(n: usize) {
     let f = Function::new(Options::default());
     for what in ["uncached", "cached"] {
         let before = reset_peak();
-        let outcome = f.run_encoded_with(&req, None);
+        let outcome = f.run_outcome(&req);
         assert!(
             outcome.error.is_none() && outcome.warnings == 0,
             "{:?}",
@@ -183,7 +179,7 @@ fn parts(n: usize) {
         let held = live() - before;
         drop(outcome);
         println!(
-            "  run_encoded_with, {what:<8}: peak +{:.0} KiB over the decoded request ({:.0} KiB held after, response included)",
+            "  run_outcome, {what:<8}: peak +{:.0} KiB over the decoded request ({:.0} KiB held after, response included)",
             kib(peak() - before),
             kib(held)
         );

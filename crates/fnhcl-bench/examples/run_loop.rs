@@ -8,24 +8,17 @@
 //! `flat` and `schemas` run the 50 buckets of `flat_composition(10, 5)`
 //! (N is ignored) without schemas, and validated against the S3 Bucket
 //! CRD's schema as Crossplane supplies it. Mode `buckets` runs N buckets
-//! of `bucket_composition` (function-starlark's workload); `wire` does
-//! what the server does per call with them: the request's protobuf bytes
-//! to the response's (`Function::run_bytes`: the request read where it is,
-//! no message decoded). Mode `bytes` runs the SDK message of the default
-//! mode's request to the response's protobuf bytes
-//! (`Function::run_encoded_with`: prost encodes the request first, then as
-//! `run_bytes`); `req-bytes` runs that request from its bytes
-//! (`Function::run_bytes`, what the server does). The default mode's
-//! `Function::run` decodes the response into the SDK's message too. Mode `live` runs N resources of `composition` with observed
+//! of `bucket_composition` (function-starlark's workload). Mode `bytes`
+//! does what the server does per call with the default mode's request:
+//! its protobuf bytes decoded, run, the response encoded
+//! (`fnhcl_bench::serve_bytes`); the default mode runs the message
+//! (`Function::run`). Mode `live` runs N resources of `composition` with observed
 //! objects the size Crossplane sends (`live_request`), `live-bytes` the
-//! same from its bytes (as `req-bytes`), and `live-encode` its protobuf
+//! same from its bytes (as `bytes`), and `live-encode` its protobuf
 //! floor. Modes `compile` and `parse` take the
 //! ~2,000-line, 50-file program of `large_txtar(50, 2)` (N is ignored) and,
 //! K times, load and compile it uncached (parse + check + compile: the first
-//! run of a new program) or only parse its files. Modes `encode-prost` and
-//! `encode-ours` only encode the response to N buckets of
-//! `bucket_composition`, with prost or with `fn-hcl serve`'s codec
-//! (`fnhcl_server::codec`).
+//! run of a new program) or only parse its files.
 
 use fnhcl_crossplane::{Function, Options};
 use prost::Message as _;
@@ -48,14 +41,7 @@ fn run() {
     let encode_only = matches!(mode.as_deref(), Some("encode" | "live-encode"));
     let build_only = mode.as_deref() == Some("build");
     let schemas = mode.as_deref() == Some("schemas");
-    let wire = mode.as_deref() == Some("wire");
-    let bytes_mode = mode.as_deref() == Some("bytes");
-    let req_bytes = matches!(mode.as_deref(), Some("req-bytes" | "live-bytes"));
-    let encode_response = match mode.as_deref() {
-        Some("encode-prost") => Some(false),
-        Some("encode-ours") => Some(true),
-        _ => None,
-    };
+    let bytes_mode = matches!(mode.as_deref(), Some("bytes" | "live-bytes"));
     if matches!(mode.as_deref(), Some("compile" | "parse")) {
         return compile_loop(k, mode.as_deref() == Some("parse"));
     }
@@ -63,7 +49,7 @@ fn run() {
         fnhcl_bench::request(0, &fnhcl_bench::flat_composition(10, 5))
     } else if matches!(mode.as_deref(), Some("live" | "live-encode" | "live-bytes")) {
         fnhcl_bench::live_request(n, &fnhcl_bench::composition(n))
-    } else if wire || encode_response.is_some() || mode.as_deref() == Some("buckets") {
+    } else if mode.as_deref() == Some("buckets") {
         fnhcl_bench::request(n, &fnhcl_bench::bucket_composition(n))
     } else {
         fnhcl_bench::request(n, &fnhcl_bench::composition(n))
@@ -72,33 +58,17 @@ fn run() {
         fnhcl_bench::supply_bucket_schema(&mut req);
     }
     let f = Function::new(Options::default());
-    // The message as prost decodes the function's bytes (what a prost
-    // client holds): the floor's encode and `build` work on it.
-    let rsp = fnhcl_crossplane::proto::RunFunctionResponse::decode(
-        f.run_encoded_with(&req, None).response.as_slice(),
-    )
-    .expect("decode");
+    // The response: the floor's encode and `build` work on it.
+    let rsp = f.run(&req);
     assert!(rsp.results.is_empty(), "{:?}", rsp.results);
     let bytes = req.encode_to_vec();
     let start = std::time::Instant::now();
     let mut total = 0usize;
     for _ in 0..k {
-        if let Some(ours) = encode_response {
-            let rsp = std::hint::black_box(&rsp);
-            total += if ours {
-                fnhcl_server::codec::response_bytes(rsp).len()
-            } else {
-                rsp.encode_to_vec().len()
-            };
-        } else if build_only {
+        if build_only {
             total += std::hint::black_box(rsp.clone()).desired.iter().count();
-        } else if wire || req_bytes {
-            total += f
-                .run_bytes(std::hint::black_box(&bytes), None)
-                .response
-                .len();
         } else if bytes_mode {
-            total += f.run_encoded_with(&req, None).response.len();
+            total += fnhcl_bench::serve_bytes(&f, std::hint::black_box(&bytes)).len();
         } else if encode_only {
             let r =
                 fnhcl_crossplane::proto::RunFunctionRequest::decode(&bytes[..]).expect("decode");

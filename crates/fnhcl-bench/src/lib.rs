@@ -510,3 +510,11 @@ resource heavy {{
 "#
     )
 }
+
+/// What the server does with one call's bytes: prost decodes the request,
+/// the function runs it, prost encodes the response.
+pub fn serve_bytes(f: &fnhcl_crossplane::Function, bytes: &[u8]) -> Vec<u8> {
+    use prost::Message as _;
+    let req = RunFunctionRequest::decode(bytes).unwrap_or_default();
+    f.run(&req).encode_to_vec()
+}

@@ -13,8 +13,6 @@ pub mod input;
 pub mod request;
 pub mod response;
 pub mod schemas;
-pub mod view;
-pub mod wire;
 pub mod yaml;
 
 /// The protocol types (`RunFunctionRequest`, `RunFunctionResponse`, ...).
@@ -28,12 +26,11 @@ use fnhcl_base::txtar::TxtarFile;
 use fnhcl_base::{Diagnostic, SourceMap};
 use fnhcl_eval::Program;
 use function_sdk_rust::proto::v1::{RunFunctionRequest, RunFunctionResponse};
+use pbjson_types::Struct;
 
 pub use crate::cache::CacheStats;
 use crate::cache::LruCache;
 use crate::input::{HclInput, Source};
-use crate::view::RequestView;
-use crate::wire::Encoded;
 pub use fnhcl_eval::{INTERRUPT_INTERVAL, INTERRUPTED_DETAIL, Interrupt};
 
 /// The response TTL unless the input overrides it (D22: the Go SDK's).
@@ -69,10 +66,6 @@ pub const DEFAULT_CACHE_MAX_BYTES: usize = 128 << 20;
 pub const PROGRAM_BYTES_PER_SOURCE_BYTE: usize = 20;
 /// The fixed part of a compiled program's estimated size.
 pub const PROGRAM_BYTES_FIXED: usize = 16 << 10;
-
-/// The largest buffer a response starts with (see [`Function`]); bigger
-/// responses grow it.
-const RESPONSE_HINT_MAX: usize = 64 << 10;
 
 /// Reads the program of a `source: FileSystem` input (D3).
 pub trait DirectoryReader: Send + Sync {
@@ -223,11 +216,10 @@ impl XrRef {
     }
 }
 
-/// Everything one run produced: the response (the SDK's message, or its
-/// protobuf bytes: [`Function::run_encoded_with`]) plus what a server logs.
+/// Everything one run produced: the response plus what a server logs.
 #[derive(Clone, Debug)]
-pub struct Outcome<R = RunFunctionResponse> {
-    pub response: R,
+pub struct Outcome {
+    pub response: RunFunctionResponse,
     /// The XR the request was about.
     pub xr: XrRef,
     /// The request's `meta.tag`.
@@ -250,18 +242,12 @@ pub struct Outcome<R = RunFunctionResponse> {
 /// between threads (`&self` everywhere).
 pub struct Function {
     options: Options,
-    /// The length of the last response written, plus an eighth, at most
-    /// [`RESPONSE_HINT_MAX`]: the buffer the next one starts with (one
-    /// big response must not make every small one zero a big buffer).
-    response_hint: std::sync::atomic::AtomicUsize,
     cache: LruCache<Compiled>,
     schemas: schemas::SchemaCache,
-    /// The last input decoded, by its bytes: a server's requests carry the
-    /// same input call after call, and comparing its bytes costs less than
-    /// decoding it (a map and a copy of the program text). Its bytes
-    /// were taken in a request, so the view does not check them again
-    /// ([`RequestView::read_known`]).
-    last_input: std::sync::Mutex<Option<(Arc<[u8]>, Arc<Input>)>>,
+    /// The last input decoded, with its message: a server's requests carry
+    /// the same input call after call, and comparing it costs less than
+    /// decoding it (a map and a copy of the program text).
+    last_input: std::sync::Mutex<Option<(Arc<Struct>, Arc<Input>)>>,
 }
 
 /// A decoded input with the hash of its program's cache key, computed
@@ -273,7 +259,7 @@ struct Input {
     inline_hash: OnceLock<u64>,
     /// The cached program the `Inline` key gave last: found again in the
     /// cache by identity, its text is not compared a second time (the
-    /// view compared the input's bytes already).
+    /// input's message was compared already).
     inline_program: std::sync::Mutex<std::sync::Weak<Compiled>>,
 }
 
@@ -368,7 +354,6 @@ impl Function {
             ),
             schemas: schemas::SchemaCache::default(),
             last_input: std::sync::Mutex::new(None),
-            response_hint: std::sync::atomic::AtomicUsize::new(1024),
             options,
         }
     }
@@ -383,29 +368,25 @@ impl Function {
         self.run_outcome(req).response
     }
 
-    /// The request's input (a `Struct` message), decoded: `known` when the
-    /// caller found its bytes equal to the last input's (the view compared
-    /// them, [`RequestView::input_known`]), else the last input decoded
-    /// when its bytes are the same, else decoded now (and kept as the last).
-    fn input(&self, raw: Option<&[u8]>, known: Option<Arc<Input>>) -> Result<Arc<Input>, String> {
-        if let Some(input) = known {
-            return Ok(input);
-        }
+    /// The request's input (a `Struct` message), decoded: the last input
+    /// decoded when it is the same message (a server's requests carry the
+    /// same input call after call, and comparing it costs less than
+    /// decoding it), else decoded now and kept as the last.
+    fn input(&self, raw: Option<&Struct>) -> Result<Arc<Input>, String> {
         let Some(raw) = raw else {
             return HclInput::decode(None).map(Input::new);
         };
         if let Ok(slot) = self.last_input.lock()
-            && let Some((bytes, input)) = &*slot
-            && **bytes == *raw
+            && let Some((last, input)) = &*slot
+            && **last == *raw
         {
             return Ok(input.clone());
         }
-        let decoded = wire::decode_struct_bytes(raw).map_err(|e| e.to_string())?;
-        let input = Input::new(HclInput::decode(Some(&decoded))?);
-        if raw.len() <= LAST_INPUT_MAX
+        let input = Input::new(HclInput::decode(Some(raw))?);
+        if input_size(raw) <= LAST_INPUT_MAX
             && let Ok(mut slot) = self.last_input.lock()
         {
-            *slot = Some((Arc::from(raw), input.clone()));
+            *slot = Some((Arc::new(raw.clone()), input.clone()));
         }
         Ok(input)
     }
@@ -498,199 +479,61 @@ impl Function {
     /// says stop, the run ends with a Fatal result (the server's caller
     /// has gone, nobody reads it). The check may also block for a while:
     /// the server parks long runs there (see `fnhcl-server`).
-    ///
-    /// The response is written as protobuf bytes ([`Function::run_encoded_with`])
-    /// and decoded ([`wire::decode_response`]).
     pub fn run_outcome_with(
         &self,
         req: &RunFunctionRequest,
         interrupt: Option<Interrupt>,
     ) -> Outcome {
         stacker::maybe_grow(RUN_STACK_BYTES - (1 << 20), RUN_STACK_BYTES, || {
-            let o = self.run_encoded_with(req, interrupt);
-            let (response, error) = match wire::decode_response(o.response.as_slice()) {
-                Ok(r) => (r, o.error),
-                Err(e) => {
-                    let message = format!("internal error: {e}");
-                    (
-                        response::fatal(req, self.options.default_ttl, message.clone()),
-                        Some(message),
-                    )
-                }
-            };
-            Outcome {
-                response,
-                xr: o.xr,
-                tag: o.tag,
-                error,
-                warnings: o.warnings,
-                cache_hit: o.cache_hit,
-                debug_request: o.debug_request,
-                debug_response: o.debug_response,
-            }
+            catch_unwind(AssertUnwindSafe(|| self.run_outcome_inner(req, interrupt)))
+                .unwrap_or_else(|p| {
+                    let message = format!(
+                        "internal error: the function panicked: {}",
+                        panic_message(&*p)
+                    );
+                    Outcome {
+                        response: response::fatal(req, self.options.default_ttl, message.clone()),
+                        xr: catch_unwind(|| xr_facts(req).0).unwrap_or_default(),
+                        tag: tag(req).to_owned(),
+                        error: Some(message),
+                        warnings: 0,
+                        cache_hit: None,
+                        debug_request: None,
+                        debug_response: None,
+                    }
+                })
         })
     }
 
-    /// [`Function::run_outcome_with`] with the response as the protobuf
-    /// bytes a server sends (maps in sorted key order, see [`wire`]): the
-    /// request is encoded with prost and run as [`Function::run_bytes`].
-    pub fn run_encoded_with(
-        &self,
-        req: &RunFunctionRequest,
-        interrupt: Option<Interrupt>,
-    ) -> Outcome<Encoded> {
-        use prost::Message as _;
-        // prost's encoding is in the view's form, and a message is not
-        // held to prost's decoding limit of nesting (the function's own
-        // limits apply, as to a message before).
-        self.run_bytes_within(&req.encode_to_vec(), usize::MAX, Some(req), interrupt)
-    }
-
-    /// Runs the request given as its protobuf bytes (what the server
-    /// receives), read where they are ([`view::RequestView`]: no message
-    /// is decoded), and returns the response's protobuf bytes. Bytes that
-    /// are not a request give a Fatal result with prost's decode error.
-    pub fn run_bytes(&self, bytes: &[u8], interrupt: Option<Interrupt>) -> Outcome<Encoded> {
-        self.run_bytes_within(bytes, view::MAX_MESSAGES, None, interrupt)
-    }
-
-    /// [`Function::run_bytes`] with the view's limit of nested messages,
-    /// and the SDK's message of the bytes when the caller has it (the
-    /// debug dumps and schema validation read it).
-    fn run_bytes_within(
-        &self,
-        bytes: &[u8],
-        limit: usize,
-        sdk: Option<&RunFunctionRequest>,
-        interrupt: Option<Interrupt>,
-    ) -> Outcome<Encoded> {
-        stacker::maybe_grow(RUN_STACK_BYTES - (1 << 20), RUN_STACK_BYTES, || {
-            // The last input was taken in a request before: its bytes
-            // need no second check. The view compares them (once, the lock
-            // taken once): when they are this request's input, its
-            // decoding is reused.
-            let last = self.last_input.lock().ok().and_then(|slot| slot.clone());
-            let known = last.as_ref().map(|(bytes, _)| bytes.as_ref());
-            match RequestView::read_known(bytes, limit, known) {
-                Ok(view) => {
-                    let known = last.filter(|_| view.input_known).map(|(_, input)| input);
-                    self.encoded_outcome(&view, sdk, known, interrupt)
-                }
-                Err(view::Unusual) => self.unusual_outcome(bytes, interrupt),
-            }
-        })
-    }
-
-    /// A request the view does not take as it is: prost reads it (or says
-    /// why it cannot), and its re-encoding is run.
-    fn unusual_outcome(&self, bytes: &[u8], interrupt: Option<Interrupt>) -> Outcome<Encoded> {
-        use prost::Message as _;
-        let fail = |message: String| Outcome {
-            response: response::fatal_bytes_view(
-                &RequestView::default(),
-                self.options.default_ttl,
-                message.clone(),
-            ),
-            xr: XrRef::default(),
-            tag: String::new(),
-            error: Some(message),
-            warnings: 0,
-            cache_hit: None,
-            debug_request: None,
-            debug_response: None,
-        };
-        let req = match RunFunctionRequest::decode(bytes) {
-            Ok(req) => req,
-            Err(e) => return fail(format!("invalid request: {e}")),
-        };
-        let canonical = req.encode_to_vec();
-        // prost took it: its nesting is within prost's limit.
-        match RequestView::read(&canonical, usize::MAX) {
-            Ok(view) => self.encoded_outcome(&view, Some(&req), None, interrupt),
-            Err(view::Unusual) => {
-                fail("internal error: prost's encoding of the request is not read".to_owned())
-            }
-        }
-    }
-
-    /// Runs a viewed request; `known` is its input decoded, when the
-    /// caller has it (see [`Function::input`]).
-    fn encoded_outcome(
-        &self,
-        req: &RequestView<'_>,
-        sdk: Option<&RunFunctionRequest>,
-        known: Option<Arc<Input>>,
-        interrupt: Option<Interrupt>,
-    ) -> Outcome<Encoded> {
-        catch_unwind(AssertUnwindSafe(|| {
-            self.run_outcome_inner(req, sdk, known, interrupt)
-        }))
-        .unwrap_or_else(|p| {
-            let message = format!(
-                "internal error: the function panicked: {}",
-                panic_message(&*p)
-            );
-            let response =
-                response::fatal_bytes_view(req, self.options.default_ttl, message.clone());
-            Outcome {
-                response,
-                xr: catch_unwind(|| xr_facts(req.xr_body()).0).unwrap_or_default(),
-                tag: req.tag.to_owned(),
-                error: Some(message),
-                warnings: 0,
-                cache_hit: None,
-                debug_request: None,
-                debug_response: None,
-            }
-        })
-    }
-
-    fn run_outcome_inner(
-        &self,
-        req: &RequestView<'_>,
-        sdk: Option<&RunFunctionRequest>,
-        known: Option<Arc<Input>>,
-        interrupt: Option<Interrupt>,
-    ) -> Outcome<Encoded> {
-        let (xr, debug_annotation) = xr_facts(req.xr_body());
+    fn run_outcome_inner(&self, req: &RunFunctionRequest, interrupt: Option<Interrupt>) -> Outcome {
+        let (xr, debug_annotation) = xr_facts(req);
         let mut outcome = Outcome {
-            response: Encoded::default(),
+            response: RunFunctionResponse::default(),
             xr,
-            tag: req.tag.to_owned(),
+            tag: tag(req).to_owned(),
             error: None,
             warnings: 0,
             cache_hit: None,
             debug_request: None,
             debug_response: None,
         };
-        // The SDK's message, for the debug dumps and schema validation:
-        // the caller's, or decoded once when needed.
-        let decoded = std::cell::OnceCell::new();
-        let sdk_request = || -> &RunFunctionRequest {
-            sdk.unwrap_or_else(|| {
-                decoded.get_or_init(|| {
-                    use prost::Message as _;
-                    RunFunctionRequest::decode(req.bytes).unwrap_or_default()
-                })
-            })
-        };
-
         let mut ttl = self.options.default_ttl;
-        let result = (|| -> Result<(Encoded, usize), String> {
+        let result = (|| -> Result<RunFunctionResponse, String> {
             let decoded = self
-                .input(req.input, known)
+                .input(req.input.as_ref())
                 .map_err(|e| format!("invalid function input: {e}"))?;
             let input = &decoded.input;
             if let Some(t) = input.ttl {
                 ttl = t;
             }
             input.check()?;
+            let no_observed = req.observed.as_ref().is_none_or(|o| o.resources.is_empty());
             let debug_on = self.options.always_debug
                 || debug_annotation
                 || input.debug
-                || (input.debug_new && req.no_observed());
+                || (input.debug_new && no_observed);
             if debug_on {
-                outcome.debug_request = Some(debug::request_dump(sdk_request()));
+                outcome.debug_request = Some(debug::request_dump(req));
             }
             let ran = catch_unwind(AssertUnwindSafe(|| {
                 let (compiled, hit) = self.program(&decoded)?;
@@ -698,13 +541,13 @@ impl Function {
                 let program = compiled.result.as_ref().map_err(Clone::clone)?;
                 let limits = &self.options.limits;
                 let eval_req =
-                    request::eval_request_view(req, program.demand(), limits.max_request_depth)
+                    request::eval_request_within(req, program.demand(), limits.max_request_depth)
                         .map_err(|what| {
-                            format!(
-                                "{what} is nested deeper than the limit of {} levels",
-                                limits.max_request_depth
-                            )
-                        })?;
+                        format!(
+                            "{what} is nested deeper than the limit of {} levels",
+                            limits.max_request_depth
+                        )
+                    })?;
                 let with_interrupt;
                 let eval_limits = match interrupt {
                     None => &limits.eval,
@@ -721,42 +564,32 @@ impl Function {
                 // The request's values are not read again: their memory
                 // is not part of the response's peak.
                 drop(eval_req);
-                // Schema validation adds results and requirements; a
-                // conversion error of the output comes before its error.
-                let additions = if input.schema_validation == input::SchemaValidation::Off
-                    || !req.has_capability(proto::Capability::RequiredSchemas)
-                {
-                    schemas::Additions::default()
-                } else {
-                    schemas::check(
-                        sdk_request(),
+                let mut rsp = response::success(req, ttl, &output)?;
+                // Schema validation adds results and requirements.
+                let capable = req.meta.as_ref().is_some_and(|m| {
+                    m.capabilities
+                        .contains(&(proto::Capability::RequiredSchemas as i32))
+                });
+                if input.schema_validation != input::SchemaValidation::Off && capable {
+                    schemas::apply(
+                        req,
                         input.schema_validation,
                         &output,
                         &self.schemas,
-                    )
-                    .map_err(|m| response::conversion_error(&output).unwrap_or(m))?
-                };
-                let hint = &self.response_hint;
-                let capacity = hint.load(std::sync::atomic::Ordering::Relaxed);
-                let (bytes, warnings) =
-                    response::success_bytes_view(req, ttl, &output, &additions, capacity)?;
-                hint.store(
-                    (bytes.len() + bytes.len() / 8).min(RESPONSE_HINT_MAX),
-                    std::sync::atomic::Ordering::Relaxed,
-                );
-                // The response holds everything of the output now.
+                        &mut rsp,
+                    )?;
+                }
                 drop(output);
-                // The size is exact: the bytes' length.
-                if bytes.len() > limits.max_output_bytes {
+                let size = prost::Message::encoded_len(&rsp);
+                if size > limits.max_output_bytes {
                     return Err(format!(
-                        "the response would be {} bytes, more than the limit of {} bytes",
-                        bytes.len(),
+                        "the response would be {size} bytes, more than the limit of {} bytes",
                         limits.max_output_bytes
                     ));
                 }
-                Ok((bytes, warnings))
+                Ok(rsp)
             }));
-            let (bytes, warnings) = match ran {
+            let rsp = match ran {
                 Ok(r) => r?,
                 Err(p) => {
                     return Err(format!(
@@ -766,51 +599,80 @@ impl Function {
                 }
             };
             if debug_on {
-                let rsp = wire::decode_response(bytes.as_slice())
-                    .map_err(|e| format!("internal error: {e}"))?;
-                outcome.debug_response = Some(debug::response_dump(sdk_request(), &rsp));
+                outcome.debug_response = Some(debug::response_dump(req, &rsp));
             }
-            Ok((bytes, warnings))
+            Ok(rsp)
         })();
         match result {
-            Ok((bytes, warnings)) => {
-                outcome.response = bytes;
-                outcome.warnings = warnings;
+            Ok(rsp) => {
+                outcome.warnings = rsp
+                    .results
+                    .iter()
+                    .filter(|r| r.severity == proto::Severity::Warning as i32)
+                    .count();
+                outcome.response = rsp;
             }
             Err(message) => {
                 outcome.error = Some(message.clone());
-                outcome.response = response::fatal_bytes_view(req, ttl, message);
+                outcome.response = response::fatal(req, ttl, message);
             }
         }
         outcome
     }
 }
 
-/// The XR of a request (its observed composite's body, a `Struct`
-/// message), for logs, and whether its debug annotation
-/// ([`debug::DEBUG_ANNOTATION`]) is the string `"true"`: one pass over
-/// the body and one over its metadata for both.
-fn xr_facts(body: Option<&[u8]>) -> (XrRef, bool) {
-    let Some(body) = body else {
+/// The request's `meta.tag`.
+fn tag(req: &RunFunctionRequest) -> &str {
+    req.meta.as_ref().map_or("", |m| m.tag.as_str())
+}
+
+/// An estimate of an input's size: the bytes of its strings, keys
+/// included (the program text is most of it).
+fn input_size(s: &Struct) -> usize {
+    fn value(v: &pbjson_types::Value) -> usize {
+        use pbjson_types::value::Kind;
+        match &v.kind {
+            Some(Kind::StringValue(s)) => s.len(),
+            Some(Kind::StructValue(s)) => input_size(s),
+            Some(Kind::ListValue(l)) => l.values.iter().map(value).sum(),
+            _ => 8,
+        }
+    }
+    s.fields.iter().map(|(k, v)| k.len() + value(v)).sum()
+}
+
+/// The XR of a request (its observed composite's body), for logs, and
+/// whether its debug annotation ([`debug::DEBUG_ANNOTATION`]) is the
+/// string `"true"`.
+fn xr_facts(req: &RunFunctionRequest) -> (XrRef, bool) {
+    use pbjson_types::value::Kind;
+    let Some(body) = req
+        .observed
+        .as_ref()
+        .and_then(|o| o.composite.as_ref())
+        .and_then(|c| c.resource.as_ref())
+    else {
         return (XrRef::default(), false);
     };
-    let [api_version, kind, metadata] = view::get_all(body, ["apiVersion", "kind", "metadata"]);
-    let [name, namespace, annotations] = match metadata.map(view::kind) {
-        Some(view::Kind::Struct(m)) => view::get_all(m, ["name", "namespace", "annotations"]),
-        _ => [None, None, None],
-    };
-    let debug = match annotations.map(view::kind) {
-        Some(view::Kind::Struct(a)) => view::get_str(a, debug::DEBUG_ANNOTATION) == Some("true"),
-        _ => false,
-    };
-    fn s(v: Option<&[u8]>) -> &str {
-        match v.map(view::kind) {
-            Some(view::Kind::String(s)) => s,
+    fn s<'a>(m: &'a Struct, key: &str) -> &'a str {
+        match m.fields.get(key).and_then(|v| v.kind.as_ref()) {
+            Some(Kind::StringValue(s)) => s,
             _ => "",
         }
     }
+    fn obj<'a>(m: &'a Struct, key: &str) -> Option<&'a Struct> {
+        match m.fields.get(key).and_then(|v| v.kind.as_ref()) {
+            Some(Kind::StructValue(s)) => Some(s),
+            _ => None,
+        }
+    }
+    let metadata = obj(body, "metadata");
+    let debug = metadata
+        .and_then(|m| obj(m, "annotations"))
+        .is_some_and(|a| s(a, debug::DEBUG_ANNOTATION) == "true");
+    let (name, namespace) = metadata.map_or(("", ""), |m| (s(m, "name"), s(m, "namespace")));
     (
-        XrRef::new(s(api_version), s(kind), s(name), s(namespace)),
+        XrRef::new(s(body, "apiVersion"), s(body, "kind"), name, namespace),
         debug,
     )
 }
@@ -819,9 +681,18 @@ fn xr_facts(body: Option<&[u8]>) -> (XrRef, bool) {
 mod tests {
     use super::*;
 
-    fn body(json: serde_json::Value) -> Vec<u8> {
-        let s = crate::convert::json_to_struct(&json).expect("struct");
-        prost::Message::encode_to_vec(&s)
+    /// A request whose observed composite has `json` as its body.
+    fn body(json: serde_json::Value) -> RunFunctionRequest {
+        RunFunctionRequest {
+            observed: Some(proto::State {
+                composite: Some(proto::Resource {
+                    resource: crate::convert::json_to_struct(&json),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -831,7 +702,7 @@ mod tests {
             "metadata": {"name": "b", "namespace": "ns",
                          "annotations": {debug::DEBUG_ANNOTATION: "true", "n": 1}}
         }));
-        let (xr, debug_on) = xr_facts(Some(&on));
+        let (xr, debug_on) = xr_facts(&on);
         assert_eq!(xr, XrRef::new("example.org/v1", "XBucket", "b", "ns"));
         assert!(debug_on);
         // Only the string "true" turns it on.
@@ -843,9 +714,12 @@ mod tests {
             let b = body(serde_json::json!({
                 "metadata": {"annotations": {debug::DEBUG_ANNOTATION: value}}
             }));
-            assert!(!xr_facts(Some(&b)).1, "{value}");
+            assert!(!xr_facts(&b).1, "{value}");
         }
-        assert!(!xr_facts(Some(&body(serde_json::json!({"metadata": {"name": "x"}})))).1);
-        assert_eq!(xr_facts(None), (XrRef::default(), false));
+        assert!(!xr_facts(&body(serde_json::json!({"metadata": {"name": "x"}}))).1);
+        assert_eq!(
+            xr_facts(&RunFunctionRequest::default()),
+            (XrRef::default(), false)
+        );
     }
 }

@@ -7,13 +7,12 @@
 use std::collections::{BTreeMap, HashMap};
 
 use fnhcl_eval::{Demand, ObservedResource, Paths, Request};
-use fnhcl_value::{Key, ObjMap, Value};
+use fnhcl_value::Value;
 use function_sdk_rust::proto::v1::{Resource, RunFunctionRequest};
 use pbjson_types::Struct;
 use pbjson_types::value::Kind;
 
 use crate::convert::{MAX_DEPTH, TooDeep, object_from_struct_within, value_from_pb_within};
-use crate::view::{self, RequestView, ResourceView, Scratch};
 
 /// A resource's body, converted where `paths` demands (failing where it
 /// nests `max` levels deep, see [`value_from_pb_within`]).
@@ -320,215 +319,6 @@ pub fn eval_request_within(
     })
 }
 
-/// Demanded keys looked up with a slot each on the stack; more use a
-/// vector.
-const FOUND_ON_STACK: usize = 8;
-
-/// [`project_struct`] of a `Struct` message of the request's bytes.
-fn project_view<'a>(
-    s: &'a [u8],
-    paths: &Paths,
-    depth: usize,
-    max: usize,
-    scratch: &mut Scratch<'a>,
-) -> Result<Value, TooDeep> {
-    let Paths::Keys(keys) = paths else {
-        return view::object_within(s, depth, max, scratch);
-    };
-    // The demanded keys' values, found in one pass over the entries as
-    // they come (the last of a key counts), nothing collected or sorted.
-    let mut on_stack = [None; FOUND_ON_STACK];
-    let mut names_on_stack: [&[u8]; FOUND_ON_STACK] = [&[]; FOUND_ON_STACK];
-    let (mut on_heap, mut names_on_heap) = (Vec::new(), Vec::new());
-    let (found, names): (&mut [Option<&'a [u8]>], &[&[u8]]) = if keys.len() <= FOUND_ON_STACK {
-        for (slot, k) in names_on_stack.iter_mut().zip(keys.keys()) {
-            *slot = k.as_bytes();
-        }
-        (&mut on_stack[..keys.len()], &names_on_stack[..keys.len()])
-    } else {
-        on_heap.resize(keys.len(), None);
-        names_on_heap.extend(keys.keys().map(|k| k.as_bytes()));
-        (&mut on_heap, &names_on_heap)
-    };
-    view::find_keys(s, names, found);
-    if found.iter().any(Option::is_none) {
-        // A demanded key that is not there: as `project_struct`, all its
-        // keys (converted whole before any object is built: what the
-        // demanded keys would give, an error included, the whole gives
-        // too).
-        return view::object_within(s, depth, max, scratch);
-    }
-    // Collected in key order as the values are converted, in one
-    // allocation (a range mapped has a length `collect` trusts, a map's
-    // iterator has not). An error stops the conversion (placeholders
-    // after it) and drops the object.
-    let mut err = None;
-    let mut demanded = keys.iter().zip(found.iter());
-    let attrs = ObjMap::from_sorted_iter((0..keys.len()).map(|_| {
-        let Some(((k, sub), &Some(v))) = demanded.next() else {
-            return (Key::from(""), Value::Bool(false));
-        };
-        if err.is_some() {
-            return (k.clone(), Value::Bool(false));
-        }
-        let value = match (view::kind(v), sub) {
-            (view::Kind::Struct(inner), Paths::Keys(_)) => {
-                if depth.saturating_add(1) >= max {
-                    Err(TooDeep)
-                } else if depth >= MAX_DEPTH {
-                    Ok(Value::null())
-                } else {
-                    project_view(inner, sub, depth + 1, max, scratch)
-                }
-            }
-            _ => view::value_within(v, depth, max, scratch),
-        };
-        let value = value.unwrap_or_else(|e| {
-            err = Some(e);
-            Value::Bool(false)
-        });
-        (k.clone(), value)
-    }));
-    if let Some(e) = err {
-        return Err(e);
-    }
-    Ok(Value::object(attrs))
-}
-
-fn body_view<'a>(
-    r: &ResourceView<'a>,
-    paths: &Paths,
-    max: usize,
-    scratch: &mut Scratch<'a>,
-) -> Result<Value, TooDeep> {
-    match r.body {
-        Some(s) => project_view(s, paths, 0, max, scratch),
-        None => Ok(Value::empty_object()),
-    }
-}
-
-fn connection_view(r: &ResourceView<'_>) -> BTreeMap<String, Vec<u8>> {
-    r.connection
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), v.to_vec()))
-        .collect()
-}
-
-/// [`eval_request_within`] of a request read from its bytes: the same
-/// values, and the same part named when one is too deep.
-pub fn eval_request_view(
-    req: &RequestView<'_>,
-    demand: &Demand,
-    max: usize,
-) -> Result<Request, String> {
-    let observed = req.observed.as_ref();
-    let xr = observed.and_then(|o| o.composite.as_ref());
-    let mut scratch = Scratch::new();
-    let composite = xr
-        .map(|r| body_view(r, &demand.composite, max, &mut scratch))
-        .transpose()
-        .map_err(|TooDeep| "the observed composite resource".to_owned())?;
-    let composite_connection = xr.map(connection_view).unwrap_or_default();
-    // Sorted by name (unique: the view took them): the first too deep is
-    // the one named, and the map is built from them in order (inserting
-    // each searched the map, a string comparison per key passed).
-    let resources = observed.map(|o| &o.resources[..]).unwrap_or_default();
-    let mut observed_resources = Vec::with_capacity(resources.len());
-    for (name, r) in resources {
-        let body = body_view(r, demand.observed_paths(name), max, &mut scratch)
-            .map_err(|TooDeep| format!("observed resource {name:?}"))?;
-        observed_resources.push((
-            (*name).to_owned(),
-            ObservedResource {
-                body,
-                connection_details: connection_view(r),
-            },
-        ));
-    }
-    let observed_resources = BTreeMap::from_iter(observed_resources);
-    let context = match req.context {
-        None => BTreeMap::new(),
-        Some(c) => {
-            let fields = view::entries(c);
-            let wanted = |k: &str| match &demand.context {
-                Paths::All => Some(&Paths::All),
-                Paths::Keys(keys) => keys.get(k),
-            };
-            let whole = !all_present(&demand.context, |k| {
-                fields.binary_search_by(|e| e.0.cmp(k)).is_ok()
-            });
-            let mut context = BTreeMap::new();
-            for (k, v) in fields {
-                let Some(paths) = (if whole { Some(&Paths::All) } else { wanted(k) }) else {
-                    continue;
-                };
-                let value = match (view::kind(v), paths) {
-                    (view::Kind::Struct(s), Paths::Keys(_)) => {
-                        if 1 >= max {
-                            Err(TooDeep)
-                        } else {
-                            project_view(s, paths, 1, max, &mut scratch)
-                        }
-                    }
-                    _ => view::value_within(v, 0, max, &mut scratch),
-                };
-                let value = value.map_err(|TooDeep| "the context".to_owned())?;
-                context.insert(k.to_owned(), value);
-            }
-            context
-        }
-    };
-    // D19: a name in both takes required_resources.
-    let has = |list: &[(&str, Vec<ResourceView<'_>>)], k: &str| {
-        list.binary_search_by(|e| e.0.cmp(k)).is_ok()
-    };
-    let extra_whole = !all_present(&demand.extra_resources, |k| {
-        has(&req.extra_resources, k) || has(&req.required_resources, k)
-    });
-    let mut extra_resources = BTreeMap::new();
-    let mut deep: Option<&str> = None;
-    for (name, rs) in req.extra_resources.iter().chain(&req.required_resources) {
-        let mut too_deep = || {
-            if deep.is_none_or(|d| *name < d) {
-                deep = Some(name);
-            }
-        };
-        let wanted = extra_whole
-            || match &demand.extra_resources {
-                Paths::All => true,
-                Paths::Keys(keys) => keys.contains_key(*name),
-            };
-        if wanted {
-            let items: Result<Vec<_>, TooDeep> = rs
-                .iter()
-                .map(|r| body_view(r, &Paths::All, max, &mut scratch))
-                .collect();
-            match items {
-                Ok(items) => {
-                    extra_resources.insert((*name).to_owned(), Some(items));
-                }
-                Err(TooDeep) => too_deep(),
-            }
-        } else if max != usize::MAX
-            && rs
-                .iter()
-                .any(|r| r.body.is_some_and(|s| view::struct_too_deep(s, max)))
-        {
-            too_deep();
-        }
-    }
-    if let Some(name) = deep {
-        return Err(format!("required resource {name:?}"));
-    }
-    Ok(Request {
-        composite,
-        composite_connection,
-        observed: observed_resources,
-        context,
-        extra_resources,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -643,10 +433,6 @@ mod tests {
             let direct = eval_request_for(&req, demand);
             let projected = demand.project(&whole);
             assert_eq!(format!("{direct:?}"), format!("{projected:?}"), "{text}");
-            let bytes = prost::Message::encode_to_vec(&req);
-            let view = RequestView::new(&bytes).expect("view");
-            let from_bytes = eval_request_view(&view, demand, usize::MAX).expect("converts");
-            assert_eq!(format!("{from_bytes:?}"), format!("{direct:?}"), "{text}");
         }
         // Something is left out, or the test would not show anything.
         let mut sm = fnhcl_base::SourceMap::new();
@@ -793,18 +579,9 @@ mod tests {
                     },
                 );
             }
-            let bytes = prost::Message::encode_to_vec(&req);
-            let view = RequestView::new(&bytes).expect("view");
             for demand in &demands {
                 for max in [0, 1, 2, 3, 4, 6, 9, 200] {
                     let folded = eval_request_within(&req, demand, max);
-                    // Read from the request's bytes: the same.
-                    let from_bytes = eval_request_view(&view, demand, max);
-                    assert_eq!(
-                        format!("{folded:?}"),
-                        format!("{from_bytes:?}"),
-                        "max {max}: from the bytes"
-                    );
                     assert_eq!(
                         folded.as_ref().err(),
                         too_deep_for(&req, demand, max).as_ref(),
@@ -852,10 +629,6 @@ mod tests {
             }
             let want = Some("required resource \"a\"".to_owned());
             assert_eq!(too_deep_for(&req, &Demand::everything(), 3), want);
-            let bytes = prost::Message::encode_to_vec(&req);
-            let view = RequestView::new(&bytes).expect("view");
-            let got = eval_request_view(&view, &Demand::everything(), 3).err();
-            assert_eq!(got, want);
             let got = eval_request_within(&req, &Demand::everything(), 3).err();
             assert_eq!(got, want);
         }

@@ -1,44 +1,33 @@
-//! RunFunction's gRPC codec, for tonic's `Grpc::unary`, which now sees only
-//! the requests it refuses (compressed ones; every other RunFunction call
-//! is read and answered by `unary.rs` without a codec): requests are
-//! handed on as their bytes (the
-//! function reads them where they are, [`fnhcl_crossplane::view`]; tonic's
-//! buffer is split off, not copied); responses arrive as protobuf bytes
-//! already ([`fnhcl_crossplane::wire`]: written
-//! straight from the evaluator's output, the maps it writes in sorted key
-//! order and the parts passed through copied as the request has them, so
-//! the same request bytes give the same response bytes) and are copied
-//! into tonic's buffer.
-//! [`response_bytes`] encodes an SDK message the same way.
+//! RunFunction's gRPC codec: prost decodes the request and encodes the
+//! response, as tonic's `ProstCodec` does, except that a request prost
+//! refuses is handed on as the decode error ([`Decoded`]) rather than
+//! ending the call with a bare gRPC status: the function answers it with a
+//! Fatal result naming the problem, which Crossplane shows on the XR.
 
-use bytes::{Buf as _, Bytes};
-use fnhcl_crossplane::wire::{Encoded, encode_response};
-use function_sdk_rust::proto::v1::RunFunctionResponse;
+use bytes::Buf as _;
+use function_sdk_rust::proto::v1::{RunFunctionRequest, RunFunctionResponse};
+use prost::Message as _;
 use tonic::Status;
 use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 
-/// `response` encoded with maps in sorted key order (what the function's
-/// own responses are, [`fnhcl_crossplane::wire::encode_response`]).
-pub fn response_bytes(response: &RunFunctionResponse) -> Vec<u8> {
-    encode_response(response).into_vec()
-}
+/// A request as prost read it, or why prost could not.
+pub type Decoded = Result<RunFunctionRequest, String>;
 
-/// RunFunction's codec: the request's bytes are handed on, the response's
-/// bytes are sent as they are.
+/// RunFunction's codec.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RunFunctionCodec;
 
-/// Writes a response encoded already.
+/// Encodes a response with prost.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct EncodedEncoder;
+pub struct ResponseEncoder;
 
-impl Encoder for EncodedEncoder {
-    type Item = Encoded;
+impl Encoder for ResponseEncoder {
+    type Item = RunFunctionResponse;
     type Error = Status;
 
-    fn encode(&mut self, item: Encoded, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        bytes::BufMut::put_slice(buf, item.as_slice());
-        Ok(())
+    fn encode(&mut self, item: RunFunctionResponse, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        item.encode(buf)
+            .map_err(|e| Status::internal(format!("cannot encode the response: {e}")))
     }
 
     fn buffer_settings(&self) -> BufferSettings {
@@ -46,16 +35,19 @@ impl Encoder for EncodedEncoder {
     }
 }
 
-/// Hands a request on as its bytes.
+/// Decodes a request with prost, keeping a decode error as the item.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct BytesDecoder;
+pub struct RequestDecoder;
 
-impl Decoder for BytesDecoder {
-    type Item = Bytes;
+impl Decoder for RequestDecoder {
+    type Item = Decoded;
     type Error = Status;
 
-    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Bytes>, Status> {
-        Ok(Some(src.copy_to_bytes(src.remaining())))
+    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Decoded>, Status> {
+        let decoded = RunFunctionRequest::decode(&mut *src).map_err(|e| e.to_string());
+        // Whatever prost left unread is not part of any later message.
+        src.advance(src.remaining());
+        Ok(Some(decoded))
     }
 
     fn buffer_settings(&self) -> BufferSettings {
@@ -64,16 +56,16 @@ impl Decoder for BytesDecoder {
 }
 
 impl Codec for RunFunctionCodec {
-    type Encode = Encoded;
-    type Decode = Bytes;
-    type Encoder = EncodedEncoder;
-    type Decoder = BytesDecoder;
+    type Encode = RunFunctionResponse;
+    type Decode = Decoded;
+    type Encoder = ResponseEncoder;
+    type Decoder = RequestDecoder;
 
-    fn encoder(&mut self) -> EncodedEncoder {
-        EncodedEncoder
+    fn encoder(&mut self) -> ResponseEncoder {
+        ResponseEncoder
     }
 
-    fn decoder(&mut self) -> BytesDecoder {
-        BytesDecoder
+    fn decoder(&mut self) -> RequestDecoder {
+        RequestDecoder
     }
 }

@@ -309,12 +309,14 @@ fn attempt(dir: &Path) -> Result<(Signature, Vec<TxtarFile>), Attempt> {
     }
     let after = signature(dir).map_err(Attempt::Failed)?;
     if after != before {
+        // The first file that differs, or the first one only one walk saw.
         let name = before
             .iter()
             .zip(&after)
             .find(|(b, a)| b != a)
-            .or_else(|| before.iter().zip(&after).last())
-            .map_or_else(|| "a file".to_owned(), |(b, _)| b.name.clone());
+            .map(|(b, _)| b)
+            .or_else(|| before.get(after.len()).or_else(|| after.get(before.len())))
+            .map_or_else(|| "a file".to_owned(), |s| s.name.clone());
         return Err(Attempt::Changed(name));
     }
     Ok((before, files))

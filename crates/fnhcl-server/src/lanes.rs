@@ -85,19 +85,20 @@ impl LaneLimits {
 /// (the view checks every byte once, a few instructions per byte).
 pub const SMALL_REQUEST_BYTES: usize = 256 << 10;
 
-/// Whether `req` (a `RunFunctionRequest`'s bytes) is at most
-/// [`SMALL_REQUEST_BYTES`] long and its program is inline: a
-/// `source: FileSystem` program is read from disk, which must not happen on
-/// a runtime thread.
-pub fn small_request(req: &[u8]) -> bool {
-    use fnhcl_crossplane::view;
-    if req.len() > SMALL_REQUEST_BYTES {
+/// Whether `req` is at most [`SMALL_REQUEST_BYTES`] long (encoded) and its
+/// program is inline: a `source: FileSystem` program is read from disk,
+/// which must not happen on a runtime thread.
+pub fn small_request(req: &fnhcl_crossplane::proto::RunFunctionRequest) -> bool {
+    use pbjson_types::value::Kind;
+    if prost::Message::encoded_len(req) > SMALL_REQUEST_BYTES {
         return false;
     }
-    let from_files = view::top_level_field(req, 4)
-        .and_then(|input| view::get(input, "source"))
-        .is_some_and(|v| !matches!(view::kind(v), view::Kind::String("Inline")));
-    !from_files
+    let source = req
+        .input
+        .as_ref()
+        .and_then(|input| input.fields.get("source"))
+        .and_then(|v| v.kind.as_ref());
+    source.is_none_or(|k| matches!(k, Kind::StringValue(s) if s == "Inline"))
 }
 
 /// Counters of what the lanes did (since start).

@@ -2,8 +2,8 @@
 //! behind a tonic server assembled here ([`server`]) with what
 //! function-sdk-rust's runtime served (mTLS or insecure, health,
 //! reflection, the `grpc_server_*` metrics, graceful shutdown on SIGTERM),
-//! RunFunction's responses sent as the protobuf bytes the function writes
-//! (byte-stable, [`fnhcl_crossplane::wire`]) by our own codec ([`codec`]).
+//! RunFunction decoded and encoded by prost ([`codec`], which turns a
+//! request prost refuses into a Fatal result).
 //!
 //! Requests run concurrently on tokio's blocking pool (evaluation is CPU
 //! work), admitted through two lanes ([`lanes`]) so that long runs do not
@@ -19,12 +19,10 @@ pub mod logging;
 mod metrics;
 mod metrics_http;
 pub mod server;
-mod unary;
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use fnhcl_crossplane::wire::Encoded;
 use fnhcl_crossplane::{Function, Options, Outcome};
 use function_sdk_rust::proto::v1::function_runner_service_server::FunctionRunnerService;
 use function_sdk_rust::proto::v1::{RunFunctionRequest, RunFunctionResponse};
@@ -156,7 +154,7 @@ impl HclFunction {
     /// and logs it. When the caller goes away (tonic drops this future),
     /// the request is not started, or its evaluation stops at its next
     /// interrupt check.
-    pub async fn handle_encoded(&self, req: bytes::Bytes) -> Result<Encoded, Status> {
+    pub async fn handle(&self, req: RunFunctionRequest) -> Result<RunFunctionResponse, Status> {
         if lanes::small_request(&req) {
             let start = Instant::now();
             if let Some(outcome) = self.run_inline(&req) {
@@ -167,13 +165,18 @@ impl HclFunction {
         self.run_in_pool(req).await
     }
 
-    /// [`HclFunction::handle_encoded`] of the SDK's message (encoded with
-    /// prost), with the response decoded into the SDK's message.
-    pub async fn handle(&self, req: RunFunctionRequest) -> Result<RunFunctionResponse, Status> {
-        use tonic_prost::prost::Message as _;
-        let bytes = self.handle_encoded(req.encode_to_vec().into()).await?;
-        fnhcl_crossplane::wire::decode_response(bytes.as_slice())
-            .map_err(|e| Status::internal(e.to_string()))
+    /// The answer to a request that could not be decoded: a Fatal result
+    /// naming the problem (there is no request to echo a tag from).
+    pub fn refuse(&self, message: String) -> RunFunctionResponse {
+        tracing::warn!(error = %message, "function returned a fatal result");
+        if let Some(m) = &self.metrics {
+            m.observe(true, None, 0.0);
+        }
+        fnhcl_crossplane::response::fatal(
+            &RunFunctionRequest::default(),
+            fnhcl_crossplane::DEFAULT_TTL,
+            message,
+        )
     }
 
     /// Runs a small request on the calling thread (the runtime's: no
@@ -181,14 +184,14 @@ impl HclFunction {
     /// itself), unless it turns out to need more than
     /// [`fnhcl_crossplane::INTERRUPT_INTERVAL`] evaluation steps: then the
     /// run is stopped at once and `None` says to run it in the pool.
-    fn run_inline(&self, req: &[u8]) -> Option<Outcome<Encoded>> {
+    fn run_inline(&self, req: &RunFunctionRequest) -> Option<Outcome> {
         let long = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let flag = long.clone();
         let interrupt = fnhcl_crossplane::Interrupt::new(move || {
             flag.store(true, std::sync::atomic::Ordering::Relaxed);
             false
         });
-        let outcome = self.function.run_bytes(req, Some(interrupt));
+        let outcome = self.function.run_outcome_with(req, Some(interrupt));
         if long.load(std::sync::atomic::Ordering::Relaxed) {
             self.lanes.note_moved();
             return None;
@@ -197,7 +200,7 @@ impl HclFunction {
         Some(outcome)
     }
 
-    async fn run_in_pool(&self, req: bytes::Bytes) -> Result<Encoded, Status> {
+    async fn run_in_pool(&self, req: RunFunctionRequest) -> Result<RunFunctionResponse, Status> {
         let gone = lanes::Guard::new();
         let ticket = self.lanes.admit(&gone).await;
         let function = self.function.clone();
@@ -208,7 +211,7 @@ impl HclFunction {
             }
             let ticket = Arc::new(ticket);
             let interrupt = fnhcl_crossplane::Interrupt::new(move || ticket.check());
-            Some(function.run_bytes(&req, Some(interrupt)))
+            Some(function.run_outcome_with(&req, Some(interrupt)))
         })
         .await
         .map_err(|e| {
@@ -221,7 +224,7 @@ impl HclFunction {
         Ok(outcome.response)
     }
 
-    fn report(&self, outcome: &Outcome<Encoded>, start: Instant) {
+    fn report(&self, outcome: &Outcome, start: Instant) {
         if let Some(text) = &outcome.debug_request {
             (self.debug_sink)(text);
         }

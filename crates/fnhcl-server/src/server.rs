@@ -26,7 +26,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
-use fnhcl_crossplane::wire::Encoded;
+use function_sdk_rust::proto::v1::RunFunctionResponse;
 use function_sdk_rust::{Args, Error};
 use prometheus_client::registry::Registry;
 use tonic::codegen::{BoxFuture, StdError};
@@ -35,9 +35,8 @@ use tonic::transport::{Certificate, Identity, ServerTlsConfig};
 use tonic::{Request, Response, Status};
 
 use crate::calls::CallLayer;
-use crate::codec::RunFunctionCodec;
+use crate::codec::{Decoded, RunFunctionCodec};
 use crate::grpc_metrics::{FUNCTION_SERVICE, GrpcMetrics};
-use crate::unary;
 use crate::{CacheCollector, HclFunction, Metrics, metrics};
 
 pub(crate) const RUN_FUNCTION: &str =
@@ -70,17 +69,19 @@ impl NamedService for RunFunctionService {
 /// One RunFunction call.
 struct RunFunction(Arc<HclFunction>);
 
-impl UnaryService<bytes::Bytes> for RunFunction {
-    type Response = Encoded;
-    type Future = BoxFuture<Response<Encoded>, Status>;
+impl UnaryService<Decoded> for RunFunction {
+    type Response = RunFunctionResponse;
+    type Future = BoxFuture<Response<RunFunctionResponse>, Status>;
 
-    fn call(&mut self, request: Request<bytes::Bytes>) -> Self::Future {
+    fn call(&mut self, request: Request<Decoded>) -> Self::Future {
         let function = self.0.clone();
         Box::pin(async move {
-            function
-                .handle_encoded(request.into_inner())
-                .await
-                .map(Response::new)
+            match request.into_inner() {
+                Ok(req) => function.handle(req).await.map(Response::new),
+                Err(e) => Ok(Response::new(
+                    function.refuse(format!("invalid request: {e}")),
+                )),
+            }
         })
     }
 }
@@ -107,23 +108,9 @@ where
         }
         let function = self.function.clone();
         let max = self.max_decoding_message_size;
-        if !unary::plain_encoding(req.headers()) {
-            // A compressed request: tonic refuses it as it always did.
-            return Box::pin(async move {
-                let mut grpc = Grpc::new(RunFunctionCodec).apply_max_message_size_config(max, None);
-                Ok(grpc.unary(RunFunction(function), req).await)
-            });
-        }
         Box::pin(async move {
-            let limit = max.unwrap_or(unary::DEFAULT_MAX_MESSAGE);
-            let request = match unary::read_message(req.into_body(), limit).await {
-                Ok(request) => request,
-                Err(status) => return Ok(status.into_http()),
-            };
-            Ok(match function.handle_encoded(request).await {
-                Ok(response) => unary::ok_response(response),
-                Err(status) => status.into_http(),
-            })
+            let mut grpc = Grpc::new(RunFunctionCodec).apply_max_message_size_config(max, None);
+            Ok(grpc.unary(RunFunction(function), req).await)
         })
     }
 }
@@ -236,7 +223,13 @@ mod tests {
     use std::task::{Context, Poll};
     use tower_service::Service as _;
 
-    use crate::unary::tests::message as grpc_message;
+    /// A gRPC message: the compressed flag, the length, the bytes.
+    fn grpc_message(flag: u8, bytes: &[u8]) -> Vec<u8> {
+        let mut m = vec![flag];
+        m.extend_from_slice(&u32::try_from(bytes.len()).expect("length").to_be_bytes());
+        m.extend_from_slice(bytes);
+        m
+    }
 
     /// A request body: the given DATA frames.
     struct Chunks(std::collections::VecDeque<Bytes>);
@@ -298,9 +291,9 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn run_function_answers_the_message_bytes_the_function_writes() {
-        // No input: a Fatal result, the tag echoed; what matters here is
-        // that the bytes are the function's.
+    async fn run_function_answers_with_the_function_s_response() {
+        use prost::Message as _;
+        // No input: a Fatal result, the tag echoed.
         let request = function_sdk_rust::proto::v1::RunFunctionRequest {
             meta: Some(function_sdk_rust::proto::v1::RequestMeta {
                 tag: "t".to_owned(),
@@ -308,31 +301,53 @@ mod tests {
             }),
             ..Default::default()
         };
-        let bytes = prost::Message::encode_to_vec(&request);
-        let expected = crate::standard_function()
-            .run_bytes(&bytes, None)
-            .response
-            .into_vec();
-        let framed = grpc_message(0, &bytes);
+        let expected = crate::standard_function().run(&request);
+        let framed = grpc_message(0, &request.encode_to_vec());
         // One DATA frame, or the message cut anywhere across two.
         for cut in [framed.len(), 1, 5, 6, framed.len() / 2] {
             let chunks = vec![framed[..cut].to_vec(), framed[cut..].to_vec()];
-            for encoding in [None, Some("identity")] {
-                let mut service = RunFunctionService::new(HclFunction::standard(), None);
-                let rsp = service
-                    .call(run_function_request(encoding, chunks.clone()))
-                    .await
-                    .expect("infallible");
-                let (headers, data, trailers) = collect(rsp).await;
-                assert_eq!(
-                    headers.get("content-type").map(|v| v.as_bytes()),
-                    Some(b"application/grpc".as_slice())
-                );
-                assert_eq!(data, grpc_message(0, &expected), "cut at {cut}");
-                let trailers = trailers.expect("trailers");
-                assert_eq!(status_of(&trailers), Some(("0", "")));
-            }
+            let mut service = RunFunctionService::new(HclFunction::standard(), None);
+            let rsp = service
+                .call(run_function_request(None, chunks))
+                .await
+                .expect("infallible");
+            let (headers, data, trailers) = collect(rsp).await;
+            assert_eq!(
+                headers.get("content-type").map(|v| v.as_bytes()),
+                Some(b"application/grpc".as_slice())
+            );
+            let got = RunFunctionResponse::decode(&data[5..]).expect("a response");
+            assert_eq!(got, expected, "cut at {cut}");
+            assert_eq!(status_of(&trailers.expect("trailers")), Some(("0", "")));
         }
+    }
+
+    #[tokio::test]
+    async fn a_request_prost_refuses_is_a_fatal_result_naming_the_problem() {
+        use prost::Message as _;
+        // Field 1 (meta) as a varint: the wrong wire type.
+        let chunks = vec![grpc_message(0, &[0x08, 0x01])];
+        let mut service = RunFunctionService::new(HclFunction::standard(), None);
+        let rsp = service
+            .call(run_function_request(None, chunks))
+            .await
+            .expect("infallible");
+        let (_, data, trailers) = collect(rsp).await;
+        assert_eq!(status_of(&trailers.expect("trailers")), Some(("0", "")));
+        let got = RunFunctionResponse::decode(&data[5..]).expect("a response");
+        assert_eq!(got.results.len(), 1, "{got:?}");
+        let result = &got.results[0];
+        assert_eq!(
+            result.severity,
+            function_sdk_rust::proto::v1::Severity::Fatal as i32
+        );
+        assert!(
+            result
+                .message
+                .starts_with("invalid request: failed to decode"),
+            "{}",
+            result.message
+        );
     }
 
     #[tokio::test]
