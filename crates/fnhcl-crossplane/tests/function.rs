@@ -548,3 +548,51 @@ fn an_interrupt_that_says_stop_ends_the_run() {
         assert!(f.run(req).results.is_empty());
     }
 }
+
+/// Determinism: the same request gives the same response, whether the
+/// program is cached or not, in another `Function`, and from a copy of the
+/// request whose maps iterate in another order; its encoding decodes to
+/// the same message.
+#[test]
+fn the_same_request_gives_the_same_response() {
+    use prost::Message as _;
+    let hcl = many_maps_program();
+    let mut req = inline(&hcl);
+    let observed = req.observed.as_mut().expect("observed");
+    for i in 0..20 {
+        observed.resources.insert(
+            format!("r{i}"),
+            Resource {
+                resource: json_to_struct(
+                    &json!({"apiVersion": "v1", "kind": "K", "status": {"i": i}}),
+                ),
+                ..Default::default()
+            },
+        );
+    }
+    let f = Function::default();
+    let first = f.run(&req);
+    assert!(first.results.is_empty(), "{:?}", first.results);
+    assert_eq!(first.desired.as_ref().map(|d| d.resources.len()), Some(20));
+    assert_eq!(f.run(&req), first, "cached");
+    assert_eq!(Function::default().run(&req), first, "another Function");
+    // The request through prost (a new map, another iteration order).
+    let copy = RunFunctionRequest::decode(req.encode_to_vec().as_slice()).expect("decodes");
+    assert_eq!(Function::default().run(&copy), first, "a decoded copy");
+    let decoded = RunFunctionResponse::decode(first.encode_to_vec().as_slice()).expect("decodes");
+    assert_eq!(decoded, first);
+}
+
+/// Twenty resources, each reading its observed status, with a context
+/// key and a composite status: maps in every part of the response.
+fn many_maps_program() -> String {
+    let mut hcl = String::new();
+    for i in 0..20 {
+        hcl.push_str(&format!(
+            "resource r{i} {{\n  body = {{ apiVersion = \"v1\", kind = \"K\", spec = {{ i = {i}, zones = req.composite.spec.zones }} }}\n}}\n"
+        ));
+    }
+    hcl.push_str("composite status {\n  body = { cidr = req.composite.spec.cidr }\n}\n");
+    hcl.push_str("context {\n  key = \"example.com/k\"\n  value = { n = 1 }\n}\n");
+    hcl
+}
