@@ -78,9 +78,9 @@ trap 'rm -rf "$work"' EXIT
 
 echo "pgo-build: training" >&2
 loop="$bin/examples/run_loop"
-"$loop" 10 3000 req-bytes >/dev/null
-"$loop" 50 600 req-bytes >/dev/null
-"$loop" 20 1000 wire >/dev/null
+"$loop" 10 3000 bytes >/dev/null
+"$loop" 50 600 bytes >/dev/null
+"$loop" 20 1000 buckets >/dev/null
 "$loop" 5 300 live-bytes >/dev/null
 "$loop" 1 40 compile >/dev/null
 "$bin/fn-hcl" render examples/modules/xr.yaml examples/modules/composition.yaml \

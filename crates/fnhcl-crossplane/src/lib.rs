@@ -93,6 +93,11 @@ pub struct Limits {
     /// Deepest nesting of request data (observed resources, context,
     /// extra resources), in objects and lists.
     pub max_request_depth: usize,
+    /// Longest time one request may evaluate, time its run spends parked
+    /// by the caller's interrupt (a server's scheduler) not counted.
+    /// Checked every [`INTERRUPT_INTERVAL`] steps: steps bound the work,
+    /// this bounds the time whatever a step costs.
+    pub max_eval_time: Duration,
     /// Evaluation limits: steps for the whole request, expression nesting,
     /// string and collection sizes.
     pub eval: fnhcl_eval::Limits,
@@ -102,6 +107,8 @@ pub struct Limits {
 pub const DEFAULT_MAX_PROGRAM_BYTES: usize = 4 << 20;
 /// Default [`Limits::max_output_bytes`]: 4 MiB.
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 4 << 20;
+/// Default [`Limits::max_eval_time`]: 10 s.
+pub const DEFAULT_MAX_EVAL_TIME: Duration = Duration::from_secs(10);
 /// Default evaluation steps per request.
 pub const DEFAULT_MAX_STEPS: u64 = 20_000_000;
 
@@ -111,6 +118,7 @@ impl Default for Limits {
             max_program_bytes: DEFAULT_MAX_PROGRAM_BYTES,
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             max_request_depth: convert::MAX_DEPTH,
+            max_eval_time: DEFAULT_MAX_EVAL_TIME,
             eval: fnhcl_eval::Limits {
                 max_steps: DEFAULT_MAX_STEPS,
                 ..fnhcl_eval::Limits::default()
@@ -548,19 +556,13 @@ impl Function {
                             limits.max_request_depth
                         )
                     })?;
-                let with_interrupt;
-                let eval_limits = match interrupt {
-                    None => &limits.eval,
-                    Some(i) => {
-                        with_interrupt = fnhcl_eval::Limits {
-                            interrupt: Some(i),
-                            ..limits.eval.clone()
-                        };
-                        &with_interrupt
-                    }
+                let clock = Arc::new(EvalClock::new(limits.max_eval_time));
+                let eval_limits = fnhcl_eval::Limits {
+                    interrupt: Some(clock.clone().interrupt(interrupt)),
+                    ..limits.eval.clone()
                 };
-                let output = fnhcl_eval::evaluate_with_limits(program, &eval_req, eval_limits)
-                    .map_err(|f| f.message())?;
+                let output = fnhcl_eval::evaluate_with_limits(program, &eval_req, &eval_limits)
+                    .map_err(|f| clock.explain(f.message()))?;
                 // The request's values are not read again: their memory
                 // is not part of the response's peak.
                 drop(eval_req);
@@ -618,6 +620,66 @@ impl Function {
             }
         }
         outcome
+    }
+}
+
+/// How long a run has evaluated, the time its caller's interrupt held it
+/// (parked by a scheduler) left out, against [`Limits::max_eval_time`].
+struct EvalClock {
+    start: std::time::Instant,
+    limit: Duration,
+    /// Time spent inside the caller's interrupt, in nanoseconds.
+    held: std::sync::atomic::AtomicU64,
+    /// Whether the limit stopped the run.
+    expired: std::sync::atomic::AtomicBool,
+}
+
+impl EvalClock {
+    fn new(limit: Duration) -> EvalClock {
+        EvalClock {
+            start: std::time::Instant::now(),
+            limit,
+            held: std::sync::atomic::AtomicU64::new(0),
+            expired: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// The interrupt the evaluation calls: the caller's (timed), then the
+    /// clock's own check.
+    fn interrupt(self: Arc<EvalClock>, caller: Option<Interrupt>) -> Interrupt {
+        use std::sync::atomic::Ordering::Relaxed;
+        Interrupt::new(move || {
+            if let Some(caller) = &caller {
+                let before = std::time::Instant::now();
+                let go_on = caller.check();
+                let held = u64::try_from(before.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                self.held.fetch_add(held, Relaxed);
+                if !go_on {
+                    return false;
+                }
+            }
+            let held = Duration::from_nanos(self.held.load(Relaxed));
+            if self.start.elapsed().saturating_sub(held) > self.limit {
+                self.expired.store(true, Relaxed);
+                return false;
+            }
+            true
+        })
+    }
+
+    /// The run's fatal message, saying so when the time limit stopped it
+    /// (the evaluator only knows that its interrupt said stop).
+    fn explain(&self, message: String) -> String {
+        if !self.expired.load(std::sync::atomic::Ordering::Relaxed) {
+            return message;
+        }
+        message.replace(
+            INTERRUPTED_DETAIL,
+            &format!(
+                "The evaluation took longer than the limit of {} s; simplify the program or reduce the data it works on.",
+                self.limit.as_secs_f64()
+            ),
+        )
     }
 }
 
