@@ -442,3 +442,19 @@ fn evaluation_time() {
     });
     assert_eq!(fatal_message(&rsp), None, "{:?}", rsp.results);
 }
+
+/// Infinities never reach desired state: JSON cannot hold them.
+#[test]
+fn infinite_numbers_are_fatal() {
+    let f = Function::default();
+    for (expr, sign) in [("1/0", "+"), ("pow(10, 1e9)", "+"), ("log(0, 10)", "-")] {
+        assert_fatal_then_fine(
+            &f,
+            &body_request(expr),
+            &[
+                "unable to convert resource body to struct: r:",
+                &format!("the number at spec.value is {sign}Inf"),
+            ],
+        );
+    }
+}

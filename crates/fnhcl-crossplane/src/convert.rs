@@ -23,6 +23,10 @@ pub enum ConvertError {
     TooDeep,
     /// A top-level value that must be an object was something else.
     NotAnObject(&'static str),
+    /// A number (at the given dotted path) that is infinite, or too large
+    /// for a float64: JSON, which Crossplane writes desired state as, has
+    /// no such number (cty's JSON conversion refuses it too).
+    NotFinite(String, bool),
 }
 
 impl std::fmt::Display for ConvertError {
@@ -32,6 +36,20 @@ impl std::fmt::Display for ConvertError {
             ConvertError::Unknown(path) => write!(f, "value at {path} is not known yet"),
             ConvertError::TooDeep => write!(f, "value is nested deeper than {MAX_DEPTH} levels"),
             ConvertError::NotAnObject(got) => write!(f, "expected an object, got {got}"),
+            ConvertError::NotFinite(path, negative) => {
+                let sign = if *negative { "-" } else { "+" };
+                if path.is_empty() {
+                    write!(
+                        f,
+                        "the number is {sign}Inf or beyond a float64, which JSON cannot hold"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "the number at {path} is {sign}Inf or beyond a float64, which JSON cannot hold"
+                    )
+                }
+            }
         }
     }
 }
@@ -191,7 +209,7 @@ impl PathError {
     }
 
     fn finish(mut self) -> ConvertError {
-        if let ConvertError::Unknown(p) = &mut self.error {
+        if let ConvertError::Unknown(p) | ConvertError::NotFinite(p, _) = &mut self.error {
             self.rev_path.reverse();
             *p = self.rev_path.join(".");
         }
@@ -208,7 +226,17 @@ fn to_pb(v: &Value, depth: usize) -> Result<PbValue, PathError> {
         Value::Null(_) => Kind::NullValue(0),
         Value::Unknown(_) => return Err(PathError::new(ConvertError::Unknown(String::new()))),
         Value::Bool(b) => Kind::BoolValue(*b),
-        Value::Number(n) => Kind::NumberValue(n.to_f64()),
+        Value::Number(n) => {
+            let f = n.to_f64();
+            if !f.is_finite() {
+                let negative = f.is_sign_negative();
+                return Err(PathError::new(ConvertError::NotFinite(
+                    String::new(),
+                    negative,
+                )));
+            }
+            Kind::NumberValue(f)
+        }
         Value::String(s) => Kind::StringValue(String::from(&**s)),
         Value::List(c) | Value::Set(c) => Kind::ListValue(seq_to_pb(&c.items, depth)?),
         Value::Tuple(items) => Kind::ListValue(seq_to_pb(items, depth)?),
