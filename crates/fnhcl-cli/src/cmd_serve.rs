@@ -26,6 +26,20 @@ pub(crate) struct Args {
     /// Most bytes of `source: FileSystem` files kept in memory.
     #[arg(long, env = "FNHCL_FILES_CACHE_BYTES", default_value_t = fnhcl_server::DEFAULT_FILES_CACHE_MAX_BYTES)]
     files_cache_bytes: usize,
+
+    /// Most evaluation steps one request may take (expression nodes,
+    /// iterations, elements, 16 bytes of text copied each).
+    #[arg(long, env = "FNHCL_MAX_STEPS", default_value_t = fnhcl_crossplane::DEFAULT_MAX_STEPS)]
+    max_steps: u64,
+
+    /// Most bytes of values (text, collections) one request's evaluation
+    /// may build.
+    #[arg(long, env = "FNHCL_MAX_EVAL_BYTES", default_value_t = fnhcl_eval::DEFAULT_MAX_BYTES)]
+    max_eval_bytes: u64,
+
+    /// Longest time, in seconds, one request may evaluate.
+    #[arg(long, env = "FNHCL_MAX_EVAL_SECONDS", default_value_t = fnhcl_crossplane::DEFAULT_MAX_EVAL_TIME.as_secs_f64())]
+    max_eval_seconds: f64,
 }
 
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -35,6 +49,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         files_entries: args.files_cache_entries,
         files_bytes: args.files_cache_bytes,
     };
-    fnhcl_server::serve_blocking_with(&args.server, caches).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut limits = fnhcl_crossplane::Limits::default();
+    limits.eval.max_steps = args.max_steps;
+    limits.eval.max_bytes = args.max_eval_bytes;
+    limits.max_eval_time = std::time::Duration::try_from_secs_f64(args.max_eval_seconds)
+        .map_err(|e| anyhow::anyhow!("--max-eval-seconds {}: {e}", args.max_eval_seconds))?;
+    fnhcl_server::serve_blocking_with(&args.server, caches, limits)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(ExitCode::SUCCESS)
 }

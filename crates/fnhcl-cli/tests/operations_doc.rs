@@ -204,3 +204,32 @@ fn metric_names_exist() {
         );
     }
 }
+
+/// Every `--flag` `docs/limits.md` names is a flag of `fn-hcl serve`.
+#[test]
+fn limits_page_flags_exist() {
+    let page = repo_file("docs/limits.md");
+    let help = Command::new(BIN)
+        .args(["serve", "--help"])
+        .output()
+        .expect("fn-hcl serve --help");
+    let help = String::from_utf8_lossy(&help.stdout);
+    let words = |text: &str| -> BTreeSet<String> {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .filter(|w| {
+                w.strip_prefix("--")
+                    .is_some_and(|f| f.starts_with(|c: char| c.is_ascii_alphabetic()))
+            })
+            .map(str::to_owned)
+            .collect()
+    };
+    let flags = words(&help);
+    let named = words(&page);
+    assert!(named.len() >= 8, "{named:?}");
+    for flag in named {
+        assert!(
+            flags.contains(&flag),
+            "docs/limits.md names {flag}, which fn-hcl serve lacks"
+        );
+    }
+}

@@ -36,7 +36,9 @@ pub use compile::{Program, compile};
 pub use demand::{Demand, Paths};
 pub use eval::{evaluate, evaluate_for_comparison, evaluate_traced, evaluate_with_limits};
 /// Resource limits of an evaluation (see [`evaluate_with_limits`]).
-pub use fnhcl_expr::{INTERRUPT_INTERVAL, INTERRUPTED_DETAIL, Interrupt, Limits};
+pub use fnhcl_expr::{
+    DEFAULT_MAX_BYTES, INTERRUPT_INTERVAL, INTERRUPTED_DETAIL, Interrupt, Limits,
+};
 pub use layout::{ImportedDir, imported_dirs};
 pub use locate::{FieldStep, Location, Locator, locate_composite_field, locate_resource_field};
 pub use render::{

@@ -96,14 +96,21 @@ impl HclFunction {
 
     /// A service with the standard options and the given cache bounds.
     pub fn with_cache_limits(limits: CacheLimits) -> HclFunction {
+        HclFunction::configured(limits, fnhcl_crossplane::Limits::default())
+    }
+
+    /// The server's function with the given cache bounds and per-request
+    /// limits (what `fn-hcl serve` runs).
+    pub fn configured(caches: CacheLimits, limits: fnhcl_crossplane::Limits) -> HclFunction {
         let files = Arc::new(FsDirectoryReader::with_limits(
-            limits.files_entries,
-            limits.files_bytes,
+            caches.files_entries,
+            caches.files_bytes,
         ));
         let function = Function::new(Options {
-            cache_max_entries: limits.program_entries,
-            cache_max_bytes: limits.program_bytes,
+            cache_max_entries: caches.program_entries,
+            cache_max_bytes: caches.program_bytes,
             directory_reader: Some(files.clone()),
+            limits,
             ..Options::default()
         });
         HclFunction {
@@ -320,17 +327,22 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
 /// Configures logging, then serves on a new multi-threaded runtime until
 /// SIGTERM/SIGINT, with the default cache bounds.
 pub fn serve_blocking(args: &Args) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    serve_blocking_with(args, CacheLimits::default())
+    serve_blocking_with(
+        args,
+        CacheLimits::default(),
+        fnhcl_crossplane::Limits::default(),
+    )
 }
 
-/// [`serve_blocking`] with the given cache bounds (what `fn-hcl serve`
-/// runs).
+/// [`serve_blocking`] with the given cache bounds and per-request limits
+/// (what `fn-hcl serve` runs).
 pub fn serve_blocking_with(
     args: &Args,
     caches: CacheLimits,
+    limits: fnhcl_crossplane::Limits,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     init_logging(args.debug);
     let runtime = runtime()?;
-    runtime.block_on(serve(HclFunction::with_cache_limits(caches), args))?;
+    runtime.block_on(serve(HclFunction::configured(caches, limits), args))?;
     Ok(())
 }
