@@ -175,7 +175,7 @@ impl HclFunction {
     /// The answer to a request that could not be decoded: a Fatal result
     /// naming the problem (there is no request to echo a tag from).
     pub fn refuse(&self, message: String) -> RunFunctionResponse {
-        tracing::warn!(error = %message, "function returned a fatal result");
+        tracing::warn!(error = %clip(&message, LOGGED_ERROR_BYTES), "function returned a fatal result");
         if let Some(m) = &self.metrics {
             m.observe(true, None, 0.0);
         }
@@ -244,11 +244,14 @@ impl HclFunction {
         }
         let elapsed_ms = elapsed * 1000.0;
         let xr = &outcome.xr;
+        // A request's own strings are logged cut short: one call must not
+        // make a log line of megabytes.
+        let tag = clip(&outcome.tag, LOGGED_TAG_BYTES);
         match &outcome.error {
             // One line per request is for debugging (as the Go SDK's);
             // fatal results are worth a warning.
             None => tracing::debug!(
-                tag = %outcome.tag,
+                tag = %tag,
                 xr_version = %xr.api_version(),
                 xr_kind = %xr.kind(),
                 xr_name = %xr.name(),
@@ -259,17 +262,35 @@ impl HclFunction {
                 "ran function"
             ),
             Some(error) => tracing::warn!(
-                tag = %outcome.tag,
+                tag = %tag,
                 xr_version = %xr.api_version(),
                 xr_kind = %xr.kind(),
                 xr_name = %xr.name(),
                 xr_namespace = %xr.namespace(),
-                error = %error,
+                error = %clip(error, LOGGED_ERROR_BYTES),
                 elapsed_ms,
                 "function returned a fatal result"
             ),
         }
     }
+}
+
+/// The longest request tag logged.
+const LOGGED_TAG_BYTES: usize = 256;
+/// The longest error message logged (the Fatal result has it whole).
+const LOGGED_ERROR_BYTES: usize = 4096;
+
+/// `s` cut to at most `max` bytes at a character boundary, with `…` when
+/// cut.
+fn clip(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if s.len() <= max {
+        return s.into();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end]).into()
 }
 
 /// The function with the options the server uses.
@@ -345,4 +366,16 @@ pub fn serve_blocking_with(
     let runtime = runtime()?;
     runtime.block_on(serve(HclFunction::configured(caches, limits), args))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn logged_strings_are_clipped_at_a_character_boundary() {
+        assert_eq!(super::clip("short", 8), "short");
+        assert_eq!(super::clip("abcdefgh", 8), "abcdefgh");
+        assert_eq!(super::clip("abcdefghi", 8), "abcdefgh…");
+        // `é` is two bytes: a cut inside it moves back before it.
+        assert_eq!(super::clip("abcdefgé", 8), "abcdefg…");
+    }
 }

@@ -7,7 +7,10 @@
 //! go to a bounded queue that one thread of its own writes to stderr; when
 //! the queue is full (the sink is not keeping up), a line is dropped and
 //! counted ([`dropped_lines`], exported as the metric
-//! `function_hcl_log_lines_dropped_total`).
+//! `function_hcl_log_lines_dropped_total`). The queue is bounded by lines
+//! and by bytes ([`QUEUE_BYTES`]), and one line by [`MAX_LINE_BYTES`] (a
+//! longer one is cut and says so), so what waits for a stuck sink stays
+//! small whatever a request carries.
 //!
 //! Format and levels are the SDK's (`function_sdk_rust::logging`): JSON
 //! lines at INFO; with `--debug` human-readable at DEBUG, the gRPC
@@ -15,7 +18,7 @@
 //! replaces the level selection.
 
 use std::io::Write;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, OnceLock};
 
@@ -26,6 +29,13 @@ use tracing_subscriber::util::SubscriberInitExt;
 
 /// Lines that may wait for the sink before new ones are dropped.
 pub const QUEUE_LINES: usize = 1024;
+/// Bytes that may wait for the sink before new lines are dropped: 4 MiB.
+pub const QUEUE_BYTES: usize = 4 << 20;
+/// The longest line written; a longer one is cut to this, ending with
+/// [`CUT_MARK`] and a newline.
+pub const MAX_LINE_BYTES: usize = 64 << 10;
+/// What ends a line that was cut.
+pub const CUT_MARK: &str = " [line cut]";
 
 /// The transport crates whose DEBUG output buries the function's own.
 const TRANSPORT_TARGETS: [&str; 6] = ["h2", "hyper", "hyper_util", "tonic", "tower", "rustls"];
@@ -43,19 +53,30 @@ pub fn dropped_lines() -> u64 {
 pub struct LossyWriter {
     tx: SyncSender<Vec<u8>>,
     dropped: Arc<AtomicU64>,
+    /// Bytes queued and not yet written.
+    queued: Arc<AtomicUsize>,
+    max_bytes: usize,
 }
 
 impl LossyWriter {
-    /// A queue of `lines` lines drained into `sink` by a thread of its own.
-    pub fn new<W: Write + Send + 'static>(sink: W, lines: usize) -> LossyWriter {
+    /// A queue of at most `lines` lines and `bytes` bytes drained into
+    /// `sink` by a thread of its own.
+    pub fn new<W: Write + Send + 'static>(sink: W, lines: usize, bytes: usize) -> LossyWriter {
         let (tx, rx) = sync_channel(lines);
         let dropped = Arc::new(AtomicU64::new(0));
+        let queued = Arc::new(AtomicUsize::new(0));
         // Without the thread (spawning failed) every line is dropped and
         // counted: still better than blocking the server.
+        let drained = queued.clone();
         let _ = std::thread::Builder::new()
             .name("log-writer".to_owned())
-            .spawn(move || drain(rx, sink));
-        LossyWriter { tx, dropped }
+            .spawn(move || drain(rx, sink, &drained));
+        LossyWriter {
+            tx,
+            dropped,
+            queued,
+            max_bytes: bytes,
+        }
     }
 
     /// Lines dropped so far.
@@ -64,25 +85,30 @@ impl LossyWriter {
     }
 }
 
-fn drain<W: Write>(rx: Receiver<Vec<u8>>, mut sink: W) {
+fn drain<W: Write>(rx: Receiver<Vec<u8>>, mut sink: W, queued: &AtomicUsize) {
     for line in rx {
-        if sink.write_all(&line).is_err() {
-            continue;
+        if sink.write_all(&line).is_ok() {
+            let _ = sink.flush();
         }
-        let _ = sink.flush();
+        queued.fetch_sub(line.len(), Ordering::Relaxed);
     }
 }
 
 /// One event's text, queued when the event is complete.
 pub struct Line {
     buf: Vec<u8>,
-    tx: SyncSender<Vec<u8>>,
-    dropped: Arc<AtomicU64>,
+    /// Whether bytes past [`MAX_LINE_BYTES`] were left out.
+    cut: bool,
+    writer: LossyWriter,
 }
 
 impl Write for Line {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.buf.extend_from_slice(bytes);
+        let room = MAX_LINE_BYTES.saturating_sub(self.buf.len());
+        if bytes.len() > room {
+            self.cut = true;
+        }
+        self.buf.extend_from_slice(&bytes[..bytes.len().min(room)]);
         Ok(bytes.len())
     }
 
@@ -96,11 +122,29 @@ impl Drop for Line {
         if self.buf.is_empty() {
             return;
         }
-        match self.tx.try_send(std::mem::take(&mut self.buf)) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
-                self.dropped.fetch_add(1, Ordering::Relaxed);
+        if self.cut {
+            // Cut at a character boundary, marked, still one line.
+            let keep = MAX_LINE_BYTES - CUT_MARK.len() - 1;
+            let text = String::from_utf8_lossy(&self.buf[..keep.min(self.buf.len())]);
+            let mut end = text.len().min(keep);
+            while !text.is_char_boundary(end) {
+                end -= 1;
             }
+            let mut line = text[..end].as_bytes().to_vec();
+            line.extend_from_slice(CUT_MARK.as_bytes());
+            line.push(b'\n');
+            self.buf = line;
+        }
+        let w = &self.writer;
+        let len = self.buf.len();
+        let drop_it = w.queued.fetch_add(len, Ordering::Relaxed) + len > w.max_bytes
+            || match w.tx.try_send(std::mem::take(&mut self.buf)) {
+                Ok(()) => false,
+                Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => true,
+            };
+        if drop_it {
+            w.queued.fetch_sub(len, Ordering::Relaxed);
+            w.dropped.fetch_add(1, Ordering::Relaxed);
         }
     }
 }
@@ -111,8 +155,8 @@ impl<'a> MakeWriter<'a> for LossyWriter {
     fn make_writer(&'a self) -> Line {
         Line {
             buf: Vec::new(),
-            tx: self.tx.clone(),
-            dropped: self.dropped.clone(),
+            cut: false,
+            writer: self.clone(),
         }
     }
 }
@@ -145,7 +189,7 @@ pub fn init(debug: bool) {
     if DROPPED.get().is_some() {
         return;
     }
-    let writer = LossyWriter::new(std::io::stderr(), QUEUE_LINES);
+    let writer = LossyWriter::new(std::io::stderr(), QUEUE_LINES, QUEUE_BYTES);
     let _ = DROPPED.set(writer.dropped.clone());
     let rust_log = std::env::var("RUST_LOG").ok();
     let (targets, ignored) = filter(debug, rust_log.as_deref());
@@ -195,7 +239,7 @@ mod tests {
     #[test]
     fn a_stuck_sink_drops_lines_instead_of_blocking() {
         let gate = Arc::new((Mutex::new(false), Condvar::new()));
-        let w = LossyWriter::new(Stuck(gate.clone()), 8);
+        let w = LossyWriter::new(Stuck(gate.clone()), 8, 1 << 20);
         // Far more lines than the queue holds: every write returns at once.
         for i in 0..1000 {
             let mut line = w.make_writer();
@@ -221,7 +265,7 @@ mod tests {
                 Ok(())
             }
         }
-        let w = LossyWriter::new(Chan(tx), 64);
+        let w = LossyWriter::new(Chan(tx), 64, 1 << 20);
         for i in 0..10 {
             let mut line = w.make_writer();
             write!(line, "a{i}").expect("write");
@@ -232,6 +276,49 @@ mod tests {
             .collect();
         assert_eq!(got[3], "a3b\n");
         assert_eq!(w.dropped(), 0);
+    }
+
+    #[test]
+    fn the_queue_is_bounded_by_bytes_and_long_lines_are_cut() {
+        let gate = Arc::new((Mutex::new(false), Condvar::new()));
+        // Room for 1,000 lines by count, 200 KiB by bytes.
+        let w = LossyWriter::new(Stuck(gate.clone()), 1000, 200 << 10);
+        let big = "x".repeat(3 << 20);
+        for _ in 0..100 {
+            let mut line = w.make_writer();
+            writeln!(line, "{{\"tag\":\"{big}\"}}").expect("write");
+        }
+        // Each line is cut to 64 KiB: the drain thread holds one, the
+        // byte bound lets three more wait, the rest are dropped.
+        assert!(w.queued.load(Ordering::Relaxed) <= 200 << 10);
+        assert!(w.dropped() >= 100 - 4, "{}", w.dropped());
+        let (lock, cv) = &*gate;
+        *lock.lock().expect("lock") = true;
+        cv.notify_all();
+
+        // A cut line keeps its start, says it was cut, and is one line.
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+        struct Chan(std::sync::mpsc::Sender<Vec<u8>>);
+        impl Write for Chan {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                let _ = self.0.send(b.to_vec());
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let w = LossyWriter::new(Chan(tx), 8, 1 << 20);
+        {
+            let mut line = w.make_writer();
+            // Multi-byte characters across the cut.
+            writeln!(line, "start {}", "é".repeat(MAX_LINE_BYTES)).expect("write");
+        }
+        let got = String::from_utf8(rx.recv().expect("line")).expect("utf-8");
+        assert!(got.len() <= MAX_LINE_BYTES, "{}", got.len());
+        assert!(got.starts_with("start é"));
+        assert!(got.ends_with(&format!("{CUT_MARK}\n")));
+        assert_eq!(got.matches('\n').count(), 1);
     }
 
     #[test]
