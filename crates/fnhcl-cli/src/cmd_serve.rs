@@ -27,6 +27,14 @@ pub(crate) struct Args {
     #[arg(long, env = "FNHCL_FILES_CACHE_BYTES", default_value_t = fnhcl_server::DEFAULT_FILES_CACHE_MAX_BYTES)]
     files_cache_bytes: usize,
 
+    /// Most compiled schemas (schema validation) kept in memory.
+    #[arg(long, env = "FNHCL_SCHEMA_CACHE_ENTRIES", default_value_t = fnhcl_crossplane::schemas::DEFAULT_CACHE_ENTRIES)]
+    schema_cache_entries: usize,
+
+    /// Most estimated memory, in bytes, of the compiled schemas kept.
+    #[arg(long, env = "FNHCL_SCHEMA_CACHE_BYTES", default_value_t = fnhcl_crossplane::schemas::DEFAULT_CACHE_BYTES)]
+    schema_cache_bytes: usize,
+
     /// Most evaluation steps one request may take (expression nodes,
     /// iterations, elements, 16 bytes of text copied each).
     #[arg(long, env = "FNHCL_MAX_STEPS", default_value_t = fnhcl_crossplane::DEFAULT_MAX_STEPS)]
@@ -48,6 +56,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         program_bytes: args.program_cache_bytes,
         files_entries: args.files_cache_entries,
         files_bytes: args.files_cache_bytes,
+        schema_entries: args.schema_cache_entries,
+        schema_bytes: args.schema_cache_bytes,
     };
     let mut limits = fnhcl_crossplane::Limits::default();
     limits.eval.max_steps = args.max_steps;

@@ -136,6 +136,10 @@ pub struct Options {
     /// sources included (least recently used are dropped; a program
     /// estimated above the whole budget is compiled for each request).
     pub cache_max_bytes: usize,
+    /// Most compiled schemas kept (schema validation).
+    pub schema_cache_max_entries: usize,
+    /// Most estimated memory the compiled schemas kept may take.
+    pub schema_cache_max_bytes: usize,
     /// Reader for `source: FileSystem`; without one that source is an error.
     pub directory_reader: Option<Arc<dyn DirectoryReader>>,
     /// TTL when the input sets none.
@@ -152,6 +156,8 @@ impl Default for Options {
         Options {
             cache_max_entries: DEFAULT_CACHE_MAX_ENTRIES,
             cache_max_bytes: DEFAULT_CACHE_MAX_BYTES,
+            schema_cache_max_entries: schemas::DEFAULT_CACHE_ENTRIES,
+            schema_cache_max_bytes: schemas::DEFAULT_CACHE_BYTES,
             directory_reader: None,
             default_ttl: DEFAULT_TTL,
             always_debug: false,
@@ -360,7 +366,10 @@ impl Function {
                 options.cache_max_bytes,
                 Compiled::weigh,
             ),
-            schemas: schemas::SchemaCache::default(),
+            schemas: schemas::SchemaCache::new(
+                options.schema_cache_max_entries,
+                options.schema_cache_max_bytes,
+            ),
             last_input: std::sync::Mutex::new(None),
             options,
         }
@@ -369,6 +378,11 @@ impl Function {
     /// Size, bounds and counters of the compiled-program cache.
     pub fn cache_stats(&self) -> CacheStats {
         self.cache.stats()
+    }
+
+    /// Size, bounds and counters of the compiled-schema cache.
+    pub fn schema_cache_stats(&self) -> CacheStats {
+        self.schemas.stats()
     }
 
     /// Runs one request and returns the response.

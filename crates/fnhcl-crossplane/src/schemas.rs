@@ -34,8 +34,12 @@ use crate::input::SchemaValidation;
 pub const REASON: &str = "SchemaViolation";
 /// Violations reported per resource; the rest are counted in one line.
 pub const MAX_PER_RESOURCE: usize = 10;
-/// Compiled schemas kept.
-const CACHE_ENTRIES: usize = 256;
+/// Compiled schemas kept by default.
+pub const DEFAULT_CACHE_ENTRIES: usize = 256;
+/// Default budget of the compiled schemas kept: 64 MiB of estimated memory
+/// ([`Schema::estimated_bytes`]; a large provider CRD's schema is a few
+/// MiB compiled).
+pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
 
 /// The requirement key for a kind: `Kind.version.group` (`Bucket.v1beta1.s3.aws.upbound.io`,
 /// `ConfigMap.v1` for the core group), kubectl's fully qualified form.
@@ -46,24 +50,48 @@ pub fn requirement_key(api_version: &str, kind: &str) -> String {
     }
 }
 
-/// Compiled schemas by content hash, the least recently used dropped
-/// beyond `CACHE_ENTRIES`. A schema that does not compile is cached as
-/// its error (reported once per response as a warning).
+/// Compiled schemas by content hash, bounded by entries and by estimated
+/// bytes (the least recently used dropped first; a schema over the whole
+/// budget is compiled for each request). A schema that does not compile is
+/// cached as its error (reported once per response as a warning).
 pub struct SchemaCache {
     lru: Mutex<Lru<u64, Arc<Result<Schema, String>>>>,
+    hits: std::sync::atomic::AtomicU64,
+    misses: std::sync::atomic::AtomicU64,
 }
 
 impl Default for SchemaCache {
     fn default() -> SchemaCache {
-        SchemaCache {
-            // Bounded by entries only: a compiled schema's memory is not
-            // estimated.
-            lru: Mutex::new(Lru::new(CACHE_ENTRIES, usize::MAX)),
-        }
+        SchemaCache::new(DEFAULT_CACHE_ENTRIES, DEFAULT_CACHE_BYTES)
     }
 }
 
 impl SchemaCache {
+    /// A cache of at most `max_entries` schemas and `max_bytes` of their
+    /// estimated memory.
+    pub fn new(max_entries: usize, max_bytes: usize) -> SchemaCache {
+        SchemaCache {
+            lru: Mutex::new(Lru::new(max_entries, max_bytes)),
+            hits: Default::default(),
+            misses: Default::default(),
+        }
+    }
+
+    /// Size, bounds and counters.
+    pub fn stats(&self) -> crate::CacheStats {
+        use std::sync::atomic::Ordering::Relaxed;
+        let lru = self.lru.lock().unwrap_or_else(PoisonError::into_inner);
+        crate::CacheStats {
+            entries: lru.len(),
+            bytes: lru.bytes(),
+            max_entries: lru.max_entries(),
+            max_bytes: lru.max_bytes(),
+            hits: self.hits.load(Relaxed),
+            misses: self.misses.load(Relaxed),
+            evictions: lru.evictions(),
+        }
+    }
+
     /// Compiled schemas held.
     pub fn len(&self) -> usize {
         self.lru
@@ -84,15 +112,22 @@ impl SchemaCache {
             .unwrap_or_else(PoisonError::into_inner)
             .get(&key)
         {
+            self.hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             return s.clone();
         }
+        self.misses
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // Compiled outside the lock: other requests go on meanwhile.
         let json = crate::convert::struct_to_json(schema);
         let compiled = Arc::new(Schema::compile(&json).map_err(|e| e.message));
+        let weight = match &*compiled {
+            Ok(schema) => schema.estimated_bytes(),
+            Err(message) => message.len(),
+        };
         self.lru
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(key, compiled.clone(), 0);
+            .insert(key, compiled.clone(), weight);
         compiled
     }
 }
@@ -453,6 +488,47 @@ mod tests {
         let broken = schema(serde_json::json!({"type": "string", "pattern": "("}));
         assert!(cache.get(&broken).is_err());
         assert_eq!(cache.len(), 2);
+    }
+
+    #[test]
+    fn the_cache_is_bounded_by_estimated_bytes() {
+        let props: serde_json::Map<String, serde_json::Value> = (0..500)
+            .map(|i| {
+                let p = serde_json::json!({"type": "string", "description": "a field", "enum": ["a", "b"]});
+                (format!("field{i}"), p)
+            })
+            .collect();
+        let big = schema(serde_json::json!({"type": "object", "properties": props}));
+        let cache = SchemaCache::new(16, 1 << 30);
+        let kept = cache.get(&big);
+        let weight = cache.stats().bytes;
+        let compiled = kept.as_ref().as_ref().expect("compiles");
+        assert_eq!(weight, compiled.estimated_bytes());
+        // 500 nodes with their names, enums and descriptions.
+        assert!(weight > 500 * 100, "{weight}");
+        assert!(Arc::ptr_eq(&kept, &cache.get(&big)));
+        assert_eq!((cache.stats().hits, cache.stats().misses), (1, 1));
+
+        // Over the whole budget: compiled for each request, never kept.
+        let cache = SchemaCache::new(16, weight - 1);
+        let first = cache.get(&big);
+        assert!(!Arc::ptr_eq(&first, &cache.get(&big)));
+        let stats = cache.stats();
+        assert_eq!((stats.entries, stats.bytes, stats.misses), (0, 0, 2));
+
+        // Room for two of three: the least recently used goes.
+        let cache = SchemaCache::new(16, 2 * weight + weight / 2);
+        let other = |n: usize| {
+            let mut v = serde_json::to_value(&props).expect("json");
+            v[format!("extra{n}")] = serde_json::json!({"type": "integer"});
+            schema(serde_json::json!({"type": "object", "properties": v}))
+        };
+        for n in 0..3 {
+            cache.get(&other(n));
+        }
+        let stats = cache.stats();
+        assert_eq!((stats.entries, stats.evictions), (2, 1), "{stats:?}");
+        assert!(stats.bytes <= stats.max_bytes);
     }
 
     #[test]

@@ -286,6 +286,34 @@ pub struct Schema {
 }
 
 impl Schema {
+    /// An estimate of the memory this schema holds: its nodes and their
+    /// texts, and a compiled regular expression's typical size for each
+    /// `pattern` (compiled on first use).
+    pub fn estimated_bytes(&self) -> usize {
+        /// What a compiled `pattern` is taken to cost.
+        const PATTERN_BYTES: usize = 4 << 10;
+        let node = std::mem::size_of::<Node>();
+        self.nodes
+            .iter()
+            .map(|n| {
+                node + n.description.as_ref().map_or(0, |d| d.len())
+                    + n.properties
+                        .iter()
+                        .map(|(k, _)| k.len() + 24)
+                        .sum::<usize>()
+                    + n.enumeration
+                        .iter()
+                        .map(|(_, t)| 2 * t.len() + 48)
+                        .sum::<usize>()
+                    + n.required.iter().map(|r| r.len() + 16).sum::<usize>()
+                    + n.pattern
+                        .as_ref()
+                        .map_or(0, |p| p.source.len() + PATTERN_BYTES)
+                    + 8 * (n.all_of.len() + n.any_of.len() + n.one_of.len())
+            })
+            .sum()
+    }
+
     /// Compiles an `openAPIV3Schema` object. Local `$ref`s
     /// (`#/definitions/...`, `#/components/schemas/...`, `#/$defs/...`)
     /// resolve against `schema` itself.

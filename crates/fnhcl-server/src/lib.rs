@@ -47,6 +47,10 @@ pub struct CacheLimits {
     pub files_entries: usize,
     /// Most bytes of `FileSystem` source files kept.
     pub files_bytes: usize,
+    /// Most compiled schemas kept.
+    pub schema_entries: usize,
+    /// Most estimated memory of the compiled schemas kept.
+    pub schema_bytes: usize,
 }
 
 impl Default for CacheLimits {
@@ -56,6 +60,8 @@ impl Default for CacheLimits {
             program_bytes: fnhcl_crossplane::DEFAULT_CACHE_MAX_BYTES,
             files_entries: DEFAULT_FILES_CACHE_MAX_ENTRIES,
             files_bytes: DEFAULT_FILES_CACHE_MAX_BYTES,
+            schema_entries: fnhcl_crossplane::schemas::DEFAULT_CACHE_ENTRIES,
+            schema_bytes: fnhcl_crossplane::schemas::DEFAULT_CACHE_BYTES,
         }
     }
 }
@@ -109,6 +115,8 @@ impl HclFunction {
         let function = Function::new(Options {
             cache_max_entries: caches.program_entries,
             cache_max_bytes: caches.program_bytes,
+            schema_cache_max_entries: caches.schema_entries,
+            schema_cache_max_bytes: caches.schema_bytes,
             directory_reader: Some(files.clone()),
             limits,
             ..Options::default()
@@ -123,8 +131,11 @@ impl HclFunction {
     /// and `filesystem` when the service owns the `FileSystem` reader).
     pub fn cache_sources(&self) -> Vec<(&'static str, StatsSource)> {
         let function = self.function.clone();
-        let mut out: Vec<(&'static str, StatsSource)> =
-            vec![("program", Arc::new(move || function.cache_stats()))];
+        let schemas = self.function.clone();
+        let mut out: Vec<(&'static str, StatsSource)> = vec![
+            ("program", Arc::new(move || function.cache_stats())),
+            ("schema", Arc::new(move || schemas.schema_cache_stats())),
+        ];
         if let Some(files) = &self.files {
             let files = files.clone();
             out.push(("filesystem", Arc::new(move || files.stats())));
