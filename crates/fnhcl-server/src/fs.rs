@@ -10,6 +10,7 @@
 //! (least recently used go first), and is compared by content: it keeps the
 //! same files as the same `Arc` call after call, for the program cache.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
@@ -75,7 +76,19 @@ struct Cache {
 /// Reads `*.hcl` files from the local file system, as consistent snapshots.
 pub struct FsDirectoryReader {
     cache: Mutex<Cache>,
+    /// Longest a directory read may take (see [`READ_TIMEOUT`]).
+    timeout: Duration,
+    /// Directories whose last read timed out and is still blocked: a new
+    /// read of one fails at once instead of starting another thread that
+    /// would block too.
+    hung: Arc<Mutex<HashSet<PathBuf>>>,
 }
+
+/// Default longest time a directory read may take. A read blocked longer
+/// (a hung NFS or FUSE mount) is an error for its request, and its thread
+/// is left to finish on its own: the request's scheduling slot is free
+/// again, and FileSystem programs of other directories go on.
+pub(crate) const READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl Default for FsDirectoryReader {
     fn default() -> FsDirectoryReader {
@@ -102,7 +115,15 @@ impl FsDirectoryReader {
                 hits: 0,
                 misses: 0,
             }),
+            timeout: READ_TIMEOUT,
+            hung: Arc::default(),
         }
+    }
+
+    /// The same reader with another read timeout.
+    pub fn with_timeout(mut self, timeout: Duration) -> FsDirectoryReader {
+        self.timeout = timeout;
+        self
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Cache> {
@@ -360,12 +381,62 @@ fn read_snapshot(dir: &Path) -> Result<Vec<TxtarFile>, String> {
     ))
 }
 
+/// `read(dir)` on a thread of its own, waited for at most `timeout`. A
+/// read that takes longer is an error; `dir` stays in `hung` until that
+/// read ends, and reads of it meanwhile fail at once.
+fn read_within<T: Send + 'static>(
+    dir: &Path,
+    timeout: Duration,
+    hung: &Arc<Mutex<HashSet<PathBuf>>>,
+    read: impl FnOnce(&Path) -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    let lock = || hung.lock().unwrap_or_else(PoisonError::into_inner);
+    let too_slow = || {
+        format!(
+            "reading the directory took longer than {} s (a hung mount?); it is read again once the blocked read ends",
+            timeout.as_secs_f64()
+        )
+    };
+    if lock().contains(dir) {
+        return Err(too_slow());
+    }
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let owned = dir.to_path_buf();
+    let marks = hung.clone();
+    std::thread::Builder::new()
+        .name("fs-read".to_owned())
+        .spawn(move || {
+            let result = read(&owned);
+            // Under the lock, so that the waiter either takes the result
+            // or has marked the directory and gone (then the mark is
+            // cleared here).
+            let mut marks = marks.lock().unwrap_or_else(PoisonError::into_inner);
+            if tx.send(result).is_err() {
+                marks.remove(&owned);
+            }
+        })
+        .map_err(|e| format!("cannot start a thread to read the directory: {e}"))?;
+    match rx.recv_timeout(timeout) {
+        Ok(result) => result,
+        Err(_) => {
+            let mut marks = lock();
+            // The read may have ended just now.
+            if let Ok(result) = rx.try_recv() {
+                return result;
+            }
+            marks.insert(dir.to_path_buf());
+            drop(rx);
+            Err(too_slow())
+        }
+    }
+}
+
 impl DirectoryReader for FsDirectoryReader {
     fn read_hcl_files(&self, path: &str) -> Result<Arc<Vec<TxtarFile>>, String> {
         let dir = PathBuf::from(path);
         // Read on every call, and compared by content: an edit that keeps
         // a file's size and modification time is still seen.
-        let files = read_snapshot(&dir)?;
+        let files = read_within(&dir, self.timeout, &self.hung, |d| read_snapshot(d))?;
         let mut cache = self.lock();
         let found = cache
             .lru
@@ -754,6 +825,50 @@ mod tests {
             ..old
         };
         assert_eq!(unsettled(&vec![ahead], now), None);
+    }
+
+    #[test]
+    fn a_blocked_read_times_out_and_its_directory_fails_fast_until_it_ends() {
+        let hung = Arc::new(Mutex::new(HashSet::new()));
+        let dir = Path::new("/nfs/programs");
+        let (release, blocked) = std::sync::mpsc::channel::<()>();
+        let (ended_tx, ended) = std::sync::mpsc::channel::<()>();
+        let err = read_within(dir, Duration::from_millis(20), &hung, move |_| {
+            let _ = blocked.recv();
+            let _ = ended_tx.send(());
+            Ok(1)
+        })
+        .expect_err("times out");
+        assert!(
+            err.starts_with("reading the directory took longer than 0.02 s"),
+            "{err}"
+        );
+        // While it is blocked, the same directory fails at once, without
+        // starting another read; another directory reads as usual.
+        let started = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let s = started.clone();
+        let again = read_within(dir, Duration::from_secs(5), &hung, move |_| {
+            s.store(true, std::sync::atomic::Ordering::SeqCst);
+            Ok(2)
+        });
+        assert!(again.is_err());
+        assert!(!started.load(std::sync::atomic::Ordering::SeqCst));
+        let other = read_within(Path::new("/other"), Duration::from_secs(5), &hung, |_| {
+            Ok(3)
+        });
+        assert_eq!(other, Ok(3));
+        // Once the blocked read ends, the directory is read again.
+        release.send(()).expect("release");
+        ended.recv().expect("ended");
+        let mut after = Err(String::new());
+        for _ in 0..1000 {
+            after = read_within(dir, Duration::from_secs(5), &hung, |_| Ok(4));
+            if after.is_ok() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(after, Ok(4));
     }
 
     #[test]
