@@ -436,7 +436,7 @@ impl DirectoryReader for FsDirectoryReader {
         let dir = PathBuf::from(path);
         // Read on every call, and compared by content: an edit that keeps
         // a file's size and modification time is still seen.
-        let files = read_within(&dir, self.timeout, &self.hung, |d| read_snapshot(d))?;
+        let files = read_within(&dir, self.timeout, &self.hung, read_snapshot)?;
         let mut cache = self.lock();
         let found = cache
             .lru
