@@ -45,8 +45,8 @@
 //!   same function behind a bare tonic server, an empty call through the
 //!   SDK's server, the same messages through the SDK's server with the
 //!   response precomputed ("same bytes": the transport floor for them), and
-//!   the in-process run (`Function::run_bytes` of the request's bytes, what
-//!   the server does per call); `--requests` calls each, in
+//!   the in-process run (`fnhcl_bench::serve_bytes`: prost's decode, the
+//!   run, prost's encode, what the server does per call); `--requests` calls each, in
 //!   alternating rounds.
 
 use std::process::{Child, Command, ExitCode, Stdio};
