@@ -458,3 +458,22 @@ fn infinite_numbers_are_fatal() {
         );
     }
 }
+
+/// Checking a body is linear in its attributes: 50,000 locals (each
+/// checked against the others for duplicates) compile and run, and the
+/// one duplicate is reported.
+#[test]
+fn many_attributes_in_one_body() {
+    let mut hcl = String::from("locals {\n");
+    for i in 0..50_000 {
+        hcl.push_str(&format!("  a{i} = {i}\n"));
+    }
+    hcl.push_str(
+        "}\nresource r {\n  body = { apiVersion = \"v1\", kind = \"K\", n = a49999 }\n}\n",
+    );
+    let rsp = run_small_stack(&Function::default(), &fnhcl_bench::request(0, &hcl));
+    assert_eq!(fatal_message(&rsp), None, "{:?}", rsp.results);
+    hcl.push_str("locals {\n  a7 = 1\n}\n");
+    let f = Function::default();
+    assert_fatal_then_fine(&f, &fnhcl_bench::request(0, &hcl), &["a7"]);
+}
