@@ -8,7 +8,9 @@
 //! and diagnostics published. CRDs load on a background thread.
 //!
 //! Synchronous by design, as the evaluator is: one thread runs the message
-//! loop ([`server`]); `lsp-server` does the framing on its own IO threads.
+//! loop ([`server`]); a reader and a writer thread do the framing
+//! ([`transport`], by hand: `lsp-server`'s own IO threads abort or exit on
+//! bad input).
 
 mod convert;
 mod documents;
@@ -16,28 +18,37 @@ mod handlers;
 mod preview;
 mod project;
 mod server;
+mod transport;
 
 use anyhow::Context as _;
 use lsp_server::Connection;
 
 /// Serves one client over stdin/stdout until it exits.
 pub fn run_stdio() -> anyhow::Result<()> {
-    let (conn, io) = Connection::stdio();
-    server::run(&conn)?;
-    drop(conn);
-    io.join().context("stdio")?;
-    Ok(())
+    run_io(std::io::stdin(), std::io::stdout()).context("stdio")
 }
 
 /// Listens on `127.0.0.1:port` and serves the first client that connects
 /// until it exits.
 pub fn run_tcp(port: u16) -> anyhow::Result<()> {
-    let (conn, io) = Connection::listen(("127.0.0.1", port))
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port))
         .with_context(|| format!("listen on port {port}"))?;
-    server::run(&conn)?;
+    let (stream, _) = listener.accept().context("accept a client")?;
+    run_io(stream.try_clone()?, stream).context("socket")
+}
+
+/// Serves one client that writes LSP's base protocol to `input` and reads
+/// it from `output`, until it exits or `input` ends. Input that is not a
+/// message is answered with an error and skipped ([`transport`]).
+pub fn run_io(
+    input: impl std::io::Read + Send + 'static,
+    output: impl std::io::Write + Send + 'static,
+) -> anyhow::Result<()> {
+    let (conn, io) = transport::connect(input, output);
+    let served = server::run(&conn);
     drop(conn);
-    io.join().context("socket")?;
-    Ok(())
+    io.join()?;
+    served
 }
 
 /// Serves one client over an in-memory connection (tests, benchmarks).

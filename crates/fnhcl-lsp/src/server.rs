@@ -60,13 +60,20 @@ pub(crate) struct Server {
 
 /// Runs the server on an established connection until `exit`.
 pub(crate) fn run(conn: &Connection) -> anyhow::Result<()> {
-    let (id, params) = conn.initialize_start()?;
+    // Input that ends before initialization ends the server normally.
+    let (id, params) = match conn.initialize_start() {
+        Err(e) if e.channel_is_disconnected() => return Ok(()),
+        started => started?,
+    };
     let init: InitializeParams = serde_json::from_value(params).unwrap_or_default();
     let result = serde_json::json!({
         "capabilities": capabilities(),
         "serverInfo": { "name": "fn-hcl", "version": env!("CARGO_PKG_VERSION") },
     });
-    conn.initialize_finish(id, result)?;
+    match conn.initialize_finish(id, result) {
+        Err(e) if e.channel_is_disconnected() => return Ok(()),
+        finished => finished?,
+    }
     let (bg_tx, bg_rx) = crossbeam_channel::unbounded();
     let mut server = Server {
         sender: conn.sender.clone(),
