@@ -10,8 +10,9 @@ use prost::Message as _;
 use tonic::Status;
 use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 
-/// A request as prost read it, or why prost could not.
-pub type Decoded = Result<RunFunctionRequest, String>;
+/// A request as prost read it with the length of its bytes, or why prost
+/// could not read it.
+pub type Decoded = Result<(RunFunctionRequest, usize), String>;
 
 /// RunFunction's codec.
 #[derive(Clone, Copy, Debug, Default)]
@@ -44,7 +45,10 @@ impl Decoder for RequestDecoder {
     type Error = Status;
 
     fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Decoded>, Status> {
-        let decoded = RunFunctionRequest::decode(&mut *src).map_err(|e| e.to_string());
+        let len = src.remaining();
+        let decoded = RunFunctionRequest::decode(&mut *src)
+            .map(|req| (req, len))
+            .map_err(|e| e.to_string());
         // Whatever prost left unread is not part of any later message.
         src.advance(src.remaining());
         Ok(Some(decoded))

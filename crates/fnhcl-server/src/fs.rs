@@ -303,7 +303,7 @@ fn unsettled(sig: &Signature, now: SystemTime) -> Option<(String, Duration)> {
 /// One attempt: the walk, every file read, the walk again. The snapshot
 /// holds only if both walks agree (names, sizes, modification times) and
 /// each file read has the size its walk saw.
-fn attempt(dir: &Path) -> Result<(Signature, Vec<TxtarFile>), Attempt> {
+fn attempt(dir: &Path) -> Result<Vec<TxtarFile>, Attempt> {
     let before = signature(dir).map_err(Attempt::Failed)?;
     if let Some((name, wait)) = unsettled(&before, SystemTime::now()) {
         return Err(Attempt::Unsettled(name, wait));
@@ -340,7 +340,7 @@ fn attempt(dir: &Path) -> Result<(Signature, Vec<TxtarFile>), Attempt> {
             .map_or_else(|| "a file".to_owned(), |s| s.name.clone());
         return Err(Attempt::Changed(name));
     }
-    Ok((before, files))
+    Ok(files)
 }
 
 /// Reads every `*.hcl` file under `dir` as one consistent snapshot: a tree
@@ -355,7 +355,7 @@ fn read_snapshot(dir: &Path) -> Result<Vec<TxtarFile>, String> {
     let mut last = String::new();
     for _ in 0..MAX_ATTEMPTS {
         match attempt(dir) {
-            Ok((_, files)) => {
+            Ok(files) => {
                 if let Some(empty) = files.iter().find(|f| f.data.trim().is_empty()) {
                     return Err(format!(
                         "{}: the file is empty (a program file must hold HCL; a file being rewritten in place is read again on the next call)",

@@ -85,12 +85,16 @@ impl LaneLimits {
 /// (the view checks every byte once, a few instructions per byte).
 pub const SMALL_REQUEST_BYTES: usize = 256 << 10;
 
-/// Whether `req` is at most [`SMALL_REQUEST_BYTES`] long (encoded) and its
-/// program is inline: a `source: FileSystem` program is read from disk,
-/// which must not happen on a runtime thread.
-pub fn small_request(req: &fnhcl_crossplane::proto::RunFunctionRequest) -> bool {
+/// Whether `req`, `encoded_len` bytes long as received, is at most
+/// [`SMALL_REQUEST_BYTES`] long and its program is inline: a
+/// `source: FileSystem` program is read from disk, which must not happen on
+/// a runtime thread.
+pub fn small_request(
+    req: &fnhcl_crossplane::proto::RunFunctionRequest,
+    encoded_len: usize,
+) -> bool {
     use pbjson_types::value::Kind;
-    if prost::Message::encoded_len(req) > SMALL_REQUEST_BYTES {
+    if encoded_len > SMALL_REQUEST_BYTES {
         return false;
     }
     let source = req

@@ -173,7 +173,18 @@ impl HclFunction {
     /// the request is not started, or its evaluation stops at its next
     /// interrupt check.
     pub async fn handle(&self, req: RunFunctionRequest) -> Result<RunFunctionResponse, Status> {
-        if lanes::small_request(&req) {
+        let len = prost::Message::encoded_len(&req);
+        self.handle_received(req, len).await
+    }
+
+    /// [`HclFunction::handle`] of a request that arrived as `len` bytes
+    /// (the server knows the length: nothing walks the message for it).
+    pub async fn handle_received(
+        &self,
+        req: RunFunctionRequest,
+        len: usize,
+    ) -> Result<RunFunctionResponse, Status> {
+        if lanes::small_request(&req, len) {
             let start = Instant::now();
             if let Some(outcome) = self.run_inline(&req) {
                 self.report(&outcome, start);

@@ -123,17 +123,15 @@ impl Drop for Line {
             return;
         }
         if self.cut {
-            // Cut at a character boundary, marked, still one line.
-            let keep = MAX_LINE_BYTES - CUT_MARK.len() - 1;
-            let text = String::from_utf8_lossy(&self.buf[..keep.min(self.buf.len())]);
-            let mut end = text.len().min(keep);
-            while !text.is_char_boundary(end) {
+            // Cut at the start of a character (the formatter writes
+            // UTF-8), marked, still one line.
+            let mut end = MAX_LINE_BYTES - CUT_MARK.len() - 1;
+            while end > 0 && self.buf[end] & 0xC0 == 0x80 {
                 end -= 1;
             }
-            let mut line = text[..end].as_bytes().to_vec();
-            line.extend_from_slice(CUT_MARK.as_bytes());
-            line.push(b'\n');
-            self.buf = line;
+            self.buf.truncate(end);
+            self.buf.extend_from_slice(CUT_MARK.as_bytes());
+            self.buf.push(b'\n');
         }
         let w = &self.writer;
         let len = self.buf.len();
@@ -215,6 +213,19 @@ mod tests {
     use super::*;
     use std::sync::{Condvar, Mutex};
 
+    /// A sink that hands each write on to a channel.
+    struct Chan(std::sync::mpsc::Sender<Vec<u8>>);
+
+    impl Write for Chan {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            let _ = self.0.send(b.to_vec());
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
     /// A sink that blocks until released, like a pipe nobody reads.
     struct Stuck(Arc<(Mutex<bool>, Condvar)>);
 
@@ -255,16 +266,6 @@ mod tests {
     #[test]
     fn a_working_sink_gets_every_line() {
         let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
-        struct Chan(std::sync::mpsc::Sender<Vec<u8>>);
-        impl Write for Chan {
-            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-                let _ = self.0.send(b.to_vec());
-                Ok(b.len())
-            }
-            fn flush(&mut self) -> std::io::Result<()> {
-                Ok(())
-            }
-        }
         let w = LossyWriter::new(Chan(tx), 64, 1 << 20);
         for i in 0..10 {
             let mut line = w.make_writer();
@@ -298,16 +299,6 @@ mod tests {
 
         // A cut line keeps its start, says it was cut, and is one line.
         let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
-        struct Chan(std::sync::mpsc::Sender<Vec<u8>>);
-        impl Write for Chan {
-            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-                let _ = self.0.send(b.to_vec());
-                Ok(b.len())
-            }
-            fn flush(&mut self) -> std::io::Result<()> {
-                Ok(())
-            }
-        }
         let w = LossyWriter::new(Chan(tx), 8, 1 << 20);
         {
             let mut line = w.make_writer();

@@ -77,7 +77,7 @@ impl UnaryService<Decoded> for RunFunction {
         let function = self.0.clone();
         Box::pin(async move {
             match request.into_inner() {
-                Ok(req) => function.handle(req).await.map(Response::new),
+                Ok((req, len)) => function.handle_received(req, len).await.map(Response::new),
                 Err(e) => Ok(Response::new(
                     function.refuse(format!("invalid request: {e}")),
                 )),
@@ -280,6 +280,20 @@ mod tests {
         (parts.headers, data, trailers)
     }
 
+    /// A new service's answer to RunFunction with these DATA frames.
+    async fn answer(
+        encoding: Option<&str>,
+        chunks: Vec<Vec<u8>>,
+        max: Option<usize>,
+    ) -> (http::HeaderMap, Vec<u8>, Option<http::HeaderMap>) {
+        let mut service = RunFunctionService::new(HclFunction::standard(), max);
+        let rsp = service
+            .call(run_function_request(encoding, chunks))
+            .await
+            .expect("infallible");
+        collect(rsp).await
+    }
+
     fn status_of(headers: &http::HeaderMap) -> Option<(&str, &str)> {
         Some((
             headers.get("grpc-status")?.to_str().ok()?,
@@ -306,12 +320,7 @@ mod tests {
         // One DATA frame, or the message cut anywhere across two.
         for cut in [framed.len(), 1, 5, 6, framed.len() / 2] {
             let chunks = vec![framed[..cut].to_vec(), framed[cut..].to_vec()];
-            let mut service = RunFunctionService::new(HclFunction::standard(), None);
-            let rsp = service
-                .call(run_function_request(None, chunks))
-                .await
-                .expect("infallible");
-            let (headers, data, trailers) = collect(rsp).await;
+            let (headers, data, trailers) = answer(None, chunks, None).await;
             assert_eq!(
                 headers.get("content-type").map(|v| v.as_bytes()),
                 Some(b"application/grpc".as_slice())
@@ -327,12 +336,7 @@ mod tests {
         use prost::Message as _;
         // Field 1 (meta) as a varint: the wrong wire type.
         let chunks = vec![grpc_message(0, &[0x08, 0x01])];
-        let mut service = RunFunctionService::new(HclFunction::standard(), None);
-        let rsp = service
-            .call(run_function_request(None, chunks))
-            .await
-            .expect("infallible");
-        let (_, data, trailers) = collect(rsp).await;
+        let (_, data, trailers) = answer(None, chunks, None).await;
         assert_eq!(status_of(&trailers.expect("trailers")), Some(("0", "")));
         let got = RunFunctionResponse::decode(&data[5..]).expect("a response");
         assert_eq!(got.results.len(), 1, "{got:?}");
@@ -384,12 +388,7 @@ mod tests {
             ),
         ];
         for (encoding, chunks, max, code, message) in cases {
-            let mut service = RunFunctionService::new(HclFunction::standard(), max);
-            let rsp = service
-                .call(run_function_request(encoding, chunks))
-                .await
-                .expect("infallible");
-            let (headers, data, _) = collect(rsp).await;
+            let (headers, data, _) = answer(encoding, chunks, max).await;
             assert!(data.is_empty());
             let status = status_of(&headers).expect("a trailers-only response");
             assert_eq!(status.0, code, "{message}");

@@ -103,6 +103,16 @@ fn request(hcl: &str, xr_name: &str) -> RunFunctionRequest {
     }
 }
 
+/// [`request`] with a `source: FileSystem` input reading `dir`.
+fn filesystem_request(dir: &std::path::Path, xr_name: &str) -> RunFunctionRequest {
+    let mut req = request(BUCKET, xr_name);
+    req.input = json_to_struct(&json!({
+        "apiVersion": "function-hcl/v1", "kind": "HclInput",
+        "source": "FileSystem", "path": dir.to_str().expect("utf-8 path")
+    }));
+    req
+}
+
 fn body(rsp: &RunFunctionResponse, name: &str) -> serde_json::Value {
     let r = &rsp.desired.as_ref().expect("desired").resources[name];
     struct_to_json(r.resource.as_ref().expect("body"))
@@ -507,11 +517,7 @@ async fn filesystem_source_reads_a_mounted_directory_and_sees_changes() {
         )
     };
     std::fs::write(dir.path().join("b-main.hcl"), resource("First")).expect("write");
-    let mut req = request(BUCKET, "fs");
-    req.input = json_to_struct(&json!({
-        "apiVersion": "function-hcl/v1", "kind": "HclInput",
-        "source": "FileSystem", "path": dir.path().to_str().expect("utf-8 path")
-    }));
+    let req = filesystem_request(dir.path(), "fs");
 
     let port = start(None);
     let mut client = connect(port).await;
@@ -553,11 +559,7 @@ async fn filesystem_source_loads_module_subdirectories_and_sees_their_changes() 
     // A ConfigMap volume's machinery and VCS metadata are not program files.
     write("..data/broken.hcl", "not hcl {");
     write(".git/broken.hcl", "not hcl {");
-    let mut req = request(BUCKET, "fs-modules");
-    req.input = json_to_struct(&json!({
-        "apiVersion": "function-hcl/v1", "kind": "HclInput",
-        "source": "FileSystem", "path": dir.path().to_str().expect("utf-8 path")
-    }));
+    let req = filesystem_request(dir.path(), "fs-modules");
 
     let port = start(None);
     let mut client = connect(port).await;
@@ -590,11 +592,7 @@ async fn filesystem_program_rewritten_in_place_is_never_read_torn() {
     let main = dir.path().join("main.hcl");
     let program = "resource one {\n  body = { apiVersion = \"v1\", kind = \"One\" }\n}\n\nresource two {\n  body = { apiVersion = \"v1\", kind = \"Two\" }\n}\n";
     std::fs::write(&main, program).expect("write");
-    let mut req = request(BUCKET, "fs-torn");
-    req.input = json_to_struct(&json!({
-        "apiVersion": "function-hcl/v1", "kind": "HclInput",
-        "source": "FileSystem", "path": dir.path().to_str().expect("utf-8 path")
-    }));
+    let mut req = filesystem_request(dir.path(), "fs-torn");
     let observed = |kind: &str| Resource {
         resource: json_to_struct(&json!({"apiVersion": "v1", "kind": kind})),
         ..Default::default()
@@ -657,11 +655,7 @@ async fn an_empty_filesystem_program_file_is_fatal() {
     )
     .expect("write");
     std::fs::write(dir.path().join("z.hcl"), " \n").expect("write");
-    let mut req = request(BUCKET, "fs-empty");
-    req.input = json_to_struct(&json!({
-        "apiVersion": "function-hcl/v1", "kind": "HclInput",
-        "source": "FileSystem", "path": dir.path().to_str().expect("utf-8 path")
-    }));
+    let req = filesystem_request(dir.path(), "fs-empty");
     let rsp = quiet().handle(req).await.expect("run");
     assert_eq!(rsp.results.len(), 1, "{:?}", rsp.results);
     assert_eq!(rsp.results[0].severity, Severity::Fatal as i32);
@@ -817,11 +811,7 @@ async fn a_filesystem_program_is_read_in_the_pool_not_inline() {
         BUCKET.trim_start_matches("-- main.hcl --\n"),
     )
     .expect("write");
-    let mut req = request(BUCKET, "fs-pool");
-    req.input = json_to_struct(&json!({
-        "apiVersion": "function-hcl/v1", "kind": "HclInput",
-        "source": "FileSystem", "path": dir.path().to_str().expect("utf-8 path")
-    }));
+    let req = filesystem_request(dir.path(), "fs-pool");
     let f = quiet();
     let rsp = f.handle(req).await.expect("run");
     check_bucket(&rsp, "fs-pool");
