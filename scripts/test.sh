@@ -27,3 +27,8 @@ bash crates/fnhcl-lsp/tests/python/run.sh
 # The VS Code extension's grammar and manifest (stdlib Python; the npm
 # build is scripts/build-vscode-extension.sh, not run here).
 python3 editors/vscode/test/check_grammar.py
+# Crossplane's own code in the loop: the real `crossplane render` (CLI
+# 2.2.1 and 1.20.7) and function-auto-ready, built from the Go module
+# proxy, render every case of tests/render/ against `fn-hcl serve`; the
+# output must equal `fn-hcl render`'s (needs Go and the proxy).
+bash tests/crossplane/run.sh

@@ -399,7 +399,10 @@ pub(crate) fn run(
             }
         };
         let creds = if v.credentials() {
-            step_credentials(step, loaded).map_err(step_err)?
+            // crossplane render fetches credentials before it runs the step:
+            // its error names no step.
+            step_credentials(step, loaded)
+                .map_err(|e| RenderError::new(e).wrap("cannot render composite resource"))?
         } else {
             HashMap::new()
         };

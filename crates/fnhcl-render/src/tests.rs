@@ -902,7 +902,7 @@ fn credentials_come_from_secrets() {
     let e = run(&i, &opts()).unwrap_err();
     assert_eq!(
         e.message,
-        "cannot render composite resource: cannot run pipeline step \"s\": cannot get credentials from secret \"aws-creds\": secret \"aws-creds\" not found"
+        "cannot render composite resource: cannot get credentials from secret \"aws-creds\": secret \"aws-creds\" not found"
     );
     let o = RenderOptions {
         version: "1.17".parse().unwrap(),

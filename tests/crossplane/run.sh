@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Crossplane's own code in the loop: builds the real Crossplane CLI
+# (`crossplane render`, releases 2.2.1 and 1.20.7) and function-auto-ready
+# from the Go module proxy, pinned by the go.mod/go.sum beside this script
+# (their source is never copied here), then runs the test that renders
+# every case of tests/render/ with them against `fn-hcl serve` and
+# compares with `fn-hcl render` (crates/fnhcl-cli/tests/crossplane_render.rs).
+#
+# Binaries go to target/crossplane-bin; Go's module and build caches make
+# a second run fast. Fails (never skips) when Go or the proxy is missing.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+bin="$root/target/crossplane-bin"
+mkdir -p "$bin"
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "tests/crossplane/run.sh: no go command: the Crossplane CLI suite needs Go (1.25 or newer)" >&2
+  exit 1
+fi
+proxy="$(go env GOPROXY | cut -d, -f1)"
+if [ "$proxy" != "off" ] && [ "$proxy" != "direct" ] && command -v curl >/dev/null 2>&1; then
+  if ! curl -s -f -m 30 -o /dev/null "$proxy/github.com/crossplane/crossplane/v2/@v/v2.2.1.info"; then
+    echo "tests/crossplane/run.sh: the Go module proxy $proxy cannot be reached (or does not serve github.com/crossplane/crossplane/v2@v2.2.1): cannot build the Crossplane CLI" >&2
+    exit 1
+  fi
+fi
+
+# build DIR PACKAGE OUTPUT: go build of PACKAGE in the pinned module DIR.
+build() {
+  local dir="$here/$1" pkg="$2" out="$bin/$3"
+  if [ ! -x "$out" ] || [ "$dir/go.sum" -nt "$out" ] || [ "$dir/go.mod" -nt "$out" ]; then
+    echo "building $3 ($pkg) ..."
+    (cd "$dir" && go build -trimpath -o "$out.tmp" "$pkg") || {
+      echo "tests/crossplane/run.sh: cannot build $pkg from the Go module proxy" >&2
+      exit 1
+    }
+    mv "$out.tmp" "$out"
+  fi
+}
+build crank-2.2 github.com/crossplane/crossplane/v2/cmd/crank crank-2.2.1
+build crank-1.20 github.com/crossplane/crossplane/cmd/crank crank-1.20.7
+build function-auto-ready github.com/crossplane/function-auto-ready function-auto-ready
+
+export FNHCL_CROSSPLANE_CLIS="2.2=$bin/crank-2.2.1,1.20=$bin/crank-1.20.7"
+export FNHCL_FUNCTION_AUTO_READY="$bin/function-auto-ready"
+cd "$root"
+cargo test -p fnhcl-cli --test crossplane_render -- --ignored --nocapture
