@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Crossplane's own code in the loop: builds the real Crossplane CLI
-# (`crossplane render`, releases 2.2.1 and 1.20.7) and function-auto-ready
-# from the Go module proxy, pinned by the go.mod/go.sum beside this script
+# (`crossplane render`, releases 2.2.1 and 1.20.7), function-auto-ready and
+# the Go function-hcl from the Go module proxy, pinned by the go.mod/go.sum beside this script
 # (their source is never copied here), then runs the test that renders
 # every case of tests/render/ with them against `fn-hcl serve` and
-# compares with `fn-hcl render` (crates/fnhcl-cli/tests/crossplane_render.rs).
+# compares with `fn-hcl render` (crates/fnhcl-cli/tests/crossplane_render.rs),
+# then the differential test against the Go function-hcl.
 #
 # Binaries go to target/crossplane-bin; Go's module and build caches make
 # a second run fast. Fails (never skips) when Go or the proxy is missing.
@@ -41,8 +42,14 @@ build() {
 build crank-2.2 github.com/crossplane/crossplane/v2/cmd/crank crank-2.2.1
 build crank-1.20 github.com/crossplane/crossplane/cmd/crank crank-1.20.7
 build function-auto-ready github.com/crossplane/function-auto-ready function-auto-ready
+build function-hcl-go github.com/crossplane-contrib/function-hcl/function function-hcl-go
 
 export FNHCL_CROSSPLANE_CLIS="2.2=$bin/crank-2.2.1,1.20=$bin/crank-1.20.7"
 export FNHCL_FUNCTION_AUTO_READY="$bin/function-auto-ready"
 cd "$root"
 cargo test -p fnhcl-cli --test crossplane_render -- --ignored --nocapture
+# The Go function-hcl as an oracle (crates/fnhcl-bench/tests/go_oracle.rs):
+# the evaluator's cases and FNHCL_DIFF_CASES (default 300) generated
+# programs sent to both functions.
+export FNHCL_FUNCTION_HCL_GO="$bin/function-hcl-go"
+cargo test -p fnhcl-bench --test go_oracle -- --ignored

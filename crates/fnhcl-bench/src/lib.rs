@@ -31,6 +31,8 @@ static GLOBAL: peak_alloc::PeakAlloc = peak_alloc::PeakAlloc;
 
 #[cfg(feature = "count-alloc")]
 pub mod alloc_count;
+
+pub mod difftest;
 use fnhcl_crossplane::proto::{Resource, RunFunctionRequest, State};
 use serde_json::json;
 

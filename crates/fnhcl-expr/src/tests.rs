@@ -214,3 +214,40 @@ fn context_is_hcl_expression() {
         assert_eq!(d.expr_text.as_deref(), Some(want), "{src}");
     }
 }
+
+/// `&&` and `||` as HCL 2.24 (the Go function-hcl's) evaluates them: a
+/// known controlling operand decides, with only its own diagnostics.
+#[test]
+fn logical_operators_decide_on_a_controlling_operand() {
+    let v = vars(r#"{"u": {"$unknown": "bool"}, "o": {"a": true}}"#);
+    // (expression, value, error count)
+    let cases = [
+        ("u && false", Value::FALSE, 0),
+        ("false && u", Value::FALSE, 0),
+        ("u || true", Value::TRUE, 0),
+        ("true || u", Value::TRUE, 0),
+        ("u && true", Value::Unknown(Type::Bool), 0),
+        ("u || false", Value::Unknown(Type::Bool), 0),
+        ("u && u", Value::Unknown(Type::Bool), 0),
+        // An error in the operand that does not matter is dropped.
+        ("o.missing && false", Value::FALSE, 0),
+        ("true || o.missing", Value::TRUE, 0),
+        // One that matters stays.
+        ("o.missing && true", Value::Unknown(Type::Bool), 1),
+        ("o.missing || o.other", Value::Unknown(Type::Bool), 2),
+        ("u && o.missing", Value::Unknown(Type::Bool), 0),
+        // Conversion errors are never dropped.
+        ("\"x\" && false", Value::Unknown(Type::Bool), 1),
+        ("o.a && false", Value::FALSE, 0),
+    ];
+    for (src, want, n_errors) in cases {
+        let (ev, sm) = run(src, &v, None, true);
+        assert_eq!(ev.value, want, "{src}");
+        assert_eq!(
+            errors(&ev, &sm).len(),
+            n_errors,
+            "{src}: {:?}",
+            errors(&ev, &sm)
+        );
+    }
+}

@@ -208,6 +208,14 @@ impl Evaluator<'_, '_> {
     ) -> R {
         let (av, ad) = self.eval_sub(a, nodes.map(|n| &n[0]));
         let (bv, bd) = self.eval_sub(b, nodes.map(|n| &n[1]));
+        if matches!(op, BinaryOp::And | BinaryOp::Or)
+            && !(ad.is_empty()
+                && bd.is_empty()
+                && matches!(av, Value::Bool(_))
+                && matches!(bv, Value::Bool(_)))
+        {
+            return self.logical(op, [a, b], [(av, ad), (bv, bd)], span);
+        }
         let mut diags = ad;
         if !bd.is_empty() {
             diags.extend(bd);
@@ -218,6 +226,59 @@ impl Evaluator<'_, '_> {
         if diags.is_empty() && plain_operands(op, &av, &bv) {
             return self.apply_binary(op, &av, &bv, span, false, diags);
         }
+        self.binary_general(op, [a, b], av, bv, diags, span)
+    }
+
+    /// `&&` and `||` when an operand has diagnostics, as HCL 2.24 (the
+    /// Go function-hcl's) evaluates them: a known controlling operand
+    /// (`false` for `&&`, `true` for `||`) decides the result with only
+    /// its own diagnostics, and an unknown operand facing the other
+    /// value decides it (unknown) with its own, so an error in the
+    /// operand that does not matter is dropped. Conversion errors, and
+    /// two unknowns of which the left has errors, take the general path
+    /// (every diagnostic, an unknown result).
+    #[inline(never)]
+    fn logical(
+        &mut self,
+        op: BinaryOp,
+        [a, b]: [&Expr; 2],
+        [(av, ad), (bv, bd)]: [(Value, Diags); 2],
+        span: Span,
+    ) -> R {
+        let control = op == BinaryOp::Or;
+        let known_bool = |v: &Value| match convert_owned(v.clone(), &Type::Bool) {
+            Ok(c) => {
+                let (c, marked) = unmark_deep_owned(c);
+                match c {
+                    Value::Bool(x) => Some((Some(x), marked)),
+                    c if !c.is_known() && !c.is_null() => Some((None, marked)),
+                    _ => None,
+                }
+            }
+            Err(_) => None,
+        };
+        if let (Some((x, xm)), Some((y, ym))) = (known_bool(&av), known_bool(&bv)) {
+            let marked = xm || ym;
+            // Which operand decides, and the result.
+            let decided = match (x, y) {
+                (None, None) if !has_errors(&ad) => Some((true, None)),
+                (None, None) => None,
+                (Some(x), _) if x == control => Some((true, Some(control))),
+                (_, Some(y)) if y == control => Some((false, Some(control))),
+                (None, Some(_)) => Some((true, None)),
+                (Some(_), None) => Some((false, None)),
+                (Some(_), Some(_)) => None,
+            };
+            if let Some((left, value)) = decided {
+                let v = match value {
+                    Some(b) => Value::Bool(b),
+                    None => Value::Unknown(Type::Bool),
+                };
+                return (v.mark_if(marked), if left { ad } else { bd });
+            }
+        }
+        let mut diags = ad;
+        diags.extend(bd);
         self.binary_general(op, [a, b], av, bv, diags, span)
     }
 
