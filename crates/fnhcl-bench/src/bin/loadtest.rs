@@ -63,6 +63,8 @@ use tonic::transport::Channel;
 
 #[path = "loadtest/bare.rs"]
 mod bare;
+#[path = "loadtest/peers.rs"]
+mod peers;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -70,6 +72,7 @@ enum Mode {
     Cpu,
     Fairness,
     Split,
+    Peers,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -98,15 +101,19 @@ struct Config {
     requests: u64,
     duration: Duration,
     resources: usize,
+    /// `--mode peers`: the Go function-hcl's and function-starlark's binaries.
+    go_hcl: Option<String>,
+    starlark: Option<String>,
 }
 
 fn usage() -> &'static str {
-    "usage: fnhcl-loadtest [--mode load|cpu|fairness|split] \
+    "usage: fnhcl-loadtest [--mode load|cpu|fairness|split|peers] \
      [--server PATH | --connect HOST:PORT [--pid PID]] \
      [--clients N] [--requests N] [--duration SECS] [--resources N] \
      [--workload buckets|composition] [--sizes N,N,..] [--client tonic|python|python-raw] [--python PATH] \
      [--empty-server | --bare-server [--split-frames]] \
-     [--heavy N] [--heavy-rows N] [--interval-ms N]"
+     [--heavy N] [--heavy-rows N] [--interval-ms N] \
+     [--go-function-hcl PATH] [--starlark PATH]"
 }
 
 fn parse_args() -> Result<Config, String> {
@@ -129,6 +136,8 @@ fn parse_args() -> Result<Config, String> {
         requests: 100_000,
         duration: Duration::from_secs(300),
         resources: 10,
+        go_hcl: None,
+        starlark: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -148,6 +157,7 @@ fn parse_args() -> Result<Config, String> {
                     "cpu" => Mode::Cpu,
                     "fairness" => Mode::Fairness,
                     "split" => Mode::Split,
+                    "peers" => Mode::Peers,
                     m => return Err(format!("unknown mode {m}\n{}", usage())),
                 }
             }
@@ -184,6 +194,8 @@ fn parse_args() -> Result<Config, String> {
             "--heavy" => c.heavy = num(val()?)? as usize,
             "--heavy-rows" => c.heavy_rows = num(val()?)? as usize,
             "--interval-ms" => c.interval = Duration::from_millis(num(val()?)?),
+            "--go-function-hcl" => c.go_hcl = Some(val()?),
+            "--starlark" => c.starlark = Some(val()?),
             "-h" | "--help" => return Err(usage().to_owned()),
             other => return Err(format!("unknown argument {other}\n{}", usage())),
         }
@@ -971,6 +983,10 @@ async fn run(cfg: Config) -> Result<bool, String> {
         Mode::Cpu => return run_cpu(cfg).await,
         Mode::Fairness => return run_fairness(cfg).await,
         Mode::Split => unreachable!("split runs its own runtimes"),
+        Mode::Peers => {
+            let (g, st) = (cfg.go_hcl.clone(), cfg.starlark.clone());
+            return peers::run(cfg, g, st).await;
+        }
     }
     let server = start_server(&cfg)?;
     let probe = connect(&server.addr).await?;
