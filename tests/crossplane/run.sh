@@ -43,8 +43,11 @@ build crank-2.2 github.com/crossplane/crossplane/v2/cmd/crank crank-2.2.1
 build crank-1.20 github.com/crossplane/crossplane/cmd/crank crank-1.20.7
 build function-auto-ready github.com/crossplane/function-auto-ready function-auto-ready
 build function-hcl-go github.com/crossplane-contrib/function-hcl/function function-hcl-go
-# A peer for the benchmarks (docs/benchmarks.md, `fnhcl-loadtest --mode peers`).
-build function-starlark github.com/wompipomp/function-starlark function-starlark
+# A peer for the benchmarks only (docs/benchmarks.md, `fnhcl-loadtest --mode
+# peers`): built when FNHCL_PEERS=1.
+if [ "${FNHCL_PEERS:-}" = 1 ]; then
+  build function-starlark github.com/wompipomp/function-starlark function-starlark
+fi
 
 export FNHCL_CROSSPLANE_CLIS="2.2=$bin/crank-2.2.1,1.20=$bin/crank-1.20.7"
 export FNHCL_FUNCTION_AUTO_READY="$bin/function-auto-ready"
