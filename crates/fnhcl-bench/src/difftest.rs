@@ -52,6 +52,10 @@ pub const NORMALISATIONS: &[(&str, &str)] = &[
         "the Warning result summarising HCL's warnings is not compared, nor the HclDiagnostics condition's status that follows it: Go's lists warnings raised inside `try()` and again at each evaluation of an expression, and leaves out those of group conditions and of unused locals (which we never evaluate, \"Locals are lazy\"); ours lists each once, named as D9 names them",
     ),
     (
+        "D32-readiness-gating",
+        "our `desired.composite.ready = READY_FALSE` when a block is missing from the run (reported by a Warning result) is removed: Go leaves the composite's readiness unset",
+    ),
+    (
         "D7-collection-index",
         "the collection-index annotations of each collection compare as a set: Go numbers the members of a map in its random map order, we in sorted key order",
     ),
@@ -140,11 +144,42 @@ pub fn normalise(resp: &RunFunctionResponse, go: bool) -> (Value, Vec<&'static s
         })
         .collect();
     collection_indexes(&mut v, &mut applied);
+    if !go {
+        readiness_gated(&mut v, &mut applied);
+    }
     if let Some(o) = v.as_object_mut() {
         o.insert("results".into(), Value::Array(results));
         o.insert("conditions".into(), Value::Array(conditions));
     }
     (strip_empty(v), applied)
+}
+
+/// D32: our `desired.composite.ready = READY_FALSE` when a block is
+/// missing (we then report it with a Warning result); Go leaves the
+/// composite's readiness unset.
+fn readiness_gated(v: &mut Value, applied: &mut Vec<&'static str>) {
+    let warned = v
+        .get("results")
+        .and_then(Value::as_array)
+        .is_some_and(|rs| {
+            rs.iter()
+                .any(|r| r.get("severity").and_then(Value::as_str) == Some("SEVERITY_WARNING"))
+        });
+    let Some(c) = v
+        .pointer_mut("/desired/composite")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    if warned && c.get("ready").and_then(Value::as_str) == Some("READY_FALSE") {
+        c.remove("ready");
+        push_once(applied, "D32-readiness-gating");
+        if c.is_empty()
+            && let Some(d) = v.pointer_mut("/desired").and_then(Value::as_object_mut)
+        {
+            d.remove("composite");
+        }
+    }
 }
 
 const INDEX_ANNOTATION: &str = "hcl.fn.crossplane.io/collection-index";

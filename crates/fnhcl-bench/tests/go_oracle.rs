@@ -31,6 +31,18 @@ use tonic::transport::Channel;
 /// entry of `docs/differences-from-go.md` that says why.
 const EXPLAINED: &[(&str, &str)] = &[
     (
+        "readiness-gating-optional",
+        "D32: `optional` on resource and resources blocks (Go: Unsupported argument)",
+    ),
+    (
+        "composite-ready-explicit",
+        "D33: composite ready (Go: invalid composite label)",
+    ),
+    (
+        "composite-ready-incomplete",
+        "D33: composite ready (Go: invalid composite label)",
+    ),
+    (
         "unknown-conditional-not-refined",
         "Refinements: HCL 2.24 narrows an unknown conditional to the range of its branches, which can make it known; we keep it unknown and defer",
     ),
@@ -370,7 +382,16 @@ async fn the_go_function_hcl_answers_the_same() {
         max_recv_message_size: None,
         metrics_address: String::new(),
     };
-    std::thread::spawn(move || fnhcl_server::serve_blocking(&args));
+    // What `fn-hcl serve` runs, without its logging (each Fatal result
+    // would be a line on stderr).
+    std::thread::spawn(move || {
+        let rt = fnhcl_server::runtime().expect("runtime");
+        let function = fnhcl_server::HclFunction::configured(
+            fnhcl_server::CacheLimits::default(),
+            fnhcl_crossplane::Limits::default(),
+        );
+        rt.block_on(fnhcl_server::serve(function, &args))
+    });
     let mut go = connect(&go_process.address).await;
     let mut ours = connect(&our_address).await;
 

@@ -46,10 +46,17 @@ pub struct HclInput {
     pub ttl: Option<Duration>,
     /// Validation of emitted bodies against the schemas Crossplane supplies.
     pub schema_validation: SchemaValidation,
+    /// D32: a missing non-optional resource makes the composite not ready
+    /// (`readinessGating: On`, the default; `Off` restores upstream's
+    /// behaviour).
+    pub readiness_gating: bool,
+    /// D34: composed resources without a `ready` block are ready when
+    /// their observed object is (`autoReady: true`; default false).
+    pub auto_ready: bool,
 }
 
 /// Every field an `HclInput` may have.
-pub const FIELD_NAMES: [&str; 10] = [
+pub const FIELD_NAMES: [&str; 12] = [
     "apiVersion",
     "kind",
     "metadata",
@@ -60,11 +67,12 @@ pub const FIELD_NAMES: [&str; 10] = [
     "debugNew",
     "ttl",
     "schemaValidation",
+    "readinessGating",
+    "autoReady",
 ];
 
 /// The known fields, for error messages.
-const FIELDS: &str =
-    "apiVersion, kind, metadata, source, hcl, path, debug, debugNew, ttl, schemaValidation";
+const FIELDS: &str = "apiVersion, kind, metadata, source, hcl, path, debug, debugNew, ttl, schemaValidation, readinessGating, autoReady";
 
 fn kind_name(v: &PbValue) -> &'static str {
     match &v.kind {
@@ -111,6 +119,8 @@ impl HclInput {
             debug_new: false,
             ttl: None,
             schema_validation: SchemaValidation::default(),
+            readiness_gating: true,
+            auto_ready: false,
         };
         let Some(input) = input else {
             return Ok(out);
@@ -156,6 +166,27 @@ impl HclInput {
                         out.ttl = Some(d);
                     }
                 }
+                "readinessGating" => {
+                    out.readiness_gating = match &v.kind {
+                        None | Some(Kind::NullValue(_)) => true,
+                        // YAML's booleans mean the same as the strings.
+                        Some(Kind::BoolValue(b)) => *b,
+                        Some(Kind::StringValue(s)) if s == "On" || s.is_empty() => true,
+                        Some(Kind::StringValue(s)) if s == "Off" => false,
+                        Some(Kind::StringValue(s)) => {
+                            return Err(format!(
+                                "field \"readinessGating\" must be \"On\" or \"Off\", got {s:?}"
+                            ));
+                        }
+                        _ => {
+                            return Err(format!(
+                                "field \"readinessGating\" must be \"On\" or \"Off\", got {}",
+                                kind_name(v)
+                            ));
+                        }
+                    }
+                }
+                "autoReady" => out.auto_ready = want_bool(name, v)?,
                 "schemaValidation" => {
                     out.schema_validation = match want_string(name, v)?.as_deref() {
                         None | Some("") | Some("Warn") => SchemaValidation::Warn,
@@ -360,6 +391,34 @@ mod tests {
         assert!(err.contains("\"Strict\""), "{err}");
         let err = decode(serde_json::json!({"schemaValidaton": "Off"})).expect_err("typo");
         assert!(err.contains("did you mean \"schemaValidation\""), "{err}");
+    }
+
+    #[test]
+    fn readiness_fields() {
+        let input = decode(serde_json::json!({"hcl": "x"})).expect("valid");
+        assert!(input.readiness_gating);
+        assert!(!input.auto_ready);
+        for (v, want) in [
+            (serde_json::json!("On"), true),
+            (serde_json::json!("Off"), false),
+            (serde_json::json!(false), false),
+            (serde_json::json!(true), true),
+        ] {
+            let input =
+                decode(serde_json::json!({"hcl": "x", "readinessGating": v})).expect("valid");
+            assert_eq!(input.readiness_gating, want, "{v}");
+        }
+        let err = decode(serde_json::json!({"readinessGating": "off"})).expect_err("bad value");
+        assert_eq!(
+            err,
+            "field \"readinessGating\" must be \"On\" or \"Off\", got \"off\""
+        );
+        let input = decode(serde_json::json!({"hcl": "x", "autoReady": true})).expect("valid");
+        assert!(input.auto_ready);
+        let err = decode(serde_json::json!({"autoReady": "yes"})).expect_err("bad type");
+        assert_eq!(err, "field \"autoReady\" must be a boolean, got string");
+        let err = decode(serde_json::json!({"autoready": true})).expect_err("unknown");
+        assert!(err.contains("did you mean \"autoReady\"?"), "{err}");
     }
 
     #[test]

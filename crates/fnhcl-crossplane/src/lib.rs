@@ -10,6 +10,7 @@ pub mod cache;
 pub mod convert;
 pub mod debug;
 pub mod input;
+pub mod ready;
 pub mod request;
 pub mod response;
 pub mod schemas;
@@ -580,7 +581,11 @@ impl Function {
                 // The request's values are not read again: their memory
                 // is not part of the response's peak.
                 drop(eval_req);
-                let mut rsp = response::success(req, ttl, &output)?;
+                let readiness = response::Readiness {
+                    gating: input.readiness_gating,
+                    auto_ready: input.auto_ready,
+                };
+                let mut rsp = response::success(req, ttl, &output, readiness)?;
                 // Schema validation adds results and requirements.
                 let capable = req.meta.as_ref().is_some_and(|m| {
                     m.capabilities

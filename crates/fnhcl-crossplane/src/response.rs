@@ -125,28 +125,70 @@ pub fn merge_struct(theirs: &mut Struct, ours: Struct) {
     }
 }
 
-/// Builds the success response (upstream §5.1–§5.8 with D17–D21).
-/// Errors are conversion failures, reported as a fatal result by the caller.
+/// The input's readiness settings.
+#[derive(Clone, Copy, Debug)]
+pub struct Readiness {
+    /// D32 (`readinessGating: On`).
+    pub gating: bool,
+    /// D34 (`autoReady: true`).
+    pub auto_ready: bool,
+}
+
+/// Builds the success response (upstream §5.1–§5.8 with D17–D21, and the
+/// composite's and composed resources' readiness of D32–D34). Errors are
+/// conversion failures, reported as a fatal result by the caller.
 pub fn success(
     req: &RunFunctionRequest,
     ttl: Duration,
     output: &Output,
+    readiness: Readiness,
 ) -> Result<RunFunctionResponse, String> {
     let mut rsp = base_response(req, ttl);
     let desired = rsp.desired.get_or_insert_with(State::default);
+    let observed = req.observed.as_ref().map(|o| &o.resources);
 
     // D17: earlier steps' resources are kept; ours replace same-named ones.
     for r in &output.resources {
         let body = value_to_struct(&r.body)
             .map_err(|e| format!("unable to convert resource body to struct: {}: {e}", r.name))?;
+        let ready = match r.ready {
+            // D34: no `ready` block (or a discarded one).
+            None if readiness.auto_ready => {
+                let seen = observed
+                    .and_then(|o| o.get(&r.name))
+                    .and_then(|o| o.resource.as_ref());
+                match seen {
+                    Some(s) if crate::ready::is_ready(&crate::convert::struct_to_json(s)) => {
+                        Ready::True as i32
+                    }
+                    _ => Ready::Unspecified as i32,
+                }
+            }
+            other => ready_value(other),
+        };
         desired.resources.insert(
             r.name.clone(),
             Resource {
                 resource: Some(body),
                 connection_details: HashMap::new(),
-                ready: ready_value(r.ready),
+                ready,
             },
         );
+    }
+
+    // D33, then D32: an explicit `composite ready` wins; else a missing
+    // non-optional block makes the composite not ready; else readiness
+    // stays as the request had it.
+    let composite_ready = match output.composite_ready {
+        Some(r) => Some(ready_value(Some(r))),
+        None if readiness.gating && !output.gating.is_empty() => Some(Ready::False as i32),
+        None => None,
+    };
+    if let Some(r) = composite_ready {
+        desired
+            .composite
+            .get_or_insert_with(Resource::default)
+            .ready = r;
     }
 
     // D17: status and connection details merge into the incoming composite.

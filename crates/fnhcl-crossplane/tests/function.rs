@@ -596,3 +596,71 @@ fn many_maps_program() -> String {
     hcl.push_str("context {\n  key = \"example.com/k\"\n  value = { n = 1 }\n}\n");
     hcl
 }
+
+/// The composite's readiness in a response.
+fn composite_ready(rsp: &RunFunctionResponse) -> Option<i32> {
+    rsp.desired
+        .as_ref()
+        .and_then(|d| d.composite.as_ref())
+        .map(|c| c.ready)
+}
+
+const GATED: &str = r#"
+resource vpc {
+  body = { apiVersion = "ec2.aws.upbound.io/v1beta1", kind = "VPC" }
+}
+resource subnet {
+  body = {
+    apiVersion = "ec2.aws.upbound.io/v1beta1"
+    kind       = "Subnet"
+    vpcId      = req.resource.vpc.status.atProvider.id
+  }
+}
+"#;
+
+#[test]
+fn a_deferred_resource_makes_the_composite_not_ready() {
+    use fnhcl_crossplane::proto::Ready;
+    let f = Function::default();
+    // D32: the subnet waits for the VPC's id.
+    let rsp = f.run(&inline(GATED));
+    assert_eq!(composite_ready(&rsp), Some(Ready::False as i32));
+    // Off: as upstream, the composite's readiness is left alone.
+    let off = f.run(&request(json!({"hcl": GATED, "readinessGating": "Off"})));
+    assert_eq!(composite_ready(&off), None);
+    // Optional: it does not gate.
+    let optional = GATED.replace("resource subnet {", "resource subnet {\n  optional = true");
+    assert_eq!(composite_ready(&f.run(&inline(&optional))), None);
+    // D33: an explicit value wins.
+    let explicit = format!("{GATED}\ncomposite ready {{ value = \"READY_TRUE\" }}\n");
+    assert_eq!(
+        composite_ready(&f.run(&inline(&explicit))),
+        Some(Ready::True as i32)
+    );
+    // Once the VPC reports its id, nothing is missing: left alone.
+    let mut req = inline(GATED);
+    req.observed.as_mut().unwrap().resources.insert(
+        "vpc".into(),
+        Resource {
+            resource: json_to_struct(&json!({
+                "apiVersion": "ec2.aws.upbound.io/v1beta1", "kind": "VPC",
+                "status": {"atProvider": {"id": "vpc-1"},
+                           "conditions": [{"type": "Ready", "status": "True"}]}
+            })),
+            ..Default::default()
+        },
+    );
+    let rsp = f.run(&req);
+    assert_eq!(composite_ready(&rsp), None);
+    let desired = rsp.desired.as_ref().unwrap();
+    assert_eq!(desired.resources.len(), 2);
+    // D34 off by default: the observed VPC's readiness is not set...
+    assert_eq!(desired.resources["vpc"].ready, Ready::Unspecified as i32);
+    // ...and with autoReady, its Ready condition makes it ready; the
+    // subnet, not observed, stays unspecified.
+    req.input = json_to_struct(&json!({"hcl": GATED, "autoReady": true}));
+    let rsp = f.run(&req);
+    let desired = rsp.desired.as_ref().unwrap();
+    assert_eq!(desired.resources["vpc"].ready, Ready::True as i32);
+    assert_eq!(desired.resources["subnet"].ready, Ready::Unspecified as i32);
+}

@@ -112,6 +112,8 @@ pub enum DiscardKind {
     Module,
     /// A switch (D30).
     Switch,
+    /// `composite ready` (D33).
+    CompositeReady,
 }
 
 impl DiscardKind {
@@ -127,6 +129,7 @@ impl DiscardKind {
             DiscardKind::Requirement => "requirement",
             DiscardKind::Module => "module",
             DiscardKind::Switch => "switch",
+            DiscardKind::CompositeReady => "composite-ready",
         }
     }
 }
@@ -213,6 +216,13 @@ pub struct Output {
     /// Every discarded block in evaluation order, including silent
     /// `user-condition` ones (see [`Discard::is_reported`]).
     pub discards: Vec<Discard>,
+    /// What `composite ready` blocks set (D33).
+    pub composite_ready: Option<ReadyState>,
+    /// The non-optional resources, collections, groups, module instances
+    /// and switches missing from this run, and `composite ready` when
+    /// its block was incomplete (D32): not empty, the composite is not
+    /// ready.
+    pub gating: Vec<String>,
     /// Warnings (downgraded evaluation errors), deduplicated and sorted as
     /// upstream §5.8 (file, then position).
     pub warnings: Vec<Diagnostic>,

@@ -257,7 +257,7 @@ pub(crate) const EXPORT_RESOURCE: BodySchema = BodySchema {
 };
 
 pub(crate) const RESOURCE: BodySchema = BodySchema {
-    attrs: &[("body", true), ("condition", false)],
+    attrs: &[("body", true), ("condition", false), ("optional", false)],
     blocks: &[
         ("locals", &[]),
         ("ready", &[]),
@@ -272,6 +272,7 @@ pub(crate) const RESOURCES: BodySchema = BodySchema {
         ("condition", false),
         ("name", false),
         ("body", false),
+        ("optional", false),
     ],
     blocks: &[
         ("locals", &[]),
@@ -293,6 +294,12 @@ pub(crate) const TEMPLATE: BodySchema = BodySchema {
 
 pub(crate) const COMPOSITE: BodySchema = BodySchema {
     attrs: &[("body", true)],
+    blocks: &[("locals", &[])],
+};
+
+/// `composite ready { value = "READY_TRUE" }` (D33).
+pub(crate) const COMPOSITE_READY: BodySchema = BodySchema {
+    attrs: &[("value", true)],
     blocks: &[("locals", &[])],
 };
 
@@ -397,7 +404,10 @@ mod shape_tests {
 
     #[test]
     fn shapes_follow_the_nesting_rules() {
-        assert_eq!(attrs(&["resource"]), Some(vec!["body", "condition"]));
+        assert_eq!(
+            attrs(&["resource"]),
+            Some(vec!["body", "condition", "optional"])
+        );
         assert_eq!(attrs(&["resources", "template"]), Some(vec!["body"]));
         assert_eq!(attrs(&["export", "resource"]), Some(vec!["as"]));
         assert_eq!(attrs(&["switch", "case"]), Some(vec!["condition"]));

@@ -253,6 +253,15 @@ fn output_json(out: &Output) -> Json {
     if !out.warnings.is_empty() {
         m.push(("warnings", diag_list(&out.warnings, &out.sources)));
     }
+    if let Some(r) = out.composite_ready {
+        m.push(("composite_ready", Json::String(r.as_str().to_owned())));
+    }
+    if !out.gating.is_empty() {
+        m.push((
+            "not_ready_because",
+            Json::Array(out.gating.iter().cloned().map(Json::String).collect()),
+        ));
+    }
     let fr = fnhcl_eval::fully_resolved(out);
     m.push(("fully_resolved", Json::String(fr.message)));
     json_obj(m)

@@ -35,6 +35,9 @@ pub(crate) fn attribute(block: &str, name: &str) -> Option<&'static str> {
         ("function", "body") => "The function's result.",
         (_, "body") => "The Kubernetes object: `apiVersion`, `kind`, `metadata`, `spec`...",
         (_, "condition") => "The block is emitted only when this is true.",
+        (_, "optional") => {
+            "`true`: when this is missing from a run (deferred or discarded), the composite is still allowed to become ready (D32)."
+        }
         (_, "for_each") => "A list, set or map: one member per element (`each.key`, `each.value`).",
         ("resources", "name") => "The name of each member (default `<baseName>-<key>`).",
         (_, "key") => "The context key to set.",
@@ -152,6 +155,10 @@ pub(crate) const COMPOSITE_LABELS: &[(&str, &str)] = &[
     (
         "connection",
         "Sets connection details of the composite resource.",
+    ),
+    (
+        "ready",
+        "Sets the composite resource's readiness: `value = \"READY_TRUE\"`, `\"READY_FALSE\"` or `\"READY_UNSPECIFIED\"`.",
     ),
 ];
 

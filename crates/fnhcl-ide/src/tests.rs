@@ -118,7 +118,7 @@ fn completion_cases() {
             &["condition"],
         ),
         ("locals {\n  |", &[], &["resource", "body"]),
-        ("composite |", &["status", "connection"], &[]),
+        ("composite |", &["status", "connection", "ready"], &[]),
         ("composite \"st|", &["status"], &[]),
         // References, while the text does not parse.
         (

@@ -48,6 +48,29 @@ impl Compiler<'_> {
         })
     }
 
+    /// `optional = true | false` (D32): a constant bool.
+    pub(super) fn optional(&mut self, content: &Content<'_>) -> bool {
+        let Some(a) = content.attr("optional") else {
+            return false;
+        };
+        if super::env::is_constant(&a.expr) {
+            let (v, ds) = super::env::eval_constant(&a.expr);
+            if !ds.iter().any(Diagnostic::is_error)
+                && let fnhcl_value::Value::Bool(b) = v
+            {
+                return b;
+            }
+        }
+        self.err(
+            Diagnostic::error(
+                "optional must be true or false",
+                "write optional = true (or leave it out); it cannot be computed",
+            )
+            .with_span(a.expr.span),
+        );
+        false
+    }
+
     fn group(&mut self, b: &Block, env: &Env) -> Option<Group> {
         let content = self.content(b, &schema::GROUP, false);
         let locals: Vec<&Block> = content.blocks_of("locals").collect();
@@ -141,6 +164,7 @@ impl Compiler<'_> {
         let locals: Vec<&Block> = content.blocks_of("locals").collect();
         let (scope, env) = self.scope(&locals, &env);
         let condition = self.condition(&content, &env);
+        let optional = self.optional(&content);
         let body = self.body_expr(&content);
         if let Some(body) = &body {
             self.check_expr(body, &env);
@@ -150,6 +174,7 @@ impl Compiler<'_> {
             name,
             header: b.header_span(),
             condition,
+            optional,
             scope,
             body: env.compile_cow(body?),
             children,
@@ -226,10 +251,12 @@ impl Compiler<'_> {
                 self.template(t, &tenv, &base)
             }
         };
+        let optional = self.optional(&content);
         Some(Collection {
             base,
             header: b.header_span(),
             condition,
+            optional,
             scope,
             for_each: for_each?,
             name,
@@ -315,9 +342,19 @@ pub(super) fn names_of(items: &[Item]) -> Names {
     for it in items {
         match it {
             Item::Group(g) => out.extend(&g.names),
-            Item::Resource(r) => out.resources.push((r.name.clone(), r.header)),
-            Item::Collection(c) => out.collections.push((c.base.clone(), c.header)),
-            Item::Module(i) => out.extend(&i.names),
+            Item::Resource(r) => {
+                out.resources.push((r.name.clone(), r.header));
+                out.required |= !r.optional;
+            }
+            Item::Collection(c) => {
+                out.collections.push((c.base.clone(), c.header));
+                out.required |= !c.optional;
+            }
+            Item::Module(i) => {
+                out.resources.extend(i.names.resources.iter().cloned());
+                out.collections.extend(i.names.collections.iter().cloned());
+                out.required |= i.names.required && !i.optional;
+            }
             Item::Switch(sw) => out.extend(&sw.names),
             _ => {}
         }

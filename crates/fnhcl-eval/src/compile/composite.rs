@@ -15,9 +15,12 @@ impl Compiler<'_> {
         let kind = match what.as_str() {
             "status" => Some(CompositeKind::Status),
             "connection" => Some(CompositeKind::Connection),
+            "ready" => Some(CompositeKind::Ready),
             _ => {
-                let mut detail = "must be \"status\" or \"connection\"".to_owned();
-                if let Some(s) = schema::suggest(&what, ["status", "connection"].into_iter()) {
+                let mut detail = "must be \"status\", \"connection\" or \"ready\"".to_owned();
+                if let Some(s) =
+                    schema::suggest(&what, ["status", "connection", "ready"].into_iter())
+                {
                     detail.push_str(&format!(" (did you mean \"{s}\"?)"));
                 }
                 self.err(
@@ -27,6 +30,9 @@ impl Compiler<'_> {
                 None
             }
         };
+        if kind == Some(CompositeKind::Ready) {
+            return self.composite_ready(b, env);
+        }
         let content = self.content(b, &schema::COMPOSITE, true);
         let locals: Vec<&Block> = content.blocks_of("locals").collect();
         let (scope, env) = self.scope(&locals, env);
@@ -38,6 +44,30 @@ impl Compiler<'_> {
             kind: kind?,
             scope,
             body: env.compile_cow(body?),
+        })
+    }
+
+    /// `composite ready { value = ... }` (D33); a constant value is
+    /// checked here.
+    fn composite_ready(&mut self, b: &Block, env: &Env) -> Option<Composite> {
+        let content = self.content(b, &schema::COMPOSITE_READY, false);
+        let locals: Vec<&Block> = content.blocks_of("locals").collect();
+        let (scope, env) = self.scope(&locals, env);
+        let value = content.attr("value").map(|a| &a.expr)?;
+        self.check_expr(value, &env);
+        if is_constant(value) {
+            let (val, ds) = eval_constant(value);
+            if !ds.iter().any(Diagnostic::is_error)
+                && val.is_wholly_known()
+                && let Err(d) = crate::checks::ready_state(&val, "the composite", value.span)
+            {
+                self.err(d);
+            }
+        }
+        Some(Composite {
+            kind: CompositeKind::Ready,
+            scope,
+            body: env.compile(value),
         })
     }
 

@@ -160,6 +160,7 @@ fn items<'a>(its: &'a mut [Item], out: &mut Vec<&'a mut Compiled>) {
                     name: _,
                     header: _,
                     condition,
+                    optional: _,
                     scope: s,
                     body,
                     children: ch,
@@ -174,6 +175,7 @@ fn items<'a>(its: &'a mut [Item], out: &mut Vec<&'a mut Compiled>) {
                     base: _,
                     header: _,
                     condition,
+                    optional: _,
                     scope: s,
                     for_each,
                     name,
@@ -225,6 +227,7 @@ fn items<'a>(its: &'a mut [Item], out: &mut Vec<&'a mut Compiled>) {
                     header: _,
                     module: _,
                     condition,
+                    optional: _,
                     params,
                     names: _,
                 } = i;

@@ -60,6 +60,7 @@ impl<'l> Compiler<'l> {
         }
         let callee = target.and_then(|m| self.compiled.get(m).and_then(Option::as_ref));
         let mut condition = None;
+        let mut optional = false;
         let mut object: Option<&Attribute> = None;
         let mut named: Vec<&Attribute> = Vec::new();
         for item in &b.body.items {
@@ -73,6 +74,25 @@ impl<'l> Compiler<'l> {
                         });
                     }
                     "params" => object = Some(a),
+                    // D32; a module cannot declare a parameter of that name.
+                    "optional" => {
+                        let (v, ds) = super::env::eval_constant(&a.expr);
+                        match v {
+                            fnhcl_value::Value::Bool(b)
+                                if super::env::is_constant(&a.expr)
+                                    && !ds.iter().any(Diagnostic::is_error) =>
+                            {
+                                optional = b;
+                            }
+                            _ => self.err(
+                                Diagnostic::error(
+                                    "optional must be true or false",
+                                    "write optional = true (or leave it out); it cannot be computed",
+                                )
+                                .with_span(a.expr.span),
+                            ),
+                        }
+                    }
                     _ => named.push(a),
                 },
                 Structure::Block(inner) => self.err(
@@ -203,6 +223,7 @@ impl<'l> Compiler<'l> {
             header,
             module,
             condition,
+            optional,
             params,
             names,
         })

@@ -65,12 +65,16 @@ pub(crate) struct Names {
     pub resources: Vec<(String, Span)>,
     /// Collection base names (members are found by their annotation).
     pub collections: Vec<(String, Span)>,
+    /// Whether any of them is not `optional` (D32: missing, it gates
+    /// the composite's readiness).
+    pub required: bool,
 }
 
 impl Names {
     pub(super) fn extend(&mut self, other: &Names) {
         self.resources.extend(other.resources.iter().cloned());
         self.collections.extend(other.collections.iter().cloned());
+        self.required |= other.required;
     }
 }
 
@@ -102,6 +106,8 @@ pub(crate) struct Instance {
     /// Index of the instantiated module in [`Program::modules`].
     pub module: usize,
     pub condition: Option<Cond>,
+    /// `optional = true` (D32).
+    pub optional: bool,
     pub params: Params,
     /// What the instance can emit, relative to the enclosing module.
     pub names: Names,
@@ -204,6 +210,8 @@ pub(crate) struct Resource {
     pub name: String,
     pub header: Span,
     pub condition: Option<Cond>,
+    /// `optional = true` (D32): missing, it does not gate readiness.
+    pub optional: bool,
     pub scope: Scope,
     pub body: Compiled,
     pub children: Vec<Child>,
@@ -213,6 +221,8 @@ pub(crate) struct Collection {
     pub base: String,
     pub header: Span,
     pub condition: Option<Cond>,
+    /// `optional = true` (D32).
+    pub optional: bool,
     pub scope: Scope,
     pub for_each: Compiled,
     pub name: Option<Compiled>,
@@ -231,6 +241,8 @@ pub(crate) struct Template {
 pub(crate) enum CompositeKind {
     Status,
     Connection,
+    /// `composite ready { value = ... }` (D33): `body` is the value.
+    Ready,
 }
 
 pub(crate) struct Composite {

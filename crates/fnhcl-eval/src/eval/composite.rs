@@ -19,6 +19,7 @@ impl<'c> Walk<'c> {
         let kind = match c.kind {
             CompositeKind::Status => DiscardKind::CompositeStatus,
             CompositeKind::Connection => DiscardKind::CompositeConnection,
+            CompositeKind::Ready => return self.composite_ready(frame, c),
         };
         let (v, diags) = frame.eval(&c.body);
         if incomplete(&v, &diags) {
@@ -39,8 +40,8 @@ impl<'c> Walk<'c> {
         }
         let Some(entries) = v.as_entries() else {
             let what = match c.kind {
-                CompositeKind::Status => "composite status",
                 CompositeKind::Connection => "composite connection",
+                _ => "composite status",
             };
             return Err(vec![
                 Diagnostic::error(
@@ -51,7 +52,7 @@ impl<'c> Walk<'c> {
             ]);
         };
         match c.kind {
-            CompositeKind::Status => {
+            CompositeKind::Status | CompositeKind::Ready => {
                 self.out.status.push((v.clone(), c.body.span));
                 Ok(())
             }
@@ -102,6 +103,44 @@ impl<'c> Walk<'c> {
                 if !bad {
                     self.out.connection.push((decoded, c.body.span));
                 }
+                Ok(())
+            }
+        }
+    }
+
+    /// `composite ready { value = ... }` (D33): incomplete, it is
+    /// discarded and gates readiness (D32); two different values are an
+    /// error naming both blocks.
+    fn composite_ready(&mut self, frame: &Frame<'_>, c: &Composite) -> Res<()> {
+        let (v, diags) = frame.eval(&c.body);
+        if incomplete(&v, &diags) {
+            self.gate("composite ready");
+            self.discard(
+                frame,
+                DiscardKind::CompositeReady,
+                DiscardReason::Incomplete,
+                "",
+                Some(c.body.span),
+                diags,
+                &[&c.body],
+            );
+            return Ok(());
+        }
+        self.ctx.warn(diags);
+        let state =
+            crate::checks::ready_state(&v, "the composite", c.body.span).map_err(|d| vec![d])?;
+        match self.out.composite_ready {
+            Some((old, first)) if old != state => Err(vec![
+                Diagnostic::error(
+                    "composite ready: two blocks set different values",
+                    format!("{} here, {} there", state.as_str(), old.as_str()),
+                )
+                .with_span(c.body.span)
+                .with_label(first, "first set here"),
+            ]),
+            Some(_) => Ok(()),
+            None => {
+                self.out.composite_ready = Some((state, c.body.span));
                 Ok(())
             }
         }

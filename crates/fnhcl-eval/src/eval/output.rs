@@ -6,7 +6,7 @@ use fnhcl_value::Value;
 use std::collections::{BTreeMap, HashMap};
 
 use super::Res;
-use crate::api::{DesiredResource, Discard, Output, Selector};
+use crate::api::{DesiredResource, Discard, Output, ReadyState, Selector};
 use crate::compile::Program;
 use crate::unify;
 
@@ -20,6 +20,10 @@ pub(super) struct Builder {
     pub(super) context: Vec<(Value, Span)>,
     pub(super) requirements: BTreeMap<String, Selector>,
     pub(super) discards: Vec<Discard>,
+    /// `composite ready` (D33), with the block that set it.
+    pub(super) composite_ready: Option<(ReadyState, Span)>,
+    /// Missing blocks that gate readiness (D32).
+    pub(super) gating: Vec<String>,
 }
 
 /// The emitted resources' names, without a copy of each: a name's 64-bit
@@ -110,6 +114,8 @@ impl Builder {
             context,
             requirements: self.requirements,
             discards: self.discards,
+            composite_ready: self.composite_ready.map(|(r, _)| r),
+            gating: self.gating,
             warnings: Vec::new(),
             sources: program.sources.clone(),
         })

@@ -56,6 +56,9 @@ impl<'c> Walk<'c> {
                     if is_observed {
                         return Err(self.condition_fatal(frame, name, "resource", c, diags));
                     }
+                    if !r.optional {
+                        self.gate(name);
+                    }
                     self.discard(
                         frame,
                         DiscardKind::Resource,
@@ -73,6 +76,9 @@ impl<'c> Walk<'c> {
         if incomplete(&body, &diags) {
             if is_observed {
                 return Err(self.body_fatal(frame, name, &r.body, diags));
+            }
+            if !r.optional {
+                self.gate(name);
             }
             self.discard(
                 frame,
@@ -186,6 +192,9 @@ impl<'c> Walk<'c> {
                     if let Some((_, first)) = observed_members.and_then(|m| m.first()) {
                         return Err(self.condition_fatal(frame, first, "resources", cond, diags));
                     }
+                    if !c.optional {
+                        self.gate(&cbase);
+                    }
                     self.discard(
                         frame,
                         DiscardKind::Resources,
@@ -219,6 +228,9 @@ impl<'c> Walk<'c> {
             if incomplete(&body, &diags) {
                 if is_observed {
                     return Err(self.body_fatal(tframe, &name, body_expr, diags));
+                }
+                if !c.optional {
+                    self.gate(&name);
                 }
                 self.discard(
                     tframe,

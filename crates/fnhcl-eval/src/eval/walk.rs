@@ -101,6 +101,12 @@ impl<'c> Walk<'c> {
         lines
     }
 
+    /// D32: a block that is missing from this run and not optional makes
+    /// the composite not ready.
+    pub(super) fn gate(&mut self, what: &str) {
+        self.out.gating.push(what.to_owned());
+    }
+
     pub(super) fn discard(
         &mut self,
         frame: &Frame<'_>,
@@ -177,6 +183,9 @@ impl<'c> Walk<'c> {
                     let observed = self.observed_in(&g.names);
                     if let Some(first) = observed.first() {
                         return Err(self.condition_fatal(frame, first, "group", c, diags));
+                    }
+                    if g.names.required {
+                        self.gate("group");
                     }
                     self.discard(
                         frame,
@@ -309,7 +318,11 @@ impl Walk<'_> {
         cond: Option<&Cond>,
         header: Span,
         diags: Vec<Diagnostic>,
+        gates: bool,
     ) -> Res<()> {
+        if gates {
+            self.gate(name);
+        }
         // The block's name in the two fatal messages.
         let (what, blocked) = match kind {
             DiscardKind::Switch => ("switch", "switch"),
@@ -391,6 +404,7 @@ impl Walk<'_> {
                 inst.condition.as_ref(),
                 inst.header,
                 diags,
+                inst.names.required && !inst.optional,
             ),
             Status::Failed(d) => Err(d),
         }
@@ -413,6 +427,7 @@ impl Walk<'_> {
                 sw.cases.get(ci).and_then(|c| c.condition.as_ref()),
                 sw.header,
                 diags,
+                sw.names.required,
             ),
             Choice::Failed(d) => Err(d),
         }

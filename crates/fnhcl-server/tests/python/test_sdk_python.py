@@ -197,6 +197,29 @@ composite status {
         self.assertEqual((fully.type, fully.status), ("FullyResolved", fnv1.STATUS_CONDITION_FALSE))
         self.assertEqual(fully.reason, "IncompleteItemsPresent")
 
+    def test_a_deferred_resource_makes_the_composite_not_ready(self):
+        hcl = """-- main.hcl --
+resource bucket {
+  body = { apiVersion = "s3.aws.upbound.io/v1beta1", kind = "Bucket" }
+}
+resource policy {
+  body = {
+    apiVersion = "s3.aws.upbound.io/v1beta1"
+    kind       = "BucketPolicy"
+    spec       = { bucket = req.resource.bucket.status.atProvider.arn }
+  }
+}
+"""
+        rsp = self.run_function(request(hcl))
+        self.assertEqual(list(rsp.desired.resources), ["bucket"])
+        self.assertEqual(rsp.desired.composite.ready, fnv1.READY_FALSE)
+        off = self.run_function(request(hcl, readinessGating="Off"))
+        self.assertEqual(off.desired.composite.ready, fnv1.READY_UNSPECIFIED)
+        explicit = self.run_function(
+            request(hcl + 'composite ready {\n  value = "READY_TRUE"\n}\n')
+        )
+        self.assertEqual(explicit.desired.composite.ready, fnv1.READY_TRUE)
+
     def test_bad_input_is_fatal_and_passes_state_through(self):
         req = request(BUCKET, debugg=True)
         req.desired.resources["earlier"].resource.update({"kind": "Kept"})

@@ -1,0 +1,10 @@
+composite ready {
+  value = "READY_TRUE"
+}
+
+resource r {
+  body = { kind = "R" }
+  composite ready {
+    value = "READY_FALSE"
+  }
+}

@@ -1,0 +1,8 @@
+resource r {
+  optional = req.composite.spec.optional
+  body     = { kind = "R" }
+}
+
+composite ready {
+  value = "YES"
+}
