@@ -35,6 +35,10 @@ const EXPLAINED: &[(&str, &str)] = &[
         "D32: `optional` on resource and resources blocks (Go: Unsupported argument)",
     ),
     (
+        "user-conditions-and-results",
+        "D35: composite condition and result blocks (Go: invalid composite label, Unsupported block type)",
+    ),
+    (
         "composite-ready-explicit",
         "D33: composite ready (Go: invalid composite label)",
     ),

@@ -92,6 +92,13 @@ fn selector(s: &Selector) -> ResourceSelector {
     }
 }
 
+fn target(t: fnhcl_eval::Target) -> i32 {
+    match t {
+        fnhcl_eval::Target::Composite => Target::Composite as i32,
+        fnhcl_eval::Target::CompositeAndClaim => Target::CompositeAndClaim as i32,
+    }
+}
+
 fn condition(type_: &str, c: &ConditionText) -> Condition {
     Condition {
         r#type: type_.to_owned(),
@@ -257,7 +264,21 @@ pub fn success(
         });
     }
 
-    // D20: conditions with upstream's type, status and reason values.
+    // D35: the program's results, after D21's.
+    for r in &output.results {
+        rsp.results.push(FnResult {
+            severity: match r.severity {
+                fnhcl_eval::ResultSeverity::Warning => Severity::Warning as i32,
+                _ => Severity::Normal as i32,
+            },
+            message: r.message.clone(),
+            reason: r.reason.clone(),
+            target: Some(target(r.target)),
+        });
+    }
+
+    // D20: conditions with upstream's type, status and reason values;
+    // then the program's (D35).
     rsp.conditions = vec![
         condition(
             CONDITION_FULLY_RESOLVED,
@@ -265,6 +286,19 @@ pub fn success(
         ),
         condition(CONDITION_HCL_DIAGNOSTICS, &diag_condition),
     ];
+    for c in &output.conditions {
+        rsp.conditions.push(Condition {
+            r#type: c.type_.clone(),
+            status: match c.status {
+                fnhcl_eval::ConditionStatus::True => Status::ConditionTrue as i32,
+                fnhcl_eval::ConditionStatus::False => Status::ConditionFalse as i32,
+                fnhcl_eval::ConditionStatus::Unknown => Status::ConditionUnknown as i32,
+            },
+            reason: c.reason.clone(),
+            message: c.message.clone(),
+            target: Some(target(c.target)),
+        });
+    }
     Ok(rsp)
 }
 

@@ -664,3 +664,39 @@ fn a_deferred_resource_makes_the_composite_not_ready() {
     assert_eq!(desired.resources["vpc"].ready, Ready::True as i32);
     assert_eq!(desired.resources["subnet"].ready, Ready::Unspecified as i32);
 }
+
+#[test]
+fn user_conditions_and_results_reach_the_response() {
+    use fnhcl_crossplane::proto::{Status as CondStatus, Target};
+    let f = Function::default();
+    let hcl = r#"
+composite condition {
+  type    = "NetworkReady"
+  status  = false
+  reason  = "WaitingForVPC"
+  message = "waiting for the VPC"
+  target  = "CompositeAndClaim"
+}
+result {
+  severity = "Warning"
+  message  = "spec.size is deprecated"
+  reason   = "Deprecated"
+}
+"#;
+    let rsp = f.run(&inline(hcl));
+    let types: Vec<&str> = rsp.conditions.iter().map(|c| c.r#type.as_str()).collect();
+    assert_eq!(types, ["FullyResolved", "HclDiagnostics", "NetworkReady"]);
+    let c = &rsp.conditions[2];
+    assert_eq!(c.status, CondStatus::ConditionFalse as i32);
+    assert_eq!(c.reason, "WaitingForVPC");
+    assert_eq!(c.target, Some(Target::CompositeAndClaim as i32));
+    let last = rsp.results.last().expect("a result");
+    assert_eq!(last.severity, Severity::Warning as i32);
+    assert_eq!(last.message, "spec.size is deprecated");
+    assert_eq!(last.reason.as_deref(), Some("Deprecated"));
+    // A Fatal result: the run stops with the user's message.
+    let fatal = f.run(&inline(
+        "result {\n  severity = \"Fatal\"\n  message = \"size too large\"\n}\n",
+    ));
+    assert_eq!(fatal_message(&fatal), "size too large");
+}

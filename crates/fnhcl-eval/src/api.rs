@@ -68,6 +68,53 @@ impl ReadyState {
     }
 }
 
+/// Who a user condition or result is for (D35).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Composite,
+    CompositeAndClaim,
+}
+
+/// A condition's status (D35).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConditionStatus {
+    True,
+    False,
+    Unknown,
+}
+
+/// `composite condition { ... }` (D35).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UserCondition {
+    pub type_: String,
+    pub status: ConditionStatus,
+    pub reason: String,
+    pub message: Option<String>,
+    pub target: Target,
+}
+
+/// A result's severity (D35).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultSeverity {
+    Normal,
+    Warning,
+    Fatal,
+}
+
+/// `result { ... }` (D35); a Fatal one never reaches the output (the run
+/// stops with its message).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UserResult {
+    pub severity: ResultSeverity,
+    pub message: String,
+    pub reason: Option<String>,
+    pub target: Target,
+}
+
+/// The code of the diagnostic a `Fatal` result block stops the run with:
+/// its message is the user's, without a source range.
+pub const FATAL_RESULT: &str = "fatal-result";
+
 /// A desired composed resource produced by the program.
 #[derive(Clone, Debug)]
 pub struct DesiredResource {
@@ -114,6 +161,10 @@ pub enum DiscardKind {
     Switch,
     /// `composite ready` (D33).
     CompositeReady,
+    /// `composite condition` (D35).
+    CompositeCondition,
+    /// `result` (D35).
+    Result,
 }
 
 impl DiscardKind {
@@ -130,6 +181,8 @@ impl DiscardKind {
             DiscardKind::Module => "module",
             DiscardKind::Switch => "switch",
             DiscardKind::CompositeReady => "composite-ready",
+            DiscardKind::CompositeCondition => "composite-condition",
+            DiscardKind::Result => "result",
         }
     }
 }
@@ -223,6 +276,11 @@ pub struct Output {
     /// its block was incomplete (D32): not empty, the composite is not
     /// ready.
     pub gating: Vec<String>,
+    /// `composite condition` blocks in declaration order, identical ones
+    /// once (D35).
+    pub conditions: Vec<UserCondition>,
+    /// Non-fatal `result` blocks in declaration order, identical ones once.
+    pub results: Vec<UserResult>,
     /// Warnings (downgraded evaluation errors), deduplicated and sorted as
     /// upstream §5.8 (file, then position).
     pub warnings: Vec<Diagnostic>,
@@ -314,6 +372,9 @@ pub fn fatal_message(diagnostics: &[Diagnostic], sources: &SourceMap) -> String 
     let Some(first) = sorted.first() else {
         return "unknown error".to_owned();
     };
+    if first.code == Some(FATAL_RESULT) {
+        return first.summary.clone();
+    }
     let mut s = first.to_hcl_string(sources);
     for l in &first.labels {
         s.push_str(&format!(" ({}: {})", l.message, sources.range_text(l.span)));

@@ -4,7 +4,206 @@
 use fnhcl_base::{Diagnostic, Span};
 use fnhcl_value::{Type, Value};
 
-use crate::api::ReadyState;
+use crate::api::{ConditionStatus, ReadyState, ResultSeverity, Target, UserCondition, UserResult};
+
+/// Condition types Crossplane and this function set themselves (D35).
+pub(crate) const RESERVED_CONDITION_TYPES: [&str; 5] = [
+    "Ready",
+    "Synced",
+    "Healthy",
+    "FullyResolved",
+    "HclDiagnostics",
+];
+
+fn block_name(condition: bool) -> &'static str {
+    if condition {
+        "composite condition"
+    } else {
+        "result"
+    }
+}
+
+fn want_str<'v>(
+    condition: bool,
+    key: &str,
+    v: &'v Value,
+    span: Span,
+) -> Result<&'v str, Diagnostic> {
+    v.as_str().ok_or_else(|| {
+        Diagnostic::error(
+            format!("{key} in {} must be a string", block_name(condition)),
+            format!("got {}", type_name(v)),
+        )
+        .with_span(span)
+    })
+}
+
+/// One attribute of a `composite condition` (`condition` true) or a
+/// `result` (D35).
+pub(crate) fn user_field(
+    condition: bool,
+    key: &str,
+    v: &Value,
+    span: Span,
+) -> Result<(), Diagnostic> {
+    let bad = |what: String, detail: String| Err(Diagnostic::error(what, detail).with_span(span));
+    match (condition, key) {
+        (true, "type") => {
+            let t = want_str(condition, key, v, span)?;
+            if RESERVED_CONDITION_TYPES.contains(&t) {
+                return bad(
+                    format!("condition type \"{t}\" is reserved"),
+                    format!(
+                        "Crossplane or this function sets it; choose another type (reserved: {})",
+                        RESERVED_CONDITION_TYPES.join(", ")
+                    ),
+                );
+            }
+            if t.is_empty() {
+                return bad("condition type must not be empty".into(), String::new());
+            }
+            Ok(())
+        }
+        (true, "status") => match v {
+            Value::Bool(_) => Ok(()),
+            _ => match want_str(condition, key, v, span)? {
+                "True" | "False" | "Unknown" => Ok(()),
+                s => bad(
+                    "status in composite condition must be \"True\", \"False\" or \"Unknown\" (or a bool)".into(),
+                    format!("got \"{s}\""),
+                ),
+            },
+        },
+        (_, "reason") => {
+            let r = want_str(condition, key, v, span)?;
+            let camel = r.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                && r.chars().all(|c| c.is_ascii_alphanumeric());
+            if camel {
+                Ok(())
+            } else {
+                bad(
+                    format!("reason \"{r}\" in {} is not CamelCase", block_name(condition)),
+                    "a reason starts with an upper-case letter and has only letters and digits, e.g. WaitingForVPC".into(),
+                )
+            }
+        }
+        (_, "message") => want_str(condition, key, v, span).map(|_| ()),
+        (_, "target") => match want_str(condition, key, v, span)? {
+            "Composite" | "CompositeAndClaim" => Ok(()),
+            s => bad(
+                format!("target in {} must be \"Composite\" or \"CompositeAndClaim\"", block_name(condition)),
+                format!("got \"{s}\""),
+            ),
+        },
+        (false, "severity") => match want_str(condition, key, v, span)? {
+            "Normal" | "Warning" | "Fatal" => Ok(()),
+            s => bad(
+                "severity in result must be \"Normal\", \"Warning\" or \"Fatal\"".into(),
+                format!("got \"{s}\""),
+            ),
+        },
+        _ => Ok(()),
+    }
+}
+
+fn fields(condition: bool, v: &Value, span: Span) -> Result<Vec<(String, Value)>, Diagnostic> {
+    let entries = v.as_entries().ok_or_else(|| {
+        Diagnostic::error(
+            format!("{} must be an object", block_name(condition)),
+            format!("got {}", type_name(v)),
+        )
+        .with_span(span)
+    })?;
+    let mut out = Vec::new();
+    for (k, x) in entries {
+        if x.is_null() {
+            continue;
+        }
+        user_field(condition, k, x, span)?;
+        out.push((k.to_string(), x.clone()));
+    }
+    Ok(out)
+}
+
+fn target_of(fs: &[(String, Value)]) -> Target {
+    match fs
+        .iter()
+        .find(|(k, _)| k == "target")
+        .and_then(|(_, v)| v.as_str())
+    {
+        Some("CompositeAndClaim") => Target::CompositeAndClaim,
+        _ => Target::Composite,
+    }
+}
+
+fn get<'a>(fs: &'a [(String, Value)], key: &str) -> Option<&'a Value> {
+    fs.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+fn required<'a>(
+    condition: bool,
+    fs: &'a [(String, Value)],
+    key: &str,
+    span: Span,
+) -> Result<&'a Value, Diagnostic> {
+    get(fs, key).ok_or_else(|| {
+        Diagnostic::error(
+            format!("{} needs {key}", block_name(condition)),
+            format!("{key} is null"),
+        )
+        .with_span(span)
+    })
+}
+
+/// The evaluated attributes of a `composite condition` block.
+pub(crate) fn user_condition(v: &Value, span: Span) -> Result<UserCondition, Diagnostic> {
+    let fs = fields(true, v, span)?;
+    let status = match required(true, &fs, "status", span)? {
+        Value::Bool(true) => ConditionStatus::True,
+        Value::Bool(false) => ConditionStatus::False,
+        s => match s.as_str() {
+            Some("True") => ConditionStatus::True,
+            Some("False") => ConditionStatus::False,
+            _ => ConditionStatus::Unknown,
+        },
+    };
+    Ok(UserCondition {
+        type_: required(true, &fs, "type", span)?
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        status,
+        reason: required(true, &fs, "reason", span)?
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        message: get(&fs, "message")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        target: target_of(&fs),
+    })
+}
+
+/// The evaluated attributes of a `result` block.
+pub(crate) fn user_result(v: &Value, span: Span) -> Result<UserResult, Diagnostic> {
+    let fs = fields(false, v, span)?;
+    let severity = match required(false, &fs, "severity", span)?.as_str() {
+        Some("Fatal") => ResultSeverity::Fatal,
+        Some("Warning") => ResultSeverity::Warning,
+        _ => ResultSeverity::Normal,
+    };
+    Ok(UserResult {
+        severity,
+        message: required(false, &fs, "message", span)?
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        reason: get(&fs, "reason")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        target: target_of(&fs),
+    })
+}
 
 /// Fields of a `select` block.
 #[derive(Clone, Copy, Debug)]

@@ -29,8 +29,9 @@ mod slots;
 mod unify;
 
 pub use api::{
-    DesiredResource, Discard, DiscardKind, DiscardReason, Fatal, LocalValue, ObservedResource,
-    Output, ReadyState, Request, Selector, SelectorMatch, fatal_message,
+    ConditionStatus, DesiredResource, Discard, DiscardKind, DiscardReason, FATAL_RESULT, Fatal,
+    LocalValue, ObservedResource, Output, ReadyState, Request, ResultSeverity, Selector,
+    SelectorMatch, Target, UserCondition, UserResult, fatal_message,
 };
 pub use compile::{Program, compile};
 pub use demand::{Demand, Paths};

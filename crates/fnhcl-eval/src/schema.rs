@@ -185,6 +185,7 @@ const SCOPE_BLOCKS: &[(&str, &[&str])] = &[
     ("resource", &["name"]),
     ("resources", &["baseName"]),
     ("composite", &["object"]),
+    ("result", &[]),
     ("context", &[]),
     ("requirement", &["name"]),
     ("module", &["source", "name"]),
@@ -199,6 +200,7 @@ pub(crate) const TOP: BodySchema = BodySchema {
         ("resource", &["name"]),
         ("resources", &["baseName"]),
         ("composite", &["object"]),
+        ("result", &[]),
         ("context", &[]),
         ("requirement", &["name"]),
         ("function", &["name"]),
@@ -221,6 +223,7 @@ const CASE_BLOCKS: &[(&str, &[&str])] = &[
     ("resource", &["name"]),
     ("resources", &["baseName"]),
     ("composite", &["object"]),
+    ("result", &[]),
     ("context", &[]),
     ("requirement", &["name"]),
     ("module", &["source", "name"]),
@@ -262,6 +265,7 @@ pub(crate) const RESOURCE: BodySchema = BodySchema {
         ("locals", &[]),
         ("ready", &[]),
         ("composite", &["object"]),
+        ("result", &[]),
         ("context", &[]),
     ],
 };
@@ -277,6 +281,7 @@ pub(crate) const RESOURCES: BodySchema = BodySchema {
     blocks: &[
         ("locals", &[]),
         ("composite", &["object"]),
+        ("result", &[]),
         ("context", &[]),
         ("template", &[]),
     ],
@@ -288,12 +293,38 @@ pub(crate) const TEMPLATE: BodySchema = BodySchema {
         ("locals", &[]),
         ("ready", &[]),
         ("composite", &["object"]),
+        ("result", &[]),
         ("context", &[]),
     ],
 };
 
 pub(crate) const COMPOSITE: BodySchema = BodySchema {
     attrs: &[("body", true)],
+    blocks: &[("locals", &[])],
+};
+
+/// `composite condition { type = ..., status = ..., reason = ... }` (D35).
+pub(crate) const COMPOSITE_CONDITION: BodySchema = BodySchema {
+    attrs: &[
+        ("type", true),
+        ("status", true),
+        ("reason", true),
+        ("message", false),
+        ("target", false),
+        ("condition", false),
+    ],
+    blocks: &[("locals", &[])],
+};
+
+/// `result { severity = ..., message = ... }` (D35).
+pub(crate) const RESULT: BodySchema = BodySchema {
+    attrs: &[
+        ("severity", true),
+        ("message", true),
+        ("reason", false),
+        ("target", false),
+        ("condition", false),
+    ],
     blocks: &[("locals", &[])],
 };
 
@@ -368,6 +399,7 @@ pub fn block_shape(chain: &[&str]) -> Option<BlockShape> {
             (_, "composite") => &COMPOSITE,
             (_, "context") => &CONTEXT,
             (_, "ready") => &READY,
+            (_, "result") => &RESULT,
             (_, "requirement") => &REQUIREMENT,
             (_, "select") => &SELECT,
             (_, "function") => &FUNCTION,

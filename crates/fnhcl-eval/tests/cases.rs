@@ -253,6 +253,28 @@ fn output_json(out: &Output) -> Json {
     if !out.warnings.is_empty() {
         m.push(("warnings", diag_list(&out.warnings, &out.sources)));
     }
+    if !out.conditions.is_empty() {
+        m.push((
+            "conditions",
+            Json::Array(
+                out.conditions
+                    .iter()
+                    .map(|c| Json::String(format!("{c:?}")))
+                    .collect(),
+            ),
+        ));
+    }
+    if !out.results.is_empty() {
+        m.push((
+            "results",
+            Json::Array(
+                out.results
+                    .iter()
+                    .map(|r| Json::String(format!("{r:?}")))
+                    .collect(),
+            ),
+        ));
+    }
     if let Some(r) = out.composite_ready {
         m.push(("composite_ready", Json::String(r.as_str().to_owned())));
     }

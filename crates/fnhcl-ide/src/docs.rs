@@ -157,6 +157,10 @@ pub(crate) const COMPOSITE_LABELS: &[(&str, &str)] = &[
         "Sets connection details of the composite resource.",
     ),
     (
+        "condition",
+        "Sets a condition of the composite resource (and its claim with `target = \"CompositeAndClaim\"`): `type`, `status`, `reason`, `message`.",
+    ),
+    (
         "ready",
         "Sets the composite resource's readiness: `value = \"READY_TRUE\"`, `\"READY_FALSE\"` or `\"READY_UNSPECIFIED\"`.",
     ),

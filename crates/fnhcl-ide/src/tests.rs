@@ -118,7 +118,11 @@ fn completion_cases() {
             &["condition"],
         ),
         ("locals {\n  |", &[], &["resource", "body"]),
-        ("composite |", &["status", "connection", "ready"], &[]),
+        (
+            "composite |",
+            &["status", "connection", "condition", "ready"],
+            &[],
+        ),
         ("composite \"st|", &["status"], &[]),
         // References, while the text does not parse.
         (

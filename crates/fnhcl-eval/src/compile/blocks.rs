@@ -23,6 +23,7 @@ impl Compiler<'_> {
                     .collection(b, env)
                     .map(|c| Item::Collection(Box::new(c))),
                 "composite" => self.composite(b, env).map(Item::Composite),
+                "result" => self.result(b, env).map(Item::Composite),
                 "context" => self.context(b, env).map(Item::Context),
                 "requirement" => self
                     .requirement(b, env)
@@ -118,6 +119,24 @@ impl Compiler<'_> {
         Some(Cow::Owned(self.block_as_object(b)))
     }
 
+    /// The attributes of `b` but `condition`, as one object expression
+    /// (`composite condition` and `result`, D35).
+    pub(super) fn attributes_object(b: &Block) -> Expr {
+        let items = b
+            .body
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                Structure::Attribute(a) if &*a.name.name != "condition" => Some(attr_item(a)),
+                _ => None,
+            })
+            .collect();
+        Expr {
+            kind: ExprKind::Object(items),
+            span: b.body.span,
+        }
+    }
+
     /// `body { a = 1 }` as the object expression `{ a = 1 }` (D4).
     fn block_as_object(&mut self, b: &Block) -> Expr {
         let mut items = Vec::new();
@@ -147,6 +166,7 @@ impl Compiler<'_> {
         for b in &content.blocks {
             match &*b.ident.name {
                 "composite" => out.extend(self.composite(b, env).map(Child::Composite)),
+                "result" => out.extend(self.result(b, env).map(Child::Composite)),
                 "context" => out.extend(self.context(b, env).map(Child::Context)),
                 "ready" => out.extend(self.ready(b, env, owner).map(Child::Ready)),
                 _ => {}

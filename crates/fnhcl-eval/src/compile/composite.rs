@@ -16,11 +16,14 @@ impl Compiler<'_> {
             "status" => Some(CompositeKind::Status),
             "connection" => Some(CompositeKind::Connection),
             "ready" => Some(CompositeKind::Ready),
+            "condition" => Some(CompositeKind::Condition),
             _ => {
-                let mut detail = "must be \"status\", \"connection\" or \"ready\"".to_owned();
-                if let Some(s) =
-                    schema::suggest(&what, ["status", "connection", "ready"].into_iter())
-                {
+                let mut detail =
+                    "must be \"status\", \"connection\", \"ready\" or \"condition\"".to_owned();
+                if let Some(s) = schema::suggest(
+                    &what,
+                    ["status", "connection", "ready", "condition"].into_iter(),
+                ) {
                     detail.push_str(&format!(" (did you mean \"{s}\"?)"));
                 }
                 self.err(
@@ -33,6 +36,9 @@ impl Compiler<'_> {
         if kind == Some(CompositeKind::Ready) {
             return self.composite_ready(b, env);
         }
+        if kind == Some(CompositeKind::Condition) {
+            return self.user_block(b, env, CompositeKind::Condition);
+        }
         let content = self.content(b, &schema::COMPOSITE, true);
         let locals: Vec<&Block> = content.blocks_of("locals").collect();
         let (scope, env) = self.scope(&locals, env);
@@ -44,6 +50,7 @@ impl Compiler<'_> {
             kind: kind?,
             scope,
             body: env.compile_cow(body?),
+            condition: None,
         })
     }
 
@@ -68,6 +75,54 @@ impl Compiler<'_> {
             kind: CompositeKind::Ready,
             scope,
             body: env.compile(value),
+            condition: None,
+        })
+    }
+
+    /// `result { ... }` (D35).
+    pub(super) fn result(&mut self, b: &Block, env: &Env) -> Option<Composite> {
+        self.user_block(b, env, CompositeKind::Result)
+    }
+
+    /// `composite condition` and `result` (D35): the attributes but
+    /// `condition` as one object, checked here when they are constants.
+    fn user_block(&mut self, b: &Block, env: &Env, kind: CompositeKind) -> Option<Composite> {
+        let schema = match kind {
+            CompositeKind::Condition => &schema::COMPOSITE_CONDITION,
+            _ => &schema::RESULT,
+        };
+        let content = self.content(b, schema, false);
+        let locals: Vec<&Block> = content.blocks_of("locals").collect();
+        let (scope, env) = self.scope(&locals, env);
+        let condition = self.condition(&content, &env);
+        let object = Self::attributes_object(b);
+        self.check_expr(&object, &env);
+        if let fnhcl_syntax::ast::ExprKind::Object(items) = &object.kind {
+            for it in items {
+                let Some(key) = super::blocks::object_key_name(it) else {
+                    continue;
+                };
+                if is_constant(&it.value) {
+                    let (val, ds) = eval_constant(&it.value);
+                    if !ds.iter().any(Diagnostic::is_error)
+                        && val.is_wholly_known()
+                        && let Err(d) = crate::checks::user_field(
+                            kind == CompositeKind::Condition,
+                            &key,
+                            &val,
+                            it.value.span,
+                        )
+                    {
+                        self.err(d);
+                    }
+                }
+            }
+        }
+        Some(Composite {
+            kind,
+            scope,
+            body: env.compile_owned(object),
+            condition,
         })
     }
 

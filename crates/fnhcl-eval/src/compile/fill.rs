@@ -283,7 +283,9 @@ fn composite<'a>(c: &'a mut Composite, out: &mut Vec<&'a mut Compiled>) {
         kind: _,
         scope: s,
         body,
+        condition,
     } = c;
+    out.extend(condition.as_mut().map(|c| &mut c.expr));
     scope(s, out);
     out.push(body);
 }

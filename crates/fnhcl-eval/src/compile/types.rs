@@ -243,12 +243,19 @@ pub(crate) enum CompositeKind {
     Connection,
     /// `composite ready { value = ... }` (D33): `body` is the value.
     Ready,
+    /// `composite condition { ... }` (D35): `body` is the object of its
+    /// attributes but `condition`.
+    Condition,
+    /// `result { ... }` (D35), likewise.
+    Result,
 }
 
 pub(crate) struct Composite {
     pub kind: CompositeKind,
     pub scope: Scope,
     pub body: Compiled,
+    /// The `condition` attribute of a `composite condition` or `result`.
+    pub condition: Option<Cond>,
 }
 
 pub(crate) struct ContextBlock {

@@ -20,6 +20,7 @@ impl<'c> Walk<'c> {
             CompositeKind::Status => DiscardKind::CompositeStatus,
             CompositeKind::Connection => DiscardKind::CompositeConnection,
             CompositeKind::Ready => return self.composite_ready(frame, c),
+            CompositeKind::Condition | CompositeKind::Result => return self.user_block(frame, c),
         };
         let (v, diags) = frame.eval(&c.body);
         if incomplete(&v, &diags) {
@@ -52,7 +53,10 @@ impl<'c> Walk<'c> {
             ]);
         };
         match c.kind {
-            CompositeKind::Status | CompositeKind::Ready => {
+            CompositeKind::Status
+            | CompositeKind::Ready
+            | CompositeKind::Condition
+            | CompositeKind::Result => {
                 self.out.status.push((v.clone(), c.body.span));
                 Ok(())
             }
@@ -105,6 +109,100 @@ impl<'c> Walk<'c> {
                 }
                 Ok(())
             }
+        }
+    }
+
+    /// `composite condition` and `result` (D35): a false `condition`
+    /// leaves it out, an incomplete one or incomplete attributes discard it;
+    /// a condition of a type already set differently is an error naming
+    /// both, an identical one is kept once; a Fatal result stops the run
+    /// with its message.
+    fn user_block(&mut self, frame: &Frame<'_>, c: &Composite) -> Res<()> {
+        let is_condition = c.kind == CompositeKind::Condition;
+        let kind = if is_condition {
+            DiscardKind::CompositeCondition
+        } else {
+            DiscardKind::Result
+        };
+        if let Some(cond) = &c.condition {
+            let what = || {
+                format!(
+                    "unable to evaluate condition for {}",
+                    if is_condition {
+                        "composite condition"
+                    } else {
+                        "result"
+                    }
+                )
+            };
+            match self.condition(frame, cond, what)? {
+                super::walk::CondResult::True => {}
+                super::walk::CondResult::False => return Ok(()),
+                super::walk::CondResult::Incomplete(diags) => {
+                    self.discard(
+                        frame,
+                        kind,
+                        DiscardReason::Incomplete,
+                        "",
+                        Some(cond.span),
+                        diags,
+                        &[&cond.expr],
+                    );
+                    return Ok(());
+                }
+            }
+        }
+        let (v, diags) = frame.eval(&c.body);
+        if incomplete(&v, &diags) {
+            self.discard(
+                frame,
+                kind,
+                DiscardReason::Incomplete,
+                "",
+                Some(c.body.span),
+                diags,
+                &[&c.body],
+            );
+            return Ok(());
+        }
+        self.ctx.warn(diags);
+        let span = c.body.span;
+        if is_condition {
+            let uc = crate::checks::user_condition(&v, span).map_err(|d| vec![d])?;
+            match self
+                .out
+                .conditions
+                .iter()
+                .find(|(o, _)| o.type_ == uc.type_)
+            {
+                Some((o, _)) if *o == uc => Ok(()),
+                Some((_, first)) => Err(vec![
+                    Diagnostic::error(
+                        format!(
+                            "composite condition \"{}\" set twice with different contents",
+                            uc.type_
+                        ),
+                        "two composite condition blocks of one type must agree",
+                    )
+                    .with_span(span)
+                    .with_label(*first, "first set here"),
+                ]),
+                None => {
+                    self.out.conditions.push((uc, span));
+                    Ok(())
+                }
+            }
+        } else {
+            let ur = crate::checks::user_result(&v, span).map_err(|d| vec![d])?;
+            if ur.severity == crate::api::ResultSeverity::Fatal {
+                let mut d = Diagnostic::error(ur.message, "").with_span(span);
+                d.code = Some(crate::api::FATAL_RESULT);
+                return Err(vec![d]);
+            }
+            if !self.out.results.contains(&ur) {
+                self.out.results.push(ur);
+            }
+            Ok(())
         }
     }
 

@@ -6,7 +6,9 @@ use fnhcl_value::Value;
 use std::collections::{BTreeMap, HashMap};
 
 use super::Res;
-use crate::api::{DesiredResource, Discard, Output, ReadyState, Selector};
+use crate::api::{
+    DesiredResource, Discard, Output, ReadyState, Selector, UserCondition, UserResult,
+};
 use crate::compile::Program;
 use crate::unify;
 
@@ -24,6 +26,10 @@ pub(super) struct Builder {
     pub(super) composite_ready: Option<(ReadyState, Span)>,
     /// Missing blocks that gate readiness (D32).
     pub(super) gating: Vec<String>,
+    /// `composite condition` blocks, with the block that set each (D35).
+    pub(super) conditions: Vec<(UserCondition, Span)>,
+    /// Non-fatal `result` blocks (D35).
+    pub(super) results: Vec<UserResult>,
 }
 
 /// The emitted resources' names, without a copy of each: a name's 64-bit
@@ -116,6 +122,8 @@ impl Builder {
             discards: self.discards,
             composite_ready: self.composite_ready.map(|(r, _)| r),
             gating: self.gating,
+            conditions: self.conditions.into_iter().map(|(c, _)| c).collect(),
+            results: self.results,
             warnings: Vec::new(),
             sources: program.sources.clone(),
         })

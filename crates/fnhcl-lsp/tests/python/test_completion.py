@@ -103,7 +103,7 @@ async def test_attributes_inside_blocks_from_the_block_schemas(client, workspace
     assert {"for_each", "template", "condition", "optional", "locals"} <= got
     assert "ready" not in got
     items, _ = await complete(client, ws / "new.hcl", "composite |", version=2)
-    assert set(labels(items)) == {"status", "connection", "ready"}
+    assert set(labels(items)) == {"status", "connection", "condition", "ready"}
 
 
 async def test_req_composite_fields_from_the_xrd_while_the_file_does_not_parse(client, workspace):

@@ -1,0 +1,11 @@
+composite condition {
+  type   = "Ready"
+  status = "True"
+  reason = "available"
+}
+
+result {
+  severity = "Info"
+  message  = "hello"
+  target   = "Claim"
+}
