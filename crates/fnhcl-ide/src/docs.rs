@@ -10,7 +10,12 @@ pub(crate) fn block(ty: &str) -> Option<&'static str> {
         "resource" => "One composed resource; the label is its name in the composition.",
         "resources" => "A collection of composed resources, one per element of `for_each`.",
         "template" => "The body, locals and readiness of each member of a `resources` collection.",
-        "composite" => "Sets the composite resource's `status` or `connection` details.",
+        "composite" => {
+            "Sets the composite resource's `status`, `connection` details, a `condition` or its readiness (`ready`)."
+        }
+        "result" => {
+            "Reports a `Normal` or `Warning` result to the composite (and its claim with `target = \"CompositeAndClaim\"`); a `Fatal` one stops the run with its message."
+        }
         "context" => "Sets a key of the pipeline context for later functions.",
         "ready" => "Overrides the readiness of the enclosing resource.",
         "requirement" => "Asks Crossplane for extra resources (`req.extra_resources.<name>`).",
@@ -41,6 +46,14 @@ pub(crate) fn attribute(block: &str, name: &str) -> Option<&'static str> {
         (_, "for_each") => "A list, set or map: one member per element (`each.key`, `each.value`).",
         ("resources", "name") => "The name of each member (default `<baseName>-<key>`).",
         (_, "key") => "The context key to set.",
+        (_, "type") => {
+            "The condition's type, e.g. `DatabaseReady` (not `Ready`, `Synced`, `Healthy`, `FullyResolved` or `HclDiagnostics`)."
+        }
+        (_, "status") => "`\"True\"`, `\"False\"`, `\"Unknown\"` or a bool.",
+        (_, "reason") => "A CamelCase reason, e.g. `WaitingForVPC`.",
+        (_, "message") => "The text the composite's (and claim's) users read.",
+        (_, "target") => "`\"Composite\"` (default) or `\"CompositeAndClaim\"`.",
+        (_, "severity") => "`\"Normal\"`, `\"Warning\"` or `\"Fatal\"` (stops the run).",
         ("ready", "value") => "`READY_TRUE`, `READY_FALSE` or `READY_UNSPECIFIED`.",
         (_, "value") => "The value to set.",
         (_, "description") => "Documentation (a constant string).",
