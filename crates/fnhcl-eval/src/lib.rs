@@ -46,4 +46,4 @@ pub use render::{
     COLLECTION_BASE_NAME_ANNOTATION, COLLECTION_INDEX_ANNOTATION, ConditionText, fully_resolved,
     hcl_diagnostics,
 };
-pub use schema::{BlockShape, block_shape};
+pub use schema::{BlockShape, block_shape, composite_shape};

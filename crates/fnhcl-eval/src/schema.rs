@@ -419,6 +419,18 @@ pub fn block_shape(chain: &[&str]) -> Option<BlockShape> {
     Some((cur.attrs, cur.blocks))
 }
 
+/// The schema of a `composite LABEL` block's body, by its label (D33,
+/// D35): `None` for an unknown label.
+pub fn composite_shape(label: &str) -> Option<BlockShape> {
+    let s = match label {
+        "status" | "connection" => &COMPOSITE,
+        "ready" => &COMPOSITE_READY,
+        "condition" => &COMPOSITE_CONDITION,
+        _ => return None,
+    };
+    Some((s.attrs, s.blocks))
+}
+
 /// Only for [`block_shape`]: `export` takes attributes of any name and
 /// `resource` blocks.
 const EXPORT_OPEN: BodySchema = BodySchema {

@@ -323,19 +323,31 @@ impl Ctx<'_> {
     fn block_contents(&mut self) {
         let chain = self.c.chain();
         let ty = chain.last().copied().unwrap_or("");
-        let (attrs, blocks): (Vec<(&str, bool)>, Vec<(&str, Vec<&str>)>) =
-            match fnhcl_eval::block_shape(&chain) {
-                Some((a, b)) => (
-                    a.to_vec(),
-                    b.iter().map(|(t, l)| (*t, l.to_vec())).collect(),
-                ),
-                None => match ty {
-                    "module" => (vec![("condition", false), ("params", false)], vec![]),
-                    "import" => (vec![("as", false)], vec![]),
-                    "export" => (vec![], vec![("resource", vec!["name"])]),
-                    _ => return,
-                },
-            };
+        // `composite LABEL`: the label decides the attributes.
+        let composite_label = match self.c.frames.last().map(|f| &f.kind) {
+            Some(crate::walk::Kind::Body { ty, labels }) if ty == "composite" => {
+                labels.first().cloned()
+            }
+            _ => None,
+        };
+        let shape = match composite_label {
+            Some(l) if fnhcl_eval::block_shape(&chain).is_some() => {
+                fnhcl_eval::composite_shape(&l).or_else(|| fnhcl_eval::block_shape(&chain))
+            }
+            _ => fnhcl_eval::block_shape(&chain),
+        };
+        let (attrs, blocks): (Vec<(&str, bool)>, Vec<(&str, Vec<&str>)>) = match shape {
+            Some((a, b)) => (
+                a.to_vec(),
+                b.iter().map(|(t, l)| (*t, l.to_vec())).collect(),
+            ),
+            None => match ty {
+                "module" => (vec![("condition", false), ("params", false)], vec![]),
+                "import" => (vec![("as", false)], vec![]),
+                "export" => (vec![], vec![("resource", vec!["name"])]),
+                _ => return,
+            },
+        };
         let written = self.written_keys();
         for (name, required) in attrs {
             if written.iter().any(|w| w == name) {

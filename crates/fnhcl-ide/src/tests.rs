@@ -123,6 +123,18 @@ fn completion_cases() {
             &["status", "connection", "condition", "ready"],
             &[],
         ),
+        (
+            "composite condition {\n  |",
+            &["type", "status", "reason", "message", "target", "condition"],
+            &["body", "value"],
+        ),
+        ("composite ready {\n  |", &["value"], &["body"]),
+        (
+            "result {\n  |",
+            &["severity", "message", "reason", "target", "condition"],
+            &["body"],
+        ),
+        ("resource r {\n  |", &["optional", "condition", "body"], &[]),
         ("composite \"st|", &["status"], &[]),
         // References, while the text does not parse.
         (
