@@ -35,6 +35,10 @@ const EXPLAINED: &[(&str, &str)] = &[
         "D32: `optional` on resource and resources blocks (Go: Unsupported argument)",
     ),
     (
+        "module-optional-not-gating",
+        "D24-D31: modules (Go: Unsupported block type); D32: optional",
+    ),
+    (
         "user-conditions-and-results",
         "D35: composite condition and result blocks (Go: invalid composite label, Unsupported block type)",
     ),

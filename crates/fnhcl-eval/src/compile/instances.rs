@@ -216,6 +216,7 @@ impl<'l> Compiler<'l> {
             for (n, _) in &callee.names.collections {
                 names.collections.push((format!("{name}-{n}"), header));
             }
+            names.required = callee.names.required;
         }
         Some(Instance {
             id: 0,
