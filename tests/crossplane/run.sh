@@ -51,10 +51,11 @@ fi
 
 export FNHCL_CROSSPLANE_CLIS="2.2=$bin/crank-2.2.1,1.20=$bin/crank-1.20.7"
 export FNHCL_FUNCTION_AUTO_READY="$bin/function-auto-ready"
-cd "$root"
-cargo test -p fnhcl-cli --test crossplane_render -- --ignored --nocapture
-# The Go function-hcl as an oracle (crates/fnhcl-bench/tests/go_oracle.rs):
-# the evaluator's cases and FNHCL_DIFF_CASES (default 300) generated
-# programs sent to both functions.
 export FNHCL_FUNCTION_HCL_GO="$bin/function-hcl-go"
-cargo test -p fnhcl-bench --test go_oracle -- --ignored
+cd "$root"
+# Both tests in one run, built with the workspace's features (what
+# `cargo test --workspace` built already): crossplane_render
+# (crates/fnhcl-cli) and go_oracle, the Go function-hcl as an oracle
+# (crates/fnhcl-bench: the evaluator's cases and FNHCL_DIFF_CASES, default
+# 300, generated programs sent to both functions).
+cargo test --workspace --test crossplane_render --test go_oracle -- --ignored --nocapture
