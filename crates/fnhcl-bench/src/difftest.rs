@@ -110,8 +110,12 @@ pub fn normalise(resp: &RunFunctionResponse, go: bool) -> (Value, Vec<&'static s
                 }
                 continue;
             }
+            // D9: not the wording (ours carry our own positions, names
+            // and hints; the evaluator's cases check it), only that the
+            // run failed.
             "SEVERITY_FATAL" => {
-                message = fatal_message(&message, &mut applied);
+                push_once(&mut applied, "D9-error-wording");
+                message = "fatal".to_owned();
             }
             _ if message.starts_with("warnings: [") => {
                 push_once(&mut applied, "D9-warning-summary");
@@ -230,14 +234,6 @@ fn push_once(v: &mut Vec<&'static str>, n: &'static str) {
     }
 }
 
-/// A Fatal message as compared: not at all (D9: our messages carry our
-/// own positions, names and hints; the evaluator's cases check their
-/// wording); only that the run failed.
-pub fn fatal_message(_m: &str, applied: &mut Vec<&'static str>) -> String {
-    push_once(applied, "D9-error-wording");
-    "fatal".to_owned()
-}
-
 /// `main.hcl:3,5-10` (or `main.hcl:9,10-14,4`) at the start of a message.
 fn leading_range(m: &str) -> Option<&str> {
     let at = m.find(".hcl:")? + ".hcl:".len();
@@ -288,7 +284,7 @@ pub enum Verdict {
 
 /// Compares Go's response with ours for `program`.
 pub fn compare(program: &Program, go: &RunFunctionResponse, ours: &RunFunctionResponse) -> Verdict {
-    let (g, mut applied) = normalise(go, true);
+    let (mut g, mut applied) = normalise(go, true);
     let (o, applied_ours) = normalise(ours, false);
     for a in applied_ours {
         push_once(&mut applied, a);
@@ -297,7 +293,6 @@ pub fn compare(program: &Program, go: &RunFunctionResponse, ours: &RunFunctionRe
         return Verdict::Same(applied);
     }
     let raw_ours = serde_json::to_value(ours).unwrap_or(Value::Null);
-    let mut g = g;
     if omitted_requirements(&mut g, &raw_ours) {
         push_once(&mut applied, "D16-incomplete-requirement");
         if g == o {

@@ -126,11 +126,7 @@ fn fields(condition: bool, v: &Value, span: Span) -> Result<Vec<(String, Value)>
 }
 
 fn target_of(fs: &[(String, Value)]) -> Target {
-    match fs
-        .iter()
-        .find(|(k, _)| k == "target")
-        .and_then(|(_, v)| v.as_str())
-    {
+    match get(fs, "target").and_then(Value::as_str) {
         Some("CompositeAndClaim") => Target::CompositeAndClaim,
         _ => Target::Composite,
     }

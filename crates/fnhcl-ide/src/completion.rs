@@ -330,11 +330,9 @@ impl Ctx<'_> {
             }
             _ => None,
         };
-        let shape = match composite_label {
-            Some(l) if fnhcl_eval::block_shape(&chain).is_some() => {
-                fnhcl_eval::composite_shape(&l).or_else(|| fnhcl_eval::block_shape(&chain))
-            }
-            _ => fnhcl_eval::block_shape(&chain),
+        let shape = match (fnhcl_eval::block_shape(&chain), composite_label) {
+            (Some(shape), Some(l)) => fnhcl_eval::composite_shape(&l).or(Some(shape)),
+            (shape, _) => shape,
         };
         let (attrs, blocks): (Vec<(&str, bool)>, Vec<(&str, Vec<&str>)>) = match shape {
             Some((a, b)) => (

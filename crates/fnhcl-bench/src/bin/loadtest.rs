@@ -983,10 +983,7 @@ async fn run(cfg: Config) -> Result<bool, String> {
         Mode::Cpu => return run_cpu(cfg).await,
         Mode::Fairness => return run_fairness(cfg).await,
         Mode::Split => unreachable!("split runs its own runtimes"),
-        Mode::Peers => {
-            let (g, st) = (cfg.go_hcl.clone(), cfg.starlark.clone());
-            return peers::run(cfg, g, st).await;
-        }
+        Mode::Peers => return peers::run(cfg).await,
     }
     let server = start_server(&cfg)?;
     let probe = connect(&server.addr).await?;

@@ -49,11 +49,16 @@ impl Compiler<'_> {
         })
     }
 
-    /// `optional = true | false` (D32): a constant bool.
+    /// `optional = true | false` (D32) of a resource-like block.
     pub(super) fn optional(&mut self, content: &Content<'_>) -> bool {
-        let Some(a) = content.attr("optional") else {
-            return false;
-        };
+        content
+            .attr("optional")
+            .is_some_and(|a| self.optional_attr(a))
+    }
+
+    /// The value of an `optional` attribute: a constant bool, else an
+    /// error (and false).
+    pub(super) fn optional_attr(&mut self, a: &Attribute) -> bool {
         if super::env::is_constant(&a.expr) {
             let (v, ds) = super::env::eval_constant(&a.expr);
             if !ds.iter().any(Diagnostic::is_error)

@@ -61,22 +61,28 @@ impl Compiler<'_> {
         let locals: Vec<&Block> = content.blocks_of("locals").collect();
         let (scope, env) = self.scope(&locals, env);
         let value = content.attr("value").map(|a| &a.expr)?;
-        self.check_expr(value, &env);
-        if is_constant(value) {
-            let (val, ds) = eval_constant(value);
-            if !ds.iter().any(Diagnostic::is_error)
-                && val.is_wholly_known()
-                && let Err(d) = crate::checks::ready_state(&val, "the composite", value.span)
-            {
-                self.err(d);
-            }
-        }
+        self.ready_value(value, &env, "the composite");
         Some(Composite {
             kind: CompositeKind::Ready,
             scope,
             body: env.compile(value),
             condition: None,
         })
+    }
+
+    /// Checks a `ready` or `composite ready` value; a constant one must
+    /// be a readiness name.
+    fn ready_value(&mut self, v: &fnhcl_syntax::ast::Expr, env: &Env, owner: &str) {
+        self.check_expr(v, env);
+        if is_constant(v) {
+            let (val, ds) = eval_constant(v);
+            if !ds.iter().any(Diagnostic::is_error)
+                && val.is_wholly_known()
+                && let Err(d) = crate::checks::ready_state(&val, owner, v.span)
+            {
+                self.err(d);
+            }
+        }
     }
 
     /// `result { ... }` (D35).
@@ -148,16 +154,7 @@ impl Compiler<'_> {
         let (scope, env) = self.scope(&locals, env);
         let value = content.attr("value").map(|a| &a.expr);
         if let Some(v) = value {
-            self.check_expr(v, &env);
-            if is_constant(v) {
-                let (val, ds) = eval_constant(v);
-                if !ds.iter().any(Diagnostic::is_error)
-                    && val.is_wholly_known()
-                    && let Err(d) = crate::checks::ready_state(&val, owner, v.span)
-                {
-                    self.err(d);
-                }
-            }
+            self.ready_value(v, &env, owner);
         }
         Some(Ready {
             scope,

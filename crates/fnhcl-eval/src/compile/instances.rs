@@ -75,24 +75,7 @@ impl<'l> Compiler<'l> {
                     }
                     "params" => object = Some(a),
                     // D32; a module cannot declare a parameter of that name.
-                    "optional" => {
-                        let (v, ds) = super::env::eval_constant(&a.expr);
-                        match v {
-                            fnhcl_value::Value::Bool(b)
-                                if super::env::is_constant(&a.expr)
-                                    && !ds.iter().any(Diagnostic::is_error) =>
-                            {
-                                optional = b;
-                            }
-                            _ => self.err(
-                                Diagnostic::error(
-                                    "optional must be true or false",
-                                    "write optional = true (or leave it out); it cannot be computed",
-                                )
-                                .with_span(a.expr.span),
-                            ),
-                        }
-                    }
+                    "optional" => optional = self.optional_attr(a),
                     _ => named.push(a),
                 },
                 Structure::Block(inner) => self.err(

@@ -16,9 +16,9 @@ impl<'c> Walk<'c> {
     pub(super) fn composite(&mut self, parent: &Frame<'_>, c: &Composite) -> Res<()> {
         let lf = Frame::locals(parent, &c.scope);
         let frame = lf.as_ref().unwrap_or(parent);
-        let kind = match c.kind {
-            CompositeKind::Status => DiscardKind::CompositeStatus,
-            CompositeKind::Connection => DiscardKind::CompositeConnection,
+        let (kind, what) = match c.kind {
+            CompositeKind::Status => (DiscardKind::CompositeStatus, "composite status"),
+            CompositeKind::Connection => (DiscardKind::CompositeConnection, "composite connection"),
             CompositeKind::Ready => return self.composite_ready(frame, c),
             CompositeKind::Condition | CompositeKind::Result => return self.user_block(frame, c),
         };
@@ -40,10 +40,6 @@ impl<'c> Walk<'c> {
             return Ok(());
         }
         let Some(entries) = v.as_entries() else {
-            let what = match c.kind {
-                CompositeKind::Connection => "composite connection",
-                _ => "composite status",
-            };
             return Err(vec![
                 Diagnostic::error(
                     format!("{what} body must be an object"),
@@ -52,64 +48,56 @@ impl<'c> Walk<'c> {
                 .with_span(c.body.span),
             ]);
         };
-        match c.kind {
-            CompositeKind::Status
-            | CompositeKind::Ready
-            | CompositeKind::Condition
-            | CompositeKind::Result => {
-                self.out.status.push((v.clone(), c.body.span));
-                Ok(())
-            }
-            CompositeKind::Connection => {
-                let mut errors = Vec::new();
-                for (k, val) in entries {
-                    if val.as_str().is_none() {
-                        errors.push(
-                            Diagnostic::error(
-                                format!(
-                                    "connection key \"{k}\" was not a string, got {}",
-                                    type_name(val)
-                                ),
-                                "connection detail values must be base64-encoded strings",
-                            )
-                            .with_span(c.body.span),
-                        );
-                    }
-                }
-                if !errors.is_empty() {
-                    return Err(errors);
-                }
-                let mut decoded = BTreeMap::new();
-                let mut bad = false;
-                for (k, val) in entries {
-                    let s = val.as_str().unwrap_or_default();
-                    match decode_base64(s) {
-                        Some(bytes) => {
-                            decoded.insert(k.to_string(), bytes);
-                        }
-                        None => {
-                            bad = true;
-                            let msg = format!("connection secret key \"{k}\" not in base64 format");
-                            self.ctx.warn([
-                                Diagnostic::warning(msg.clone(), "").with_span(c.body.span)
-                            ]);
-                            self.out.discards.push(Discard {
-                                kind,
-                                reason: DiscardReason::BadSecret,
-                                name: k.to_string(),
-                                span: Some(c.body.span),
-                                range: self.range(Some(c.body.span)),
-                                context: vec![msg],
-                            });
-                        }
-                    }
-                }
-                if !bad {
-                    self.out.connection.push((decoded, c.body.span));
-                }
-                Ok(())
+        if kind == DiscardKind::CompositeStatus {
+            self.out.status.push((v.clone(), c.body.span));
+            return Ok(());
+        }
+        let mut errors = Vec::new();
+        for (k, val) in entries {
+            if val.as_str().is_none() {
+                errors.push(
+                    Diagnostic::error(
+                        format!(
+                            "connection key \"{k}\" was not a string, got {}",
+                            type_name(val)
+                        ),
+                        "connection detail values must be base64-encoded strings",
+                    )
+                    .with_span(c.body.span),
+                );
             }
         }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let mut decoded = BTreeMap::new();
+        let mut bad = false;
+        for (k, val) in entries {
+            let s = val.as_str().unwrap_or_default();
+            match decode_base64(s) {
+                Some(bytes) => {
+                    decoded.insert(k.to_string(), bytes);
+                }
+                None => {
+                    bad = true;
+                    let msg = format!("connection secret key \"{k}\" not in base64 format");
+                    self.ctx
+                        .warn([Diagnostic::warning(msg.clone(), "").with_span(c.body.span)]);
+                    self.out.discards.push(Discard {
+                        kind,
+                        reason: DiscardReason::BadSecret,
+                        name: k.to_string(),
+                        span: Some(c.body.span),
+                        range: self.range(Some(c.body.span)),
+                        context: vec![msg],
+                    });
+                }
+            }
+        }
+        if !bad {
+            self.out.connection.push((decoded, c.body.span));
+        }
+        Ok(())
     }
 
     /// `composite condition` and `result` (D35): a false `condition`

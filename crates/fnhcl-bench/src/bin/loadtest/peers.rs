@@ -18,14 +18,14 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fnhcl_crossplane::convert::json_to_struct;
 use fnhcl_crossplane::proto::{Resource, RunFunctionRequest, State};
 use serde_json::json;
 
-use super::{Config, connect, cpu_ns, drive, free_port, percentile, status_kib};
+use super::{Config, Server, connect, cpu_ns, drive, free_port, percentile, status_kib};
 
 /// A function under test.
 struct Peer {
@@ -52,19 +52,8 @@ enum Workload {
     Deferral,
 }
 
-struct Running {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(p: &Peer) -> Result<Running, String> {
+/// The peer's process on a free loopback port (stopped when dropped).
+fn start(p: &Peer) -> Result<Server, String> {
     let port = free_port().map_err(|e| e.to_string())?;
     let addr = format!("127.0.0.1:{port}");
     let mut args: Vec<String> = p
@@ -88,7 +77,12 @@ fn start(p: &Peer) -> Result<Running, String> {
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start {} ({}): {e}", p.name, p.bin))?;
-    Ok(Running { child, addr })
+    let pid = Some(child.id());
+    Ok(Server {
+        child: Some(child),
+        addr,
+        pid,
+    })
 }
 
 fn xr() -> serde_json::Value {
@@ -263,7 +257,7 @@ struct Row {
 
 async fn measure(p: &Peer, w: Workload, n: usize, cfg: &Config) -> Result<Row, String> {
     let server = start(p)?;
-    let pid = server.child.id();
+    let pid = server.pid.ok_or("the peer has no pid")?;
     let mut c = connect(&server.addr).await?;
     let req = request(p.kind, w, n);
     let first = c
@@ -296,11 +290,7 @@ async fn measure(p: &Peer, w: Workload, n: usize, cfg: &Config) -> Result<Row, S
 }
 
 /// `--mode peers`.
-pub(super) async fn run(
-    cfg: Config,
-    go_hcl: Option<String>,
-    starlark: Option<String>,
-) -> Result<bool, String> {
+pub(super) async fn run(cfg: Config) -> Result<bool, String> {
     let me = std::env::current_exe().map_err(|e| e.to_string())?;
     let ours = cfg
         .server
@@ -312,7 +302,7 @@ pub(super) async fn run(
         args: vec!["serve", "--insecure", "--metrics-address", ""],
         kind: Language::Hcl,
     }];
-    if let Some(bin) = go_hcl {
+    if let Some(bin) = cfg.go_hcl.clone() {
         peers.push(Peer {
             name: "function-hcl (Go)",
             bin,
@@ -320,7 +310,7 @@ pub(super) async fn run(
             kind: Language::Hcl,
         });
     }
-    if let Some(bin) = starlark {
+    if let Some(bin) = cfg.starlark.clone() {
         peers.push(Peer {
             name: "function-starlark",
             bin,
