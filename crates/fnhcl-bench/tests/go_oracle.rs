@@ -31,6 +31,14 @@ use tonic::transport::Channel;
 /// entry of `docs/differences-from-go.md` that says why.
 const EXPLAINED: &[(&str, &str)] = &[
     (
+        "requirement-namespace",
+        "D36: `namespace` in a select block (Go: Unsupported argument)",
+    ),
+    (
+        "requirement-namespace-incomplete",
+        "D36: `namespace` in a select block (Go: Unsupported argument)",
+    ),
+    (
         "readiness-gating-optional",
         "D32: `optional` on resource and resources blocks (Go: Unsupported argument)",
     ),

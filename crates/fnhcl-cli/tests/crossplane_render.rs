@@ -38,6 +38,10 @@ const NOT_FOR_THE_CLI: &[(&str, &str)] = &[
         "foreign-step-skipped",
         "tests fn-hcl render's own skipping of a function it cannot run in-process; the CLI would run function-go-templating in Docker",
     ),
+    (
+        "requirement-namespaced",
+        "D36: fn-hcl render answers a selector's namespace as Crossplane 2 does; crossplane render 2.2 ignores it (its render.go matches apiVersion, kind and name or labels only), so it would hand over same-named objects of other namespaces",
+    ),
 ];
 
 /// The flags only `fn-hcl render` has, each with whether it takes a value.

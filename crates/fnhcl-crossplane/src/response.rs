@@ -82,7 +82,7 @@ fn selector(s: &Selector) -> ResourceSelector {
     ResourceSelector {
         api_version: s.api_version.clone(),
         kind: s.kind.clone(),
-        namespace: None,
+        namespace: s.namespace.clone(),
         r#match: Some(match &s.matches {
             SelectorMatch::Name(n) => resource_selector::Match::MatchName(n.clone()),
             SelectorMatch::Labels(l) => resource_selector::Match::MatchLabels(MatchLabels {
@@ -240,6 +240,16 @@ pub fn success(
         if has_required_resources_capability(req) {
             reqs.resources = selectors;
         } else {
+            // D36: the legacy field has no namespace to carry.
+            if let Some((name, _)) = output
+                .requirements
+                .iter()
+                .find(|(_, s)| s.namespace.is_some())
+            {
+                return Err(format!(
+                    "requirement {name:?} selects a namespace, and a namespaced requirement needs Crossplane 2.0: this request does not offer the required-resources capability (CAPABILITY_REQUIRED_RESOURCES)"
+                ));
+            }
             reqs.extra_resources = selectors;
         }
         rsp.requirements = Some(reqs);

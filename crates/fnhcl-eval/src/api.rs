@@ -141,6 +141,8 @@ pub enum SelectorMatch {
 pub struct Selector {
     pub api_version: String,
     pub kind: String,
+    /// D36: the namespace to select in (`None`: not named).
+    pub namespace: Option<String>,
     pub matches: SelectorMatch,
 }
 

@@ -208,6 +208,8 @@ pub(crate) enum SelectField {
     Kind,
     MatchName,
     MatchLabels,
+    /// D36 (null: no namespace).
+    Namespace,
 }
 
 /// Type checks of a requirement selector's values (upstream §5.6).
@@ -228,6 +230,7 @@ pub(crate) fn check_select_value(
         SelectField::ApiVersion if v.as_str().is_none() => err("api version", v),
         SelectField::Kind if v.as_str().is_none() => err("kind", v),
         SelectField::MatchName if v.as_str().is_none() => err("matchName", v),
+        SelectField::Namespace if !v.is_null() && v.as_str().is_none() => err("namespace", v),
         SelectField::MatchLabels => match v.as_entries() {
             None => Err(Diagnostic::error(
                 format!("matchLabels in requirement selector of \"{name}\" was not an object"),

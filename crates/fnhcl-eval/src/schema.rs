@@ -355,6 +355,7 @@ pub(crate) const SELECT: BodySchema = BodySchema {
         ("kind", true),
         ("matchName", false),
         ("matchLabels", false),
+        ("namespace", false),
     ],
     blocks: &[],
 };

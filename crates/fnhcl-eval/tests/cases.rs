@@ -224,6 +224,9 @@ fn output_json(out: &Output) -> Json {
                 ("apiVersion", Json::String(s.api_version.clone())),
                 ("kind", Json::String(s.kind.clone())),
             ];
+            if let Some(ns) = &s.namespace {
+                o.push(("namespace", Json::String(ns.clone())));
+            }
             match &s.matches {
                 SelectorMatch::Name(n) => o.push(("matchName", Json::String(n.clone()))),
                 SelectorMatch::Labels(l) => o.push((

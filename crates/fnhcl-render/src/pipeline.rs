@@ -142,9 +142,15 @@ fn labels_of(m: &Map<String, Value>) -> Option<&Map<String, Value>> {
 
 /// Answers one selector from the pool (§2.3 of the render notes).
 fn answer(sel: &ResourceSelector, pool: &[&Map<String, Value>], opts: &RenderOptions) -> Resources {
+    // D36: a selector that names a namespace sees only that namespace's
+    // objects, as Crossplane 2 reads them (`crossplane render` 2.2 ignores
+    // the namespace); without one, every namespace, as `crossplane render`.
     let candidates = pool.iter().filter(|r| {
         str_at(r, &["apiVersion"]) == Some(sel.api_version.as_str())
             && str_at(r, &["kind"]) == Some(sel.kind.as_str())
+            && sel.namespace.as_deref().is_none_or(|ns| {
+                str_at(r, &["metadata", "namespace"]).unwrap_or_default() == ns
+            })
     });
     let items: Vec<Resource> = match &sel.r#match {
         Some(resource_selector::Match::MatchName(name)) => candidates

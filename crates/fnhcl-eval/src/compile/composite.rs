@@ -197,11 +197,12 @@ impl Compiler<'_> {
         };
         let sc = self.content(sb, &schema::SELECT, false);
         let get = |n: &str| sc.attr(n).map(|a| &a.expr);
-        let (api_version, kind, match_name, match_labels) = (
+        let (api_version, kind, match_name, match_labels, namespace) = (
             get("apiVersion"),
             get("kind"),
             get("matchName"),
             get("matchLabels"),
+            get("namespace"),
         );
         match (&match_name, &match_labels) {
             (Some(_), Some(_)) => self.err(
@@ -229,6 +230,7 @@ impl Compiler<'_> {
             (crate::checks::SelectField::Kind, kind),
             (crate::checks::SelectField::MatchName, match_name),
             (crate::checks::SelectField::MatchLabels, match_labels),
+            (crate::checks::SelectField::Namespace, namespace),
         ] {
             let Some(e) = e else { continue };
             self.check_expr(e, &env);
@@ -252,6 +254,7 @@ impl Compiler<'_> {
                 kind: env.compile(kind?),
                 match_name: match_name.map(|e| env.compile(e)),
                 match_labels: match_labels.map(|e| env.compile(e)),
+                namespace: namespace.map(|e| env.compile(e)),
             },
         })
     }

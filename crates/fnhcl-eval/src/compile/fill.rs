@@ -214,11 +214,13 @@ fn items<'a>(its: &'a mut [Item], out: &mut Vec<&'a mut Compiled>) {
                     kind,
                     match_name,
                     match_labels,
+                    namespace,
                 } = select;
                 out.push(api_version);
                 out.push(kind);
                 out.extend(match_name.as_mut());
                 out.extend(match_labels.as_mut());
+                out.extend(namespace.as_mut());
             }
             Item::Module(i) => {
                 let Instance {

@@ -282,6 +282,8 @@ pub(crate) struct Select {
     pub kind: Compiled,
     pub match_name: Option<Compiled>,
     pub match_labels: Option<Compiled>,
+    /// D36: the namespace to select in.
+    pub namespace: Option<Compiled>,
 }
 
 pub(crate) struct Function {

@@ -84,6 +84,9 @@ impl<'c> Walk<'c> {
         if let Some(e) = &s.match_labels {
             fields.push((SelectField::MatchLabels, e));
         }
+        if let Some(e) = &s.namespace {
+            fields.push((SelectField::Namespace, e));
+        }
         let mut values = Vec::new();
         let mut all_diags = Vec::new();
         let mut is_incomplete = false;
@@ -111,6 +114,7 @@ impl<'c> Walk<'c> {
         let mut api_version = String::new();
         let mut kind = String::new();
         let mut matches = None;
+        let mut namespace = None;
         for (f, v, span) in values {
             check_select_value(f, &v, &rname, span).map_err(|d| vec![d])?;
             match f {
@@ -121,6 +125,7 @@ impl<'c> Walk<'c> {
                         v.as_str().unwrap_or_default().to_owned(),
                     ));
                 }
+                SelectField::Namespace => namespace = v.as_str().map(str::to_owned),
                 SelectField::MatchLabels => {
                     let labels = v
                         .as_entries()
@@ -144,6 +149,7 @@ impl<'c> Walk<'c> {
             Selector {
                 api_version,
                 kind,
+                namespace,
                 matches,
             },
         );
