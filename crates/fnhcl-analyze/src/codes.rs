@@ -93,6 +93,11 @@ pub const BODY_SCHEMA: &str = "W0610";
 /// not define.
 pub const UNKNOWN_KIND: &str = "W0611";
 
+/// A requirement of a namespaced composite that selects by `matchName`
+/// without a `namespace` (D36): Crossplane 2 looks for a cluster-scoped
+/// object of that name.
+pub const UNNAMESPACED_REQUIREMENT: &str = "W0612";
+
 /// Every code with its kebab-case name, for documentation and `--format json`.
 pub const ALL: &[(&str, &str)] = &[
     (SYNTAX, "syntax-error"),
@@ -129,6 +134,7 @@ pub const ALL: &[(&str, &str)] = &[
     (UNUSED_EXPORT, "unused-export"),
     (BODY_SCHEMA, "body-schema"),
     (UNKNOWN_KIND, "unknown-kind"),
+    (UNNAMESPACED_REQUIREMENT, "unnamespaced-requirement"),
 ];
 
 /// The kebab-case name of a code.

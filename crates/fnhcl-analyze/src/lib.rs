@@ -23,7 +23,7 @@ pub mod codes;
 mod schema;
 mod walk;
 
-pub use schema::{composite_schema, connection_keys};
+pub use schema::{composite_schema, connection_keys, namespaced_composite, step_requirement_names};
 
 use std::sync::Arc;
 
@@ -41,6 +41,14 @@ pub struct Options {
     /// The connection secret keys the XRD declares
     /// (`spec.connectionSecretKeys`): what `composite connection` sets.
     pub connection_keys: Vec<String>,
+    /// The names of the requirements the Composition step itself declares
+    /// (`requirements.requiredResources[].requirementName`): Crossplane
+    /// sends them without a `requirement` block (D36).
+    pub bootstrap_requirements: Vec<String>,
+    /// Whether the composite is namespaced (a Crossplane 2 XRD whose scope
+    /// is `Namespaced`, its default): a requirement that selects by name
+    /// without a namespace is then worth a warning (D36).
+    pub namespaced_composite: bool,
 }
 
 /// Analyses the program made of every file of `sources`.

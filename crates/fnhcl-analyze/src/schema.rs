@@ -22,6 +22,33 @@ pub fn connection_keys(xrd: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Whether an XRD document defines a namespaced composite: a Crossplane 2
+/// XRD (`apiextensions.crossplane.io/v2`) whose `spec.scope` is
+/// `Namespaced` or absent (its default). Crossplane 1 XRDs
+/// (`apiextensions.crossplane.io/v1`) define cluster-scoped composites.
+pub fn namespaced_composite(xrd: &Value) -> bool {
+    xrd.get("apiVersion").and_then(Value::as_str) == Some("apiextensions.crossplane.io/v2")
+        && xrd
+            .pointer("/spec/scope")
+            .and_then(Value::as_str)
+            .is_none_or(|s| s == "Namespaced")
+}
+
+/// The names of the requirements a Composition pipeline step declares
+/// itself (`requirements.requiredResources[].requirementName`): Crossplane
+/// sends them before the first call, without a `requirement` block.
+pub fn step_requirement_names(step: &Value) -> Vec<String> {
+    step.pointer("/requirements/requiredResources")
+        .and_then(Value::as_array)
+        .map(|reqs| {
+            reqs.iter()
+                .filter_map(|r| r.get("requirementName").and_then(Value::as_str))
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The schema of the composite resource defined by a
 /// CompositeResourceDefinition document: the version named by
 /// `api_version` (`group/version`) if given and present, else the

@@ -46,6 +46,10 @@ const METADATA_FIELDS: &[&str] = &[
     "finalizers",
 ];
 
+/// The requirement under which Crossplane sends a WatchOperation's watched
+/// resource (D36, D39).
+pub(crate) const WATCHED_RESOURCE_REQUIREMENT: &str = "ops.crossplane.io/watched-resource";
+
 const MAX_DEPTH: usize = 256;
 
 /// Evaluation budget for constant sub-expressions of one program.
@@ -58,7 +62,13 @@ pub(crate) fn check(bodies: &[Body], options: &Options) -> Vec<Diagnostic> {
         frames: Vec::new(),
         resources: BTreeSet::new(),
         collections: BTreeSet::new(),
-        requirements: BTreeSet::new(),
+        requirements: options
+            .bootstrap_requirements
+            .iter()
+            .cloned()
+            .chain([WATCHED_RESOURCE_REQUIREMENT.to_owned()])
+            .collect(),
+        namespaced_composite: options.namespaced_composite,
         in_function: false,
         const_steps: 0,
     };
@@ -102,6 +112,8 @@ struct Walker {
     resources: BTreeSet<String>,
     collections: BTreeSet<String>,
     requirements: BTreeSet<String>,
+    /// See [`Options::namespaced_composite`].
+    namespaced_composite: bool,
     /// Inside a `function` block (no `req`, `self`, `each` or outer locals).
     in_function: bool,
     /// Evaluation steps spent on constant sub-expressions.
@@ -188,6 +200,31 @@ impl Walker {
         }
     }
 
+    /// D36: on a namespaced composite, a selection by name without a
+    /// namespace finds only a cluster-scoped object.
+    fn select_namespace(&mut self, select: &Block) {
+        let attr = |n: &str| {
+            select.body.items.iter().find_map(|s| match s {
+                Structure::Attribute(a) if &*a.name.name == n => Some(a),
+                _ => None,
+            })
+        };
+        if attr("namespace").is_some() {
+            return;
+        }
+        let Some(name) = attr("matchName") else {
+            return;
+        };
+        self.diags.push(
+            Diagnostic::warning(
+                "requirement selects by name without a namespace on a namespaced composite",
+                "Crossplane 2 then looks for a cluster-scoped object of that name, and a namespaced one (a ConfigMap, a Secret) is never found: set `namespace`, for example `namespace = req.composite.metadata.namespace`",
+            )
+            .with_span(name.name.span)
+            .with_code(codes::UNNAMESPACED_REQUIREMENT),
+        );
+    }
+
     fn block(&mut self, b: &Block, depth: usize) {
         if depth > MAX_DEPTH {
             return;
@@ -196,6 +233,9 @@ impl Walker {
             .filter(|c| &*c.ident.name == "locals")
             .collect();
         let is_function = &*b.ident.name == "function";
+        if &*b.ident.name == "select" && self.namespaced_composite {
+            self.select_namespace(b);
+        }
         let saved_frames = if is_function {
             Some(std::mem::take(&mut self.frames))
         } else {
@@ -531,7 +571,12 @@ impl Walker {
                 if let Some((n, s)) = name
                     && !self.requirements.contains(n)
                 {
-                    let known: Vec<&str> = self.requirements.iter().map(String::as_str).collect();
+                    let known: Vec<&str> = self
+                        .requirements
+                        .iter()
+                        .map(String::as_str)
+                        .filter(|n| *n != WATCHED_RESOURCE_REQUIREMENT)
+                        .collect();
                     let detail = if known.is_empty() {
                         "the program declares no requirement blocks".to_owned()
                     } else {

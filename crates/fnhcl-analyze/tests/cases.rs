@@ -4,7 +4,9 @@
 //! several `*.hcl` files and an `expected` file. The expectation lists one
 //! finding per line: `CODE severity file:range: summary; detail`. Valid
 //! programs have an empty expectation. `FNHCL_BLESS=1` rewrites them. A
-//! directory case may hold an `xrd.json` (the composite's XRD), and an
+//! directory case may hold an `xrd.json` (the composite's XRD), a
+//! `requirements` file (the Composition step's own requirement names, one
+//! a line), and an
 //! `input.txtar` bundle instead of `*.hcl` files (programs with module
 //! directories, `modules/x/main.hcl`), and a `crds` file listing CRD files
 //! (one path per line, relative to the case) that resource bodies are
@@ -66,9 +68,18 @@ fn run_case(path: &Path) -> Result<(), Failed> {
         if let Ok(text) = std::fs::read_to_string(path.join("xrd.json")) {
             let xrd: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
             options.composite_schema = fnhcl_analyze::composite_schema(&xrd, None);
+            options.namespaced_composite = fnhcl_analyze::namespaced_composite(&xrd);
             if options.composite_schema.is_none() {
                 return Err("xrd.json is not a CompositeResourceDefinition".into());
             }
+        }
+        if let Ok(list) = std::fs::read_to_string(path.join("requirements")) {
+            options.bootstrap_requirements = list
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect();
         }
         if let Ok(list) = std::fs::read_to_string(path.join("crds")) {
             let mut set = fnhcl_schema::SchemaSet::new();

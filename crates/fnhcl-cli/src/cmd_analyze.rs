@@ -160,7 +160,10 @@ fn file_units(path: &Path, xrd: Option<&Path>) -> anyhow::Result<Vec<Unit>> {
             units.push(Unit {
                 label: Some(format!("composition {name}, step {step_name}")),
                 sources: Arc::new(sources),
-                options: options.clone(),
+                options: fnhcl_analyze::Options {
+                    bootstrap_requirements: fnhcl_analyze::step_requirement_names(step),
+                    ..options.clone()
+                },
             });
         }
     }

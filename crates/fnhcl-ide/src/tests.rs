@@ -65,6 +65,7 @@ fn snap(text: &str) -> (Snapshot, FilePosition) {
         composite_schema: fnhcl_analyze::composite_schema(&xrd[0], None),
         schemas: Some(Arc::new(set)),
         connection_keys: fnhcl_analyze::connection_keys(&xrd[0]),
+        ..fnhcl_analyze::Options::default()
     };
     let pos = FilePosition {
         file,

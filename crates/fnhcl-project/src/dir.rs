@@ -283,8 +283,7 @@ pub fn analysis_options(dir: &Path, xrd: Option<&Path>) -> anyhow::Result<fnhcl_
             let docs = fnhcl_render::yaml::load_stream(&text)
                 .map_err(|e| anyhow!("{}: {e}", path.display()))?;
             let found = docs.iter().find_map(|d| {
-                fnhcl_analyze::composite_schema(d, want_api.as_deref())
-                    .map(|s| (s, fnhcl_analyze::connection_keys(d)))
+                fnhcl_analyze::composite_schema(d, want_api.as_deref()).map(|s| XrdFacts::new(s, d))
             });
             if found.is_none() {
                 bail!(
@@ -296,19 +295,39 @@ pub fn analysis_options(dir: &Path, xrd: Option<&Path>) -> anyhow::Result<fnhcl_
         }
         None => find_xrd(dir, want_api.as_deref(), want_kind.as_deref()),
     };
-    let (composite_schema, connection_keys) = xrd.unzip();
-    Ok(fnhcl_analyze::Options {
-        composite_schema,
-        schemas: None,
-        connection_keys: connection_keys.unwrap_or_default(),
+    Ok(match xrd {
+        Some(x) => fnhcl_analyze::Options {
+            composite_schema: Some(x.schema),
+            connection_keys: x.connection_keys,
+            namespaced_composite: x.namespaced,
+            ..fnhcl_analyze::Options::default()
+        },
+        None => fnhcl_analyze::Options::default(),
     })
+}
+
+/// What the analyser takes from the composite's XRD.
+struct XrdFacts {
+    schema: std::sync::Arc<fnhcl_schema::Schema>,
+    connection_keys: Vec<String>,
+    namespaced: bool,
+}
+
+impl XrdFacts {
+    fn new(schema: std::sync::Arc<fnhcl_schema::Schema>, xrd: &serde_json::Value) -> XrdFacts {
+        XrdFacts {
+            schema,
+            connection_keys: fnhcl_analyze::connection_keys(xrd),
+            namespaced: fnhcl_analyze::namespaced_composite(xrd),
+        }
+    }
 }
 
 fn find_xrd(
     dir: &Path,
     api_version: Option<&str>,
     kind: Option<&str>,
-) -> Option<(std::sync::Arc<fnhcl_schema::Schema>, Vec<String>)> {
+) -> Option<XrdFacts> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
         .filter_map(Result::ok)
@@ -330,7 +349,7 @@ fn find_xrd(
                 continue;
             }
             if let Some(s) = fnhcl_analyze::composite_schema(&d, api_version) {
-                found.push((s, fnhcl_analyze::connection_keys(&d)));
+                found.push(XrdFacts::new(s, &d));
             }
         }
     }

@@ -148,9 +148,10 @@ fn answer(sel: &ResourceSelector, pool: &[&Map<String, Value>], opts: &RenderOpt
     let candidates = pool.iter().filter(|r| {
         str_at(r, &["apiVersion"]) == Some(sel.api_version.as_str())
             && str_at(r, &["kind"]) == Some(sel.kind.as_str())
-            && sel.namespace.as_deref().is_none_or(|ns| {
-                str_at(r, &["metadata", "namespace"]).unwrap_or_default() == ns
-            })
+            && sel
+                .namespace
+                .as_deref()
+                .is_none_or(|ns| str_at(r, &["metadata", "namespace"]).unwrap_or_default() == ns)
     });
     let items: Vec<Resource> = match &sel.r#match {
         Some(resource_selector::Match::MatchName(name)) => candidates
