@@ -24,7 +24,7 @@ pub const UNDEFINED_VARIABLE: &str = "E0301";
 pub const INVALID_SELF: &str = "E0302";
 /// `each.<k>` other than `key`/`value`.
 pub const INVALID_EACH: &str = "E0303";
-/// `req.<k>` where `k` is not one of the eight `req` attributes.
+/// `req.<k>` where `k` is not one of the `req` attributes.
 pub const UNKNOWN_REQ_ATTRIBUTE: &str = "E0304";
 /// `req.resource.<n>` / `req.connection.<n>` naming no `resource` block
 /// (a warning: the resource may come from another pipeline step).

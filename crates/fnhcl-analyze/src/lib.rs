@@ -8,7 +8,7 @@
 //!   function definitions, shadowing and local cycles. Its diagnostics get a
 //!   stable [`codes`] entry here.
 //! - checks only a static tool can afford, because at runtime the data may
-//!   legitimately be absent (D23): `req.<k>` must be one of the eight `req`
+//!   legitimately be absent (D23): `req.<k>` must be one of the nine `req`
 //!   attributes, `req.resource.<n>` must name a declared `resource` block
 //!   (`req.resources.<n>` a `resources` block), calls must name existing
 //!   built-in functions with a valid number of arguments, unused locals are

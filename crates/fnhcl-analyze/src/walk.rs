@@ -12,7 +12,8 @@ use fnhcl_value::{Type, Value};
 use crate::{Options, codes};
 use fnhcl_schema::Schema;
 
-/// The eight attributes of `req` (upstream §3.2).
+/// The attributes of `req`: upstream's eight (§3.2) and `credentials`
+/// (D38).
 const REQ_KEYS: &[&str] = &[
     "composite",
     "composite_connection",
@@ -22,6 +23,7 @@ const REQ_KEYS: &[&str] = &[
     "connections",
     "context",
     "extra_resources",
+    "credentials",
 ];
 
 /// Top-level fields of a Kubernetes object.

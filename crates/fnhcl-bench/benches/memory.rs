@@ -155,8 +155,13 @@ fn parts(n: usize) {
     );
 
     let before = reset_peak();
-    let rsp = fnhcl_crossplane::response::success(&req, fnhcl_crossplane::DEFAULT_TTL, &output)
-        .expect("response");
+    let rsp = fnhcl_crossplane::response::success(
+        &req,
+        fnhcl_crossplane::DEFAULT_TTL,
+        &output,
+        fnhcl_crossplane::response::Settings::default(),
+    )
+    .expect("response");
     let encoded = prost::Message::encode_to_vec(&rsp);
     drop(rsp);
     line("response bytes", live() - before, Some(peak() - before));

@@ -161,8 +161,25 @@ pub(crate) fn object_from_struct_within(
 /// A cty value as a protobuf value. Marks are dropped; unknown values are
 /// an error (the evaluator never emits them).
 pub fn value_to_pb(v: &Value) -> Result<PbValue, ConvertError> {
-    to_pb(v, 0).map_err(PathError::finish)
+    to_pb(v, 0, false).map_err(PathError::finish)
 }
+
+/// [`value_to_pb`] for showing (debug dumps): every value carrying the
+/// sensitive mark becomes the string `(sensitive value)` (D38).
+pub fn value_to_pb_shown(v: &Value) -> Result<PbValue, ConvertError> {
+    to_pb(v, 0, true).map_err(PathError::finish)
+}
+
+/// [`value_to_struct`] as [`value_to_pb_shown`] shows it.
+pub fn value_to_struct_shown(v: &Value) -> Result<Struct, ConvertError> {
+    match value_to_pb_shown(v)?.kind {
+        Some(Kind::StructValue(s)) => Ok(s),
+        _ => Err(ConvertError::NotAnObject(type_word(v))),
+    }
+}
+
+/// What is shown in place of a sensitive value.
+pub const SENSITIVE: &str = "(sensitive value)";
 
 /// A cty object or map as a protobuf `Struct`.
 pub fn value_to_struct(v: &Value) -> Result<Struct, ConvertError> {
@@ -217,12 +234,13 @@ impl PathError {
     }
 }
 
-fn to_pb(v: &Value, depth: usize) -> Result<PbValue, PathError> {
+fn to_pb(v: &Value, depth: usize, redact: bool) -> Result<PbValue, PathError> {
     if depth > MAX_DEPTH {
         return Err(PathError::new(ConvertError::TooDeep));
     }
     let kind = match v {
-        Value::Marked(inner) => return to_pb(inner, depth),
+        Value::Marked(_) if redact => Kind::StringValue(SENSITIVE.to_owned()),
+        Value::Marked(inner) => return to_pb(inner, depth, redact),
         Value::Null(_) => Kind::NullValue(0),
         Value::Unknown(_) => return Err(PathError::new(ConvertError::Unknown(String::new()))),
         Value::Bool(b) => Kind::BoolValue(*b),
@@ -238,26 +256,26 @@ fn to_pb(v: &Value, depth: usize) -> Result<PbValue, PathError> {
             Kind::NumberValue(f)
         }
         Value::String(s) => Kind::StringValue(String::from(&**s)),
-        Value::List(c) | Value::Set(c) => Kind::ListValue(seq_to_pb(&c.items, depth)?),
-        Value::Tuple(items) => Kind::ListValue(seq_to_pb(items, depth)?),
-        Value::Map(m) => Kind::StructValue(entries_to_pb(&m.items, depth)?),
-        Value::Object(attrs) => Kind::StructValue(entries_to_pb(attrs, depth)?),
+        Value::List(c) | Value::Set(c) => Kind::ListValue(seq_to_pb(&c.items, depth, redact)?),
+        Value::Tuple(items) => Kind::ListValue(seq_to_pb(items, depth, redact)?),
+        Value::Map(m) => Kind::StructValue(entries_to_pb(&m.items, depth, redact)?),
+        Value::Object(attrs) => Kind::StructValue(entries_to_pb(attrs, depth, redact)?),
     };
     Ok(PbValue { kind: Some(kind) })
 }
 
-fn seq_to_pb(items: &[Value], depth: usize) -> Result<ListValue, PathError> {
+fn seq_to_pb(items: &[Value], depth: usize, redact: bool) -> Result<ListValue, PathError> {
     let mut values = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        values.push(to_pb(item, depth + 1).map_err(|e| e.at(i))?);
+        values.push(to_pb(item, depth + 1, redact).map_err(|e| e.at(i))?);
     }
     Ok(ListValue { values })
 }
 
-fn entries_to_pb(entries: &ObjMap, depth: usize) -> Result<Struct, PathError> {
+fn entries_to_pb(entries: &ObjMap, depth: usize, redact: bool) -> Result<Struct, PathError> {
     let mut fields = std::collections::HashMap::with_capacity(entries.len());
     for (k, item) in entries {
-        let v = to_pb(item, depth + 1).map_err(|e| e.at(k))?;
+        let v = to_pb(item, depth + 1, redact).map_err(|e| e.at(k))?;
         fields.insert(String::from(&**k), v);
     }
     Ok(Struct { fields })

@@ -9,7 +9,11 @@ use function_sdk_rust::proto::v1::{
 };
 use serde_json::{Value as Json, json};
 
-use crate::convert::struct_to_json;
+use fnhcl_eval::Output;
+use pbjson_types::value::Kind;
+use pbjson_types::{Struct, Value as PbValue};
+
+use crate::convert::{SENSITIVE, struct_to_json, value_to_pb_shown, value_to_struct_shown};
 use crate::yaml::to_yaml;
 
 /// Annotation on the observed XR that turns debug output on.
@@ -40,11 +44,66 @@ pub fn clean(mut v: Json) -> Json {
     v
 }
 
+/// A resource's body as a dump shows it: a Secret's `data` and
+/// `stringData` values are never shown (D38).
 fn body_json(r: &Resource) -> Json {
-    r.resource
+    let mut body = r
+        .resource
         .as_ref()
         .map(struct_to_json)
-        .unwrap_or_else(|| json!({}))
+        .unwrap_or_else(|| json!({}));
+    if body.get("kind").and_then(Json::as_str) == Some("Secret") {
+        for field in ["data", "stringData"] {
+            if let Some(m) = body.get_mut(field).and_then(Json::as_object_mut) {
+                for v in m.values_mut() {
+                    *v = Json::String(SENSITIVE.to_owned());
+                }
+            }
+        }
+    }
+    body
+}
+
+/// `rsp` as a dump may show it (D38): the desired resources, composite
+/// status and context values that the program derived from sensitive
+/// values (`req.credentials`) show `(sensitive value)` in their place.
+pub fn shown_response(rsp: &RunFunctionResponse, output: &Output) -> RunFunctionResponse {
+    let mut shown = rsp.clone();
+    let Some(desired) = shown.desired.as_mut() else {
+        return shown;
+    };
+    for r in output.resources.iter().filter(|r| r.body.is_marked_deep()) {
+        if let (Some(d), Ok(body)) = (
+            desired.resources.get_mut(&r.name),
+            value_to_struct_shown(&r.body),
+        ) {
+            d.resource = Some(body);
+        }
+    }
+    if let Some(status) = output
+        .composite_status
+        .as_ref()
+        .filter(|s| s.is_marked_deep())
+        && let Ok(status) = value_to_struct_shown(status)
+        && let Some(body) = desired.composite.as_mut().and_then(|c| c.resource.as_mut())
+    {
+        let mut wrapper = Struct::default();
+        wrapper.fields.insert(
+            "status".to_owned(),
+            PbValue {
+                kind: Some(Kind::StructValue(status)),
+            },
+        );
+        crate::response::merge_struct(body, wrapper);
+    }
+    if let Some(ctx) = shown.context.as_mut() {
+        for (k, v) in output.context.iter().filter(|(_, v)| v.is_marked_deep()) {
+            if let Ok(v) = value_to_pb_shown(v) {
+                ctx.fields.insert(k.clone(), v);
+            }
+        }
+    }
+    shown
 }
 
 /// A context key as a file name: runs of characters outside

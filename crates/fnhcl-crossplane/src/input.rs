@@ -53,10 +53,14 @@ pub struct HclInput {
     /// D34: composed resources without a `ready` block are ready when
     /// their observed object is (`autoReady: true`; default false).
     pub auto_ready: bool,
+    /// D37: a Crossplane 2 XR's connection details are composed as a
+    /// Secret (`connectionSecret: On`, the default; `Off` keeps the legacy
+    /// field, which Crossplane 2 ignores).
+    pub connection_secret: bool,
 }
 
 /// Every field an `HclInput` may have.
-pub const FIELD_NAMES: [&str; 12] = [
+pub const FIELD_NAMES: [&str; 13] = [
     "apiVersion",
     "kind",
     "metadata",
@@ -69,10 +73,11 @@ pub const FIELD_NAMES: [&str; 12] = [
     "schemaValidation",
     "readinessGating",
     "autoReady",
+    "connectionSecret",
 ];
 
 /// The known fields, for error messages.
-const FIELDS: &str = "apiVersion, kind, metadata, source, hcl, path, debug, debugNew, ttl, schemaValidation, readinessGating, autoReady";
+const FIELDS: &str = "apiVersion, kind, metadata, source, hcl, path, debug, debugNew, ttl, schemaValidation, readinessGating, autoReady, connectionSecret";
 
 fn kind_name(v: &PbValue) -> &'static str {
     match &v.kind {
@@ -107,6 +112,25 @@ fn want_bool(field: &str, v: &PbValue) -> Result<bool, String> {
     }
 }
 
+/// An `On`/`Off` switch (absent or empty: `default`); YAML's booleans mean
+/// the same as the strings.
+fn want_on_off(field: &str, v: &PbValue, default: bool) -> Result<bool, String> {
+    match &v.kind {
+        None | Some(Kind::NullValue(_)) => Ok(default),
+        Some(Kind::BoolValue(b)) => Ok(*b),
+        Some(Kind::StringValue(s)) if s.is_empty() => Ok(default),
+        Some(Kind::StringValue(s)) if s == "On" => Ok(true),
+        Some(Kind::StringValue(s)) if s == "Off" => Ok(false),
+        Some(Kind::StringValue(s)) => Err(format!(
+            "field \"{field}\" must be \"On\" or \"Off\", got {s:?}"
+        )),
+        _ => Err(format!(
+            "field \"{field}\" must be \"On\" or \"Off\", got {}",
+            kind_name(v)
+        )),
+    }
+}
+
 impl HclInput {
     /// Decodes the step input. `None` (no input at all) decodes to the empty
     /// input, which then fails [`HclInput::check`] as upstream does.
@@ -121,6 +145,7 @@ impl HclInput {
             schema_validation: SchemaValidation::default(),
             readiness_gating: true,
             auto_ready: false,
+            connection_secret: true,
         };
         let Some(input) = input else {
             return Ok(out);
@@ -166,26 +191,8 @@ impl HclInput {
                         out.ttl = Some(d);
                     }
                 }
-                "readinessGating" => {
-                    out.readiness_gating = match &v.kind {
-                        None | Some(Kind::NullValue(_)) => true,
-                        // YAML's booleans mean the same as the strings.
-                        Some(Kind::BoolValue(b)) => *b,
-                        Some(Kind::StringValue(s)) if s == "On" || s.is_empty() => true,
-                        Some(Kind::StringValue(s)) if s == "Off" => false,
-                        Some(Kind::StringValue(s)) => {
-                            return Err(format!(
-                                "field \"readinessGating\" must be \"On\" or \"Off\", got {s:?}"
-                            ));
-                        }
-                        _ => {
-                            return Err(format!(
-                                "field \"readinessGating\" must be \"On\" or \"Off\", got {}",
-                                kind_name(v)
-                            ));
-                        }
-                    }
-                }
+                "readinessGating" => out.readiness_gating = want_on_off(name, v, true)?,
+                "connectionSecret" => out.connection_secret = want_on_off(name, v, true)?,
                 "autoReady" => out.auto_ready = want_bool(name, v)?,
                 "schemaValidation" => {
                     out.schema_validation = match want_string(name, v)?.as_deref() {
@@ -419,6 +426,27 @@ mod tests {
         assert_eq!(err, "field \"autoReady\" must be a boolean, got string");
         let err = decode(serde_json::json!({"autoready": true})).expect_err("unknown");
         assert!(err.contains("did you mean \"autoReady\"?"), "{err}");
+    }
+
+    #[test]
+    fn connection_secret_switch() {
+        let input = decode(serde_json::json!({"hcl": "x"})).expect("valid");
+        assert!(input.connection_secret);
+        for (v, want) in [
+            (serde_json::json!("On"), true),
+            (serde_json::json!("Off"), false),
+            (serde_json::json!(false), false),
+            (serde_json::json!(""), true),
+        ] {
+            let input =
+                decode(serde_json::json!({"hcl": "x", "connectionSecret": v})).expect("valid");
+            assert_eq!(input.connection_secret, want, "{v}");
+        }
+        let err = decode(serde_json::json!({"connectionSecret": 1})).expect_err("bad type");
+        assert_eq!(
+            err,
+            "field \"connectionSecret\" must be \"On\" or \"Off\", got number"
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! is read through a [`DirectoryReader`] the caller provides.
 
 pub mod cache;
+pub mod connection;
 pub mod convert;
 pub mod debug;
 pub mod input;
@@ -581,9 +582,13 @@ impl Function {
                 // The request's values are not read again: their memory
                 // is not part of the response's peak.
                 drop(eval_req);
-                let readiness = response::Readiness {
+                let readiness = response::Settings {
                     gating: input.readiness_gating,
                     auto_ready: input.auto_ready,
+                    connection: connection::Policy {
+                        secret: input.connection_secret,
+                        declared: program.declares_composite_connection(),
+                    },
                 };
                 let mut rsp = response::success(req, ttl, &output, readiness)?;
                 // Schema validation adds results and requirements.
@@ -600,6 +605,7 @@ impl Function {
                         &mut rsp,
                     )?;
                 }
+                let shown = debug_on.then(|| debug::shown_response(&rsp, &output));
                 drop(output);
                 let size = prost::Message::encoded_len(&rsp);
                 if size > limits.max_output_bytes {
@@ -608,9 +614,9 @@ impl Function {
                         limits.max_output_bytes
                     ));
                 }
-                Ok(rsp)
+                Ok((rsp, shown))
             }));
-            let rsp = match ran {
+            let (rsp, shown) = match ran {
                 Ok(r) => r?,
                 Err(p) => {
                     return Err(format!(
@@ -619,8 +625,8 @@ impl Function {
                     ));
                 }
             };
-            if debug_on {
-                outcome.debug_response = Some(debug::response_dump(req, &rsp));
+            if let Some(shown) = shown {
+                outcome.debug_response = Some(debug::response_dump(req, &shown));
             }
             Ok(rsp)
         })();

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use fnhcl_eval::{Demand, ObservedResource, Paths, Request};
 use fnhcl_value::Value;
-use function_sdk_rust::proto::v1::{Resource, RunFunctionRequest};
+use function_sdk_rust::proto::v1::{Resource, RunFunctionRequest, credentials};
 use pbjson_types::Struct;
 use pbjson_types::value::Kind;
 
@@ -310,9 +310,18 @@ pub fn eval_request_within(
     if let Some(name) = deep {
         return Err(format!("required resource {name:?}"));
     }
+    let credentials = req
+        .credentials
+        .iter()
+        .filter_map(|(name, c)| {
+            let credentials::Source::CredentialData(d) = c.source.as_ref()?;
+            Some((name.clone(), sorted_bytes(&d.data)))
+        })
+        .collect();
     Ok(Request {
         composite,
         composite_connection,
+        credentials,
         observed: observed_resources,
         context,
         extra_resources,

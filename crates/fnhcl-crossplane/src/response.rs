@@ -132,23 +132,40 @@ pub fn merge_struct(theirs: &mut Struct, ours: Struct) {
     }
 }
 
-/// The input's readiness settings.
+/// What the input and the program decide about the response.
 #[derive(Clone, Copy, Debug)]
-pub struct Readiness {
+pub struct Settings {
     /// D32 (`readinessGating: On`).
     pub gating: bool,
     /// D34 (`autoReady: true`).
     pub auto_ready: bool,
+    /// D37: where connection details go.
+    pub connection: crate::connection::Policy,
+}
+
+impl Default for Settings {
+    /// The input's defaults, for a program without connection blocks.
+    fn default() -> Settings {
+        Settings {
+            gating: true,
+            auto_ready: false,
+            connection: crate::connection::Policy {
+                secret: true,
+                declared: false,
+            },
+        }
+    }
 }
 
 /// Builds the success response (upstream §5.1–§5.8 with D17–D21, and the
-/// composite's and composed resources' readiness of D32–D34). Errors are
+/// composite's and composed resources' readiness of D32–D34, the
+/// connection Secret of D37). Errors are
 /// conversion failures, reported as a fatal result by the caller.
 pub fn success(
     req: &RunFunctionRequest,
     ttl: Duration,
     output: &Output,
-    readiness: Readiness,
+    readiness: Settings,
 ) -> Result<RunFunctionResponse, String> {
     let mut rsp = base_response(req, ttl);
     let desired = rsp.desired.get_or_insert_with(State::default);
@@ -213,12 +230,15 @@ pub fn success(
         );
         merge_struct(body, wrapper);
     }
-    if !output.composite_connection.is_empty() {
-        let composite = desired.composite.get_or_insert_with(Resource::default);
-        for (k, v) in &output.composite_connection {
-            composite.connection_details.insert(k.clone(), v.clone());
-        }
-    }
+    // D37: the legacy field, or a Secret for Crossplane 2 XRs.
+    let mut connection_warnings = Vec::new();
+    crate::connection::apply(
+        req,
+        output,
+        readiness.connection,
+        desired,
+        &mut connection_warnings,
+    )?;
 
     // D18: each key replaces the same top-level key; others pass through.
     if !output.context.is_empty() {
@@ -273,6 +293,8 @@ pub fn success(
             target: Some(Target::Composite as i32),
         });
     }
+
+    rsp.results.extend(connection_warnings);
 
     // D35: the program's results, after D21's.
     for r in &output.results {

@@ -700,3 +700,153 @@ result {
     ));
     assert_eq!(fatal_message(&fatal), "size too large");
 }
+
+/// D38: a credential reaches the response body where the program puts it,
+/// and nothing else: not results, conditions, the error of a failed run
+/// nor the debug dumps (the `debug` input, `debugNew`, the annotation).
+#[test]
+fn credentials_are_sensitive_end_to_end() {
+    use fnhcl_crossplane::proto::{CredentialData, Credentials, credentials};
+    const TOKEN: &str = "tok-h7Qz9";
+    const TOKEN_B64: &str = "dG9rLWg3UXo5";
+    let program = r#"
+locals {
+  token = base64decode(req.credentials.api.token)
+}
+resource api-token {
+  body = {
+    apiVersion = "v1"
+    kind       = "Secret"
+    metadata   = { name = "api-token" }
+    data       = { token = req.credentials.api.token }
+  }
+}
+resource copy {
+  body = {
+    apiVersion = "example.com/v1"
+    kind       = "Copy"
+    metadata   = { name = "copy" }
+    spec       = { token = token, upper = upper(token) }
+  }
+}
+# A deliberately failing expression over the credential.
+resource port {
+  body = {
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+    metadata   = { name = "port" }
+    data       = { port = tostring(tonumber(token) + 1) }
+  }
+}
+result {
+  severity = "Warning"
+  message  = "read ${token}"
+}
+composite condition {
+  type    = "TokenRead"
+  status  = "True"
+  reason  = "Read"
+  message = "token ${token}"
+}
+composite status {
+  body = { token = token, plain = "visible" }
+}
+context {
+  key   = "example.com/token"
+  value = { token = token }
+}
+"#;
+    let with_credentials = |input: Json| {
+        let mut req = request(input);
+        req.credentials.insert(
+            "api".into(),
+            Credentials {
+                source: Some(credentials::Source::CredentialData(CredentialData {
+                    data: HashMap::from([("token".to_owned(), TOKEN.as_bytes().to_vec())]),
+                })),
+            },
+        );
+        req
+    };
+    let f = Function::default();
+    let o = f.run_outcome(&with_credentials(json!({"hcl": program, "debug": true})));
+    assert!(o.error.is_none(), "{:?}", o.error);
+    let desired = o.response.desired.as_ref().expect("desired");
+    let body =
+        |name: &str| struct_to_json(desired.resources[name].resource.as_ref().expect("body"));
+    // Where the program puts it, the value is sent to Crossplane.
+    assert_eq!(body("api-token")["data"]["token"], TOKEN_B64);
+    assert_eq!(body("copy")["spec"]["token"], TOKEN);
+    assert_eq!(body("copy")["spec"]["upper"], TOKEN.to_uppercase());
+    let status = struct_to_json(
+        desired
+            .composite
+            .as_ref()
+            .and_then(|c| c.resource.as_ref())
+            .expect("composite"),
+    );
+    assert_eq!(status["status"]["token"], TOKEN);
+    assert!(
+        !desired.resources.contains_key("port"),
+        "the failing block is discarded"
+    );
+    // Nowhere else.
+    let leaks = |text: &str| {
+        text.contains(TOKEN) || text.contains(TOKEN_B64) || text.contains(&TOKEN.to_uppercase())
+    };
+    for r in &o.response.results {
+        assert!(!leaks(&r.message), "result: {}", r.message);
+    }
+    assert!(
+        o.response
+            .results
+            .iter()
+            .any(|r| r.message == "(sensitive value)"),
+        "{:?}",
+        o.response.results
+    );
+    assert!(
+        o.response
+            .results
+            .iter()
+            .any(|r| r.message.contains("tonumber")),
+        "the failing expression is reported: {:?}",
+        o.response.results
+    );
+    for c in &o.response.conditions {
+        assert!(
+            !leaks(c.message.as_deref().unwrap_or_default()),
+            "condition: {c:?}"
+        );
+    }
+    let user = o
+        .response
+        .conditions
+        .iter()
+        .find(|c| c.r#type == "TokenRead")
+        .expect("condition");
+    assert_eq!(user.message.as_deref(), Some("(sensitive value)"));
+    let dump = o.debug_response.expect("response dump");
+    assert!(!leaks(&dump), "{dump}");
+    assert!(dump.contains("token: (sensitive value)"), "{dump}");
+    assert!(dump.contains("plain: visible"), "{dump}");
+    assert!(!leaks(&o.debug_request.expect("request dump")));
+
+    // A run that fails on the credential says so without it.
+    let fatal = format!(
+        "{program}\nresources bad {{\n  for_each = range(tonumber(token))\n  template {{\n    body = {{}}\n  }}\n}}\n"
+    );
+    let o = f.run_outcome(&with_credentials(json!({"hcl": fatal, "debug": true})));
+    let error = o.error.expect("fails");
+    assert!(!leaks(&error), "{error}");
+    assert!(!leaks(fatal_message(&o.response)));
+    assert!(!leaks(&o.debug_request.expect("request dump")));
+    // A Fatal result block with the credential in its message.
+    let fatal = format!(
+        "{program}\nresult {{\n  severity = \"Fatal\"\n  message = \"stop: ${{token}}\"\n}}\n"
+    );
+    let o = f.run_outcome(&with_credentials(json!({"hcl": fatal})));
+    let error = o.error.expect("fails");
+    assert!(!leaks(&error), "{error}");
+    assert!(error.contains("(sensitive value)"), "{error}");
+}

@@ -38,6 +38,9 @@ pub struct Request {
     /// absent from `req.extra_resources`); `Some(items)`: the matches (an
     /// empty list when nothing matched, D19).
     pub extra_resources: BTreeMap<String, Option<Vec<Value>>>,
+    /// The step's credentials by name, each a map of keys to raw bytes
+    /// (`req.credentials`, D38: sensitive).
+    pub credentials: BTreeMap<String, BTreeMap<String, Vec<u8>>>,
 }
 
 /// Readiness of a desired resource (the protobuf enum names).

@@ -47,6 +47,15 @@ pub(crate) fn user_field(
     span: Span,
 ) -> Result<(), Diagnostic> {
     let bad = |what: String, detail: String| Err(Diagnostic::error(what, detail).with_span(span));
+    // D38: only a message may show a sensitive value (as `(sensitive
+    // value)`); the other attributes are checked against their values.
+    if key != "message" && matches!(v, Value::Marked(_)) {
+        return bad(
+            format!("{key} in {} must not be sensitive", block_name(condition)),
+            "it is derived from a sensitive value (such as req.credentials), which is never shown"
+                .into(),
+        );
+    }
     match (condition, key) {
         (true, "type") => {
             let t = want_str(condition, key, v, span)?;
@@ -151,6 +160,18 @@ fn required<'a>(
     })
 }
 
+/// A string attribute as the user will see it: a value derived from a
+/// sensitive one (D38) is shown as `(sensitive value)`.
+fn shown(v: &Value) -> Option<String> {
+    match v {
+        Value::Marked(_) if v.as_str().is_some() => Some(SENSITIVE.to_owned()),
+        _ => v.as_str().map(str::to_owned),
+    }
+}
+
+/// What is shown in place of a sensitive value (D38), as Terraform does.
+pub(crate) const SENSITIVE: &str = "(sensitive value)";
+
 /// The evaluated attributes of a `composite condition` block.
 pub(crate) fn user_condition(v: &Value, span: Span) -> Result<UserCondition, Diagnostic> {
     let fs = fields(true, v, span)?;
@@ -164,18 +185,10 @@ pub(crate) fn user_condition(v: &Value, span: Span) -> Result<UserCondition, Dia
         },
     };
     Ok(UserCondition {
-        type_: required(true, &fs, "type", span)?
-            .as_str()
-            .unwrap_or_default()
-            .to_owned(),
+        type_: shown(required(true, &fs, "type", span)?).unwrap_or_default(),
         status,
-        reason: required(true, &fs, "reason", span)?
-            .as_str()
-            .unwrap_or_default()
-            .to_owned(),
-        message: get(&fs, "message")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
+        reason: shown(required(true, &fs, "reason", span)?).unwrap_or_default(),
+        message: get(&fs, "message").and_then(shown),
         target: target_of(&fs),
     })
 }
@@ -190,13 +203,8 @@ pub(crate) fn user_result(v: &Value, span: Span) -> Result<UserResult, Diagnosti
     };
     Ok(UserResult {
         severity,
-        message: required(false, &fs, "message", span)?
-            .as_str()
-            .unwrap_or_default()
-            .to_owned(),
-        reason: get(&fs, "reason")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
+        message: shown(required(false, &fs, "message", span)?).unwrap_or_default(),
+        reason: get(&fs, "reason").and_then(shown),
         target: target_of(&fs),
     })
 }

@@ -176,6 +176,7 @@ impl Demand {
                 .as_ref()
                 .map(|c| project_value(c, &self.composite)),
             composite_connection: request.composite_connection.clone(),
+            credentials: request.credentials.clone(),
             observed,
             context,
             extra_resources,
@@ -203,7 +204,7 @@ impl Demand {
             // Connection details are not converted lazily; members' are
             // found by their annotations.
             ("req", Some("connections")) => self.add_membership(),
-            ("req", Some("connection" | "composite_connection")) => {}
+            ("req", Some("connection" | "composite_connection" | "credentials")) => {}
             // Anything else under `req` is a compile error; stay safe.
             ("req", Some(_)) => *self = Demand::everything(),
             ("self", Some("resource")) => self.add_observed_all(keys()),

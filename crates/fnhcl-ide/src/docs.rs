@@ -62,12 +62,15 @@ pub(crate) fn attribute(block: &str, name: &str) -> Option<&'static str> {
         ("select", "kind") => "The kind of the resources to select.",
         ("select", "matchName") => "Select the one resource of this name.",
         ("select", "matchLabels") => "Select the resources with these labels.",
+        ("select", "namespace") => {
+            "Select in this namespace (Crossplane 2.0+); without it a namespaced composite's requirement finds only cluster-scoped objects."
+        }
         (_, "as") => "The alias of the module or exported resource.",
         _ => return None,
     })
 }
 
-/// The eight attributes of `req`.
+/// The attributes of `req`: upstream's eight and `credentials` (D38).
 pub(crate) const REQ: &[(&str, &str)] = &[
     ("composite", "The observed composite resource (XR)."),
     (
@@ -94,6 +97,10 @@ pub(crate) const REQ: &[(&str, &str)] = &[
     (
         "extra_resources",
         "Extra resources, by `requirement` name (lists).",
+    ),
+    (
+        "credentials",
+        "The step's credentials (the Composition step's `credentials`), by name: each a map of keys to base64 strings, as a Secret's `data` holds them. Sensitive: they can go into a body (a Secret's `data`), but are never shown in results, conditions, logs or debug output.",
     ),
 ];
 

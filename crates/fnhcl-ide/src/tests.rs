@@ -136,11 +136,22 @@ fn completion_cases() {
             &["body"],
         ),
         ("resource r {\n  |", &["optional", "condition", "body"], &[]),
+        (
+            "requirement q {\n  select {\n    |",
+            &[
+                "apiVersion",
+                "kind",
+                "matchName",
+                "matchLabels",
+                "namespace",
+            ],
+            &["body"],
+        ),
         ("composite \"st|", &["status"], &[]),
         // References, while the text does not parse.
         (
             "locals {\n  a = req.|\n}",
-            &["composite", "resource", "extra_resources"],
+            &["composite", "resource", "extra_resources", "credentials"],
             &["spec"],
         ),
         (
@@ -414,6 +425,11 @@ fn hover_cases() {
             "**requirement** `cluster`",
         ),
         ("locals {\n  a = req.com|posite\n}", "composite resource"),
+        ("locals {\n  a = req.cred|entials\n}", "Sensitive"),
+        (
+            "requirement q {\n  select {\n    names|pace = \"a\"\n  }\n}",
+            "Crossplane 2.0+",
+        ),
         (
             "resources r {\n  template {\n    body = each.val|ue\n",
             "element of `for_each`",

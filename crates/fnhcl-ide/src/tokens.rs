@@ -65,6 +65,7 @@ const WELL_KNOWN: &[(&str, &[&str])] = &[
             "connections",
             "context",
             "extra_resources",
+            "credentials",
         ],
     ),
     ("each", &["key", "value"]),

@@ -323,11 +323,7 @@ impl XrdFacts {
     }
 }
 
-fn find_xrd(
-    dir: &Path,
-    api_version: Option<&str>,
-    kind: Option<&str>,
-) -> Option<XrdFacts> {
+fn find_xrd(dir: &Path, api_version: Option<&str>, kind: Option<&str>) -> Option<XrdFacts> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
         .filter_map(Result::ok)

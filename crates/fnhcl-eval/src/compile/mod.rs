@@ -47,6 +47,8 @@ pub struct Program {
     lints: Vec<Diagnostic>,
     /// What of the request the program reads.
     demand: crate::Demand,
+    /// Whether any file declares a `composite connection` block (D37).
+    declares_connection: bool,
 }
 
 impl std::fmt::Debug for Program {
@@ -75,6 +77,14 @@ impl Program {
     /// ([`crate::Demand`]).
     pub fn demand(&self) -> &crate::Demand {
         &self.demand
+    }
+
+    /// Whether the program declares a `composite connection` block
+    /// anywhere (in any module, under any group, resource or switch),
+    /// whether or not a run reaches it: on a Crossplane 2 XR the
+    /// connection Secret (D37) is composed exactly when it does.
+    pub fn declares_composite_connection(&self) -> bool {
+        self.declares_connection
     }
 
     /// The module directories the program imports (empty without modules).
@@ -169,6 +179,7 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
             }
         }
     }
+    let declares_connection = bodies.iter().any(|b| declares_connection(b, 0));
     // Every expression moves from the parse tree into what was compiled
     // from it (the tree is not needed any more).
     if let Err(d) = fill::fill(&mut modules, &mut bodies) {
@@ -180,6 +191,7 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
         modules,
         lints,
         demand,
+        declares_connection,
     })
 }
 
@@ -231,6 +243,19 @@ fn lints(
 }
 
 /// True if `body` declares a block of type `ty` where items may appear.
+/// Whether `body` holds a `composite "connection"` block at any depth.
+fn declares_connection(body: &Body, depth: usize) -> bool {
+    depth <= 64
+        && body.items.iter().any(|s| match s {
+            Structure::Block(b) => {
+                (&*b.ident.name == "composite"
+                    && b.labels.first().is_some_and(|l| l.value == "connection"))
+                    || declares_connection(&b.body, depth + 1)
+            }
+            _ => false,
+        })
+}
+
 fn declares_block(body: &Body, ty: &str, depth: usize) -> bool {
     if depth > 64 {
         return false;

@@ -68,6 +68,22 @@ pub(super) fn build_req(r: &Request, members: &HashMap<String, Vec<(String, Stri
         }
     }
     let extra = ObjMap::from_sorted(extra);
+    // D38: every credential value carries the sensitive mark.
+    let credentials = Value::object(
+        r.credentials
+            .iter()
+            .map(|(name, data)| {
+                let entries = data
+                    .iter()
+                    .map(|(k, v)| {
+                        let text = base64::engine::general_purpose::STANDARD.encode(v);
+                        (key(k), Value::string(text).mark())
+                    })
+                    .collect();
+                (key(name), Value::object(entries))
+            })
+            .collect(),
+    );
     obj([
         ("context", context),
         ("composite", composite),
@@ -83,5 +99,6 @@ pub(super) fn build_req(r: &Request, members: &HashMap<String, Vec<(String, Stri
             Value::object(connections.into_iter().collect()),
         ),
         ("extra_resources", Value::object(extra)),
+        ("credentials", credentials),
     ])
 }
