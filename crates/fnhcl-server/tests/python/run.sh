@@ -50,6 +50,15 @@ if [ "$server_status" -ne 0 ]; then
   echo "fn-hcl serve exited with $server_status after SIGTERM" >&2
   status=1
 fi
+# D38: the credentials test runs with debug dumps on; its credential never
+# reaches the log.
+if ! grep -q "## start request ##" "$LOG"; then
+  echo "the server log has no debug dump: the credentials test did not reach it" >&2
+  status=1
+elif grep -q -e "h7Qz9" -e "dG9rLWg3UXo5" "$LOG"; then
+  echo "a credential reached the server log" >&2
+  status=1
+fi
 if [ "$status" -ne 0 ]; then
   echo "--- server log ---" >&2
   cat "$LOG" >&2
