@@ -500,6 +500,31 @@ fn analyze_inline_programs_of_a_composition_and_bundles() {
     assert!(run.stdout.contains("\"code\": \"W0601\""), "{}", run.stdout);
 }
 
+/// D36: a requirement the Composition step declares itself is no
+/// undeclared requirement; a misspelt one still is.
+#[test]
+fn analyze_knows_a_steps_own_requirements() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    write(
+        tmp.path(),
+        "composition.yaml",
+        "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: xapps\nspec:\n  mode: Pipeline\n  pipeline:\n    - step: run\n      functionRef: { name: function-hcl }\n      requirements:\n        requiredResources:\n          - requirementName: platform\n            apiVersion: v1\n            kind: ConfigMap\n            name: platform\n            namespace: crossplane-system\n      input:\n        apiVersion: hcl.fn.crossplane.io/v1beta1\n        kind: HclInput\n        hcl: |\n          -- main.hcl --\n          context {\n            key   = \"a\"\n            value = req.extra_resources.platform[0].data\n          }\n          context {\n            key   = \"b\"\n            value = req.extra_resources.platfrom[0].data\n          }\n",
+    );
+    let run = fn_hcl(tmp.path(), &["analyze", "composition.yaml"], None);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout.matches("W0607").count(), 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("no requirement named \"platfrom\""),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("did you mean \"platform\"?"),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn test_steps_may_expect_errors() {
     let tmp = tempfile::tempdir().expect("tempdir");
