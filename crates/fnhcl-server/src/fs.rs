@@ -290,14 +290,17 @@ enum Attempt {
     Failed(String),
 }
 
-/// The first file of `sig` modified less than [`SETTLE`] before `now`, and
-/// how long until it has settled. A modification time in the future (a
-/// skewed clock) does not count: waiting would not change it.
+/// The file of `sig` modified last, if less than [`SETTLE`] before `now`,
+/// and how long until it (and so every file) has settled: one wait, not one
+/// per recently written file. A modification time in the future (a skewed
+/// clock) does not count: waiting would not change it.
 fn unsettled(sig: &Signature, now: SystemTime) -> Option<(String, Duration)> {
-    sig.iter().find_map(|stamp| {
-        let age = now.duration_since(stamp.modified?).ok()?;
-        (age < SETTLE).then(|| (stamp.name.clone(), SETTLE - age))
-    })
+    sig.iter()
+        .filter_map(|stamp| {
+            let age = now.duration_since(stamp.modified?).ok()?;
+            (age < SETTLE).then(|| (stamp.name.clone(), SETTLE - age))
+        })
+        .max_by_key(|(_, wait)| *wait)
 }
 
 /// One attempt: the walk, every file read, the walk again. The snapshot
@@ -816,9 +819,12 @@ mod tests {
         let old = stamp("a.hcl", Duration::from_secs(5));
         assert_eq!(unsettled(&vec![old.clone()], now), None);
         let fresh = stamp("b.hcl", Duration::from_millis(5));
-        let (name, wait) = unsettled(&vec![old.clone(), fresh], now).expect("unsettled");
-        assert_eq!(name, "b.hcl");
-        assert_eq!(wait, SETTLE - Duration::from_millis(5));
+        let fresher = stamp("a0.hcl", Duration::from_millis(2));
+        let (name, wait) =
+            unsettled(&vec![old.clone(), fresh, fresher], now).expect("unsettled");
+        // The file written last decides the one wait.
+        assert_eq!(name, "a0.hcl");
+        assert_eq!(wait, SETTLE - Duration::from_millis(2));
         // A modification time ahead of the clock is not waited for.
         let ahead = FileStamp {
             modified: now.checked_add(Duration::from_secs(60)),
