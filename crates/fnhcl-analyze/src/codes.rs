@@ -98,6 +98,11 @@ pub const UNKNOWN_KIND: &str = "W0611";
 /// object of that name.
 pub const UNNAMESPACED_REQUIREMENT: &str = "W0612";
 
+/// A program written for an operation (it has an `output` block or reads
+/// `req.watched`) that uses what only a composition has: a `composite` or
+/// `ready` block, `req.composite`, observed resources (D39).
+pub const COMPOSITE_IN_OPERATION: &str = "E0801";
+
 /// Every code with its kebab-case name, for documentation and `--format json`.
 pub const ALL: &[(&str, &str)] = &[
     (SYNTAX, "syntax-error"),
@@ -135,6 +140,7 @@ pub const ALL: &[(&str, &str)] = &[
     (BODY_SCHEMA, "body-schema"),
     (UNKNOWN_KIND, "unknown-kind"),
     (UNNAMESPACED_REQUIREMENT, "unnamespaced-requirement"),
+    (COMPOSITE_IN_OPERATION, "composite-in-operation"),
 ];
 
 /// The kebab-case name of a code.

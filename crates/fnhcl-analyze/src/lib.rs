@@ -8,7 +8,7 @@
 //!   function definitions, shadowing and local cycles. Its diagnostics get a
 //!   stable [`codes`] entry here.
 //! - checks only a static tool can afford, because at runtime the data may
-//!   legitimately be absent (D23): `req.<k>` must be one of the nine `req`
+//!   legitimately be absent (D23): `req.<k>` must be one of the `req`
 //!   attributes, `req.resource.<n>` must name a declared `resource` block
 //!   (`req.resources.<n>` a `resources` block), calls must name existing
 //!   built-in functions with a valid number of arguments, unused locals are
@@ -85,6 +85,20 @@ pub fn analyze_with(sources: &Arc<SourceMap>, options: &Options) -> Vec<Diagnost
             for d in program.lints() {
                 let code = codes::classify(d, false);
                 out.push(d.clone().with_code(code));
+            }
+            // D39: a program written for an operation runs without a
+            // composite.
+            if program.is_operation_program() {
+                for u in program.composite_uses() {
+                    out.push(
+                        Diagnostic::error(
+                            format!("{} in a program written for an Operation", u.what),
+                            "this program has an output block or reads req.watched, so it runs in an Operation, which has no composite resource (no XR, no composed resources, no readiness): the run would fail",
+                        )
+                        .with_span(u.span)
+                        .with_code(codes::COMPOSITE_IN_OPERATION),
+                    );
+                }
             }
         }
     }

@@ -12,8 +12,8 @@ use fnhcl_value::{Type, Value};
 use crate::{Options, codes};
 use fnhcl_schema::Schema;
 
-/// The attributes of `req`: upstream's eight (§3.2) and `credentials`
-/// (D38).
+/// The attributes of `req`: upstream's eight (§3.2), `credentials` (D38)
+/// and `watched` (D39).
 const REQ_KEYS: &[&str] = &[
     "composite",
     "composite_connection",
@@ -24,6 +24,7 @@ const REQ_KEYS: &[&str] = &[
     "context",
     "extra_resources",
     "credentials",
+    "watched",
 ];
 
 /// Top-level fields of a Kubernetes object.
@@ -50,7 +51,7 @@ const METADATA_FIELDS: &[&str] = &[
 
 /// The requirement under which Crossplane sends a WatchOperation's watched
 /// resource (D36, D39).
-pub(crate) const WATCHED_RESOURCE_REQUIREMENT: &str = "ops.crossplane.io/watched-resource";
+pub(crate) const WATCHED_RESOURCE_REQUIREMENT: &str = fnhcl_eval::WATCHED_RESOURCE;
 
 const MAX_DEPTH: usize = 256;
 

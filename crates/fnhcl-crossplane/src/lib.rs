@@ -11,6 +11,7 @@ pub mod connection;
 pub mod convert;
 pub mod debug;
 pub mod input;
+pub mod operation;
 pub mod ready;
 pub mod request;
 pub mod response;
@@ -563,6 +564,11 @@ impl Function {
                 let (compiled, hit) = self.program(&decoded)?;
                 outcome.cache_hit = Some(hit);
                 let program = compiled.result.as_ref().map_err(Clone::clone)?;
+                // D39: a request without a composite is an operation's.
+                let operation = operation::is_operation(req);
+                if operation {
+                    operation::check_program(program)?;
+                }
                 let limits = &self.options.limits;
                 let eval_req =
                     request::eval_request_within(req, program.demand(), limits.max_request_depth)
@@ -582,6 +588,11 @@ impl Function {
                 // The request's values are not read again: their memory
                 // is not part of the response's peak.
                 drop(eval_req);
+                if operation {
+                    operation::check_output(req, &output)?;
+                } else {
+                    operation::check_composition(&output)?;
+                }
                 let readiness = response::Settings {
                     gating: input.readiness_gating,
                     auto_ready: input.auto_ready,
@@ -590,7 +601,11 @@ impl Function {
                         declared: program.declares_composite_connection(),
                     },
                 };
-                let mut rsp = response::success(req, ttl, &output, readiness)?;
+                let mut rsp = if operation {
+                    response::operation(req, ttl, &output)?
+                } else {
+                    response::success(req, ttl, &output, readiness)?
+                };
                 // Schema validation adds results and requirements.
                 let capable = req.meta.as_ref().is_some_and(|m| {
                     m.capabilities

@@ -240,6 +240,44 @@ pub fn success(
         &mut connection_warnings,
     )?;
 
+    context_requirements_results(req, output, &mut rsp)?;
+    rsp.results.extend(connection_warnings);
+    user_results(output, &mut rsp);
+
+    // D20: conditions with upstream's type, status and reason values;
+    // then the program's (D35).
+    let (diag_condition, _) = fnhcl_eval::hcl_diagnostics(output);
+    rsp.conditions = vec![
+        condition(
+            CONDITION_FULLY_RESOLVED,
+            &fnhcl_eval::fully_resolved(output),
+        ),
+        condition(CONDITION_HCL_DIAGNOSTICS, &diag_condition),
+    ];
+    for c in &output.conditions {
+        rsp.conditions.push(Condition {
+            r#type: c.type_.clone(),
+            status: match c.status {
+                fnhcl_eval::ConditionStatus::True => Status::ConditionTrue as i32,
+                fnhcl_eval::ConditionStatus::False => Status::ConditionFalse as i32,
+                fnhcl_eval::ConditionStatus::Unknown => Status::ConditionUnknown as i32,
+            },
+            reason: c.reason.clone(),
+            message: c.message.clone(),
+            target: Some(target(c.target)),
+        });
+    }
+    Ok(rsp)
+}
+
+/// The parts a composition's and an operation's response share: the
+/// context (D18), the requirements (D19, D36), the discard warnings and
+/// the warnings summary (D21).
+fn context_requirements_results(
+    req: &RunFunctionRequest,
+    output: &Output,
+    rsp: &mut RunFunctionResponse,
+) -> Result<(), String> {
     // D18: each key replaces the same top-level key; others pass through.
     if !output.context.is_empty() {
         let ctx = rsp.context.get_or_insert_with(Struct::default);
@@ -284,7 +322,7 @@ pub fn success(
             target: Some(Target::Composite as i32),
         });
     }
-    let (diag_condition, diag_result) = fnhcl_eval::hcl_diagnostics(output);
+    let (_, diag_result) = fnhcl_eval::hcl_diagnostics(output);
     if let Some(message) = diag_result {
         rsp.results.push(FnResult {
             severity: Severity::Warning as i32,
@@ -294,9 +332,11 @@ pub fn success(
         });
     }
 
-    rsp.results.extend(connection_warnings);
+    Ok(())
+}
 
-    // D35: the program's results, after D21's.
+/// The program's results (D35), after the function's own.
+fn user_results(output: &Output, rsp: &mut RunFunctionResponse) {
     for r in &output.results {
         rsp.results.push(FnResult {
             severity: match r.severity {
@@ -308,29 +348,35 @@ pub fn success(
             target: Some(target(r.target)),
         });
     }
+}
 
-    // D20: conditions with upstream's type, status and reason values;
-    // then the program's (D35).
-    rsp.conditions = vec![
-        condition(
-            CONDITION_FULLY_RESOLVED,
-            &fnhcl_eval::fully_resolved(output),
-        ),
-        condition(CONDITION_HCL_DIAGNOSTICS, &diag_condition),
-    ];
-    for c in &output.conditions {
-        rsp.conditions.push(Condition {
-            r#type: c.type_.clone(),
-            status: match c.status {
-                fnhcl_eval::ConditionStatus::True => Status::ConditionTrue as i32,
-                fnhcl_eval::ConditionStatus::False => Status::ConditionFalse as i32,
-                fnhcl_eval::ConditionStatus::Unknown => Status::ConditionUnknown as i32,
+/// Builds an operation's response (D39): the objects to apply, the
+/// `output`, context, requirements and results; no conditions and no
+/// readiness. Errors are reported as a fatal result by the caller.
+pub fn operation(
+    req: &RunFunctionRequest,
+    ttl: Duration,
+    output: &Output,
+) -> Result<RunFunctionResponse, String> {
+    let mut rsp = base_response(req, ttl);
+    let desired = rsp.desired.get_or_insert_with(State::default);
+    for r in &output.resources {
+        let body = value_to_struct(&r.body)
+            .map_err(|e| format!("unable to convert resource body to struct: {}: {e}", r.name))?;
+        desired.resources.insert(
+            r.name.clone(),
+            Resource {
+                resource: Some(body),
+                ..Resource::default()
             },
-            reason: c.reason.clone(),
-            message: c.message.clone(),
-            target: Some(target(c.target)),
-        });
+        );
     }
+    if let Some(o) = &output.operation_output {
+        rsp.output =
+            Some(value_to_struct(o).map_err(|e| format!("unable to convert output: {e}"))?);
+    }
+    context_requirements_results(req, output, &mut rsp)?;
+    user_results(output, &mut rsp);
     Ok(rsp)
 }
 

@@ -850,3 +850,216 @@ context {
     assert!(!leaks(&error), "{error}");
     assert!(error.contains("(sensitive value)"), "{error}");
 }
+
+/// An operation's request (D39): no observed composite, the watched
+/// object (if any) under its requirement, Crossplane 2's capabilities.
+fn operation_request(hcl: &str, watched: Option<Json>) -> RunFunctionRequest {
+    use fnhcl_crossplane::proto::{Capability, Resources};
+    let mut req = RunFunctionRequest {
+        meta: Some(RequestMeta {
+            tag: "op".into(),
+            capabilities: vec![
+                Capability::Capabilities as i32,
+                Capability::RequiredResources as i32,
+            ],
+        }),
+        input: json_to_struct(
+            &json!({"apiVersion": "function-hcl/v1", "kind": "HclInput", "hcl": hcl}),
+        ),
+        ..Default::default()
+    };
+    if let Some(w) = watched {
+        req.required_resources.insert(
+            fnhcl_eval::WATCHED_RESOURCE.to_owned(),
+            Resources {
+                items: vec![Resource {
+                    resource: json_to_struct(&w),
+                    ..Default::default()
+                }],
+            },
+        );
+    }
+    req
+}
+
+const LABEL_WATCHED: &str = r#"
+locals {
+  d = req.watched
+}
+resource labelled {
+  body = {
+    apiVersion = d.apiVersion
+    kind       = d.kind
+    metadata = {
+      name      = d.metadata.name
+      namespace = d.metadata.namespace
+      labels    = { "example.com/audited" = "true" }
+    }
+  }
+}
+output {
+  body = { labelled = "${d.metadata.namespace}/${d.metadata.name}" }
+}
+output {
+  body = { replicas = d.spec.replicas }
+}
+"#;
+
+#[test]
+fn an_operation_applies_objects_and_reports_output() {
+    let f = Function::default();
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "shop", "uid": "u"}, "spec": {"replicas": 3}});
+    let o = f.run_outcome(&operation_request(LABEL_WATCHED, Some(deployment)));
+    assert!(o.error.is_none(), "{:?}", o.error);
+    let rsp = &o.response;
+    let body = struct_to_json(
+        rsp.desired.as_ref().expect("desired").resources["labelled"]
+            .resource
+            .as_ref()
+            .expect("body"),
+    );
+    assert_eq!(
+        body,
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web",
+            "namespace": "shop", "labels": {"example.com/audited": "true"}}})
+    );
+    assert_eq!(
+        struct_to_json(rsp.output.as_ref().expect("output")),
+        json!({"labelled": "shop/web", "replicas": 3})
+    );
+    assert!(rsp.conditions.is_empty(), "{:?}", rsp.conditions);
+    assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+    let desired = rsp.desired.as_ref().expect("desired");
+    assert!(desired.composite.is_none(), "no readiness, no composite");
+}
+
+#[test]
+fn an_operation_does_not_wait() {
+    let f = Function::default();
+    // A WatchOperation's program run without a watched object.
+    let o = f.run_outcome(&operation_request(LABEL_WATCHED, None));
+    let message = fatal_message(&o.response);
+    assert!(
+        message.starts_with("an Operation cannot wait for values it does not have: main.hcl:"),
+        "{message}"
+    );
+    // The unknown references, as the program names them.
+    assert!(
+        message.contains("unknown values: d.apiVersion"),
+        "{message}"
+    );
+
+    // A requirement Crossplane has not answered yet: asked for, no Fatal.
+    let hcl = r#"
+requirement cfg {
+  select {
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+    matchName  = "settings"
+    namespace  = "ops"
+  }
+}
+resource copy {
+  body = {
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+    metadata   = { name = "copy", namespace = "ops" }
+    data       = req.extra_resources.cfg[0].data
+  }
+}
+"#;
+    let mut req = operation_request(hcl, None);
+    let first = f.run_outcome(&req);
+    assert!(first.error.is_none(), "{:?}", first.error);
+    let sel = &first
+        .response
+        .requirements
+        .as_ref()
+        .expect("requirements")
+        .resources["cfg"];
+    assert_eq!(sel.namespace.as_deref(), Some("ops"));
+    // Answered: the object; answered with nothing: the Operation fails.
+    req.required_resources.insert(
+        "cfg".into(),
+        fnhcl_crossplane::proto::Resources {
+            items: vec![Resource {
+                resource: json_to_struct(&json!({"apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {"name": "settings", "namespace": "ops"}, "data": {"k": "v"}})),
+                ..Default::default()
+            }],
+        },
+    );
+    let second = f.run_outcome(&req);
+    assert!(second.error.is_none(), "{:?}", second.error);
+    assert!(
+        second
+            .response
+            .desired
+            .as_ref()
+            .expect("desired")
+            .resources
+            .contains_key("copy")
+    );
+    req.required_resources
+        .get_mut("cfg")
+        .expect("cfg")
+        .items
+        .clear();
+    let empty = f.run_outcome(&req);
+    assert!(
+        fatal_message(&empty.response).contains("discarded resource copy"),
+        "{:?}",
+        empty.response.results
+    );
+}
+
+#[test]
+fn an_operation_has_no_composite() {
+    let f = Function::default();
+    let hcl = r#"
+resource r {
+  body = {
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+    metadata   = { name = req.composite.metadata.name }
+  }
+  ready {
+    value = "READY_TRUE"
+  }
+}
+composite status {
+  body = { x = 1 }
+}
+"#;
+    let o = f.run_outcome(&operation_request(hcl, None));
+    let message = fatal_message(&o.response);
+    assert!(
+        message.starts_with("main.hcl:6,27-40: req.composite in an Operation: an Operation has no composite resource"),
+        "{message}"
+    );
+    assert!(
+        message.contains("ready block at main.hcl:8,3-8"),
+        "{message}"
+    );
+    assert!(
+        message.contains("composite status block at main.hcl:12,1-17"),
+        "{message}"
+    );
+
+    // Objects must be identified.
+    let hcl = "resource r {\n  body = { apiVersion = \"v1\", kind = \"ConfigMap\" }\n}\n";
+    let o = f.run_outcome(&operation_request(hcl, None));
+    assert_eq!(
+        fatal_message(&o.response),
+        "resource \"r\": an Operation applies objects by apiVersion, kind and metadata.name, and this body has no metadata.name"
+    );
+
+    // And a composition has no output.
+    let o = f.run_outcome(&inline("output {\n  body = { a = 1 }\n}\n"));
+    assert!(
+        fatal_message(&o.response).starts_with("output blocks are for Operations"),
+        "{:?}",
+        o.response.results
+    );
+}

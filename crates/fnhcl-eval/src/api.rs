@@ -43,6 +43,20 @@ pub struct Request {
     pub credentials: BTreeMap<String, BTreeMap<String, Vec<u8>>>,
 }
 
+/// The requirement under which Crossplane sends a WatchOperation's watched
+/// object (`req.watched`, D39).
+pub const WATCHED_RESOURCE: &str = "ops.crossplane.io/watched-resource";
+
+/// Something only a composition has, used by a program (D39): a
+/// `composite` or `ready` block, or a reference to the observed composite
+/// or composed resources (`req.composite`, `self.resource`, ...).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompositeUse {
+    pub span: Span,
+    /// `composite status block`, `ready block`, `req.composite`, ...
+    pub what: String,
+}
+
 /// Readiness of a desired resource (the protobuf enum names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ReadyState {
@@ -170,6 +184,8 @@ pub enum DiscardKind {
     CompositeCondition,
     /// `result` (D35).
     Result,
+    /// `output` (D39).
+    Output,
 }
 
 impl DiscardKind {
@@ -182,6 +198,7 @@ impl DiscardKind {
             DiscardKind::CompositeConnection => "composite-connection",
             DiscardKind::ResourceReady => "resource-ready",
             DiscardKind::Context => "context",
+            DiscardKind::Output => "output",
             DiscardKind::Requirement => "requirement",
             DiscardKind::Module => "module",
             DiscardKind::Switch => "switch",
@@ -267,6 +284,9 @@ pub struct Output {
     pub composite_status: Option<Value>,
     /// The merged composite connection details.
     pub composite_connection: BTreeMap<String, Vec<u8>>,
+    /// The unified `output` of an operation (an object), if any `output`
+    /// block contributed (D39).
+    pub operation_output: Option<Value>,
     /// Context entries (top-level key → unified value, D18).
     pub context: BTreeMap<String, Value>,
     /// Requirements by name (sorted).

@@ -192,6 +192,9 @@ impl Demand {
             ("req", Some("composite")) => self.composite.add(keys()),
             ("req", Some("context")) => self.context.add(keys()),
             ("req", Some("extra_resources")) => self.extra_resources.add(keys().take(1)),
+            ("req", Some("watched")) => self
+                .extra_resources
+                .add(std::iter::once(crate::WATCHED_RESOURCE)),
             ("req", Some("resource")) => match steps.get(1) {
                 Some(name) => self
                     .observed

@@ -17,6 +17,9 @@ pub(crate) fn block(ty: &str) -> Option<&'static str> {
             "Reports a `Normal` or `Warning` result to the composite (and its claim with `target = \"CompositeAndClaim\"`); a `Fatal` one stops the run with its message."
         }
         "context" => "Sets a key of the pipeline context for later functions.",
+        "output" => {
+            "An Operation's output (Crossplane 2): the `body` objects of every `output` block are merged into what the Operation's status shows for this step."
+        }
         "ready" => "Overrides the readiness of the enclosing resource.",
         "requirement" => "Asks Crossplane for extra resources (`req.extra_resources.<name>`).",
         "select" => "Which extra resources a requirement selects: by name or by labels.",
@@ -97,6 +100,10 @@ pub(crate) const REQ: &[(&str, &str)] = &[
     (
         "extra_resources",
         "Extra resources, by `requirement` name (lists).",
+    ),
+    (
+        "watched",
+        "The object a WatchOperation watches (Crossplane 2 Operations; unknown elsewhere).",
     ),
     (
         "credentials",

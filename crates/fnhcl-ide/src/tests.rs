@@ -89,7 +89,14 @@ fn completion_cases() {
         // Top level, empty file and after other blocks.
         (
             "|",
-            &["resource", "resources", "locals", "function", "composite"],
+            &[
+                "resource",
+                "resources",
+                "locals",
+                "function",
+                "composite",
+                "output",
+            ],
             &["body", "req"],
         ),
         (
@@ -151,7 +158,13 @@ fn completion_cases() {
         // References, while the text does not parse.
         (
             "locals {\n  a = req.|\n}",
-            &["composite", "resource", "extra_resources", "credentials"],
+            &[
+                "composite",
+                "resource",
+                "extra_resources",
+                "credentials",
+                "watched",
+            ],
             &["spec"],
         ),
         (
@@ -426,6 +439,8 @@ fn hover_cases() {
         ),
         ("locals {\n  a = req.com|posite\n}", "composite resource"),
         ("locals {\n  a = req.cred|entials\n}", "Sensitive"),
+        ("locals {\n  a = req.watc|hed\n}", "WatchOperation"),
+        ("out|put {\n  body = {}\n}", "An Operation's output"),
         (
             "requirement q {\n  select {\n    names|pace = \"a\"\n  }\n}",
             "Crossplane 2.0+",

@@ -66,6 +66,7 @@ const WELL_KNOWN: &[(&str, &[&str])] = &[
             "context",
             "extra_resources",
             "credentials",
+            "watched",
         ],
     ),
     ("each", &["key", "value"]),

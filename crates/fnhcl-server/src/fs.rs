@@ -820,8 +820,7 @@ mod tests {
         assert_eq!(unsettled(&vec![old.clone()], now), None);
         let fresh = stamp("b.hcl", Duration::from_millis(5));
         let fresher = stamp("a0.hcl", Duration::from_millis(2));
-        let (name, wait) =
-            unsettled(&vec![old.clone(), fresh, fresher], now).expect("unsettled");
+        let (name, wait) = unsettled(&vec![old.clone(), fresh, fresher], now).expect("unsettled");
         // The file written last decides the one wait.
         assert_eq!(name, "a0.hcl");
         assert_eq!(wait, SETTLE - Duration::from_millis(2));

@@ -24,6 +24,7 @@ impl Compiler<'_> {
                     .map(|c| Item::Collection(Box::new(c))),
                 "composite" => self.composite(b, env).map(Item::Composite),
                 "result" => self.result(b, env).map(Item::Composite),
+                "output" => self.output(b, env).map(Item::Composite),
                 "context" => self.context(b, env).map(Item::Context),
                 "requirement" => self
                     .requirement(b, env)
@@ -173,7 +174,13 @@ impl Compiler<'_> {
                 "composite" => out.extend(self.composite(b, env).map(Child::Composite)),
                 "result" => out.extend(self.result(b, env).map(Child::Composite)),
                 "context" => out.extend(self.context(b, env).map(Child::Context)),
-                "ready" => out.extend(self.ready(b, env, owner).map(Child::Ready)),
+                "ready" => {
+                    self.composite_uses.push(crate::CompositeUse {
+                        span: b.ident.span,
+                        what: "ready block".to_owned(),
+                    });
+                    out.extend(self.ready(b, env, owner).map(Child::Ready));
+                }
                 _ => {}
             }
         }

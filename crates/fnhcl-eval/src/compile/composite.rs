@@ -10,8 +10,31 @@ use super::types::{Composite, CompositeKind, ContextBlock, Ready, Requirement, S
 use crate::schema;
 
 impl Compiler<'_> {
+    /// `output { body = ... }` (D39): an operation's output, merged like
+    /// the composite's status.
+    pub(super) fn output(&mut self, b: &Block, env: &Env) -> Option<Composite> {
+        self.operation_marks = true;
+        let content = self.content(b, &schema::COMPOSITE, true);
+        let locals: Vec<&Block> = content.blocks_of("locals").collect();
+        let (scope, env) = self.scope(&locals, env);
+        let body = self.body_expr(&content);
+        if let Some(body) = &body {
+            self.check_expr(body, &env);
+        }
+        Some(Composite {
+            kind: CompositeKind::Output,
+            scope,
+            body: env.compile_cow(body?),
+            condition: None,
+        })
+    }
+
     pub(super) fn composite(&mut self, b: &Block, env: &Env) -> Option<Composite> {
         let (what, span) = label(b);
+        self.composite_uses.push(crate::CompositeUse {
+            span: b.header_span(),
+            what: format!("composite {what} block"),
+        });
         let kind = match what.as_str() {
             "status" => Some(CompositeKind::Status),
             "connection" => Some(CompositeKind::Connection),

@@ -269,6 +269,11 @@ pub(super) struct Compiler<'l> {
     pub(super) demand: crate::Demand,
     /// Scope ids given so far (`Scope::id`).
     pub(super) scope_ids: u32,
+    /// What only a composition has (D39): composite blocks, `ready`
+    /// blocks, `req.composite`, observed resources, `self.resource`.
+    pub(super) composite_uses: Vec<crate::CompositeUse>,
+    /// The module has an `output` block or reads `req.watched` (D39).
+    pub(super) operation_marks: bool,
 }
 
 /// True if `e` has no variable references and no function calls.

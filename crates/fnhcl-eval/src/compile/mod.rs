@@ -49,6 +49,10 @@ pub struct Program {
     demand: crate::Demand,
     /// Whether any file declares a `composite connection` block (D37).
     declares_connection: bool,
+    /// What of the program only a composition has (D39), in source order.
+    composite_uses: Vec<crate::CompositeUse>,
+    /// The program has an `output` block or reads `req.watched` (D39).
+    operation_marks: bool,
 }
 
 impl std::fmt::Debug for Program {
@@ -85,6 +89,19 @@ impl Program {
     /// connection Secret (D37) is composed exactly when it does.
     pub fn declares_composite_connection(&self) -> bool {
         self.declares_connection
+    }
+
+    /// What of the program only a composition has (D39): `composite` and
+    /// `ready` blocks, references to the observed composite and composed
+    /// resources. In an operation each of them is an error.
+    pub fn composite_uses(&self) -> &[crate::CompositeUse] {
+        &self.composite_uses
+    }
+
+    /// Whether the program is written for an operation (D39): it has an
+    /// `output` block or reads `req.watched`.
+    pub fn is_operation_program(&self) -> bool {
+        self.operation_marks
     }
 
     /// The module directories the program imports (empty without modules).
@@ -134,6 +151,8 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
     let mut export_reads: Vec<(usize, Option<String>)> = Vec::new();
     let mut instantiated: Vec<usize> = Vec::new();
     let mut demand = crate::Demand::everything();
+    let mut composite_uses = Vec::new();
+    let mut operation_marks = false;
     for &m in &layout.order {
         let files: Vec<&Body> = layout.modules[m]
             .files
@@ -143,6 +162,8 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
         let mut c = Compiler::new(&layout, m, &compiled);
         let module = c.module(&files);
         diags.extend(c.diags);
+        composite_uses.extend(c.composite_uses);
+        operation_marks |= c.operation_marks;
         param_uses.extend(c.param_uses.into_iter().map(|p| (m, p)));
         export_reads.extend(c.export_reads);
         // Module instances see views of `req` of their own: a program with
@@ -180,6 +201,7 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
         }
     }
     let declares_connection = bodies.iter().any(|b| declares_connection(b, 0));
+    composite_uses.sort_by_key(|u: &crate::CompositeUse| u.span);
     // Every expression moves from the parse tree into what was compiled
     // from it (the tree is not needed any more).
     if let Err(d) = fill::fill(&mut modules, &mut bodies) {
@@ -192,6 +214,8 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
         lints,
         demand,
         declares_connection,
+        composite_uses,
+        operation_marks,
     })
 }
 

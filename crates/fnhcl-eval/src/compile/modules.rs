@@ -37,6 +37,8 @@ impl<'l> Compiler<'l> {
             export_reads: Vec::new(),
             demand: crate::Demand::nothing(),
             scope_ids: 0,
+            composite_uses: Vec::new(),
+            operation_marks: false,
         }
     }
 

@@ -180,6 +180,34 @@ impl Compiler<'_> {
         self.diags.extend(found);
     }
 
+    /// Notes what of `req`/`self` only a composition has, and
+    /// `req.watched` (D39).
+    fn note_request_use(&mut self, root: &str, attr: &str, span: fnhcl_base::Span) {
+        let composite_only = match root {
+            "req" => matches!(
+                attr,
+                "composite"
+                    | "composite_connection"
+                    | "resource"
+                    | "resources"
+                    | "connection"
+                    | "connections"
+            ),
+            _ => matches!(
+                attr,
+                "resource" | "resources" | "connection" | "connections"
+            ),
+        };
+        if composite_only {
+            self.composite_uses.push(crate::CompositeUse {
+                span,
+                what: format!("{root}.{attr}"),
+            });
+        } else if root == "req" && attr == "watched" {
+            self.operation_marks = true;
+        }
+    }
+
     /// Checks references and `invoke` calls of one expression (D23);
     /// returns its references (one walk finds both).
     pub(super) fn check_expr<'e>(&mut self, e: &'e Expr, env: &Env) -> Vec<refs::Traversal<'e>> {
@@ -191,6 +219,9 @@ impl Compiler<'_> {
             }
             if name == "req" || name == "self" {
                 self.demand.add_reference(name, t.expr);
+                if let Some(attr) = t.first_attr {
+                    self.note_request_use(name, &attr.name, t.root.span.to(attr.span));
+                }
             }
             if !env.has(name) {
                 let detail = undefined_detail(name, t.first_attr.map(|a| &*a.name), env);

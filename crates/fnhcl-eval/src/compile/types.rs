@@ -241,6 +241,8 @@ pub(crate) struct Template {
 pub(crate) enum CompositeKind {
     Status,
     Connection,
+    /// `output` (D39): not a composite block, but merged as its status.
+    Output,
     /// `composite ready { value = ... }` (D33): `body` is the value.
     Ready,
     /// `composite condition { ... }` (D35): `body` is the object of its

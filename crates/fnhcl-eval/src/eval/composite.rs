@@ -19,6 +19,7 @@ impl<'c> Walk<'c> {
         let (kind, what) = match c.kind {
             CompositeKind::Status => (DiscardKind::CompositeStatus, "composite status"),
             CompositeKind::Connection => (DiscardKind::CompositeConnection, "composite connection"),
+            CompositeKind::Output => (DiscardKind::Output, "output"),
             CompositeKind::Ready => return self.composite_ready(frame, c),
             CompositeKind::Condition | CompositeKind::Result => return self.user_block(frame, c),
         };
@@ -50,6 +51,10 @@ impl<'c> Walk<'c> {
         };
         if kind == DiscardKind::CompositeStatus {
             self.out.status.push((v.clone(), c.body.span));
+            return Ok(());
+        }
+        if kind == DiscardKind::Output {
+            self.out.output.push((v.clone(), c.body.span));
             return Ok(());
         }
         let mut errors = Vec::new();

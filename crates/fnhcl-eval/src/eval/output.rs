@@ -18,6 +18,8 @@ pub(super) struct Builder {
     /// Which names were emitted (looked up once per resource).
     pub(super) names: NameIndex,
     pub(super) status: Vec<(Value, Span)>,
+    /// `output` blocks (D39).
+    pub(super) output: Vec<(Value, Span)>,
     pub(super) connection: Vec<(BTreeMap<String, Vec<u8>>, Span)>,
     pub(super) context: Vec<(Value, Span)>,
     pub(super) requirements: BTreeMap<String, Selector>,
@@ -83,6 +85,7 @@ impl Builder {
 
     pub(super) fn finish(self, program: &Program) -> Res<Output> {
         let status = unify_all(&self.status, "unify composite status", program)?;
+        let operation_output = unify_all(&self.output, "unify output", program)?;
         let context = unify_all(&self.context, "unify context", program)?;
         let context = context
             .as_ref()
@@ -117,6 +120,7 @@ impl Builder {
             resources: self.resources,
             composite_status: status,
             composite_connection: connection,
+            operation_output,
             context,
             requirements: self.requirements,
             discards: self.discards,

@@ -5,7 +5,7 @@ use fnhcl_value::{ObjMap, Value};
 use std::collections::{BTreeMap, HashMap};
 
 use super::values::{clean, key, obj};
-use crate::api::Request;
+use crate::api::{Request, WATCHED_RESOURCE};
 
 /// Connection details as an object of base64 strings; null when empty.
 fn connection_value(details: &BTreeMap<String, Vec<u8>>) -> Value {
@@ -67,6 +67,13 @@ pub(super) fn build_req(r: &Request, members: &HashMap<String, Vec<(String, Stri
             extra.push((key(name), Value::tuple(items.iter().map(clean).collect())));
         }
     }
+    // D39: a WatchOperation's watched object, unknown when there is none.
+    let watched = r
+        .extra_resources
+        .get(WATCHED_RESOURCE)
+        .and_then(|items| items.as_ref()?.first())
+        .map(clean)
+        .unwrap_or_else(Value::dynamic_unknown);
     let extra = ObjMap::from_sorted(extra);
     // D38: every credential value carries the sensitive mark.
     let credentials = Value::object(
@@ -100,5 +107,6 @@ pub(super) fn build_req(r: &Request, members: &HashMap<String, Vec<(String, Stri
         ),
         ("extra_resources", Value::object(extra)),
         ("credentials", credentials),
+        ("watched", watched),
     ])
 }
