@@ -15,6 +15,9 @@
 //! - `FNHCL_FUNCTION_AUTO_READY`: function-auto-ready's binary, served on
 //!   loopback for the steps that use it.
 //!
+//! Operation cases (`operation.yaml`, D39) are rendered by `crossplane
+//! alpha render op` of the 2.x CLI.
+//!
 //! Without them the test fails (it never passes by running nothing).
 
 use std::collections::BTreeMap;
@@ -232,6 +235,10 @@ fn command_lines(
         match a.as_str() {
             // case_argv names them literally; the staged ones replace them.
             "composition.yaml" | "functions.yaml" => {}
+            "operation.yaml" => cli.extend([
+                composition.display().to_string(),
+                functions.display().to_string(),
+            ]),
             "xr.yaml" => cli.extend([
                 a,
                 composition.display().to_string(),
@@ -359,6 +366,18 @@ fn error_line(stderr: &str) -> String {
         .unwrap_or_else(|| stderr.trim().to_owned())
 }
 
+/// A rendered stream with an Operation's `status.appliedResourceRefs` in
+/// one order (the CLI writes them in Go's map order).
+fn applied_sorted(stream: &str) -> Result<Vec<Value>, String> {
+    let mut docs = yaml::load_stream(stream).map_err(|e| format!("cannot parse output: {e}"))?;
+    for d in &mut docs {
+        if let Some(Value::Array(refs)) = d.pointer_mut("/status/appliedResourceRefs") {
+            refs.sort_by_key(|r| r.to_string());
+        }
+    }
+    Ok(docs)
+}
+
 /// Compares one case under one CLI; `Err` describes the difference.
 fn compare_case(
     case: &Path,
@@ -367,8 +386,11 @@ fn compare_case(
     targets: &BTreeMap<&str, String>,
 ) -> Result<(), String> {
     let (version, cli_path) = cli;
+    let operation = case.join(fnhcl_testkit::case::OPERATION_FILE).is_file();
     let composition_path = case.join("composition.yaml");
-    let composition_text = if composition_path.is_file() {
+    let composition_text = if operation {
+        fnhcl_testkit::case::operation_with_program(case)?.text
+    } else if composition_path.is_file() {
         std::fs::read_to_string(&composition_path).map_err(|e| e.to_string())?
     } else {
         let xr = std::fs::read_to_string(case.join("xr.yaml")).map_err(|e| e.to_string())?;
@@ -381,6 +403,11 @@ fn compare_case(
         Ok(t) => Some(yaml::load_stream(&t).map_err(|e| format!("functions.yaml: {e}"))?),
         Err(_) => None,
     };
+    // An operation's steps: its own, or its template's.
+    let composition = match composition.pointer("/spec/operationTemplate") {
+        Some(t) => t.clone(),
+        None => composition,
+    };
     let fns = functions(&composition, given.as_deref());
     let staged_composition = stage.join("composition.yaml");
     let staged_functions = stage.join("functions.yaml");
@@ -388,7 +415,11 @@ fn compare_case(
     std::fs::write(&staged_functions, function_manifests(&fns, targets)?)
         .map_err(|e| e.to_string())?;
     let lines = command_lines(case, &staged_composition, &staged_functions, version)?;
-    let mut cli_argv = vec!["render".to_owned()];
+    let mut cli_argv = if operation {
+        vec!["alpha".to_owned(), "render".to_owned(), "op".to_owned()]
+    } else {
+        vec!["render".to_owned()]
+    };
     cli_argv.extend(lines.cli.iter().cloned());
     let mut our_argv = vec!["render".to_owned()];
     our_argv.extend(lines.ours);
@@ -400,7 +431,12 @@ fn compare_case(
                 ignore_normal_results: true,
                 ..Default::default()
             };
-            let m = fnhcl_testkit::compare_streams(&theirs.stdout, &ours.stdout, &opts)?;
+            // The CLI lists an operation's applied objects in map order.
+            let m = fnhcl_testkit::compare_documents(
+                &applied_sorted(&theirs.stdout)?,
+                &applied_sorted(&ours.stdout)?,
+                &opts,
+            )?;
             if m.is_empty() {
                 if lines.crds.is_empty() {
                     Ok(())
@@ -564,7 +600,8 @@ fn crossplane_render_agrees_with_fn_hcl_render() {
     .collect();
 
     let root = workspace().join("tests/render");
-    let cases = fnhcl_testkit::discover_cases(&root);
+    let mut cases = fnhcl_testkit::discover_cases(&root);
+    cases.extend(fnhcl_testkit::discover_cases(&workspace().join("examples")));
     assert!(cases.len() > 10, "found only {} cases", cases.len());
     let stage = tempfile::tempdir().expect("temporary directory");
     let mut compared = 0;
@@ -575,7 +612,12 @@ fn crossplane_render_agrees_with_fn_hcl_render() {
             eprintln!("{name}: not for the CLI: {why}");
             continue;
         }
-        let pinned = pinned_major(case);
+        // Operations exist since Crossplane 2.0.
+        let pinned = if case.join(fnhcl_testkit::case::OPERATION_FILE).is_file() {
+            Some("2".to_owned())
+        } else {
+            pinned_major(case)
+        };
         for (version, path) in &clis {
             let major = version.split('.').next().unwrap_or(version);
             if pinned.as_deref().is_some_and(|p| p != major) {

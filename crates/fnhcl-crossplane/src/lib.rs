@@ -589,7 +589,7 @@ impl Function {
                 // is not part of the response's peak.
                 drop(eval_req);
                 if operation {
-                    operation::check_output(req, &output)?;
+                    operation::check_output(req, program, &output)?;
                 } else {
                     operation::check_composition(&output)?;
                 }

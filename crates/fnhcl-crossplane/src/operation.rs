@@ -58,17 +58,29 @@ pub fn check_composition(output: &Output) -> Result<(), String> {
 /// block complete (an Operation runs once, so deferring makes no sense),
 /// unless Crossplane has yet to answer a requirement the run asked for
 /// (then the next call has the data), and every object identified.
-pub fn check_output(req: &RunFunctionRequest, output: &Output) -> Result<(), String> {
+pub fn check_output(
+    req: &RunFunctionRequest,
+    program: &Program,
+    output: &Output,
+) -> Result<(), String> {
     let answered = |name: &str| {
         req.required_resources.contains_key(name) || req.extra_resources.contains_key(name)
     };
+    let watched = req
+        .required_resources
+        .get(fnhcl_eval::WATCHED_RESOURCE)
+        .is_some_and(|r| !r.items.is_empty());
     let waiting = output.requirements.keys().any(|n| !answered(n));
     let mut missing = output.reported_discards();
     if !waiting && let Some(first) = missing.next() {
-        let mut message = format!(
+        let mut message = String::new();
+        if program.reads_watched() && !watched {
+            message.push_str("this program reads req.watched, and the request has no watched resource (a WatchOperation sends the object it watched; fn-hcl render takes it with -w/--watched-resource); ");
+        }
+        message.push_str(&format!(
             "an Operation cannot wait for values it does not have: {}",
             first.message()
-        );
+        ));
         let rest = missing.count();
         if rest > 0 {
             message.push_str(&format!("\n(and {rest} more incomplete block(s))"));

@@ -941,7 +941,7 @@ fn an_operation_does_not_wait() {
     let o = f.run_outcome(&operation_request(LABEL_WATCHED, None));
     let message = fatal_message(&o.response);
     assert!(
-        message.starts_with("an Operation cannot wait for values it does not have: main.hcl:"),
+        message.starts_with("this program reads req.watched, and the request has no watched resource (a WatchOperation sends the object it watched; fn-hcl render takes it with -w/--watched-resource); an Operation cannot wait for values it does not have: main.hcl:"),
         "{message}"
     );
     // The unknown references, as the program names them.

@@ -53,6 +53,12 @@ pub struct RenderInputs {
     /// `--required-schemas` (OpenAPI v3 documents) and `--crds` (CRDs,
     /// XRDs): the schemas that answer the functions' schema requirements.
     pub schemas: Vec<Source>,
+    /// An `Operation`, `CronOperation` or `WatchOperation` to render
+    /// instead of an XR (D39, as `crossplane alpha render op`): `xr` and
+    /// `composition` are then not used.
+    pub operation: Option<Source>,
+    /// `-w/--watched-resource`: a WatchOperation's watched object.
+    pub watched: Option<Source>,
 }
 
 /// How to render.
@@ -64,6 +70,8 @@ pub struct RenderOptions {
     pub include_context: bool,
     /// `-x`: copy the input XR's `spec` and `metadata` into the output XR.
     pub include_full_xr: bool,
+    /// `--include-full-operation`: print the Operation's `spec` too.
+    pub include_full_operation: bool,
     /// A pipeline step of another function is an error instead of a warning.
     pub fail_on_foreign: bool,
     /// The Crossplane release whose output to reproduce.
@@ -91,7 +99,7 @@ pub(crate) struct Loaded {
 
 pub(crate) const CRN_ANNOTATION: &str = "crossplane.io/composition-resource-name";
 
-fn objects(src: &Source, what: &str) -> Result<Vec<Map<String, Value>>, RenderError> {
+pub(crate) fn objects(src: &Source, what: &str) -> Result<Vec<Map<String, Value>>, RenderError> {
     let docs = yaml::load_stream(&src.text)
         .map_err(|e| RenderError::new(format!("cannot load {what} from {:?}: {e}", src.name)))?;
     let mut out = Vec::with_capacity(docs.len());
@@ -117,7 +125,7 @@ fn objects(src: &Source, what: &str) -> Result<Vec<Map<String, Value>>, RenderEr
     Ok(out)
 }
 
-fn many(srcs: &[Source], what: &str) -> Result<Vec<Map<String, Value>>, RenderError> {
+pub(crate) fn many(srcs: &[Source], what: &str) -> Result<Vec<Map<String, Value>>, RenderError> {
     let mut out = Vec::new();
     for s in srcs {
         out.extend(objects(s, what)?);
@@ -125,7 +133,7 @@ fn many(srcs: &[Source], what: &str) -> Result<Vec<Map<String, Value>>, RenderEr
     Ok(out)
 }
 
-fn first(src: &Source, what: &str) -> Result<Map<String, Value>, RenderError> {
+pub(crate) fn first(src: &Source, what: &str) -> Result<Map<String, Value>, RenderError> {
     objects(src, what)?.into_iter().next().ok_or_else(|| {
         RenderError::new(format!(
             "cannot load {what} from {:?}: the file has no YAML document",
@@ -193,25 +201,7 @@ pub(crate) fn load(inputs: &RenderInputs, opts: &RenderOptions) -> Result<Loaded
             "render only supports Composition Function pipelines: Composition {comp_name:?} must use spec.mode: Pipeline"
         )));
     }
-    let functions = match &inputs.functions {
-        None => None,
-        Some(srcs) => {
-            let fns = many(srcs, "functions")?;
-            for f in &fns {
-                let api = str_at(f, &["apiVersion"]).unwrap_or_default();
-                if !api.starts_with("pkg.crossplane.io/")
-                    || str_at(f, &["kind"]) != Some("Function")
-                {
-                    return Err(RenderError::new(format!(
-                        "cannot load functions: {} {:?} is not a pkg.crossplane.io Function",
-                        str_at(f, &["kind"]).unwrap_or_default(),
-                        str_at(f, &["metadata", "name"]).unwrap_or_default()
-                    )));
-                }
-            }
-            Some(fns)
-        }
-    };
+    let functions = functions(inputs)?;
     let secrets = many(&inputs.function_credentials, "function credentials")?;
     let mut observed = BTreeMap::new();
     for o in many(&inputs.observed, "observed resources")? {
@@ -241,6 +231,31 @@ pub(crate) fn load(inputs: &RenderInputs, opts: &RenderOptions) -> Result<Loaded
         secrets,
         context,
         schemas: crate::schemas::load(&inputs.schemas)?,
+    })
+}
+
+/// The Function manifests, checked; `None` without a Functions file.
+pub(crate) fn functions(
+    inputs: &RenderInputs,
+) -> Result<Option<Vec<Map<String, Value>>>, RenderError> {
+    Ok(match &inputs.functions {
+        None => None,
+        Some(srcs) => {
+            let fns = many(srcs, "functions")?;
+            for f in &fns {
+                let api = str_at(f, &["apiVersion"]).unwrap_or_default();
+                if !api.starts_with("pkg.crossplane.io/")
+                    || str_at(f, &["kind"]) != Some("Function")
+                {
+                    return Err(RenderError::new(format!(
+                        "cannot load functions: {} {:?} is not a pkg.crossplane.io Function",
+                        str_at(f, &["kind"]).unwrap_or_default(),
+                        str_at(f, &["metadata", "name"]).unwrap_or_default()
+                    )));
+                }
+            }
+            Some(fns)
+        }
     })
 }
 

@@ -11,6 +11,7 @@ mod error;
 mod fields;
 mod frames;
 mod inputs;
+mod operation;
 mod output;
 mod pipeline;
 mod schemas;
@@ -52,8 +53,11 @@ pub fn render(
     opts: &RenderOptions,
     function: &dyn Function,
 ) -> Result<RenderOutput, RenderError> {
+    if inputs.operation.is_some() {
+        return operation::render(inputs, opts, function);
+    }
     let loaded = inputs::load(inputs, opts)?;
-    let outcome = pipeline::run(&loaded, opts, function)?;
+    let outcome = pipeline::run(&loaded, opts, function, pipeline::Owner::Composition)?;
     let documents = output::documents(&loaded, opts, &outcome)?;
     Ok(RenderOutput {
         documents,

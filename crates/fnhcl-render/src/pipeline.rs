@@ -55,6 +55,37 @@ pub(crate) struct RecordedResult {
     pub message: String,
 }
 
+/// What the pipeline belongs to: a Composition (with an observed XR) or an
+/// Operation (no composite, D39); they differ in what requests carry and
+/// in how errors are worded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Owner {
+    Composition,
+    Operation,
+}
+
+impl Owner {
+    /// Wraps an error of the whole render, as the CLI words it.
+    fn wrap(self, e: RenderError) -> RenderError {
+        match self {
+            Owner::Composition => e.wrap("cannot render composite resource"),
+            Owner::Operation => e,
+        }
+    }
+
+    fn step_error(self, step: &str, cause: &str) -> RenderError {
+        match self {
+            Owner::Composition => {
+                RenderError::new(format!("cannot run pipeline step {step:?}: {cause}"))
+                    .wrap("cannot render composite resource")
+            }
+            Owner::Operation => RenderError::new(format!(
+                "cannot run operation pipeline step {step:?}: {cause}"
+            )),
+        }
+    }
+}
+
 pub(crate) struct PipelineOutcome {
     pub desired: State,
     pub context: Option<Struct>,
@@ -64,6 +95,8 @@ pub(crate) struct PipelineOutcome {
     pub warnings: Vec<String>,
     /// Every request sent, in order (for tests and debugging).
     pub requests: Vec<RunFunctionRequest>,
+    /// Each step's `output` (operations, D39), in pipeline order.
+    pub outputs: Vec<(String, Struct)>,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -295,16 +328,18 @@ pub(crate) fn run(
     loaded: &Loaded,
     opts: &RenderOptions,
     function: &dyn Function,
+    owner: Owner,
 ) -> Result<PipelineOutcome, RenderError> {
     let v = opts.version;
-    let observed = State {
+    // An operation's requests have no observed state at all.
+    let observed = (owner == Owner::Composition).then(|| State {
         composite: Some(resource_of(&loaded.xr)),
         resources: loaded
             .observed
             .iter()
             .map(|(k, m)| (k.clone(), resource_of(m)))
             .collect(),
-    };
+    });
     let mut out = PipelineOutcome {
         desired: State::default(),
         context: Some(json_to_struct(&loaded.context)),
@@ -313,6 +348,7 @@ pub(crate) fn run(
         results: Vec::new(),
         warnings: Vec::new(),
         requests: Vec::new(),
+        outputs: Vec::new(),
     };
     // The requirement pools.
     let mut extra_pool: Vec<&Map<String, Value>> = loaded.extra.iter().collect();
@@ -357,17 +393,13 @@ pub(crate) fn run(
     };
     for step_value in steps {
         let Some(step) = step_value.as_object() else {
-            return Err(RenderError::new("a pipeline step is not an object")
-                .wrap("cannot render composite resource"));
+            return Err(owner.wrap(RenderError::new("a pipeline step is not an object")));
         };
         let step_name = str_at(step, &["step"]).unwrap_or_default().to_owned();
         let fn_name = str_at(step, &["functionRef", "name"])
             .unwrap_or_default()
             .to_owned();
-        let step_err = |cause: String| {
-            RenderError::new(format!("cannot run pipeline step {step_name:?}: {cause}"))
-                .wrap("cannot render composite resource")
-        };
+        let step_err = |cause: String| owner.step_error(&step_name, &cause);
         let input_value = step.get("input").filter(|i| !i.is_null());
         let kind = classify(&fn_name, input_value, loaded, opts).map_err(step_err)?;
         match kind {
@@ -399,17 +431,19 @@ pub(crate) fn run(
             None => None,
             Some(Value::Object(m)) => Some(json_to_struct(m)),
             Some(_) => {
-                return Err(RenderError::new(format!(
-                    "cannot unmarshal input for Composition pipeline step {step_name:?}"
-                ))
-                .wrap("cannot render composite resource"));
+                let what = match owner {
+                    Owner::Composition => "Composition",
+                    Owner::Operation => "operation",
+                };
+                return Err(owner.wrap(RenderError::new(format!(
+                    "cannot unmarshal input for {what} pipeline step {step_name:?}"
+                ))));
             }
         };
         let creds = if v.credentials() {
             // crossplane render fetches credentials before it runs the step:
             // its error names no step.
-            step_credentials(step, loaded)
-                .map_err(|e| RenderError::new(e).wrap("cannot render composite resource"))?
+            step_credentials(step, loaded).map_err(|e| owner.wrap(RenderError::new(e)))?
         } else {
             HashMap::new()
         };
@@ -425,7 +459,7 @@ pub(crate) fn run(
         }
         let mut req = RunFunctionRequest {
             meta: meta.clone(),
-            observed: Some(observed.clone()),
+            observed: observed.clone(),
             desired: Some(out.desired.clone()),
             input,
             context: out.context.clone(),
@@ -469,6 +503,9 @@ pub(crate) fn run(
             previous = rsp.requirements.clone();
         };
         out.steps_run += 1;
+        if let Some(o) = &rsp.output {
+            out.outputs.push((step_name.clone(), o.clone()));
+        }
         out.desired = rsp.desired.clone().unwrap_or_default();
         out.context = rsp.context.clone();
         if v.conditions() {
@@ -483,10 +520,10 @@ pub(crate) fn run(
         }
         for r in &rsp.results {
             if r.severity == Severity::Fatal as i32 {
-                let mut err = RenderError::new(format!(
-                    "cannot render composite resource: pipeline step {step_name:?} returned a fatal result: {}",
+                let mut err = owner.wrap(RenderError::new(format!(
+                    "pipeline step {step_name:?} returned a fatal result: {}",
                     r.message
-                ));
+                )));
                 err.frames = frames::for_message(&r.message, input_value);
                 return Err(err);
             }

@@ -6,7 +6,9 @@
 //!
 //! | file | meaning |
 //! | --- | --- |
-//! | `xr.yaml` | the XR (required; its presence makes a directory a case) |
+//! | `xr.yaml` | the XR (it, or `operation.yaml`, makes a directory a case) |
+//! | `operation.yaml` | instead of the XR: an Operation, CronOperation or WatchOperation (D39); its function-hcl steps without `hcl` run the directory's `*.hcl` files |
+//! | `watched.yaml` | with `operation.yaml`: the watched object (`-w`) |
 //! | `composition.yaml` | the Composition; without it, one is made with a single function-hcl step running the directory's `*.hcl` files, those in subdirectories (modules) included |
 //! | `functions.yaml` | Function manifests (optional) |
 //! | `observed.yaml` or `observed/` | observed composed resources (`-o`) |
@@ -74,7 +76,7 @@ struct CaseCli {
 /// Case directories under `root` (itself included), sorted.
 pub fn discover_cases(root: &Path) -> Vec<PathBuf> {
     fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-        if dir.join("xr.yaml").is_file() {
+        if dir.join("xr.yaml").is_file() || dir.join(OPERATION_FILE).is_file() {
             out.push(dir.to_path_buf());
             return;
         }
@@ -98,6 +100,9 @@ pub fn discover_cases(root: &Path) -> Vec<PathBuf> {
     walk(root, 0, &mut out);
     out
 }
+
+/// The file that makes a directory an operation's case.
+pub const OPERATION_FILE: &str = "operation.yaml";
 
 /// Splits an `args` file like a shell would (whitespace, '…', "…", `#` comments).
 pub fn split_args(text: &str) -> Result<Vec<String>, String> {
@@ -169,10 +174,18 @@ fn first_present(dir: &Path, names: &[&str]) -> Option<String> {
 pub fn case_argv(dir: &Path) -> Result<Vec<String>, String> {
     let mut argv: Vec<String> = vec!["render".into()];
     argv.extend(DEFAULT_FLAGS.iter().map(|s| (*s).to_owned()));
-    argv.push("xr.yaml".into());
-    argv.push("composition.yaml".into());
+    if dir.join(OPERATION_FILE).is_file() {
+        argv.push(OPERATION_FILE.into());
+    } else {
+        argv.push("xr.yaml".into());
+        argv.push("composition.yaml".into());
+    }
     if dir.join("functions.yaml").is_file() {
         argv.push("functions.yaml".into());
+    }
+    if dir.join("watched.yaml").is_file() {
+        argv.push("--watched-resource".into());
+        argv.push("watched.yaml".into());
     }
     for (flag, names) in [
         ("--observed-resources", ["observed.yaml", "observed"]),
@@ -259,22 +272,13 @@ pub fn synthesized_composition(dir: &Path, xr_text: &str) -> Result<Source, Stri
     let xr = fnhcl_render::yaml::load_first(xr_text)
         .map_err(|e| format!("cannot parse xr.yaml: {e}"))?
         .unwrap_or(Value::Null);
-    let files = case_hcl_files(dir)?;
-    if files.is_empty() {
+    if case_hcl_files(dir)?.is_empty() {
         return Err(format!(
             "{}: no composition.yaml and no *.hcl files",
             dir.display()
         ));
     }
-    let mut bundle = String::new();
-    for (name, path) in &files {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        bundle.push_str(&format!("-- {name} --\n{text}"));
-        if !text.ends_with('\n') {
-            bundle.push('\n');
-        }
-    }
+    let bundle = hcl_bundle(dir)?;
     let name = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -308,6 +312,60 @@ pub fn synthesized_composition(dir: &Path, xr_text: &str) -> Result<Source, Stri
     ))
 }
 
+/// A case's `operation.yaml`, its function-hcl steps without a program
+/// given the directory's `*.hcl` files (so that the program lives in files
+/// the editor and `fn-hcl analyze` see).
+pub fn operation_with_program(dir: &Path) -> Result<Source, String> {
+    let path = dir.join(OPERATION_FILE);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut doc = fnhcl_render::yaml::load_first(&text)
+        .map_err(|e| format!("cannot parse {OPERATION_FILE}: {e}"))?
+        .unwrap_or(Value::Null);
+    let steps = ["/spec/pipeline", "/spec/operationTemplate/spec/pipeline"]
+        .into_iter()
+        .find_map(|p| doc.pointer(p).is_some().then_some(p))
+        .and_then(|p| doc.pointer_mut(p))
+        .and_then(Value::as_array_mut);
+    let mut filled = false;
+    for step in steps.into_iter().flatten() {
+        let Some(input) = step.get_mut("input").and_then(Value::as_object_mut) else {
+            continue;
+        };
+        if input.get("kind").and_then(Value::as_str) != Some("HclInput")
+            || input.get("hcl").is_some_and(|h| !h.is_null())
+            || input.get("source").and_then(Value::as_str) == Some("FileSystem")
+        {
+            continue;
+        }
+        input.insert("hcl".into(), Value::String(hcl_bundle(dir)?));
+        filled = true;
+    }
+    if !filled {
+        return Ok(Source::new(path.display().to_string(), text));
+    }
+    let text = fnhcl_render::yaml::to_yaml(&doc).map_err(|e| e.to_string())?;
+    Ok(Source::new(path.display().to_string(), text))
+}
+
+/// The `*.hcl` files of a case as one txtar bundle (see [`case_hcl_files`]).
+fn hcl_bundle(dir: &Path) -> Result<String, String> {
+    let files = case_hcl_files(dir)?;
+    if files.is_empty() {
+        return Err(format!("{}: no *.hcl files", dir.display()));
+    }
+    let mut bundle = String::new();
+    for (name, path) in &files {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        bundle.push_str(&format!("-- {name} --\n{text}"));
+        if !text.ends_with('\n') {
+            bundle.push('\n');
+        }
+    }
+    Ok(bundle)
+}
+
 /// What rendering a case produced.
 pub struct CaseRun {
     pub result: Result<fnhcl_render::RenderOutput, RenderError>,
@@ -318,7 +376,16 @@ pub fn render_case(dir: &Path, function: &dyn Function) -> Result<CaseRun, Strin
     let argv = case_argv(dir)?;
     let cli = CaseCli::try_parse_from(&argv).map_err(|e| format!("bad arguments {argv:?}: {e}"))?;
     let args = cli.args;
-    let result = if dir.join("composition.yaml").is_file() {
+    let result = if dir.join(OPERATION_FILE).is_file() {
+        let op = operation_with_program(dir)?;
+        match args.read_inputs(dir) {
+            Ok(mut inputs) => {
+                inputs.operation = Some(op);
+                fnhcl_render::render(&inputs, &args.options(), function)
+            }
+            Err(e) => Err(e),
+        }
+    } else if dir.join("composition.yaml").is_file() {
         args.render(dir, function)
     } else {
         let xr_text = std::fs::read_to_string(dir.join("xr.yaml"))

@@ -8,5 +8,5 @@ pub mod compare;
 pub mod render_args;
 
 pub use case::{CaseOptions, CaseOutcome, discover_cases, run_case};
-pub use compare::{CompareOptions, Mismatch, StrictMessage, compare_streams};
+pub use compare::{CompareOptions, Mismatch, StrictMessage, compare_documents, compare_streams};
 pub use render_args::RenderArgs;

@@ -9,15 +9,19 @@ use fnhcl_render::{
     CrossplaneVersion, Function, RenderError, RenderInputs, RenderOptions, RenderOutput, Source,
 };
 
-/// `fn-hcl render XR COMPOSITION [FUNCTIONS]` and its flags.
+/// `fn-hcl render XR COMPOSITION [FUNCTIONS]`, or `fn-hcl render OPERATION
+/// [FUNCTIONS]` (an Operation, CronOperation or WatchOperation, as
+/// `crossplane alpha render op` renders it), and their flags.
 #[derive(clap::Args, Clone, Debug)]
 pub struct RenderArgs {
-    /// A YAML file with the composite resource (XR) to render.
-    #[arg(value_name = "COMPOSITE_RESOURCE")]
+    /// A YAML file with the composite resource (XR) to render, or with the
+    /// Operation, CronOperation or WatchOperation.
+    #[arg(value_name = "COMPOSITE_RESOURCE|OPERATION")]
     pub composite_resource: PathBuf,
-    /// A YAML file with the Composition to use.
+    /// A YAML file with the Composition to use (for an operation: the
+    /// Functions file, optional).
     #[arg(value_name = "COMPOSITION")]
-    pub composition: PathBuf,
+    pub composition: Option<PathBuf>,
     /// A YAML file or directory of Function manifests. Optional: without it,
     /// steps whose input is an `HclInput` run in-process.
     #[arg(value_name = "FUNCTIONS")]
@@ -54,6 +58,14 @@ pub struct RenderArgs {
     /// means in that Crossplane release.
     #[arg(short = 'e', value_name = "PATH")]
     pub e_resources: Option<PathBuf>,
+    /// Operations: a YAML file with the object a WatchOperation watched
+    /// (sent under the requirement `ops.crossplane.io/watched-resource`).
+    #[arg(short = 'w', long = "watched-resource", value_name = "PATH")]
+    pub watched_resource: Option<PathBuf>,
+    /// Operations: print the Operation's `spec` too (`crossplane alpha
+    /// render op -o`; `-o` here is `--observed-resources`).
+    #[arg(long = "include-full-operation")]
+    pub include_full_operation: bool,
     /// A YAML file or directory of Secrets that steps' credentials name.
     #[arg(long = "function-credentials", value_name = "PATH")]
     pub function_credentials: Option<PathBuf>,
@@ -204,6 +216,17 @@ pub fn read_schema_path(what: &str, path: &Path) -> Result<Vec<Source>, RenderEr
     files.iter().map(|f| read_file(what, f)).collect()
 }
 
+/// Whether a file's first document is one of Crossplane's operations
+/// (`ops.crossplane.io`): then it is rendered as `crossplane alpha render
+/// op` does.
+fn is_operation(text: &str) -> bool {
+    fnhcl_render::yaml::load_first(text)
+        .ok()
+        .flatten()
+        .and_then(|d| d.get("apiVersion")?.as_str().map(str::to_owned))
+        .is_some_and(|a| a.starts_with("ops.crossplane.io/"))
+}
+
 /// Kong map flags: each occurrence is `k=v`, several joined with `;`.
 fn map_pairs(flag: &str, values: &[String]) -> Result<Vec<(String, String)>, RenderError> {
     let mut out = Vec::new();
@@ -227,6 +250,7 @@ impl RenderArgs {
             include_function_results: self.include_function_results,
             include_context: self.include_context,
             include_full_xr: self.include_full_xr,
+            include_full_operation: self.include_full_operation,
             fail_on_foreign: self.fail_on_foreign,
             version: self.crossplane_version,
             function_names: self.function_names.clone(),
@@ -272,16 +296,49 @@ impl RenderArgs {
         for (k, file) in map_pairs("context-files", &self.context_files)? {
             context_files.push((k, read_file("context file", &p(Path::new(&file)))?));
         }
+        let first = read_file("composite resource", &p(&self.composite_resource))?;
+        let operation = is_operation(&first.text);
+        let (xr, operation, composition, functions) = if operation {
+            // OPERATION [FUNCTIONS]: every required resource comes from
+            // --required-resources or -e.
+            if self.functions.is_some() {
+                return Err(RenderError::new(
+                    "an operation is rendered from OPERATION [FUNCTIONS]: too many arguments",
+                ));
+            }
+            required.append(&mut extra);
+            (None, Some(first), None, self.composition.as_ref())
+        } else {
+            let composition = match (composition, &self.composition) {
+                (Some(c), _) => c,
+                (None, Some(path)) => read_file("composition", &p(path))?,
+                (None, None) => {
+                    return Err(RenderError::new(
+                        "missing argument COMPOSITION (a composite resource is rendered from COMPOSITE_RESOURCE COMPOSITION [FUNCTIONS])",
+                    ));
+                }
+            };
+            if self.watched_resource.is_some() {
+                return Err(RenderError::new(
+                    "--watched-resource is for operations (an Operation, CronOperation or WatchOperation), not a composite resource",
+                ));
+            }
+            (
+                Some(first),
+                None,
+                Some(composition),
+                self.functions.as_ref(),
+            )
+        };
         Ok(RenderInputs {
-            xr: Some(read_file(
-                "composite resource",
-                &p(&self.composite_resource),
-            )?),
-            composition: Some(match composition {
-                Some(c) => c,
-                None => read_file("composition", &p(&self.composition))?,
-            }),
-            functions: match &self.functions {
+            xr,
+            composition,
+            operation,
+            watched: match &self.watched_resource {
+                Some(w) => Some(read_file("watched resource", &p(w))?),
+                None => None,
+            },
+            functions: match functions {
                 Some(f) => Some(read_yaml_path("functions", &p(f))?),
                 None => None,
             },

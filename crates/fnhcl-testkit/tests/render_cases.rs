@@ -1,6 +1,6 @@
 //! The render conformance suite: every case under `tests/render/upstream`
 //! (the Go function-hcl's examples, vendored untouched) and
-//! `tests/render/cases` (ours) is rendered as `fn-hcl render -r -c` renders
+//! `tests/render/cases` (ours) and `examples/` is rendered as `fn-hcl render -r -c` renders
 //! it, with `fnhcl_crossplane::run` as the function, and compared with its
 //! expectation. `FNHCL_BLESS=1` rewrites the expectations of our own cases
 //! (never the upstream ones).
@@ -49,6 +49,10 @@ fn main() {
     }
     for dir in discover_cases(&root.join("cases")) {
         trials.push(trial("cases", dir, bless));
+    }
+    // The examples are cases too: what their READMEs show is checked.
+    for dir in discover_cases(&repo_root().join("examples")) {
+        trials.push(trial("examples", dir, bless));
     }
     libtest_mimic::run(&args, trials).exit();
 }

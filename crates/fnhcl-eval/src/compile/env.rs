@@ -274,6 +274,8 @@ pub(super) struct Compiler<'l> {
     pub(super) composite_uses: Vec<crate::CompositeUse>,
     /// The module has an `output` block or reads `req.watched` (D39).
     pub(super) operation_marks: bool,
+    /// The module reads `req.watched` (D39).
+    pub(super) reads_watched: bool,
 }
 
 /// True if `e` has no variable references and no function calls.

@@ -53,6 +53,8 @@ pub struct Program {
     composite_uses: Vec<crate::CompositeUse>,
     /// The program has an `output` block or reads `req.watched` (D39).
     operation_marks: bool,
+    /// The program reads `req.watched` (D39).
+    reads_watched: bool,
 }
 
 impl std::fmt::Debug for Program {
@@ -104,6 +106,11 @@ impl Program {
         self.operation_marks
     }
 
+    /// Whether the program reads `req.watched` (D39).
+    pub fn reads_watched(&self) -> bool {
+        self.reads_watched
+    }
+
     /// The module directories the program imports (empty without modules).
     pub fn module_dirs(&self) -> Vec<&str> {
         self.modules[1..].iter().map(|m| m.dir.as_str()).collect()
@@ -153,6 +160,7 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
     let mut demand = crate::Demand::everything();
     let mut composite_uses = Vec::new();
     let mut operation_marks = false;
+    let mut reads_watched = false;
     for &m in &layout.order {
         let files: Vec<&Body> = layout.modules[m]
             .files
@@ -164,6 +172,7 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
         diags.extend(c.diags);
         composite_uses.extend(c.composite_uses);
         operation_marks |= c.operation_marks;
+        reads_watched |= c.reads_watched;
         param_uses.extend(c.param_uses.into_iter().map(|p| (m, p)));
         export_reads.extend(c.export_reads);
         // Module instances see views of `req` of their own: a program with
@@ -216,6 +225,7 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
         declares_connection,
         composite_uses,
         operation_marks,
+        reads_watched,
     })
 }
 

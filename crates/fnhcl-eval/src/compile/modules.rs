@@ -39,6 +39,7 @@ impl<'l> Compiler<'l> {
             scope_ids: 0,
             composite_uses: Vec::new(),
             operation_marks: false,
+            reads_watched: false,
         }
     }
 

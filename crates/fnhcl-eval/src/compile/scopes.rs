@@ -205,6 +205,7 @@ impl Compiler<'_> {
             });
         } else if root == "req" && attr == "watched" {
             self.operation_marks = true;
+            self.reads_watched = true;
         }
     }
 
