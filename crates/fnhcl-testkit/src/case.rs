@@ -324,7 +324,7 @@ pub fn operation_with_program(dir: &Path) -> Result<Source, String> {
         .unwrap_or(Value::Null);
     let steps = ["/spec/pipeline", "/spec/operationTemplate/spec/pipeline"]
         .into_iter()
-        .find_map(|p| doc.pointer(p).is_some().then_some(p))
+        .find(|p| doc.pointer(p).is_some())
         .and_then(|p| doc.pointer_mut(p))
         .and_then(Value::as_array_mut);
     let mut filled = false;
