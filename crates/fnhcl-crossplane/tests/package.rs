@@ -46,4 +46,9 @@ fn package_metadata_is_a_function() {
             .is_some_and(|v| v.starts_with(">=")),
         "{meta}"
     );
+    // D39: Crossplane 2 runs it in compositions and operations.
+    assert_eq!(
+        meta["spec"]["capabilities"],
+        serde_json::json!(["composition", "operation"])
+    );
 }

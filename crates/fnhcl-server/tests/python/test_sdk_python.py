@@ -240,6 +240,91 @@ result {
         for m in messages:
             self.assertNotIn("h7Qz9", m)
 
+    def operation_request(self, hcl, watched=None):
+        # D39: an Operation's request has no observed composite.
+        req = fnv1.RunFunctionRequest(
+            meta=fnv1.RequestMeta(tag="op"),
+            input=resource.dict_to_struct(
+                {"apiVersion": "function-hcl/v1", "kind": "HclInput", "source": "Inline", "hcl": hcl}
+            ),
+        )
+        req.meta.capabilities.extend([fnv1.CAPABILITY_CAPABILITIES, fnv1.CAPABILITY_REQUIRED_RESOURCES])
+        if watched is not None:
+            req.required_resources["ops.crossplane.io/watched-resource"].items.add().resource.CopyFrom(
+                resource.dict_to_struct(watched)
+            )
+        return req
+
+    WATCH = """-- main.hcl --
+resource labelled {
+  body = {
+    apiVersion = req.watched.apiVersion
+    kind       = req.watched.kind
+    metadata = {
+      name      = req.watched.metadata.name
+      namespace = req.watched.metadata.namespace
+      labels    = { audited = "true" }
+    }
+  }
+}
+output {
+  body = { labelled = req.watched.metadata.name }
+}
+"""
+
+    def test_watch_operation(self):
+        deployment = {"apiVersion": "apps/v1", "kind": "Deployment",
+                      "metadata": {"name": "web", "namespace": "shop"}, "spec": {"replicas": 2}}
+        rsp = self.run_function(self.operation_request(self.WATCH, deployment))
+        self.assertEqual([r.message for r in rsp.results], [])
+        body = resource.struct_to_dict(rsp.desired.resources["labelled"].resource)
+        self.assertEqual(body["metadata"]["labels"], {"audited": "true"})
+        self.assertEqual(resource.struct_to_dict(rsp.output), {"labelled": "web"})
+        self.assertEqual(len(rsp.conditions), 0)
+        self.assertFalse(rsp.desired.HasField("composite"))
+
+    def test_watch_operation_without_a_watched_resource_is_fatal(self):
+        rsp = self.run_function(self.operation_request(self.WATCH))
+        self.assertEqual(len(rsp.results), 1)
+        self.assertEqual(rsp.results[0].severity, fnv1.SEVERITY_FATAL)
+        self.assertIn("the request has no watched resource", rsp.results[0].message)
+        self.assertIn("unknown values: req.watched", rsp.results[0].message)
+
+    def test_cron_operation(self):
+        # A CronOperation's request is the same: no composite, no watched object.
+        hcl = """-- main.hcl --
+resource report {
+  body = {
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+    metadata   = { name = "nightly", namespace = "ops" }
+    data       = { at = "02:00" }
+  }
+}
+output {
+  body = { reports = 1 }
+}
+result {
+  severity = "Normal"
+  message  = "report written"
+}
+"""
+        rsp = self.run_function(self.operation_request(hcl))
+        self.assertIn("report", rsp.desired.resources)
+        self.assertEqual(resource.struct_to_dict(rsp.output), {"reports": 1})
+        self.assertEqual([(r.severity, r.message) for r in rsp.results],
+                         [(fnv1.SEVERITY_NORMAL, "report written")])
+
+    def test_composite_block_in_an_operation_is_fatal(self):
+        hcl = """-- main.hcl --
+composite status {
+  body = { done = true }
+}
+"""
+        rsp = self.run_function(self.operation_request(hcl))
+        self.assertEqual(rsp.results[0].severity, fnv1.SEVERITY_FATAL)
+        self.assertIn("an Operation has no composite resource", rsp.results[0].message)
+
     def test_schema_requirements_and_violations(self):
         hcl = BUCKET.replace("region = req", "regoin = req")
         req = request(hcl)
