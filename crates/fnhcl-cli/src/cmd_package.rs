@@ -82,20 +82,28 @@ fn fill_composition(text: &str, bundle: &str, step: Option<&str>) -> anyhow::Res
         bail!("expected exactly one YAML document, found {}", docs.len());
     }
     let mut doc = docs.remove(0);
-    if doc["kind"].as_str() != Some("Composition") {
-        bail!("not a Composition (kind is {:?})", doc["kind"].as_str());
+    // A Composition's pipeline, an Operation's, or the one of the
+    // Operation a CronOperation or WatchOperation makes (D39).
+    let kind = doc["kind"].as_str().map(str::to_owned);
+    let (what, path): (&str, &[&str]) = match kind.as_deref() {
+        Some("Composition") => ("Composition", &["spec", "pipeline"]),
+        Some("Operation") => ("Operation", &["spec", "pipeline"]),
+        Some(k @ ("CronOperation" | "WatchOperation")) => {
+            (k, &["spec", "operationTemplate", "spec", "pipeline"])
+        }
+        other => bail!("not a Composition or an operation (kind is {other:?})"),
+    };
+    let mut node = &mut doc;
+    for key in path {
+        let Yaml::Hash(h) = node else {
+            bail!("the {what} has no {}", path.join("."));
+        };
+        node = h
+            .get_mut(&Yaml::String((*key).to_owned()))
+            .ok_or_else(|| anyhow!("the {what} has no {}", path.join(".")))?;
     }
-    let Yaml::Hash(root) = &mut doc else {
-        bail!("not a Composition");
-    };
-    let spec = root
-        .get_mut(&Yaml::String("spec".to_owned()))
-        .ok_or_else(|| anyhow!("the Composition has no spec"))?;
-    let Yaml::Hash(spec) = spec else {
-        bail!("spec is not a mapping");
-    };
-    let Some(Yaml::Array(pipeline)) = spec.get_mut(&Yaml::String("pipeline".to_owned())) else {
-        bail!("the Composition has no spec.pipeline");
+    let Yaml::Array(pipeline) = node else {
+        bail!("the {what}'s {} is not a list", path.join("."));
     };
     let is_hcl_step = |s: &Yaml| {
         let input = &s["input"];
