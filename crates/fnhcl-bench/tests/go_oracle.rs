@@ -31,6 +31,14 @@ use tonic::transport::Channel;
 /// entry of `docs/differences-from-go.md` that says why.
 const EXPLAINED: &[(&str, &str)] = &[
     (
+        "depends-on-recorded",
+        "D40: depends_on (Go: Unsupported argument)",
+    ),
+    (
+        "on-incomplete-keep",
+        "D41: on_incomplete (Go: Unsupported argument)",
+    ),
+    (
         "requirement-namespace",
         "D36: `namespace` in a select block (Go: Unsupported argument)",
     ),

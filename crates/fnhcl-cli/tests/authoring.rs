@@ -270,17 +270,37 @@ fn package_bundles_files_and_libraries() {
 #[test]
 fn package_fills_a_watch_operation() {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/watch-operation");
-    let packed = fn_hcl(&example, &["package", "--composition", "operation.yaml"], None);
+    let packed = fn_hcl(
+        &example,
+        &["package", "--composition", "operation.yaml"],
+        None,
+    );
     assert_eq!(packed.code, 0, "{}", packed.stderr);
-    assert!(packed.stdout.contains("kind: WatchOperation"), "{}", packed.stdout);
-    assert!(packed.stdout.contains("-- main.hcl --"), "{}", packed.stdout);
+    assert!(
+        packed.stdout.contains("kind: WatchOperation"),
+        "{}",
+        packed.stdout
+    );
+    assert!(
+        packed.stdout.contains("-- main.hcl --"),
+        "{}",
+        packed.stdout
+    );
     let tmp = tempfile::tempdir().expect("tempdir");
     write(tmp.path(), "op.yaml", &packed.stdout);
     let watched = example.join("watched.yaml").display().to_string();
     let run = fn_hcl(tmp.path(), &["render", "op.yaml", "-w", &watched], None);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stdout.contains("deployment: shop/checkout"), "{}", run.stdout);
-    assert!(run.stdout.contains("audit.example.com/checked: \"true\""), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("deployment: shop/checkout"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("audit.example.com/checked: \"true\""),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

@@ -10,6 +10,7 @@ pub mod cache;
 pub mod connection;
 pub mod convert;
 pub mod debug;
+pub mod dependencies;
 pub mod input;
 pub mod operation;
 pub mod ready;
@@ -583,7 +584,7 @@ impl Function {
                     interrupt: Some(clock.clone().interrupt(interrupt)),
                     ..limits.eval.clone()
                 };
-                let output = fnhcl_eval::evaluate_with_limits(program, &eval_req, &eval_limits)
+                let mut output = fnhcl_eval::evaluate_with_limits(program, &eval_req, &eval_limits)
                     .map_err(|f| clock.explain(f.message()))?;
                 // The request's values are not read again: their memory
                 // is not part of the response's peak.
@@ -592,6 +593,7 @@ impl Function {
                     operation::check_output(req, program, &output)?;
                 } else {
                     operation::check_composition(&output)?;
+                    dependencies::apply(req, &mut output, input.auto_ready)?;
                 }
                 let readiness = response::Settings {
                     gating: input.readiness_gating,

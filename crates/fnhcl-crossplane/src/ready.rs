@@ -50,7 +50,7 @@ pub fn is_ready(o: &Value) -> bool {
     }
 }
 
-fn condition_is_true(o: &Value, type_: &str) -> bool {
+pub(crate) fn condition_is_true(o: &Value, type_: &str) -> bool {
     o.pointer("/status/conditions")
         .and_then(Value::as_array)
         .is_some_and(|cs| {

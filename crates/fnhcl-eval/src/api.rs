@@ -144,6 +144,37 @@ pub struct DesiredResource {
     pub ready: Option<ReadyState>,
     /// The source range of the block header that produced it.
     pub span: Span,
+    /// What it waits for before it is created (D40): its block's
+    /// `depends_on`, and those of the module instances around it.
+    pub depends_on: Vec<Dependency>,
+    /// The collection it is a member of (its base name, prefixed in a
+    /// module instance).
+    pub collection: Option<String>,
+    /// `optional = true` (D32) on its block or an instance around it.
+    pub optional: bool,
+    /// Re-emitted from its observed object because its block was
+    /// incomplete (`on_incomplete = "keep"`, D41).
+    pub kept: bool,
+}
+
+/// A block a resource depends on (D40), resolved to what it emits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dependency {
+    /// The name as `depends_on` writes it.
+    pub name: String,
+    pub target: DependencyTarget,
+}
+
+/// The resources a dependency stands for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DependencyTarget {
+    /// The resource of this crossplane name.
+    Resource(String),
+    /// The members of the collection of this (prefixed) base name.
+    Collection(String),
+    /// Every resource whose crossplane name starts with this prefix (a
+    /// module instance: `<instance>-`).
+    Instance(String),
 }
 
 /// `matchName` or `matchLabels` of a requirement selector.
@@ -218,6 +249,11 @@ pub enum DiscardReason {
     Incomplete,
     /// A connection detail was not valid base64.
     BadSecret,
+    /// Held back until what it depends on is observed and ready (D40).
+    HeldBack,
+    /// Incomplete, and kept as it is observed (`on_incomplete = "keep"`,
+    /// D41).
+    Kept,
 }
 
 impl DiscardReason {
@@ -226,6 +262,8 @@ impl DiscardReason {
             DiscardReason::UserCondition => "user-condition",
             DiscardReason::Incomplete => "incomplete",
             DiscardReason::BadSecret => "bad-secret",
+            DiscardReason::HeldBack => "held-back",
+            DiscardReason::Kept => "kept",
         }
     }
 }
@@ -259,12 +297,12 @@ impl Discard {
     /// The Warning result message (upstream §5.7):
     /// `<range>:discarded <type> <name>` then `\n<line>` per context line.
     pub fn message(&self) -> String {
-        let mut s = format!(
-            "{}:discarded {} {}",
-            self.range,
-            self.kind.as_str(),
-            self.name
-        );
+        let (kind, name) = (self.kind.as_str(), &self.name);
+        let mut s = match self.reason {
+            DiscardReason::Kept => format!("{}:kept {kind} {name} as observed", self.range),
+            DiscardReason::HeldBack => format!("{}:held back {kind} {name}", self.range),
+            _ => format!("{}:discarded {kind} {name}", self.range),
+        };
         for l in &self.context {
             s.push('\n');
             s.push_str(l);
@@ -296,6 +334,10 @@ pub struct Output {
     pub discards: Vec<Discard>,
     /// What `composite ready` blocks set (D33).
     pub composite_ready: Option<ReadyState>,
+    /// The collections (base names) and module instances (name prefixes,
+    /// `<instance>-`) with a resource missing from this run: they are not
+    /// ready for what depends on them (D40).
+    pub unfinished: std::collections::BTreeSet<String>,
     /// The non-optional resources, collections, groups, module instances
     /// and switches missing from this run, and `composite ready` when
     /// its block was incomplete (D32): not empty, the composite is not

@@ -215,6 +215,15 @@ impl Demand {
         }
     }
 
+    /// Every observed resource's whole body (`on_incomplete = "keep"`
+    /// re-emits observed objects, D41).
+    pub(crate) fn add_observed_bodies(&mut self) {
+        self.observed_all = Paths::All;
+        for p in self.observed.values_mut() {
+            *p = Paths::All;
+        }
+    }
+
     /// Adds what collection membership is read from: every observed
     /// resource's `metadata.annotations` (the collection's base name and
     /// the member's index). The evaluator reads it for a program with

@@ -29,9 +29,10 @@ mod slots;
 mod unify;
 
 pub use api::{
-    CompositeUse, ConditionStatus, DesiredResource, Discard, DiscardKind, DiscardReason,
-    FATAL_RESULT, Fatal, LocalValue, ObservedResource, Output, ReadyState, Request, ResultSeverity,
-    Selector, SelectorMatch, Target, UserCondition, UserResult, WATCHED_RESOURCE, fatal_message,
+    CompositeUse, ConditionStatus, Dependency, DependencyTarget, DesiredResource, Discard,
+    DiscardKind, DiscardReason, FATAL_RESULT, Fatal, LocalValue, ObservedResource, Output,
+    ReadyState, Request, ResultSeverity, Selector, SelectorMatch, Target, UserCondition,
+    UserResult, WATCHED_RESOURCE, fatal_message,
 };
 pub use compile::{Program, compile};
 pub use demand::{Demand, Paths};

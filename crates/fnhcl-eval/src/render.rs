@@ -2,7 +2,7 @@
 
 use fnhcl_base::{Diagnostic, Severity, SourceMap};
 
-use crate::Output;
+use crate::{DiscardReason, Output};
 
 /// Annotation naming the collection a member belongs to (upstream §5.1).
 pub const COLLECTION_BASE_NAME_ANNOTATION: &str = "hcl.fn.crossplane.io/collection-base-name";
@@ -35,7 +35,14 @@ pub fn fully_resolved(output: &Output) -> ConditionText {
     let shown: Vec<String> = reported
         .iter()
         .take(3)
-        .map(|d| format!("{} {}", d.kind.as_str(), d.name))
+        .map(|d| match d.reason {
+            // D40, D41: what it waits for; that it stays as observed.
+            DiscardReason::HeldBack => {
+                format!("{} {} ({})", d.kind.as_str(), d.name, d.context.join("; "))
+            }
+            DiscardReason::Kept => format!("{} {} (kept as observed)", d.kind.as_str(), d.name),
+            _ => format!("{} {}", d.kind.as_str(), d.name),
+        })
         .collect();
     let mut message = shown.join(", ");
     if reported.len() <= 3 {

@@ -263,7 +263,13 @@ pub(crate) const EXPORT_RESOURCE: BodySchema = BodySchema {
 };
 
 pub(crate) const RESOURCE: BodySchema = BodySchema {
-    attrs: &[("body", true), ("condition", false), ("optional", false)],
+    attrs: &[
+        ("body", true),
+        ("condition", false),
+        ("optional", false),
+        ("depends_on", false),
+        ("on_incomplete", false),
+    ],
     blocks: &[
         ("locals", &[]),
         ("ready", &[]),
@@ -280,6 +286,8 @@ pub(crate) const RESOURCES: BodySchema = BodySchema {
         ("name", false),
         ("body", false),
         ("optional", false),
+        ("depends_on", false),
+        ("on_incomplete", false),
     ],
     blocks: &[
         ("locals", &[]),

@@ -185,6 +185,25 @@ fn output_json(out: &Output) -> Json {
             if let Some(ready) = r.ready {
                 o.push(("ready", Json::String(ready.as_str().to_owned())));
             }
+            if r.kept {
+                o.push(("kept", Json::Bool(true)));
+            }
+            if !r.depends_on.is_empty() {
+                let deps = r.depends_on.iter().map(|d| {
+                    Json::String(match &d.target {
+                        fnhcl_eval::DependencyTarget::Resource(n) => {
+                            format!("{}: resource {n}", d.name)
+                        }
+                        fnhcl_eval::DependencyTarget::Collection(n) => {
+                            format!("{}: collection {n}", d.name)
+                        }
+                        fnhcl_eval::DependencyTarget::Instance(p) => {
+                            format!("{}: instance {p}", d.name)
+                        }
+                    })
+                });
+                o.push(("depends_on", Json::Array(deps.collect())));
+            }
             o.push(("body", value_to_json(&r.body)));
             json_obj(o)
         })

@@ -197,6 +197,11 @@ impl Compiler<'_> {
         let (scope, env) = self.scope(&locals, &env);
         let condition = self.condition(&content, &env);
         let optional = self.optional(&content);
+        let policy = self.policy(
+            &name,
+            content.attr("depends_on"),
+            content.attr("on_incomplete"),
+        );
         let body = self.body_expr(&content);
         if let Some(body) = &body {
             self.check_expr(body, &env);
@@ -207,6 +212,7 @@ impl Compiler<'_> {
             header: b.header_span(),
             condition,
             optional,
+            policy,
             scope,
             body: env.compile_cow(body?),
             children,
@@ -284,11 +290,17 @@ impl Compiler<'_> {
             }
         };
         let optional = self.optional(&content);
+        let policy = self.policy(
+            &base,
+            content.attr("depends_on"),
+            content.attr("on_incomplete"),
+        );
         Some(Collection {
             base,
             header: b.header_span(),
             condition,
             optional,
+            policy,
             scope,
             for_each: for_each?,
             name,

@@ -276,6 +276,9 @@ pub(super) struct Compiler<'l> {
     pub(super) operation_marks: bool,
     /// The module reads `req.watched` (D39).
     pub(super) reads_watched: bool,
+    /// Every `depends_on` (D40) with its block's name, checked once all
+    /// names are known.
+    pub(super) depends: Vec<(String, Vec<super::types::Dep>)>,
 }
 
 /// True if `e` has no variable references and no function calls.

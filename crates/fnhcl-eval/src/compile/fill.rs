@@ -102,6 +102,7 @@ fn module<'a>(m: &'a mut Module, out: &mut Vec<&'a mut Compiled>) {
         switch_ids: _,
         names: _,
         instance_count: _,
+        dep_kinds: _,
     } = m;
     scope(top, out);
     items(its, out);
@@ -161,6 +162,7 @@ fn items<'a>(its: &'a mut [Item], out: &mut Vec<&'a mut Compiled>) {
                     header: _,
                     condition,
                     optional: _,
+                    policy: _,
                     scope: s,
                     body,
                     children: ch,
@@ -176,6 +178,7 @@ fn items<'a>(its: &'a mut [Item], out: &mut Vec<&'a mut Compiled>) {
                     header: _,
                     condition,
                     optional: _,
+                    policy: _,
                     scope: s,
                     for_each,
                     name,
@@ -230,6 +233,7 @@ fn items<'a>(its: &'a mut [Item], out: &mut Vec<&'a mut Compiled>) {
                     module: _,
                     condition,
                     optional: _,
+                    policy: _,
                     params,
                     names: _,
                 } = i;

@@ -61,6 +61,7 @@ impl<'l> Compiler<'l> {
         let callee = target.and_then(|m| self.compiled.get(m).and_then(Option::as_ref));
         let mut condition = None;
         let mut optional = false;
+        let (mut depends_on, mut on_incomplete) = (None, None);
         let mut object: Option<&Attribute> = None;
         let mut named: Vec<&Attribute> = Vec::new();
         for item in &b.body.items {
@@ -76,6 +77,9 @@ impl<'l> Compiler<'l> {
                     "params" => object = Some(a),
                     // D32; a module cannot declare a parameter of that name.
                     "optional" => optional = self.optional_attr(a),
+                    // D40, D41: likewise.
+                    "depends_on" => depends_on = Some(a),
+                    "on_incomplete" => on_incomplete = Some(a),
                     _ => named.push(a),
                 },
                 Structure::Block(inner) => self.err(
@@ -201,6 +205,7 @@ impl<'l> Compiler<'l> {
             }
             names.required = callee.names.required;
         }
+        let policy = self.policy(&name, depends_on, on_incomplete);
         Some(Instance {
             id: 0,
             name,
@@ -208,6 +213,7 @@ impl<'l> Compiler<'l> {
             module,
             condition,
             optional,
+            policy,
             params,
             names,
         })

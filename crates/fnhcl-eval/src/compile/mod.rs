@@ -11,6 +11,7 @@
 
 mod blocks;
 mod composite;
+mod depends;
 mod env;
 mod fill;
 mod functions;
@@ -23,9 +24,9 @@ mod types;
 
 pub(crate) use blocks::{key_span, object_key_name};
 pub(crate) use types::{
-    Case, Child, Collection, Composite, CompositeKind, Cond, ContextBlock, Export, ExportValue,
-    Group, Instance, Item, Module, Names, Params, PathStep, Ready, Requirement, Resource, Scope,
-    Switch, items_at,
+    Case, Child, Collection, Composite, CompositeKind, Cond, ContextBlock, Dep, DepKind, Export,
+    ExportValue, Group, Instance, Item, Module, Names, Params, PathStep, Ready, Requirement,
+    Resource, Scope, Switch, items_at,
 };
 
 use std::sync::Arc;

@@ -40,6 +40,7 @@ impl<'l> Compiler<'l> {
             composite_uses: Vec::new(),
             operation_marks: false,
             reads_watched: false,
+            depends: Vec::new(),
         }
     }
 
@@ -117,6 +118,7 @@ impl<'l> Compiler<'l> {
         let mut seen = HashMap::new();
         let exports = self.exports(&export_blocks, &env, &mut seen);
         self.check_exported_resources();
+        let dep_kinds = self.check_depends();
         // Ids and positions of instances and switches.
         let mut instances = Vec::new();
         let mut switches = Vec::new();
@@ -165,6 +167,7 @@ impl<'l> Compiler<'l> {
             switch_ids,
             names,
             instance_count,
+            dep_kinds,
         })
     }
 

@@ -28,6 +28,31 @@ pub(crate) struct Module {
     pub names: Names,
     /// Instances created (transitively) by one instance of this module.
     pub instance_count: usize,
+    /// What each name `depends_on` may use is (D40).
+    pub dep_kinds: HashMap<String, DepKind>,
+}
+
+/// A block `depends_on` names (D40).
+#[derive(Clone, Debug)]
+pub(crate) struct Dep {
+    pub name: String,
+    pub span: Span,
+}
+
+/// What a name in `depends_on` stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DepKind {
+    Resource,
+    Collection,
+    Instance,
+}
+
+/// `depends_on` (D40) and `on_incomplete` (D41) of a resource-like block.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Policy {
+    pub depends_on: Vec<Dep>,
+    /// `on_incomplete = "keep"`.
+    pub keep: bool,
 }
 
 /// One step from a module's top-level items to nested items.
@@ -108,6 +133,7 @@ pub(crate) struct Instance {
     pub condition: Option<Cond>,
     /// `optional = true` (D32).
     pub optional: bool,
+    pub policy: Policy,
     pub params: Params,
     /// What the instance can emit, relative to the enclosing module.
     pub names: Names,
@@ -212,6 +238,7 @@ pub(crate) struct Resource {
     pub condition: Option<Cond>,
     /// `optional = true` (D32): missing, it does not gate readiness.
     pub optional: bool,
+    pub policy: Policy,
     pub scope: Scope,
     pub body: Compiled,
     pub children: Vec<Child>,
@@ -223,6 +250,7 @@ pub(crate) struct Collection {
     pub condition: Option<Cond>,
     /// `optional = true` (D32).
     pub optional: bool,
+    pub policy: Policy,
     pub scope: Scope,
     pub for_each: Compiled,
     pub name: Option<Compiled>,

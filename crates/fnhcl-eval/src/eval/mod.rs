@@ -118,6 +118,7 @@ fn run(
         out: Builder::with_capacity(root_module.items.len()),
         rt: 0,
         prefix: Arc::from(""),
+        inherited: walk::Inherited::default(),
     };
     let mut result = w.items(top.as_ref().unwrap_or(&root), &root_module.items);
     if let Some(limit) = ctx.budget.exceeded() {

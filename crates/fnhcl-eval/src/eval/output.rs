@@ -28,6 +28,8 @@ pub(super) struct Builder {
     pub(super) composite_ready: Option<(ReadyState, Span)>,
     /// Missing blocks that gate readiness (D32).
     pub(super) gating: Vec<String>,
+    /// See [`Output::unfinished`].
+    pub(super) unfinished: std::collections::BTreeSet<String>,
     /// `composite condition` blocks, with the block that set each (D35).
     pub(super) conditions: Vec<(UserCondition, Span)>,
     /// Non-fatal `result` blocks (D35).
@@ -126,6 +128,7 @@ impl Builder {
             discards: self.discards,
             composite_ready: self.composite_ready.map(|(r, _)| r),
             gating: self.gating,
+            unfinished: self.unfinished,
             conditions: self.conditions.into_iter().map(|(c, _)| c).collect(),
             results: self.results,
             warnings: Vec::new(),
@@ -177,6 +180,10 @@ mod tests {
                 start: 0,
                 end: 0,
             },
+            depends_on: Vec::new(),
+            collection: None,
+            optional: false,
+            kept: false,
         }
     }
 

@@ -10,9 +10,44 @@ use super::values::{
 };
 use super::walk::{CondResult, Walk, has_errors, incomplete};
 use super::{MAX_COLLECTION_SIZE, Res};
-use crate::api::{DesiredResource, DiscardKind, DiscardReason};
+use crate::api::{Dependency, DependencyTarget, DesiredResource, DiscardKind, DiscardReason};
 use crate::checks::type_name;
-use crate::compile::{Child, Collection, Resource};
+use crate::compile::{Child, Collection, DepKind, Resource};
+
+/// What a resource carries besides its body (D32, D40).
+pub(super) struct Meta {
+    pub(super) depends_on: Vec<Dependency>,
+    pub(super) collection: Option<String>,
+    pub(super) optional: bool,
+}
+
+/// What `on_incomplete = "keep"` re-emits of an observed object (D41).
+fn kept_body(observed: &Value) -> Value {
+    const METADATA: [&str; 4] = ["name", "namespace", "labels", "annotations"];
+    let Some(entries) = observed.as_entries() else {
+        return Value::empty_object();
+    };
+    let mut out = Vec::new();
+    for (k, v) in entries {
+        match &**k {
+            "status" => {}
+            "metadata" => {
+                let meta = v
+                    .as_entries()
+                    .map(|m| {
+                        m.iter()
+                            .filter(|(mk, _)| METADATA.contains(&&***mk))
+                            .map(|(mk, mv)| (mk.clone(), mv.clone()))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                out.push((k.clone(), Value::object(meta)));
+            }
+            _ => out.push((k.clone(), v.clone())),
+        }
+    }
+    Value::object(out.into_iter().collect())
+}
 
 impl<'c> Walk<'c> {
     pub(super) fn resource(&mut self, parent: &Frame<'_>, r: &Resource) -> Res<()> {
@@ -24,6 +59,12 @@ impl<'c> Walk<'c> {
         };
         let name: &str = &cname;
         let is_observed = self.ctx.request.observed.contains_key(name);
+        let keep = r.policy.keep || self.inherited.keep;
+        let meta = |w: &Self| Meta {
+            depends_on: w.all_dependencies(parent, &r.policy.depends_on),
+            collection: None,
+            optional: r.optional || w.inherited.optional,
+        };
         // `self` is built on its first read: most bodies do not read it.
         let ctx = self.ctx;
         let self_v = || {
@@ -53,6 +94,10 @@ impl<'c> Walk<'c> {
                     return Ok(());
                 }
                 CondResult::Incomplete(diags) => {
+                    if is_observed && keep {
+                        let m = meta(self);
+                        return self.keep_observed(frame, name, c.span, diags, &[&c.expr], m);
+                    }
                     if is_observed {
                         return Err(self.condition_fatal(frame, name, "resource", c, diags));
                     }
@@ -74,6 +119,10 @@ impl<'c> Walk<'c> {
         }
         let (body, diags) = frame.eval(&r.body);
         if incomplete(&body, &diags) {
+            if is_observed && keep {
+                let m = meta(self);
+                return self.keep_observed(frame, name, r.body.span, diags, &[&r.body], m);
+            }
             if is_observed {
                 return Err(self.body_fatal(frame, name, &r.body, diags));
             }
@@ -93,11 +142,78 @@ impl<'c> Walk<'c> {
         }
         self.ctx.warn(diags);
         let body = check_body(&body, name, r.body.span)?;
-        let idx = self.emit(name, body, r.header)?;
+        let m = meta(self);
+        let idx = self.emit(name, body, r.header, m, false)?;
         self.children(frame, &r.children, name, Some(idx))
     }
 
-    fn emit(&mut self, name: &str, body: Value, span: Span) -> Res<usize> {
+    /// The dependencies of a block written in the module `frame` is in,
+    /// after those of the instances around it (D40).
+    pub(super) fn all_dependencies(
+        &self,
+        frame: &Frame<'_>,
+        deps: &[crate::compile::Dep],
+    ) -> Vec<Dependency> {
+        let mut out = self.inherited.depends_on.clone();
+        out.extend(self.dependencies(frame, deps));
+        out
+    }
+
+    /// `depends_on` names resolved in the module `frame` is in (D40).
+    pub(super) fn dependencies(
+        &self,
+        frame: &Frame<'_>,
+        deps: &[crate::compile::Dep],
+    ) -> Vec<Dependency> {
+        deps.iter()
+            .filter_map(|d| {
+                let cname = self.cname(&d.name);
+                let target = match frame.module.dep_kinds.get(&d.name)? {
+                    DepKind::Resource => DependencyTarget::Resource(cname),
+                    DepKind::Collection => DependencyTarget::Collection(cname),
+                    DepKind::Instance => DependencyTarget::Instance(format!("{cname}-")),
+                };
+                Some(Dependency {
+                    name: d.name.clone(),
+                    target,
+                })
+            })
+            .collect()
+    }
+
+    /// D41: an observed resource whose block is incomplete, kept as it is
+    /// observed (`on_incomplete = "keep"`): every top-level field but
+    /// `status`, and of `metadata` only the name, namespace, labels and
+    /// annotations. It gates readiness and is reported with its unknown
+    /// references.
+    pub(super) fn keep_observed(
+        &mut self,
+        frame: &Frame<'_>,
+        name: &str,
+        span: Span,
+        diags: Vec<Diagnostic>,
+        exprs: &[&fnhcl_syntax::ast::Expr],
+        meta: Meta,
+    ) -> Res<()> {
+        let observed = self.ctx.observed_body(name);
+        let body = kept_body(&observed);
+        if !meta.optional {
+            self.gate(name);
+        }
+        self.discard(
+            frame,
+            DiscardKind::Resource,
+            DiscardReason::Kept,
+            name,
+            Some(span),
+            diags,
+            exprs,
+        );
+        self.emit(name, body, span, meta, true)?;
+        Ok(())
+    }
+
+    fn emit(&mut self, name: &str, body: Value, span: Span, meta: Meta, kept: bool) -> Res<usize> {
         if let Some(i) = self.out.names.find(name, &self.out.resources) {
             let first = self.out.resources[i].span;
             return Err(vec![
@@ -116,6 +232,10 @@ impl<'c> Walk<'c> {
             body,
             ready: None,
             span,
+            depends_on: meta.depends_on,
+            collection: meta.collection,
+            optional: meta.optional,
+            kept,
         });
         Ok(idx)
     }
@@ -189,9 +309,20 @@ impl<'c> Walk<'c> {
                     return Ok(());
                 }
                 CondResult::Incomplete(diags) => {
+                    let keep = c.policy.keep || self.inherited.keep;
+                    if let (true, Some(members)) = (keep, observed_members) {
+                        self.out.unfinished.insert(cbase.clone());
+                        for (i, (_, member)) in members.iter().enumerate() {
+                            let d = if i == 0 { diags.clone() } else { Vec::new() };
+                            let m = self.member_meta(parent, c, &cbase);
+                            self.keep_observed(frame, member, cond.span, d, &[&cond.expr], m)?;
+                        }
+                        return Ok(());
+                    }
                     if let Some((_, first)) = observed_members.and_then(|m| m.first()) {
                         return Err(self.condition_fatal(frame, first, "resources", cond, diags));
                     }
+                    self.out.unfinished.insert(cbase.clone());
                     if !c.optional {
                         self.gate(&cbase);
                     }
@@ -226,9 +357,16 @@ impl<'c> Walk<'c> {
             let body_expr = &c.template.body;
             let (body, diags) = tframe.eval(body_expr);
             if incomplete(&body, &diags) {
+                if is_observed && (c.policy.keep || self.inherited.keep) {
+                    self.out.unfinished.insert(cbase.clone());
+                    let m = self.member_meta(parent, c, &cbase);
+                    self.keep_observed(tframe, &name, body_expr.span, diags, &[body_expr], m)?;
+                    continue;
+                }
                 if is_observed {
                     return Err(self.body_fatal(tframe, &name, body_expr, diags));
                 }
+                self.out.unfinished.insert(cbase.clone());
                 if !c.optional {
                     self.gate(&name);
                 }
@@ -254,10 +392,20 @@ impl<'c> Walk<'c> {
                     .with_span(body_expr.span),
                 ]
             })?;
-            let idx = self.emit(&name, body, c.template.header)?;
+            let m = self.member_meta(parent, c, &cbase);
+            let idx = self.emit(&name, body, c.template.header, m, false)?;
             self.children(tframe, &c.template.children, &name, Some(idx))?;
         }
         self.children(frame, &c.children, &cbase, None)
+    }
+
+    /// What every member of collection `c` carries.
+    fn member_meta(&self, frame: &Frame<'_>, c: &Collection, cbase: &str) -> Meta {
+        Meta {
+            depends_on: self.all_dependencies(frame, &c.policy.depends_on),
+            collection: Some(cbase.to_owned()),
+            optional: c.optional || self.inherited.optional,
+        }
     }
 
     /// The `(each.key, each.value)` pairs of `for_each` (D7 order).

@@ -29,6 +29,18 @@ pub(super) struct Walk<'c> {
     /// The module instance being walked and its name prefix.
     pub(super) rt: usize,
     pub(super) prefix: Arc<str>,
+    /// What the module instances around the walk add to every resource
+    /// they hold: `depends_on` (D40), `on_incomplete = "keep"` (D41),
+    /// `optional` (D32).
+    pub(super) inherited: Inherited,
+}
+
+/// See [`Walk::inherited`].
+#[derive(Clone, Default)]
+pub(super) struct Inherited {
+    pub(super) depends_on: Vec<crate::api::Dependency>,
+    pub(super) keep: bool,
+    pub(super) optional: bool,
 }
 
 pub(super) fn has_errors(d: &[Diagnostic]) -> bool {
@@ -117,12 +129,15 @@ impl<'c> Walk<'c> {
         diags: Vec<Diagnostic>,
         exprs: &[&Expr],
     ) {
-        let context = if reason == DiscardReason::Incomplete {
+        let context = if matches!(reason, DiscardReason::Incomplete | DiscardReason::Kept) {
             self.explain(frame, &diags, exprs)
         } else {
             Vec::new()
         };
         self.ctx.warn(diags);
+        if reason != DiscardReason::UserCondition && !self.prefix.is_empty() {
+            self.out.unfinished.insert(self.prefix.to_string());
+        }
         self.out.discards.push(Discard {
             kind,
             reason,
@@ -376,11 +391,18 @@ impl Walk<'_> {
                 let module = &self.ctx.program.modules[inst.module];
                 let base = Frame::instance(self.ctx, module, rt, params);
                 let top = Frame::locals(&base, &module.top);
-                let saved = (self.rt, self.prefix.clone());
+                let mut inherited = self.inherited.clone();
+                inherited
+                    .depends_on
+                    .extend(self.dependencies(frame, &inst.policy.depends_on));
+                inherited.keep |= inst.policy.keep;
+                inherited.optional |= inst.optional;
+                let saved = (self.rt, self.prefix.clone(), self.inherited.clone());
                 self.rt = rt;
                 self.prefix = self.ctx.prefix_of(rt);
+                self.inherited = inherited;
                 let r = self.items(top.as_ref().unwrap_or(&base), &module.items);
-                (self.rt, self.prefix) = saved;
+                (self.rt, self.prefix, self.inherited) = saved;
                 r
             }
             Status::Off => {
@@ -394,6 +416,36 @@ impl Walk<'_> {
                     Vec::new(),
                     &[],
                 );
+                Ok(())
+            }
+            Status::Incomplete(diags) if inst.policy.keep || self.inherited.keep => {
+                // D41: the instance's observed resources stay as they are.
+                let observed = self.observed_in(&inst.names);
+                let (span, exprs): (Span, Vec<&Expr>) = match &inst.condition {
+                    Some(c) => (c.span, vec![&c.expr]),
+                    None => (inst.header, Vec::new()),
+                };
+                if observed.is_empty() {
+                    return self.incomplete_block(
+                        frame,
+                        DiscardKind::Module,
+                        &name,
+                        &inst.names,
+                        inst.condition.as_ref(),
+                        inst.header,
+                        diags,
+                        inst.names.required && !inst.optional,
+                    );
+                }
+                for (i, r) in observed.iter().enumerate() {
+                    let d = if i == 0 { diags.clone() } else { Vec::new() };
+                    let meta = super::resources::Meta {
+                        depends_on: Vec::new(),
+                        collection: None,
+                        optional: inst.optional || self.inherited.optional,
+                    };
+                    self.keep_observed(frame, r, span, d, &exprs, meta)?;
+                }
                 Ok(())
             }
             Status::Incomplete(diags) => self.incomplete_block(
