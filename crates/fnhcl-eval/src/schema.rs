@@ -462,7 +462,13 @@ mod shape_tests {
     fn shapes_follow_the_nesting_rules() {
         assert_eq!(
             attrs(&["resource"]),
-            Some(vec!["body", "condition", "optional"])
+            Some(vec![
+                "body",
+                "condition",
+                "optional",
+                "depends_on",
+                "on_incomplete"
+            ])
         );
         assert_eq!(attrs(&["resources", "template"]), Some(vec!["body"]));
         assert_eq!(attrs(&["export", "resource"]), Some(vec!["as"]));
