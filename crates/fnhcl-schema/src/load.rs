@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value as Json, json};
 
-use crate::compile::{Schema, compile_in, kind_name};
 use crate::SchemaError;
+use crate::compile::{Schema, compile_in, kind_name};
 
 /// Largest schema text accepted (bytes).
 pub const MAX_TEXT_BYTES: usize = 8 << 20;

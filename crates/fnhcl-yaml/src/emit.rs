@@ -521,8 +521,8 @@ fn double_quoted(s: &str, fold: Option<Fold>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::load::load_stream;
     use super::*;
+    use crate::load::load_stream;
     use serde_json::json;
 
     #[test]
@@ -680,8 +680,8 @@ status:
 
 #[cfg(test)]
 mod round_trip {
-    use crate::load::load_stream;
     use super::to_yaml;
+    use crate::load::load_stream;
     use serde_json::{Map, Value, json};
 
     struct Rng(u64);
