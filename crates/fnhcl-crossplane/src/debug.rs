@@ -357,6 +357,12 @@ pub fn response_dump(req: &RunFunctionRequest, rsp: &RunFunctionResponse) -> Str
     out
 }
 
+/// A dump's YAML: Kubernetes layout (`fnhcl_yaml`); a value too deep to
+/// print says so instead.
+fn to_yaml_text(v: &Json) -> String {
+    fnhcl_yaml::to_yaml(v).unwrap_or_else(|e| format!("# {e}\n"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -381,10 +387,4 @@ mod tests {
             json!({"metadata": {"name": "a", "annotations": {"k": "v"}}})
         );
     }
-}
-
-/// A dump's YAML: Kubernetes layout (`fnhcl_yaml`); a value too deep to
-/// print says so instead.
-fn to_yaml_text(v: &Json) -> String {
-    fnhcl_yaml::to_yaml(v).unwrap_or_else(|e| format!("# {e}\n"))
 }
