@@ -15,21 +15,28 @@ WORKDIR /src
 # Dependencies first, so source changes don't refetch the registry.
 COPY Cargo.toml Cargo.lock ./
 COPY crates crates
+# A plain static release build by default. `--build-arg PGO=1` builds
+# profile-guided instead (scripts/pgo-build.sh, docs/notes/pgo.md): an
+# instrumented build runs a training workload (the benchmark driver, the
+# render cases, the expression corpora, the server answering calls), then
+# the release build is laid out by those profiles; two builds and the
+# training, about 20 minutes on 2 cores.
+ARG PGO=0
 RUN target="$(uname -m)-unknown-linux-musl" \
  && rustup target add "$target" \
- && rustup component add llvm-tools \
+ && if [ "$PGO" = 1 ]; then rustup component add llvm-tools; fi \
  && cargo fetch --locked --target "$target"
-# Profile-guided: an instrumented build runs a training workload (the
-# benchmark driver, the render cases, the expression corpora, the server
-# answering calls), then the release build is laid out by those profiles
-# (scripts/pgo-build.sh, docs/notes/pgo.md). Two builds instead of one.
 COPY scripts/pgo-build.sh scripts/
 COPY examples examples
 COPY tests/render tests/render
 RUN target="$(uname -m)-unknown-linux-musl" \
- && RUSTFLAGS="-C target-feature=+crt-static" CARGO_NET_OFFLINE=true \
-    scripts/pgo-build.sh --target "$target" \
- && cp "target/pgo/$target/release/fn-hcl" /fn-hcl \
+ && export RUSTFLAGS="-C target-feature=+crt-static" CARGO_NET_OFFLINE=true \
+ && if [ "$PGO" = 1 ]; then \
+      scripts/pgo-build.sh --target "$target" --out /fn-hcl; \
+    else \
+      cargo build --release --locked -p fnhcl-cli --target "$target" \
+      && cp "target/$target/release/fn-hcl" /fn-hcl; \
+    fi \
  && /fn-hcl version
 
 FROM gcr.io/distroless/static-debian12:nonroot

@@ -417,8 +417,9 @@ pub fn eval_case(dir: &Path) -> Result<Program, String> {
         s
     };
     let data = match std::fs::read_to_string(dir.join("request.yaml")) {
-        Ok(t) => fnhcl_crossplane::yaml::parse_one(&t)
-            .map_err(|e| format!("{}/request.yaml: {e}", dir.display()))?,
+        Ok(t) => fnhcl_yaml::load_first(&t)
+            .map_err(|e| format!("{}/request.yaml: {e}", dir.display()))?
+            .unwrap_or_default(),
         Err(_) => Value::Null,
     };
     Ok(Program {

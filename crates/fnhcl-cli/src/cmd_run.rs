@@ -5,7 +5,7 @@ use std::io::{Read as _, Write as _};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use fnhcl_crossplane::yaml;
+use fnhcl_render::yaml;
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum Format {
@@ -44,7 +44,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let response = fnhcl_crossplane_run(&text, args.debug)?;
     let json = serde_json::to_value(&response).context("cannot encode the response")?;
     let out = match args.output {
-        Format::Yaml => yaml::to_yaml(&json),
+        Format::Yaml => yaml::to_yaml(&json)?,
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&json)?),
     };
     std::io::stdout().write_all(out.as_bytes())?;
@@ -60,7 +60,9 @@ fn fnhcl_crossplane_run(
     let json = if text.trim_start().starts_with('{') {
         serde_json::from_str(text).context("cannot parse the request as JSON")?
     } else {
-        yaml::parse_one(text).map_err(|e| anyhow::anyhow!("cannot parse the request: {e}"))?
+        yaml::load_first(text)
+            .map_err(|e| anyhow::anyhow!("cannot parse the request: {e}"))?
+            .unwrap_or_default()
     };
     let request: fnhcl_crossplane::proto::RunFunctionRequest =
         serde_json::from_value(json).context("not a RunFunctionRequest")?;

@@ -154,7 +154,9 @@ async fn run_prints_what_the_server_answers() {
     );
 
     let yaml_out = run_cli(&["run", "--request", "-"], Some(REQUEST));
-    let yaml_value = fnhcl_crossplane::yaml::parse_one(&yaml_out).expect("YAML response");
+    let yaml_value = fnhcl_render::yaml::load_first(&yaml_out)
+        .expect("YAML response")
+        .unwrap_or_default();
     let from_yaml: RunFunctionResponse = serde_json::from_value(yaml_value).expect("response");
     assert_eq!(
         from_yaml, served,
@@ -162,9 +164,10 @@ async fn run_prints_what_the_server_answers() {
     );
 
     // A YAML request reads the same as its JSON form.
-    let yaml_request = fnhcl_crossplane::yaml::to_yaml(
+    let yaml_request = fnhcl_render::yaml::to_yaml(
         &serde_json::from_str::<serde_json::Value>(REQUEST).expect("json"),
-    );
+    )
+    .expect("yaml");
     let yaml_path = dir.path().join("request.yaml");
     std::fs::write(&yaml_path, yaml_request).expect("write");
     let out = run_cli(

@@ -14,7 +14,6 @@ use pbjson_types::value::Kind;
 use pbjson_types::{Struct, Value as PbValue};
 
 use crate::convert::{SENSITIVE, struct_to_json, value_to_pb_shown, value_to_struct_shown};
-use crate::yaml::to_yaml;
 
 /// Annotation on the observed XR that turns debug output on.
 pub const DEBUG_ANNOTATION: &str = "hcl.fn.crossplane.io/debug";
@@ -133,7 +132,7 @@ fn push_docs(out: &mut String, docs: impl IntoIterator<Item = (String, Json)>) {
         if !comment.is_empty() {
             let _ = writeln!(out, "# {comment}");
         }
-        out.push_str(&to_yaml(&doc));
+        out.push_str(&to_yaml_text(&doc));
     }
 }
 
@@ -148,7 +147,7 @@ pub fn request_dump(req: &RunFunctionRequest) -> String {
         .map(body_json)
         .unwrap_or_else(|| json!({}));
     out.push_str("-- xr.yaml --\n");
-    out.push_str(&to_yaml(&clean(xr)));
+    out.push_str(&to_yaml_text(&clean(xr)));
     out.push('\n');
 
     if let Some(o) = observed
@@ -202,7 +201,7 @@ pub fn request_dump(req: &RunFunctionRequest) -> String {
                     out.push_str("---\n");
                 }
                 first_item = false;
-                out.push_str(&to_yaml(&clean(body_json(item))));
+                out.push_str(&to_yaml_text(&clean(body_json(item))));
             }
         }
         out.push('\n');
@@ -352,10 +351,16 @@ pub fn response_dump(req: &RunFunctionRequest, rsp: &RunFunctionResponse) -> Str
     {
         out.push_str("\n-- requirements.yaml --\n");
         let v = serde_json::to_value(reqs).unwrap_or(Json::Null);
-        out.push_str(&to_yaml(&v));
+        out.push_str(&to_yaml_text(&v));
     }
     out.push_str("## end response ##\n");
     out
+}
+
+/// A dump's YAML: Kubernetes layout (`fnhcl_yaml`); a value too deep to
+/// print says so instead.
+fn to_yaml_text(v: &Json) -> String {
+    fnhcl_yaml::to_yaml(v).unwrap_or_else(|e| format!("# {e}\n"))
 }
 
 #[cfg(test)]

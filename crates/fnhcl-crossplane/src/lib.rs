@@ -17,7 +17,6 @@ pub mod ready;
 pub mod request;
 pub mod response;
 pub mod schemas;
-pub mod yaml;
 
 /// The protocol types (`RunFunctionRequest`, `RunFunctionResponse`, ...).
 pub use function_sdk_rust::proto::v1 as proto;

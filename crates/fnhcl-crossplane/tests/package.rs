@@ -3,13 +3,14 @@
 //! `source` values.
 
 use fnhcl_crossplane::input::FIELD_NAMES;
-use fnhcl_crossplane::yaml::parse_one;
 use serde_json::Value as Json;
 
 fn read(rel: &str) -> Json {
     let path = format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    parse_one(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+    fnhcl_yaml::load_first(&text)
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+        .unwrap_or_default()
 }
 
 #[test]

@@ -16,8 +16,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use fnhcl_crossplane::Function;
 use fnhcl_crossplane::proto::{RunFunctionRequest, RunFunctionResponse, Schema};
-use fnhcl_crossplane::{Function, yaml};
 use fnhcl_schema::SchemaSet;
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{Value as Json, json};
@@ -52,7 +52,7 @@ fn load_schemas(dir: &Path) -> Result<Option<SchemaSet>, Failed> {
     if !path.is_file() {
         return Ok(None);
     }
-    let list = yaml::parse_one(&read(&path)?)?;
+    let list = parse_one(&read(&path)?)?;
     let mut set = SchemaSet::new();
     for file in list.as_array().ok_or("schemas.yaml: want a list")? {
         let file = file.as_str().ok_or("schemas.yaml: want file names")?;
@@ -79,7 +79,7 @@ fn summary(rsp: &RunFunctionResponse, calls: usize) -> Result<Json, Failed> {
 
 fn run_case(dir: &Path) -> Result<(), Failed> {
     let request: RunFunctionRequest =
-        serde_json::from_value(yaml::parse_one(&read(&dir.join("request.yaml"))?)?)
+        serde_json::from_value(parse_one(&read(&dir.join("request.yaml"))?)?)
             .map_err(|e| format!("request.yaml: {e}"))?;
     let schemas = load_schemas(dir)?;
     let function = Function::default();
@@ -120,17 +120,26 @@ fn run_case(dir: &Path) -> Result<(), Failed> {
     let actual = summary(&rsp, calls)?;
     let expected_path = dir.join("expected.yaml");
     if std::env::var_os("FNHCL_BLESS").is_some() {
-        std::fs::write(&expected_path, yaml::to_yaml(&actual)).map_err(|e| e.to_string())?;
+        std::fs::write(&expected_path, to_yaml(&actual)).map_err(|e| e.to_string())?;
         return Ok(());
     }
-    let expected = yaml::parse_one(&read(&expected_path)?)?;
+    let expected = parse_one(&read(&expected_path)?)?;
     if expected != actual {
-        let diff =
-            similar::TextDiff::from_lines(&yaml::to_yaml(&expected), &yaml::to_yaml(&actual))
-                .unified_diff()
-                .header("expected", "actual")
-                .to_string();
+        let diff = similar::TextDiff::from_lines(&to_yaml(&expected), &to_yaml(&actual))
+            .unified_diff()
+            .header("expected", "actual")
+            .to_string();
         return Err(format!("response differs from expected.yaml:\n{diff}").into());
     }
     Ok(())
+}
+
+fn parse_one(text: &str) -> Result<serde_json::Value, String> {
+    fnhcl_yaml::load_first(text)
+        .map(Option::unwrap_or_default)
+        .map_err(|e| e.to_string())
+}
+
+fn to_yaml(v: &serde_json::Value) -> String {
+    fnhcl_yaml::to_yaml(v).expect("a response is not that deep")
 }

@@ -10,6 +10,9 @@
 #[path = "support/mini.rs"]
 mod mini;
 
+#[path = "support/gzip_go.rs"]
+mod gzip_go;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;

@@ -17,7 +17,8 @@ mod pipeline;
 mod schemas;
 mod version;
 mod xrd;
-pub mod yaml;
+/// Kubernetes YAML in and out, for render's callers.
+pub use fnhcl_yaml as yaml;
 
 use function_sdk_rust::proto::v1::RunFunctionRequest;
 use serde_json::Value;

@@ -52,7 +52,6 @@ mod load;
 mod meta;
 mod suggest;
 mod validate;
-mod yaml;
 
 use std::fmt;
 

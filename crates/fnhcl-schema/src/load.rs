@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value as Json, json};
 
+use crate::SchemaError;
 use crate::compile::{Schema, compile_in, kind_name};
-use crate::{SchemaError, yaml};
 
 /// Largest schema text accepted (bytes).
 pub const MAX_TEXT_BYTES: usize = 8 << 20;
@@ -177,11 +177,12 @@ pub fn parse_documents(origin: &str, text: &str) -> Result<Vec<Json>, SchemaErro
             )),
         };
     }
-    yaml::load_stream(text).map_err(|e| {
-        SchemaError::new(
-            origin,
-            format!("line {}: invalid YAML: {}", e.line, e.message),
-        )
+    fnhcl_yaml::load_stream(text).map_err(|e| {
+        let message = match e.line {
+            Some(line) => format!("line {line}: invalid YAML: {}", e.message),
+            None => format!("invalid YAML: {}", e.message),
+        };
+        SchemaError::new(origin, message)
     })
 }
 

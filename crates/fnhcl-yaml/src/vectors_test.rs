@@ -2,7 +2,7 @@
 
 use super::to_yaml;
 
-const VECTORS: &str = include_str!("../../tests/data/go_yaml_v2.txt");
+const VECTORS: &str = include_str!("../tests/data/go_yaml_v2.txt");
 
 /// Where we print something else on purpose, and why.
 const DELIBERATE: &[(&str, &str)] = &[(
@@ -40,7 +40,7 @@ fn go_yaml_vectors() {
     );
 }
 
-const LOAD_VECTORS: &str = include_str!("../../tests/data/go_yaml_v2_load.txt");
+const LOAD_VECTORS: &str = include_str!("../tests/data/go_yaml_v2_load.txt");
 
 /// Numbers compared as doubles (Go's JSON has no integer/float split).
 fn normalise(v: serde_json::Value) -> serde_json::Value {

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Number, Value};
 
-use super::load::{is_null, is_special_float, plain_bool, plain_float, plain_int};
+use crate::load::{is_null, is_special_float, plain_bool, plain_float, plain_int};
 
 /// Deepest nesting written; deeper values are an error.
 pub const MAX_EMIT_DEPTH: usize = 512;
@@ -295,7 +295,7 @@ fn go_format_g(f: f64) -> String {
         return if f > 0.0 { ".inf" } else { "-.inf" }.to_owned();
     }
     // Rust's `{:e}` gives the shortest round-trip digits: `1.23456785e7`.
-    super::load::go_format_g_finite(f)
+    crate::load::go_format_g_finite(f)
 }
 
 /// Would a YAML reader (1.1 or 1.2) take this plain text for a non-string?
@@ -521,8 +521,8 @@ fn double_quoted(s: &str, fold: Option<Fold>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::load::load_stream;
     use super::*;
+    use crate::load::load_stream;
     use serde_json::json;
 
     #[test]
@@ -680,8 +680,8 @@ status:
 
 #[cfg(test)]
 mod round_trip {
-    use super::super::load::load_stream;
     use super::to_yaml;
+    use crate::load::load_stream;
     use serde_json::{Map, Value, json};
 
     struct Rng(u64);

@@ -1,0 +1,3 @@
+module fnhcl/gen-gzip-corpus
+
+go 1.20
