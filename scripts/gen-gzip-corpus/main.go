@@ -1,4 +1,4 @@
-// Command gen-gzip-corpus writes crates/fnhcl-functions/tests/data/gzip_go.txt:
+// Command gen-gzip-corpus writes crates/fnhcl-functions/tests/data/gzip_go.tsv:
 // for each input of the corpus, the SHA-256 of what Terraform's base64gzip
 // gives for it (Go's compress/gzip at the default level, written, flushed
 // and closed as Terraform's base64gzip does, base64-encoded).
@@ -7,7 +7,7 @@
 //
 // Run on demand, from this directory (standard library only), with the Go
 // that built Terraform 1.5.7 (the go command fetches it):
-// GOTOOLCHAIN=go1.20.14 go run . > ../../crates/fnhcl-functions/tests/data/gzip_go.txt
+// GOTOOLCHAIN=go1.20.14 go run . > ../../crates/fnhcl-functions/tests/data/gzip_go.tsv
 package main
 
 import (

@@ -194,6 +194,13 @@ impl HclInput {
                 "readinessGating" => out.readiness_gating = want_on_off(name, v, true)?,
                 "connectionSecret" => out.connection_secret = want_on_off(name, v, true)?,
                 "autoReady" => out.auto_ready = want_bool(name, v)?,
+                // YAML 1.1 reads an unquoted Off as false (and On as true).
+                "schemaValidation" if matches!(v.kind, Some(Kind::BoolValue(_))) => {
+                    out.schema_validation = match v.kind {
+                        Some(Kind::BoolValue(false)) => SchemaValidation::Off,
+                        _ => SchemaValidation::Warn,
+                    }
+                }
                 "schemaValidation" => {
                     out.schema_validation = match want_string(name, v)?.as_deref() {
                         None | Some("") | Some("Warn") => SchemaValidation::Warn,
@@ -393,6 +400,14 @@ mod tests {
             let input =
                 decode(serde_json::json!({"hcl": "x", "schemaValidation": text})).expect("valid");
             assert_eq!(input.schema_validation, want);
+        }
+        for (v, want) in [
+            (false, SchemaValidation::Off),
+            (true, SchemaValidation::Warn),
+        ] {
+            let input =
+                decode(serde_json::json!({"hcl": "x", "schemaValidation": v})).expect("valid");
+            assert_eq!(input.schema_validation, want, "{v}");
         }
         let err = decode(serde_json::json!({"schemaValidation": "Strict"})).expect_err("enum");
         assert!(err.contains("\"Strict\""), "{err}");

@@ -1,4 +1,4 @@
-//! `base64gzip` against Go's `compress/gzip`: `tests/data/gzip_go.txt` holds,
+//! `base64gzip` against Go's `compress/gzip`: `tests/data/gzip_go.tsv` holds,
 //! per input, the SHA-256 of Terraform's answer (written by
 //! `scripts/gen-gzip-corpus`, a Go program run on demand). The inputs are
 //! generated here as there, from each line's kind, seed and length.
@@ -76,8 +76,8 @@ fn input(kind: &str, seed: u64, n: usize) -> String {
 
 #[test]
 fn base64gzip_is_byte_identical_to_go() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/gzip_go.txt");
-    let text = std::fs::read_to_string(path).expect("gzip_go.txt exists");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/gzip_go.tsv");
+    let text = std::fs::read_to_string(path).expect("gzip_go.tsv exists");
     let mut checked = 0;
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let w: Vec<&str> = line.split(' ').collect();
