@@ -1063,3 +1063,135 @@ composite status {
         o.response.results
     );
 }
+
+/// D40, D41: whatever is observed, ready or incomplete, a response that
+/// is not Fatal names every observed resource in its desired state: no
+/// held-back or kept block ever lets Crossplane delete what exists.
+#[test]
+fn dependencies_and_keep_never_drop_an_observed_resource() {
+    use fnhcl_crossplane::proto::State;
+    // Each program with the names of the resources its blocks make.
+    let programs: [(&str, &[&str]); 2] = [
+        // A chain, each link reading the one before.
+        (
+            r#"
+resource a {
+  body = { apiVersion = "v1", kind = "A", metadata = { name = "a" } }
+}
+resource b {
+  depends_on    = ["a"]
+  on_incomplete = "keep"
+  body = { apiVersion = "v1", kind = "B", metadata = { name = "b" }, spec = { x = req.resource.a.status.x } }
+}
+resource c {
+  depends_on = ["b"]
+  body = { apiVersion = "v1", kind = "C", metadata = { name = "c" }, spec = { y = req.resource.b.status.y } }
+}
+"#,
+            &["a", "b", "c"],
+        ),
+        // A collection waiting for a kept resource.
+        (
+            r#"
+resource a {
+  on_incomplete = "keep"
+  body = { apiVersion = "v1", kind = "A", metadata = { name = "a" }, spec = { x = req.composite.spec.x } }
+}
+resources b {
+  for_each   = ["p", "q"]
+  depends_on = ["a"]
+  template {
+    body = { apiVersion = "v1", kind = "B", metadata = { name = "b-${each.value}" } }
+  }
+}
+resource c {
+  depends_on    = ["b", "a"]
+  on_incomplete = "keep"
+  body = { apiVersion = "v1", kind = "C", metadata = { name = "c" }, spec = { z = req.resource.a.status.z } }
+}
+"#,
+            &["a", "b-0", "b-1", "c"],
+        ),
+    ];
+    let f = Function::default();
+    let mut runs = 0;
+    let (mut held, mut kept) = (0, 0);
+    for (program, names) in programs {
+        for observed_mask in 0u32..(1 << names.len()) {
+            for variant in 0..4u32 {
+                let mut resources = HashMap::new();
+                for (i, n) in names.iter().enumerate() {
+                    if observed_mask & (1 << i) == 0 {
+                        continue;
+                    }
+                    let mut body = json!({"apiVersion": "v1", "kind": "X",
+                        "metadata": {"name": n, "annotations": {}}});
+                    if let Some(rest) = n.strip_prefix("b-") {
+                        body["metadata"]["annotations"] = json!({
+                            "hcl.fn.crossplane.io/collection-base-name": "b",
+                            "hcl.fn.crossplane.io/collection-index": format!("s00000{rest}"),
+                        });
+                    }
+                    // Status present or missing, Ready or not, by variant.
+                    if variant & 1 == 1 {
+                        body["status"] = json!({"x": 1, "y": 2, "z": 3});
+                    }
+                    if variant & 2 == 2 {
+                        body["status"]["conditions"] = json!([{"type": "Ready", "status": "True"}]);
+                    }
+                    resources.insert(
+                        (*n).to_owned(),
+                        Resource {
+                            resource: json_to_struct(&body),
+                            ..Default::default()
+                        },
+                    );
+                }
+                let mut req = inline(program);
+                if variant == 3 {
+                    if let Some(o) = req.observed.as_mut() {
+                        o.composite = Some(Resource {
+                            resource: json_to_struct(&json!({"apiVersion": "example.com/v1",
+                                "kind": "XNet", "metadata": {"name": "net-1"}, "spec": {"x": 1}})),
+                            ..Default::default()
+                        });
+                    }
+                }
+                let observed: Vec<String> = resources.keys().cloned().collect();
+                if let Some(o) = req.observed.as_mut() {
+                    o.resources = resources;
+                }
+                let rsp = f.run(&req);
+                runs += 1;
+                if rsp
+                    .results
+                    .iter()
+                    .any(|r| r.severity == Severity::Fatal as i32)
+                {
+                    continue;
+                }
+                held += rsp
+                    .results
+                    .iter()
+                    .filter(|r| r.message.contains(":held back"))
+                    .count();
+                kept += rsp
+                    .results
+                    .iter()
+                    .filter(|r| r.message.contains(" as observed"))
+                    .count();
+                let desired = rsp.desired.unwrap_or_else(State::default);
+                for n in &observed {
+                    assert!(
+                        desired.resources.contains_key(n),
+                        "observed {n} dropped (mask {observed_mask:#b}, variant {variant}):\n{program}\n{:?}",
+                        rsp.results
+                    );
+                }
+            }
+        }
+    }
+    assert_eq!(runs, (8 + 16) * 4);
+    // Both rules were at work.
+    assert!(held > 0 && kept > 0, "held back {held}, kept {kept}");
+}

@@ -325,6 +325,44 @@ composite status {
         self.assertEqual(rsp.results[0].severity, fnv1.SEVERITY_FATAL)
         self.assertIn("an Operation has no composite resource", rsp.results[0].message)
 
+    def test_depends_on_holds_back_then_protects(self):
+        # D40: the subnet waits for the VPC to be observed and ready; once
+        # both exist, a Usage protects the VPC while the subnet uses it.
+        hcl = """-- main.hcl --
+resource vpc {
+  body = { apiVersion = "ec2.aws.upbound.io/v1beta1", kind = "VPC", metadata = { name = "vpc-1" } }
+}
+resource subnet {
+  depends_on = ["vpc"]
+  body = { apiVersion = "ec2.aws.upbound.io/v1beta1", kind = "Subnet", metadata = { name = "subnet-1" } }
+}
+"""
+        def observed(name, kind, ready):
+            return fnv1.Resource(resource=resource.dict_to_struct({
+                "apiVersion": "ec2.aws.upbound.io/v1beta1", "kind": kind,
+                "metadata": {"name": name},
+                "status": {"conditions": [{"type": "Ready", "status": "True" if ready else "False"}]},
+            }))
+
+        first = self.run_function(request(hcl))
+        self.assertEqual(set(first.desired.resources), {"vpc"})
+        self.assertEqual(first.desired.composite.ready, fnv1.READY_FALSE)
+        self.assertIn("waiting for vpc", first.results[0].message)
+
+        req = request(hcl)
+        req.observed.resources["vpc"].CopyFrom(observed("vpc-1", "VPC", True))
+        second = self.run_function(req)
+        self.assertEqual(set(second.desired.resources), {"vpc", "subnet"})
+
+        req.observed.resources["subnet"].CopyFrom(observed("subnet-1", "Subnet", False))
+        req.meta.capabilities.extend([fnv1.CAPABILITY_CAPABILITIES])
+        third = self.run_function(req)
+        usage = resource.struct_to_dict(third.desired.resources["usage-subnet-vpc"].resource)
+        self.assertEqual(usage["kind"], "ClusterUsage")
+        self.assertEqual(usage["spec"]["of"]["resourceRef"], {"name": "vpc-1"})
+        self.assertEqual(usage["spec"]["by"]["resourceRef"], {"name": "subnet-1"})
+        self.assertTrue(usage["spec"]["replayDeletion"])
+
     def test_schema_requirements_and_violations(self):
         hcl = BUCKET.replace("region = req", "regoin = req")
         req = request(hcl)
