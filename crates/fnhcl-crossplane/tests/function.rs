@@ -1148,14 +1148,14 @@ resource c {
                     );
                 }
                 let mut req = inline(program);
-                if variant == 3 {
-                    if let Some(o) = req.observed.as_mut() {
-                        o.composite = Some(Resource {
-                            resource: json_to_struct(&json!({"apiVersion": "example.com/v1",
+                if variant == 3
+                    && let Some(o) = req.observed.as_mut()
+                {
+                    o.composite = Some(Resource {
+                        resource: json_to_struct(&json!({"apiVersion": "example.com/v1",
                                 "kind": "XNet", "metadata": {"name": "net-1"}, "spec": {"x": 1}})),
-                            ..Default::default()
-                        });
-                    }
+                        ..Default::default()
+                    });
                 }
                 let observed: Vec<String> = resources.keys().cloned().collect();
                 if let Some(o) = req.observed.as_mut() {
