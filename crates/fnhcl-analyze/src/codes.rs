@@ -103,6 +103,18 @@ pub const UNNAMESPACED_REQUIREMENT: &str = "W0612";
 /// `ready` block, `req.composite`, observed resources (D39).
 pub const COMPOSITE_IN_OPERATION: &str = "E0801";
 
+/// `depends_on` names no resource, resources or module block of the
+/// module (D40).
+pub const UNKNOWN_DEPENDENCY: &str = "E0901";
+
+/// Blocks whose `depends_on` wait for each other (D40).
+pub const DEPENDENCY_CYCLE: &str = "E0902";
+
+/// `depends_on` names a block that has a condition (or sits in a group,
+/// switch branch or module instance with one): while it is false, the
+/// dependent is never created (D40).
+pub const CONDITIONAL_DEPENDENCY: &str = "W0613";
+
 /// Every code with its kebab-case name, for documentation and `--format json`.
 pub const ALL: &[(&str, &str)] = &[
     (SYNTAX, "syntax-error"),
@@ -141,6 +153,9 @@ pub const ALL: &[(&str, &str)] = &[
     (UNKNOWN_KIND, "unknown-kind"),
     (UNNAMESPACED_REQUIREMENT, "unnamespaced-requirement"),
     (COMPOSITE_IN_OPERATION, "composite-in-operation"),
+    (UNKNOWN_DEPENDENCY, "unknown-dependency"),
+    (DEPENDENCY_CYCLE, "dependency-cycle"),
+    (CONDITIONAL_DEPENDENCY, "conditional-dependency"),
 ];
 
 /// The kebab-case name of a code.
@@ -183,6 +198,10 @@ pub(crate) fn classify(d: &Diagnostic, from_parser: bool) -> &'static str {
         SHADOWING
     } else if s.starts_with("cycle found") {
         CYCLE
+    } else if s.starts_with("depends_on cycle") {
+        DEPENDENCY_CYCLE
+    } else if s.starts_with("depends_on: no resource") {
+        UNKNOWN_DEPENDENCY
     } else if has("invoke called on unknown function") {
         UNKNOWN_INVOKE_TARGET
     } else if has("Call to unknown function") || has("call to unknown function") {

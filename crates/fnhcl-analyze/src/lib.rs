@@ -20,6 +20,7 @@
 
 mod bodies;
 pub mod codes;
+mod depends;
 mod schema;
 mod walk;
 
@@ -60,6 +61,7 @@ pub fn analyze(sources: &Arc<SourceMap>) -> Vec<Diagnostic> {
 pub fn analyze_with(sources: &Arc<SourceMap>, options: &Options) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut bodies = Vec::new();
+    let mut files = Vec::new();
     for (id, _) in sources.files() {
         let (body, diags) = fnhcl_syntax::parse_file(sources, id);
         let failed = diags.iter().any(Diagnostic::is_error);
@@ -69,6 +71,7 @@ pub fn analyze_with(sources: &Arc<SourceMap>, options: &Options) -> Vec<Diagnost
         }
         if !failed {
             bodies.push(body);
+            files.push(id);
         }
     }
     if out.iter().any(Diagnostic::is_error) {
@@ -105,6 +108,9 @@ pub fn analyze_with(sources: &Arc<SourceMap>, options: &Options) -> Vec<Diagnost
     if let Some(schemas) = &options.schemas {
         out.extend(bodies::check(&bodies, sources, schemas));
     }
+    let with_files: Vec<(fnhcl_base::FileId, &fnhcl_syntax::ast::Body)> =
+        files.iter().copied().zip(&bodies).collect();
+    out.extend(depends::check(&with_files, sources));
     for d in walk::check(&bodies, options) {
         // The evaluator and the walk may see the same problem (an unknown
         // function); keep the evaluator's.

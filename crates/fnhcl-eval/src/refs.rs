@@ -76,13 +76,7 @@ fn chain_root(e: &Expr) -> Option<(&fnhcl_syntax::ast::Ident, Option<&fnhcl_synt
 }
 
 /// The string of a literal string expression (`"abc"`).
-pub(crate) fn literal_string(e: &Expr) -> Option<String> {
-    match &e.kind {
-        ExprKind::Template(t) => fnhcl_syntax::visit::literal_text(t),
-        ExprKind::Parens(inner) => literal_string(inner),
-        _ => None,
-    }
-}
+pub(crate) use fnhcl_syntax::visit::literal_string;
 
 struct Walker<'a> {
     bound: Vec<Arc<str>>,

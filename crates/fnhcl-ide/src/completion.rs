@@ -261,6 +261,37 @@ impl Ctx<'_> {
                     );
                 }
             }
+            // D40: `depends_on = ["…"]` names blocks of this module.
+            (Kind::Tuple, _)
+                if n >= 3
+                    && matches!(&c.frames[n - 3].kind, Kind::Body { ty, .. }
+                        if matches!(ty.as_str(), "resource" | "resources" | "module"))
+                    && matches!(&c.frames[n - 3].entry, Entry::Value { name } if name == "depends_on") =>
+            {
+                let mut names: Vec<(String, &str)> = Vec::new();
+                for (ty, label, what) in [
+                    ("resource", 0, "resource"),
+                    ("resources", 0, "resources (collection)"),
+                    ("module", 1, "module instance"),
+                ] {
+                    for (_, b) in self.program.decls(ty) {
+                        if let Some((l, _, _)) = b.labels.get(label) {
+                            names.push((l.clone(), what));
+                        }
+                    }
+                }
+                names.sort();
+                names.dedup();
+                for (name, what) in names {
+                    push(
+                        &mut self.out,
+                        name,
+                        CompletionKind::Value,
+                        Some(what.to_owned()),
+                        Some("Created only once this block is observed and ready; deleted after it (a Usage).".to_owned()),
+                    );
+                }
+            }
             (Kind::Body { .. }, Entry::Header { name, labels })
                 if name == "composite" && labels.is_empty() =>
             {

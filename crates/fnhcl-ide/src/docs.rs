@@ -60,6 +60,12 @@ pub(crate) fn attribute(block: &str, name: &str) -> Option<&'static str> {
         ("ready", "value") => "`READY_TRUE`, `READY_FALSE` or `READY_UNSPECIFIED`.",
         (_, "value") => "The value to set.",
         (_, "description") => "Documentation (a constant string).",
+        (_, "depends_on") => {
+            "Blocks of this module (resource, resources, module) to wait for: created only once they are observed and ready, and deleted before them (a Usage per pair)."
+        }
+        (_, "on_incomplete") => {
+            "`\"fatal\"` (default): an existing resource whose block cannot be computed stops the run. `\"keep\"`: it is kept as observed, with a warning."
+        }
         (_, "default") => "The value used when none is given (a constant).",
         ("select", "apiVersion") => "The API version of the resources to select.",
         ("select", "kind") => "The kind of the resources to select.",

@@ -339,3 +339,42 @@ fn module_instances_and_requirements() {
     let edits = rename(&snap, pos, "networks").unwrap();
     assert_eq!(edits.len(), 2);
 }
+
+/// D40: a name in `depends_on` goes to its block, and renaming the block
+/// renames it there too.
+#[test]
+fn depends_on_names_navigate_and_rename() {
+    let text = r#"resource vpc {
+  body = { kind = "VPC" }
+}
+
+resources subnets {
+  for_each   = ["a"]
+  depends_on = ["v$0pc"]
+  template {
+    body = { kind = "Subnet" }
+  }
+}
+
+resource db {
+  depends_on = ["subnets", "vpc"]
+  body       = { kind = "Database" }
+}
+"#;
+    let (snap, pos) = fixture(&[("main.hcl", text)]);
+    assert_eq!(show(&snap, &definition(&snap, pos)), ["main.hcl:1:10 vpc"]);
+    let edits = rename(&snap, pos, "network").unwrap();
+    let spans: Vec<Span> = edits.iter().map(|e| e.span).collect();
+    assert_eq!(
+        show(&snap, &spans),
+        [
+            "main.hcl:1:10 vpc",
+            "main.hcl:7:18 vpc",
+            "main.hcl:14:29 vpc"
+        ]
+    );
+    assert_eq!(
+        show(&snap, &references(&snap, pos, false)),
+        ["main.hcl:7:18 vpc", "main.hcl:14:29 vpc"]
+    );
+}

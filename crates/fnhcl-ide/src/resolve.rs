@@ -339,9 +339,37 @@ impl Builder {
         }
     }
 
+    /// `depends_on = ["vpc", "subnets"]` (D40): each name is a use of the
+    /// resource, collection or module instance of that name.
+    fn depends_on(&mut self, b: &Block, ctx: Ctx) {
+        for s in &b.body.items {
+            let Structure::Attribute(a) = s else { continue };
+            if &*a.name.name != "depends_on" {
+                continue;
+            }
+            let ExprKind::Tuple(items) = &a.expr.kind else {
+                continue;
+            };
+            for e in items {
+                let Some((name, span)) = string_literal(e) else {
+                    continue;
+                };
+                let def = [DefKind::Resource, DefKind::Collection, DefKind::Instance]
+                    .into_iter()
+                    .find_map(|k| self.global(ctx, k, &name));
+                if let Some(d) = def {
+                    self.index.refs.push((span, d));
+                }
+            }
+        }
+    }
+
     fn block(&mut self, b: &Block, ctx: Ctx) {
         let mut ctx = ctx;
         let mut each_here = None;
+        if matches!(&*b.ident.name, "resource" | "resources" | "module") {
+            self.depends_on(b, ctx);
+        }
         match &*b.ident.name {
             // Its attributes were registered by the enclosing block.
             "locals" => {

@@ -142,7 +142,22 @@ fn completion_cases() {
             &["severity", "message", "reason", "target", "condition"],
             &["body"],
         ),
-        ("resource r {\n  |", &["optional", "condition", "body"], &[]),
+        (
+            "resource r {\n  |",
+            &[
+                "optional",
+                "condition",
+                "body",
+                "depends_on",
+                "on_incomplete",
+            ],
+            &[],
+        ),
+        (
+            "resource vpc {\n  body = {}\n}\nresources subnets {\n  for_each = []\n  template {\n    body = {}\n  }\n}\nresource db {\n  depends_on = [\"|",
+            &["vpc", "subnets", "db"],
+            &["body"],
+        ),
         (
             "requirement q {\n  select {\n    |",
             &[

@@ -55,6 +55,16 @@ pub fn literal_text(t: &Template) -> Option<String> {
     Some(s)
 }
 
+/// The text of a string literal made only of literal parts (`"abc"`, also
+/// in parentheses), else `None`.
+pub fn literal_string(e: &Expr) -> Option<String> {
+    match &e.kind {
+        ExprKind::Template(t) => literal_text(t),
+        ExprKind::Parens(inner) => literal_string(inner),
+        _ => None,
+    }
+}
+
 /// Calls `f` on every block of `body` and of the blocks nested in it, in
 /// source order (outer before inner).
 pub fn each_block<'b>(body: &'b Body, f: &mut dyn FnMut(&'b Block)) {
