@@ -39,6 +39,10 @@ const EXPLAINED: &[(&str, &str)] = &[
         "D41: on_incomplete (Go: Unsupported argument)",
     ),
     (
+        "on-incomplete-keep-instance-and-collection",
+        "D24-D31: modules (Go: Unsupported block type); D41: on_incomplete",
+    ),
+    (
         "requirement-namespace",
         "D36: `namespace` in a select block (Go: Unsupported argument)",
     ),
