@@ -214,3 +214,43 @@ fn examples_modules_renders() {
     assert_eq!(days("assets-lifecycle"), Some(30.into()), "the default");
     assert_eq!(days("logs-lifecycle"), Some(365.into()), "from the switch");
 }
+
+/// `fn-hcl render XR DIR` and `fn-hcl render XR FILE.hcl` render the
+/// program a Composition would run: the same output as the Composition.
+#[test]
+fn renders_a_program_directory_or_file() {
+    let case = root().join("cases/crossplane-v2");
+    let flags = ["-r", "-c", "--crossplane-version", "2.2", "xr.yaml"];
+    let run = |program: &str| {
+        let mut args = flags.to_vec();
+        args.push(program);
+        let out = fn_hcl(&case, &args);
+        assert!(
+            out.status.success(),
+            "{program}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let with_composition = run("composition.yaml");
+    for program in [".", "main.hcl"] {
+        let m = compare_streams(
+            &with_composition,
+            &run(program),
+            &CompareOptions::standard(),
+        )
+        .expect("YAML");
+        assert!(m.is_empty(), "{program}: {}", format_mismatches(&m));
+    }
+    // A directory without programs says so.
+    let empty = tempfile::tempdir().expect("tempdir");
+    let xr = case.join("xr.yaml").display().to_string();
+    let dir = empty.path().display().to_string();
+    let out = fn_hcl(&case, &[&xr, &dir]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no composition.yaml and no *.hcl files"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

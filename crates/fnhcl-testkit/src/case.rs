@@ -265,13 +265,26 @@ pub fn case_hcl_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
     Ok(files)
 }
 
+/// A Composition around a program: a directory's `*.hcl` files (modules
+/// included, as [`synthesized_composition`]) or one `.hcl` file (as
+/// `main.hcl`), for `fn-hcl render XR DIR|FILE.hcl`.
+pub fn program_composition(path: &Path, xr_text: &str) -> Result<Source, String> {
+    if path.is_dir() {
+        return synthesized_composition(path, xr_text);
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read program {:?}: {e}", path.display().to_string()))?;
+    let mut bundle = format!("-- main.hcl --\n{text}");
+    if !text.ends_with('\n') {
+        bundle.push('\n');
+    }
+    composition_around(path, xr_text, bundle)
+}
+
 /// A Composition with one function-hcl step running the directory's
 /// `*.hcl` files (as a txtar bundle, see [`case_hcl_files`]), for cases
 /// without composition.yaml.
 pub fn synthesized_composition(dir: &Path, xr_text: &str) -> Result<Source, String> {
-    let xr = fnhcl_render::yaml::load_first(xr_text)
-        .map_err(|e| format!("cannot parse xr.yaml: {e}"))?
-        .unwrap_or(Value::Null);
     if case_hcl_files(dir)?.is_empty() {
         return Err(format!(
             "{}: no composition.yaml and no *.hcl files",
@@ -279,8 +292,17 @@ pub fn synthesized_composition(dir: &Path, xr_text: &str) -> Result<Source, Stri
         ));
     }
     let bundle = hcl_bundle(dir)?;
-    let name = dir
-        .file_name()
+    composition_around(dir, xr_text, bundle)
+}
+
+/// A Composition for the XR of `xr_text` with one function-hcl step
+/// running `bundle`, named after `path`.
+fn composition_around(path: &Path, xr_text: &str, bundle: String) -> Result<Source, String> {
+    let xr = fnhcl_render::yaml::load_first(xr_text)
+        .map_err(|e| format!("cannot parse the composite resource: {e}"))?
+        .unwrap_or(Value::Null);
+    let name = path
+        .file_stem()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let comp = json!({
@@ -306,10 +328,12 @@ pub fn synthesized_composition(dir: &Path, xr_text: &str) -> Result<Source, Stri
         },
     });
     let text = fnhcl_render::yaml::to_yaml(&comp).map_err(|e| e.to_string())?;
-    Ok(Source::new(
-        dir.join("composition.yaml").display().to_string(),
-        text,
-    ))
+    let at = if path.is_dir() {
+        path.join("composition.yaml")
+    } else {
+        path.to_path_buf()
+    };
+    Ok(Source::new(at.display().to_string(), text))
 }
 
 /// A case's `operation.yaml`, its function-hcl steps without a program

@@ -18,8 +18,9 @@ pub struct RenderArgs {
     /// Operation, CronOperation or WatchOperation.
     #[arg(value_name = "COMPOSITE_RESOURCE|OPERATION")]
     pub composite_resource: PathBuf,
-    /// A YAML file with the Composition to use (for an operation: the
-    /// Functions file, optional).
+    /// A YAML file with the Composition to use, or a program directory or
+    /// `.hcl` file (a Composition with one function-hcl step running it is
+    /// made around it). For an operation: the Functions file, optional.
     #[arg(value_name = "COMPOSITION")]
     pub composition: Option<PathBuf>,
     /// A YAML file or directory of Function manifests. Optional: without it,
@@ -216,6 +217,12 @@ pub fn read_schema_path(what: &str, path: &Path) -> Result<Vec<Source>, RenderEr
     files.iter().map(|f| read_file(what, f)).collect()
 }
 
+/// Whether the COMPOSITION argument is a program to wrap: a directory, or
+/// an `.hcl` file.
+fn is_program(path: &Path) -> bool {
+    path.is_dir() || path.extension().is_some_and(|e| e == "hcl")
+}
+
 /// Whether a file's first document is one of Crossplane's operations
 /// (`ops.crossplane.io`): then it is rendered as `crossplane alpha render
 /// op` does.
@@ -311,6 +318,10 @@ impl RenderArgs {
         } else {
             let composition = match (composition, &self.composition) {
                 (Some(c), _) => c,
+                (None, Some(path)) if is_program(&p(path)) => {
+                    crate::case::program_composition(&p(path), &first.text)
+                        .map_err(RenderError::new)?
+                }
                 (None, Some(path)) => read_file("composition", &p(path))?,
                 (None, None) => {
                     return Err(RenderError::new(
