@@ -753,6 +753,43 @@ impl Walker {
         if expand || &*name.name == "invoke" {
             return;
         }
+        // A constant argument the parameter's type cannot take fails on
+        // every request (`cidrsubnet(cidr, "eight", n)`); a call made only
+        // of constants is evaluated whole (`constants`).
+        let constants: Vec<Option<Value>> = args.iter().map(constant_value).collect();
+        let whole = constants.iter().all(Option::is_some);
+        for (i, (arg, v)) in args.iter().zip(constants).enumerate() {
+            if whole {
+                break;
+            }
+            let Some(param) = def.params.get(i).or(def.variadic.as_ref()) else {
+                break;
+            };
+            if matches!(param.ty, Type::Dynamic) {
+                continue;
+            }
+            let Some(v) = v else {
+                continue;
+            };
+            if v.is_null() || !v.is_wholly_known() {
+                continue;
+            }
+            if let Err(e) = fnhcl_value::convert(&v, &param.ty) {
+                self.diags.push(
+                    Diagnostic::error(
+                        format!(
+                            "invalid value for the \"{}\" parameter of {}",
+                            param.name, name.name
+                        ),
+                        format!(
+                            "{e}; this argument is a constant, so the call fails on every request"
+                        ),
+                    )
+                    .with_span(arg.span)
+                    .with_code(codes::WRONG_TYPE),
+                );
+            }
+        }
         if let Err((summary, detail)) = def.check_arity(args.len()) {
             // As at run time: the first extra argument, or the closing
             // parenthesis where an argument is missing.
