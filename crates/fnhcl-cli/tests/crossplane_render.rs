@@ -42,6 +42,10 @@ const NOT_FOR_THE_CLI: &[(&str, &str)] = &[
         "tests fn-hcl render's own skipping of a function it cannot run in-process; the CLI would run function-go-templating in Docker",
     ),
     (
+        "evaluation-error-strict",
+        "tests fn-hcl render's own --strict, which fails on a block discarded by an evaluation error; crossplane render has no such flag",
+    ),
+    (
         "requirement-namespaced",
         "D36: fn-hcl render answers a selector's namespace as Crossplane 2 does; crossplane render 2.2 ignores it (its render.go matches apiVersion, kind and name or labels only), so it would hand over same-named objects of other namespaces",
     ),
@@ -51,6 +55,7 @@ const NOT_FOR_THE_CLI: &[(&str, &str)] = &[
 const OURS_ONLY: &[(&str, bool)] = &[
     ("--crossplane-version", true),
     ("--fail-on-foreign", false),
+    ("--strict", false),
     ("--function-name", true),
 ];
 

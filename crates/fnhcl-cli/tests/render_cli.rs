@@ -254,3 +254,30 @@ fn renders_a_program_directory_or_file() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A block discarded by an evaluation error (a wrong program, not missing
+/// data) is never silent: a warning on stderr without -r, an error with
+/// --strict.
+#[test]
+fn evaluation_errors_are_never_silent() {
+    let case = root().join("cases/evaluation-error-warning");
+    let out = fn_hcl(&case, &["xr.yaml", "."]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("fn-hcl: warning: pipeline step \"run hcl composition\": main.hcl:13,10-18,4:discarded resource subnet"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Invalid value for \"newbits\" parameter"),
+        "{stderr}"
+    );
+    let strict = fn_hcl(&case, &["--strict", "xr.yaml", "."]);
+    assert!(!strict.status.success());
+    assert!(strict.stdout.is_empty());
+    assert!(
+        String::from_utf8_lossy(&strict.stderr).contains("has an evaluation error (--strict)"),
+        "{}",
+        String::from_utf8_lossy(&strict.stderr)
+    );
+}

@@ -249,6 +249,9 @@ pub enum DiscardReason {
     Incomplete,
     /// A connection detail was not valid base64.
     BadSecret,
+    /// An evaluation error on values that are all known: the program is
+    /// wrong (a wrong type, an index out of range), waiting will not help.
+    EvaluationError,
     /// Held back until what it depends on is observed and ready (D40).
     HeldBack,
     /// Incomplete, and kept as it is observed (`on_incomplete = "keep"`,
@@ -262,6 +265,7 @@ impl DiscardReason {
             DiscardReason::UserCondition => "user-condition",
             DiscardReason::Incomplete => "incomplete",
             DiscardReason::BadSecret => "bad-secret",
+            DiscardReason::EvaluationError => "EvaluationError",
             DiscardReason::HeldBack => "held-back",
             DiscardReason::Kept => "kept",
         }

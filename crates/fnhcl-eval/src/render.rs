@@ -41,6 +41,9 @@ pub fn fully_resolved(output: &Output) -> ConditionText {
                 format!("{} {} ({})", d.kind.as_str(), d.name, d.context.join("; "))
             }
             DiscardReason::Kept => format!("{} {} (kept as observed)", d.kind.as_str(), d.name),
+            DiscardReason::EvaluationError => {
+                format!("{} {} (evaluation error)", d.kind.as_str(), d.name)
+            }
             _ => format!("{} {}", d.kind.as_str(), d.name),
         })
         .collect();

@@ -74,6 +74,9 @@ pub struct RenderOptions {
     pub include_full_operation: bool,
     /// A pipeline step of another function is an error instead of a warning.
     pub fail_on_foreign: bool,
+    /// A block discarded by an evaluation error fails the render instead
+    /// of a warning on stderr.
+    pub strict: bool,
     /// The Crossplane release whose output to reproduce.
     pub version: CrossplaneVersion,
     /// `functionRef` names that are this function, in addition to the ones

@@ -527,6 +527,22 @@ pub(crate) fn run(
                 err.frames = frames::for_message(&r.message, input_value);
                 return Err(err);
             }
+            // A block discarded by an evaluation error is a wrong program,
+            // never silent: an error with --strict, else a warning.
+            if r.reason.as_deref() == Some(EVALUATION_ERROR_REASON) {
+                if opts.strict {
+                    let mut err = RenderError::new(format!(
+                        "pipeline step {step_name:?} has an evaluation error (--strict): {}",
+                        r.message
+                    ));
+                    err.frames = frames::for_message(&r.message, input_value);
+                    return Err(owner.wrap(err));
+                }
+                if !opts.include_function_results {
+                    out.warnings
+                        .push(format!("pipeline step {step_name:?}: {}", r.message));
+                }
+            }
             // Schema violations are what the user asked for with
             // --required-schemas/--crds: shown even without -r.
             if !opts.include_function_results
@@ -544,6 +560,10 @@ pub(crate) fn run(
     }
     Ok(out)
 }
+
+/// The `reason` of function-hcl's results for blocks discarded by an
+/// evaluation error.
+pub(crate) const EVALUATION_ERROR_REASON: &str = "EvaluationError";
 
 /// The `reason` of function-hcl's schema violation results.
 pub(crate) const SCHEMA_VIOLATION_REASON: &str = "SchemaViolation";

@@ -94,6 +94,11 @@ pub struct RenderArgs {
     /// with a warning).
     #[arg(long = "fail-on-foreign")]
     pub fail_on_foreign: bool,
+    /// Fail when a block is discarded by an evaluation error (a wrong
+    /// program, not data that is missing yet); default: a warning on
+    /// stderr (and a Result with -r).
+    #[arg(long = "strict")]
+    pub strict: bool,
     /// A functionRef name that is function-hcl (repeatable), for steps whose
     /// input does not say so.
     #[arg(long = "function-name", value_name = "NAME")]
@@ -259,6 +264,7 @@ impl RenderArgs {
             include_full_xr: self.include_full_xr,
             include_full_operation: self.include_full_operation,
             fail_on_foreign: self.fail_on_foreign,
+            strict: self.strict,
             version: self.crossplane_version,
             function_names: self.function_names.clone(),
         }

@@ -134,6 +134,16 @@ impl<'c> Walk<'c> {
         } else {
             Vec::new()
         };
+        // An error on values that are all known is the program's, not a
+        // wait for data: it is told apart everywhere.
+        let waits = context
+            .last()
+            .is_some_and(|l| l.starts_with("unknown values:"));
+        let reason = if reason == DiscardReason::Incomplete && has_errors(&diags) && !waits {
+            DiscardReason::EvaluationError
+        } else {
+            reason
+        };
         self.ctx.warn(diags);
         if reason != DiscardReason::UserCondition && !self.prefix.is_empty() {
             self.out.unfinished.insert(self.prefix.to_string());
