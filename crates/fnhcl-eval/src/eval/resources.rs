@@ -412,14 +412,33 @@ impl<'c> Walk<'c> {
     fn iterations(&mut self, frame: &Frame<'_>, c: &Collection) -> Res<Vec<(Value, Value)>> {
         let (v, diags) = frame.eval(&c.for_each);
         if has_errors(&diags) {
+            // The headline names the cause (`more than 1024 values`), not
+            // only that for_each failed.
+            let mut errors = diags.into_iter().filter(Diagnostic::is_error);
+            let first = errors.next();
+            let (summary, detail) = match &first {
+                Some(e) => (
+                    format!(
+                        "unable to evaluate for_each for resource collection {}: {}",
+                        c.base, e.summary
+                    ),
+                    format!(
+                        "{}{}for_each must be known when the block is evaluated; wrap data that may be missing in try(..., [])",
+                        e.detail.trim_end_matches('.'),
+                        if e.detail.is_empty() { "" } else { "; " }
+                    ),
+                ),
+                None => (String::new(), String::new()),
+            };
             let mut out = vec![
-                Diagnostic::error(
-                    format!("unable to evaluate for_each for resource collection {}", c.base),
-                    "for_each must be known when the block is evaluated; wrap uncertain data in try(..., [])",
-                )
-                .with_span(c.for_each.span),
+                Diagnostic::error(summary, detail).with_span(
+                    first
+                        .as_ref()
+                        .and_then(|e| e.primary)
+                        .unwrap_or(c.for_each.span),
+                ),
             ];
-            out.extend(diags.into_iter().filter(Diagnostic::is_error));
+            out.extend(errors);
             return Err(out);
         }
         self.ctx.warn(diags);
