@@ -115,6 +115,10 @@ pub const DEPENDENCY_CYCLE: &str = "E0902";
 /// dependent is never created (D40).
 pub const CONDITIONAL_DEPENDENCY: &str = "W0613";
 
+/// A constant `composite connection` value that is not base64: the block
+/// is discarded on every request (connection details are base64 text).
+pub const CONNECTION_NOT_BASE64: &str = "W0614";
+
 /// Every code with its kebab-case name, for documentation and `--format json`.
 pub const ALL: &[(&str, &str)] = &[
     (SYNTAX, "syntax-error"),
@@ -156,6 +160,7 @@ pub const ALL: &[(&str, &str)] = &[
     (UNKNOWN_DEPENDENCY, "unknown-dependency"),
     (DEPENDENCY_CYCLE, "dependency-cycle"),
     (CONDITIONAL_DEPENDENCY, "conditional-dependency"),
+    (CONNECTION_NOT_BASE64, "connection-not-base64"),
 ];
 
 /// The kebab-case name of a code.

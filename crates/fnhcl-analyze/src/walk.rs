@@ -105,6 +105,10 @@ struct LocalDecl {
     name: Arc<str>,
     span: Span,
     used: bool,
+    /// The `req.composite` path the local stands for, when its value is
+    /// that path (`params = req.composite.spec.parameters`): reads through
+    /// it are checked against the XRD as if written in full.
+    alias: Option<Vec<(String, Span)>>,
 }
 
 struct Walker {
@@ -124,6 +128,7 @@ struct Walker {
 }
 
 /// One step of a static traversal after its root.
+#[derive(Clone, Copy)]
 enum Step<'a> {
     /// `.name` or `["name"]`.
     Name(&'a str, Span),
@@ -177,6 +182,7 @@ impl Walker {
                         name: a.name.name.clone(),
                         span: a.name.span,
                         used: false,
+                        alias: composite_alias(&a.expr),
                     });
                 }
             }
@@ -228,6 +234,56 @@ impl Walker {
         );
     }
 
+    /// Constant values of a `composite connection` body must be base64
+    /// text, or the block is discarded on every request.
+    fn connection_values(&mut self, b: &Block) {
+        let items: Vec<(&str, &Expr)> = b
+            .body
+            .items
+            .iter()
+            .flat_map(|s| match s {
+                Structure::Attribute(a) if &*a.name.name == "body" => match &a.expr.kind {
+                    ExprKind::Object(items) => items
+                        .iter()
+                        .filter_map(|it| {
+                            let key = match &it.key {
+                                fnhcl_syntax::ast::ObjectKey::Ident(i) => &*i.name,
+                                fnhcl_syntax::ast::ObjectKey::Expr(e) => literal_string(e)?,
+                            };
+                            Some((key, &it.value))
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                },
+                Structure::Block(body) if &*body.ident.name == "body" => body
+                    .body
+                    .items
+                    .iter()
+                    .filter_map(|s| match s {
+                        Structure::Attribute(a) => Some((&*a.name.name, &a.expr)),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        for (key, e) in items {
+            let Some(text) = constant_value(e).and_then(|v| v.as_str().map(str::to_owned)) else {
+                continue;
+            };
+            if fnhcl_eval::decode_base64(&text).is_none() {
+                self.diags.push(
+                    Diagnostic::warning(
+                        format!("connection detail \"{key}\" is not base64"),
+                        "connection details are base64 text, so the block is discarded on every request: wrap the value in base64encode(...)",
+                    )
+                    .with_span(e.span)
+                    .with_code(codes::CONNECTION_NOT_BASE64),
+                );
+            }
+        }
+    }
+
     fn block(&mut self, b: &Block, depth: usize) {
         if depth > MAX_DEPTH {
             return;
@@ -238,6 +294,11 @@ impl Walker {
         let is_function = &*b.ident.name == "function";
         if &*b.ident.name == "select" && self.namespaced_composite {
             self.select_namespace(b);
+        }
+        if &*b.ident.name == "composite"
+            && b.labels.first().is_some_and(|l| l.value == "connection")
+        {
+            self.connection_values(b);
         }
         let saved_frames = if is_function {
             Some(std::mem::take(&mut self.frames))
@@ -257,6 +318,7 @@ impl Walker {
                         name: Arc::from(l.value.as_str()),
                         span: l.span,
                         used: false,
+                        alias: None,
                     });
                 }
             }
@@ -311,6 +373,16 @@ impl Walker {
             };
             steps.reverse();
             if self.mark_used(&root.name) {
+                // Through a local that stands for an XR path.
+                if !self.in_function
+                    && !steps.is_empty()
+                    && let Some(alias) = self.alias_of(&root.name)
+                {
+                    let mut full: Vec<Step<'_>> =
+                        alias.iter().map(|(n, s)| Step::Name(n, *s)).collect();
+                    full.extend(steps.iter().cloned());
+                    self.req(&full);
+                }
                 continue;
             }
             if self.in_function {
@@ -482,6 +554,15 @@ impl Walker {
             }
         }
         false
+    }
+
+    /// The `req.composite` path local `name` stands for, if any.
+    fn alias_of(&self, name: &str) -> Option<Vec<(String, Span)>> {
+        self.frames
+            .iter()
+            .rev()
+            .find_map(|f| f.iter().find(|l| &*l.name == name))
+            .and_then(|l| l.alias.clone())
     }
 
     fn error(&mut self, code: &'static str, summary: String, detail: String, span: Span) {
@@ -809,6 +890,24 @@ impl Walker {
             );
         }
     }
+}
+
+/// The path of `e` when it is `req.composite` followed by names only.
+fn composite_alias(e: &Expr) -> Option<Vec<(String, Span)>> {
+    let mut steps = Vec::new();
+    let root = decompose(e, &mut steps, 0)?;
+    if &*root.name != "req" {
+        return None;
+    }
+    steps.reverse();
+    let names: Option<Vec<(String, Span)>> = steps
+        .iter()
+        .map(|s| match s {
+            Step::Name(n, span) => Some(((*n).to_owned(), *span)),
+            Step::Index(_) => None,
+        })
+        .collect();
+    names.filter(|n| n.first().is_some_and(|(k, _)| k == "composite"))
 }
 
 /// Splits a static traversal into its root and steps (pushed innermost

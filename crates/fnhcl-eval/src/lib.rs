@@ -36,7 +36,9 @@ pub use api::{
 };
 pub use compile::{Program, compile};
 pub use demand::{Demand, Paths};
-pub use eval::{evaluate, evaluate_for_comparison, evaluate_traced, evaluate_with_limits};
+pub use eval::{
+    decode_base64, evaluate, evaluate_for_comparison, evaluate_traced, evaluate_with_limits,
+};
 /// Resource limits of an evaluation (see [`evaluate_with_limits`]).
 pub use fnhcl_expr::{
     DEFAULT_MAX_BYTES, INTERRUPT_INTERVAL, INTERRUPTED_DETAIL, Interrupt, Limits,

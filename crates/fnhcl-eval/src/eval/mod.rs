@@ -17,6 +17,8 @@ mod req;
 mod requirements;
 mod resources;
 mod values;
+
+pub use values::decode_base64;
 mod walk;
 
 use fnhcl_base::{Diagnostic, Severity};

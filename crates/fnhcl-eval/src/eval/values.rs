@@ -191,7 +191,9 @@ pub(super) fn key_string(k: &Value) -> Option<String> {
 }
 
 /// Standard padded base64; `\r` and `\n` are ignored (as Go's decoder).
-pub(super) fn decode_base64(s: &str) -> Option<Vec<u8>> {
+/// A connection detail's bytes from its base64 text, as the function
+/// decodes them (line breaks ignored); `None` when it is not base64.
+pub fn decode_base64(s: &str) -> Option<Vec<u8>> {
     let cleaned: String = s.chars().filter(|c| *c != '\r' && *c != '\n').collect();
     base64::engine::general_purpose::STANDARD
         .decode(cleaned.as_bytes())

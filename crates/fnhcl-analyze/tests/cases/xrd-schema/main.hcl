@@ -17,6 +17,8 @@ resource r {
       arn     = req.composite.status.arn
       top     = req.composite.spec2
       local   = params.region
+      aliased = params.regoin
+      deep    = params.zones[0].nmae
     }
   }
 }
