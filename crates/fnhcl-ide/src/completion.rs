@@ -371,7 +371,54 @@ impl Ctx<'_> {
                 b.iter().map(|(t, l)| (*t, l.to_vec())).collect(),
             ),
             None => match ty {
-                "module" => (vec![("condition", false), ("params", false)], vec![]),
+                "module" => {
+                    // The instance's module declares the parameters.
+                    let attrs = vec![
+                        ("condition", false),
+                        ("optional", false),
+                        ("depends_on", false),
+                        ("on_incomplete", false),
+                        ("params", false),
+                    ];
+                    let instance = match self.c.frames.last().map(|f| &f.kind) {
+                        Some(crate::walk::Kind::Body { labels, .. }) => labels.get(1).cloned(),
+                        _ => None,
+                    };
+                    let params: Vec<(String, bool)> = instance
+                        .and_then(|i| self.program.module_of_instance(self.snap, &i))
+                        .map(|m| {
+                            m.decls("param")
+                                .into_iter()
+                                .map(|(f, b)| {
+                                    let idx =
+                                        f.outline.blocks.iter().position(|x| std::ptr::eq(x, b));
+                                    let required =
+                                        idx.is_none_or(|i| f.attr(i, "default").is_none());
+                                    (b.labels[0].0.clone(), required)
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let written = self.written_keys();
+                    for (p, required) in params {
+                        if written.iter().any(|w| *w == p) {
+                            continue;
+                        }
+                        let detail = Some(
+                            if required {
+                                "module parameter (required)"
+                            } else {
+                                "module parameter"
+                            }
+                            .to_owned(),
+                        );
+                        self.item(&p, CompletionKind::Attribute, detail, None);
+                        if let Some(last) = self.out.last_mut() {
+                            last.snippet = Some(format!("{p} = $0"));
+                        }
+                    }
+                    (attrs, vec![])
+                }
                 "import" => (vec![("as", false)], vec![]),
                 "export" => (vec![], vec![("resource", vec!["name"])]),
                 _ => return,

@@ -216,6 +216,61 @@ fn reference(
             }
             Some(s)
         }
+        ["module", n] => {
+            // `module "<source>" "<n>"`: where, of what, and its exports.
+            let (f, b) = program
+                .decls("module")
+                .into_iter()
+                .find(|(_, b)| b.labels.get(1).is_some_and(|l| l.0 == *n))?;
+            let file = snap.sources().get(f.id);
+            let line = file.line_col(b.start).line;
+            let source = &b.labels[0].0;
+            let mut s = format!(
+                "**module instance** `{n}` of `{source}` ({}:{line})",
+                file.name
+            );
+            let exports = program
+                .module_of_instance(snap, n)
+                .map(|m| m.exports(None))
+                .unwrap_or_default();
+            if !exports.is_empty() {
+                s.push_str(&format!("
+
+exports: `{}`", exports.join("`, `")));
+            }
+            Some(s)
+        }
+        ["switch", n] => {
+            let (f, b) = program.decl("switch", n)?;
+            let i = f.outline.blocks.iter().position(|x| x.start == b.start)?;
+            let file = snap.sources().get(f.id);
+            let line = file.line_col(b.start).line;
+            let mut s = format!("**switch** `{n}` ({}:{line})", file.name);
+            let mut branches: Vec<String> = program
+                .cases(f.id, i)
+                .into_iter()
+                .map(|c| format!("`{c}`"))
+                .collect();
+            if f.outline
+                .blocks
+                .iter()
+                .any(|x| x.parent == Some(i) && x.ty == "default")
+            {
+                branches.push("`default`".to_owned());
+            }
+            if !branches.is_empty() {
+                s.push_str(&format!("
+
+branches: {}", branches.join(", ")));
+            }
+            let exports = program.exports(Some((f.id, i)));
+            if !exports.is_empty() {
+                s.push_str(&format!("
+
+exports: `{}`", exports.join("`, `")));
+            }
+            Some(s)
+        }
         ["self", k] => docs::self_attrs(&c.chain())
             .iter()
             .find(|(n, _)| n == k)

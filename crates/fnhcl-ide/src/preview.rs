@@ -258,28 +258,57 @@ fn local_hints(locals: &[LocalValue]) -> Vec<InlayHint> {
         .collect()
 }
 
-/// A hint for each reported discard: what it waits for.
+/// A hint for each reported discard: what it waits for, or the error
+/// that discarded it. The members of a collection discarded for the same
+/// reason share one hint (with their count).
 fn deferred_hints(output: &Output) -> Vec<InlayHint> {
-    output
-        .reported_discards()
-        .filter_map(|d| {
-            let span = d.span?;
-            let unknown = d
-                .context
-                .iter()
-                .find_map(|l| l.strip_prefix("unknown values: "));
-            let why = match unknown {
-                Some(u) => format!("waits for {u}"),
-                None => d.context.first().cloned().unwrap_or_default(),
-            };
-            let label = truncate(&format!("deferred: {why}"), MAX_LABEL + 20);
-            Some(InlayHint {
-                file: span.file,
-                offset: span.start,
-                kind: HintKind::Deferred,
-                label,
-                tooltip: d.message(),
-            })
+    let mut out: Vec<(InlayHint, usize)> = Vec::new();
+    for d in output.reported_discards() {
+        let Some(span) = d.span else { continue };
+        let unknown = d
+            .context
+            .iter()
+            .find_map(|l| l.strip_prefix("unknown values: "));
+        let why = match unknown {
+            Some(u) => format!("waits for {u}"),
+            None => d.context.first().cloned().unwrap_or_default(),
+        };
+        let what = match d.reason {
+            fnhcl_eval::DiscardReason::EvaluationError => "error",
+            fnhcl_eval::DiscardReason::HeldBack => "held back",
+            fnhcl_eval::DiscardReason::Kept => "kept as observed",
+            _ => "deferred",
+        };
+        let label = truncate(&format!("{what}: {why}"), MAX_LABEL + 20);
+        match out
+            .iter_mut()
+            .find(|(h, _)| h.file == span.file && h.offset == span.start && h.label == label)
+        {
+            Some((h, n)) => {
+                *n += 1;
+                if *n <= 20 {
+                    h.tooltip.push_str("\n\n");
+                    h.tooltip.push_str(&d.message());
+                }
+            }
+            None => out.push((
+                InlayHint {
+                    file: span.file,
+                    offset: span.start,
+                    kind: HintKind::Deferred,
+                    label,
+                    tooltip: d.message(),
+                },
+                1,
+            )),
+        }
+    }
+    out.into_iter()
+        .map(|(mut h, n)| {
+            if n > 1 {
+                h.label.push_str(&format!(" ({n}×)"));
+            }
+            h
         })
         .collect()
 }

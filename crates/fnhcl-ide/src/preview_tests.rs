@@ -163,3 +163,46 @@ fn values_are_short_and_on_one_line() {
     assert_eq!(s.chars().count(), 20);
     assert!(s.ends_with('…'));
 }
+
+/// Members of a collection deferred (or discarded by an error) for the
+/// same reason share one hint with their count; an error says so.
+#[test]
+fn one_hint_per_place_and_errors_are_told_apart() {
+    let program = r#"resources waiting {
+  for_each = ["a", "b", "c"]
+  template {
+    body = {
+      apiVersion = "v1"
+      kind       = "ConfigMap"
+      data       = { arn = req.resource.role.status.arn }
+    }
+  }
+}
+
+resource wrong {
+  body = {
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+    data       = { n = cidrsubnet("10.0.0.0/16", "eight", 1) }
+  }
+}
+"#;
+    let snap = snapshot(&[("main.hcl", program)]);
+    let p = preview(&snap, &inputs(XR));
+    let got = labels(program, &p);
+    assert_eq!(
+        got,
+        [
+            (
+                "body =".to_owned(),
+                "deferred: waits for req.resource.role.status.arn (3×)".to_owned()
+            ),
+            (
+                "body =".to_owned(),
+                "error: \"eight\", main.hcl:16,51-56: Invalid function argument for \"cidrsubnet\"; …"
+                    .to_owned()
+            ),
+        ],
+        "{got:?}"
+    );
+}

@@ -749,3 +749,74 @@ fn composite_connection_bodies_propose_the_xrd_connection_keys() {
     assert!(values.contains(&"connection".to_owned()), "{values:?}");
     assert!(!values.contains(&"password".to_owned()), "{values:?}");
 }
+
+/// Inside `module "…" "…" {}`: the parameters its module declares (not
+/// the ones already set), and the instance's own attributes.
+#[test]
+fn module_blocks_complete_their_parameters() {
+    let mut sources = SourceMap::new();
+    let text =
+        "import \"modules/net\" {}\nmodule \"net\" \"main\" {\n  cidr = \"10.0.0.0/16\"\n  \n}\n";
+    let file = sources.add("main.hcl", text);
+    sources.add(
+        "modules/net/main.hcl",
+        "param \"cidr\" {}\nparam \"zones\" {\n  default = [\"a\"]\n}\nparam \"region\" {}\nresource vpc {\n  body = { cidr = param.cidr, zones = param.zones, region = param.region }\n}\n",
+    );
+    let s = Snapshot::new(Arc::new(sources), fnhcl_analyze::Options::default());
+    let pos = FilePosition {
+        file,
+        offset: (text.find("\"\n  \n").expect("the empty line") + 4) as u32,
+    };
+    let items = crate::complete(&s, pos);
+    let labels: Vec<&str> = items.iter().map(|i| i.label.as_str()).collect();
+    for want in [
+        "region",
+        "zones",
+        "condition",
+        "depends_on",
+        "on_incomplete",
+    ] {
+        assert!(labels.contains(&want), "{want} in {labels:?}");
+    }
+    assert!(!labels.contains(&"cidr"), "already set: {labels:?}");
+    let region = items.iter().find(|i| i.label == "region").expect("region");
+    assert_eq!(
+        region.detail.as_deref(),
+        Some("module parameter (required)")
+    );
+    let zones = items.iter().find(|i| i.label == "zones").expect("zones");
+    assert_eq!(zones.detail.as_deref(), Some("module parameter"));
+}
+
+/// Hover on `module.<instance>` and `switch.<name>`: what they are, the
+/// module or branches behind them, their exports.
+#[test]
+fn hover_on_module_instances_and_switches() {
+    let mut sources = SourceMap::new();
+    let text = "import \"modules/bucket\" {}\nmodule \"bucket\" \"logs\" {}\nswitch \"tier\" {\n  case \"small\" {\n    condition = true\n    export {\n      class = \"s\"\n    }\n  }\n  default {\n    export {\n      class = \"none\"\n    }\n  }\n}\nlocals {\n  a = module.logs.arn\n  b = switch.tier.class\n}\n";
+    let file = sources.add("main.hcl", text);
+    sources.add(
+        "modules/bucket/main.hcl",
+        "resource bucket {\n  body = {}\n}\nexport {\n  arn = 1\n}\n",
+    );
+    let s = Snapshot::new(Arc::new(sources), fnhcl_analyze::Options::default());
+    let at = |needle: &str| {
+        let pos = FilePosition {
+            file,
+            offset: (text.find(needle).expect("needle") + needle.len() - 1) as u32,
+        };
+        crate::hover(&s, pos)
+            .map(|h| h.markdown)
+            .unwrap_or_default()
+    };
+    let m = at("module.logs");
+    assert!(
+        m.starts_with("**module instance** `logs` of `bucket` (main.hcl:2)"),
+        "{m}"
+    );
+    assert!(m.contains("exports: `arn`"), "{m}");
+    let sw = at("switch.tier");
+    assert!(sw.starts_with("**switch** `tier` (main.hcl:3)"), "{sw}");
+    assert!(sw.contains("branches: `small`, `default`"), "{sw}");
+    assert!(sw.contains("exports: `class`"), "{sw}");
+}
