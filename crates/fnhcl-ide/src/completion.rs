@@ -401,7 +401,7 @@ impl Ctx<'_> {
                         .unwrap_or_default();
                     let written = self.written_keys();
                     for (p, required) in params {
-                        if written.iter().any(|w| *w == p) {
+                        if written.contains(&p) {
                             continue;
                         }
                         let detail = Some(
