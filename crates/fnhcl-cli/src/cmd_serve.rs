@@ -48,6 +48,43 @@ pub(crate) struct Args {
     /// Longest time, in seconds, one request may evaluate.
     #[arg(long, env = "FNHCL_MAX_EVAL_SECONDS", default_value_t = fnhcl_crossplane::DEFAULT_MAX_EVAL_TIME.as_secs_f64())]
     max_eval_seconds: f64,
+
+    /// Most calls in flight on one connection (HTTP/2
+    /// SETTINGS_MAX_CONCURRENT_STREAMS).
+    #[arg(long, env = "FNHCL_MAX_CONCURRENT_STREAMS", default_value_t = fnhcl_server::transport::DEFAULT_MAX_CONCURRENT_STREAMS)]
+    max_concurrent_streams: u32,
+
+    /// Longest time, in seconds, of one call (upload, evaluation, answer).
+    #[arg(long, env = "FNHCL_REQUEST_TIMEOUT_SECONDS", default_value_t = 60.0)]
+    request_timeout_seconds: f64,
+
+    /// Longest time, in seconds, a TLS handshake may take.
+    #[arg(long, env = "FNHCL_TLS_HANDSHAKE_SECONDS", default_value_t = 10.0)]
+    tls_handshake_seconds: f64,
+
+    /// Seconds between HTTP/2 keepalive pings (a peer that does not answer
+    /// within a third of it is disconnected).
+    #[arg(long, env = "FNHCL_KEEPALIVE_SECONDS", default_value_t = 60.0)]
+    keepalive_seconds: f64,
+
+    /// Seconds after which a connection is asked to go away (and closed a
+    /// minute later).
+    #[arg(
+        long,
+        env = "FNHCL_MAX_CONNECTION_AGE_SECONDS",
+        default_value_t = 1800.0
+    )]
+    max_connection_age_seconds: f64,
+
+    /// After SIGTERM, seconds calls in flight may take to finish before
+    /// every connection is closed.
+    #[arg(long, env = "FNHCL_DRAIN_SECONDS", default_value_t = 10.0)]
+    drain_seconds: f64,
+}
+
+/// A duration flag in seconds.
+fn seconds(flag: &str, v: f64) -> anyhow::Result<std::time::Duration> {
+    std::time::Duration::try_from_secs_f64(v).map_err(|e| anyhow::anyhow!("--{flag} {v}: {e}"))
 }
 
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -62,9 +99,19 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut limits = fnhcl_crossplane::Limits::default();
     limits.eval.max_steps = args.max_steps;
     limits.eval.max_bytes = args.max_eval_bytes;
-    limits.max_eval_time = std::time::Duration::try_from_secs_f64(args.max_eval_seconds)
-        .map_err(|e| anyhow::anyhow!("--max-eval-seconds {}: {e}", args.max_eval_seconds))?;
-    fnhcl_server::serve_blocking_with(&args.server, caches, limits)
+    limits.max_eval_time = seconds("max-eval-seconds", args.max_eval_seconds)?;
+    let transport = fnhcl_server::Transport {
+        max_concurrent_streams: args.max_concurrent_streams,
+        request_timeout: seconds("request-timeout-seconds", args.request_timeout_seconds)?,
+        tls_handshake_timeout: seconds("tls-handshake-seconds", args.tls_handshake_seconds)?,
+        keepalive: seconds("keepalive-seconds", args.keepalive_seconds)?,
+        max_connection_age: seconds(
+            "max-connection-age-seconds",
+            args.max_connection_age_seconds,
+        )?,
+        drain_timeout: seconds("drain-seconds", args.drain_seconds)?,
+    };
+    fnhcl_server::serve_blocking_with(&args.server, caches, limits, transport)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(ExitCode::SUCCESS)
 }

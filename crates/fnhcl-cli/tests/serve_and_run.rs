@@ -195,6 +195,58 @@ async fn run_prints_what_the_server_answers() {
     assert!(exited.success(), "fn-hcl serve exited with {exited}");
 }
 
+/// SIGTERM ends `fn-hcl serve` whatever clients do: a connection that
+/// never says anything (no HTTP/2 preface) and a client that keeps its
+/// connection idle do not hold the shutdown past the drain deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_exits_with_silent_and_idle_connections_open() {
+    let port = free_port();
+    let address = format!("127.0.0.1:{port}");
+    let mut server = Server(
+        Command::new(BIN)
+            .args([
+                "serve",
+                "--insecure",
+                "--address",
+                &address,
+                "--metrics-address",
+                "",
+                "--drain-seconds",
+                "1",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn fn-hcl serve"),
+    );
+    // An idle client (connected, no call) and a silent TCP connection.
+    let _idle = connect(&address, &mut server).await;
+    let mut silent = tokio::net::TcpStream::connect(&address)
+        .await
+        .expect("a raw connection");
+    // The HTTP/2 preface, then nothing: the server waits for SETTINGS
+    // (without a drain deadline it would wait forever).
+    tokio::io::AsyncWriteExt::write_all(&mut silent, b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        .await
+        .expect("write the preface");
+    let status = Command::new("kill")
+        .args(["-TERM", &server.0.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    // A hang guard, not a timing: the drain deadline is one second.
+    let mut exited = None;
+    for _ in 0..600 {
+        if let Some(s) = server.0.try_wait().expect("server status") {
+            exited = Some(s);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let exited = exited.expect("fn-hcl serve stops on SIGTERM with connections open");
+    assert!(exited.success(), "fn-hcl serve exited with {exited}");
+}
+
 #[test]
 fn run_rejects_what_is_not_a_request() {
     let out = Command::new(BIN)

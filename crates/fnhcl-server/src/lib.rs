@@ -19,6 +19,7 @@ pub mod logging;
 mod metrics;
 mod metrics_http;
 pub mod server;
+pub mod transport;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -32,7 +33,8 @@ pub use fs::{DEFAULT_FILES_CACHE_MAX_BYTES, DEFAULT_FILES_CACHE_MAX_ENTRIES, FsD
 pub use function_sdk_rust::Args;
 pub use lanes::{LaneLimits, LaneStats, Lanes};
 pub use metrics::{CacheCollector, Metrics, StatsSource};
-pub use server::{RunFunctionService, serve};
+pub use server::{RunFunctionService, serve, serve_with};
+pub use transport::Transport;
 
 /// The bounds of the server's two caches (least recently used entries go
 /// first when either bound of a cache is reached).
@@ -374,6 +376,7 @@ pub fn serve_blocking(args: &Args) -> Result<(), Box<dyn std::error::Error + Sen
         args,
         CacheLimits::default(),
         fnhcl_crossplane::Limits::default(),
+        Transport::default(),
     )
 }
 
@@ -383,10 +386,15 @@ pub fn serve_blocking_with(
     args: &Args,
     caches: CacheLimits,
     limits: fnhcl_crossplane::Limits,
+    transport: Transport,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     init_logging(args.debug);
     let runtime = runtime()?;
-    runtime.block_on(serve(HclFunction::configured(caches, limits), args))?;
+    runtime.block_on(serve_with(
+        HclFunction::configured(caches, limits),
+        args,
+        transport,
+    ))?;
     Ok(())
 }
 

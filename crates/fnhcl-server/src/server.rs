@@ -37,6 +37,7 @@ use tonic::{Request, Response, Status};
 use crate::calls::CallLayer;
 use crate::codec::{Decoded, RunFunctionCodec};
 use crate::grpc_metrics::{FUNCTION_SERVICE, GrpcMetrics};
+use crate::transport::Transport;
 use crate::{CacheCollector, HclFunction, Metrics, metrics};
 
 pub(crate) const RUN_FUNCTION: &str =
@@ -154,18 +155,34 @@ async fn shutdown_signal() {
     tracing::info!("shutting down");
 }
 
-/// Serves until SIGTERM/SIGINT, then shuts down gracefully (calls in
-/// flight are answered). The function's own metrics are served with the
-/// `grpc_server_*` ones at `--metrics-address`.
+/// [`serve_with`] the default [`Transport`] bounds.
 pub async fn serve(function: HclFunction, args: &Args) -> Result<(), Error> {
+    serve_with(function, args, Transport::default()).await
+}
+
+/// Serves until SIGTERM/SIGINT, then shuts down gracefully: calls in
+/// flight are answered for up to [`Transport::drain_timeout`], then every
+/// connection is closed. The function's own metrics are served with the
+/// `grpc_server_*` ones at `--metrics-address`.
+pub async fn serve_with(
+    function: HclFunction,
+    args: &Args,
+    transport: Transport,
+) -> Result<(), Error> {
     let address: SocketAddr = args.address.parse()?;
-    let mut builder = tonic::transport::Server::builder();
+    let mut builder = tonic::transport::Server::builder()
+        .max_concurrent_streams(transport.max_concurrent_streams)
+        .timeout(transport.request_timeout)
+        .http2_keepalive_interval(Some(transport.keepalive))
+        .http2_keepalive_timeout(Some(transport.keepalive / 3))
+        .max_connection_age(transport.max_connection_age)
+        .max_connection_age_grace(crate::transport::CONNECTION_AGE_GRACE);
     if !args.insecure {
         let dir = args
             .tls_certs_dir
             .as_deref()
             .ok_or(Error::MissingTlsCertsDir)?;
-        builder = builder.tls_config(tls_config(dir)?)?;
+        builder = builder.tls_config(tls_config(dir)?.timeout(transport.tls_handshake_timeout))?;
     }
 
     let mut registry = Registry::default();
@@ -199,9 +216,18 @@ pub async fn serve(function: HclFunction, args: &Args) -> Result<(), Error> {
         });
     }
 
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(|e| Error::NotReady(format!("cannot listen on {address}: {e}").into()))?;
     tracing::info!(%address, insecure = args.insecure, "serving FunctionRunnerService");
     let run_function = RunFunctionService::new(function, args.max_recv_message_size);
-    builder
+    // The drain deadline starts when the signal arrives.
+    let (stopping, mut stopped) = tokio::sync::watch::channel(false);
+    let signal = async move {
+        shutdown_signal().await;
+        let _ = stopping.send(true);
+    };
+    let server = builder
         .layer(CallLayer::new(grpc_metrics, run_function.clone()))
         // RunFunction's calls are handed over by the layer; the service's
         // other paths still come through the router.
@@ -209,8 +235,24 @@ pub async fn serve(function: HclFunction, args: &Args) -> Result<(), Error> {
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
-        .serve_with_shutdown(address, shutdown_signal())
-        .await?;
+        .serve_with_incoming_shutdown(crate::transport::Incoming::new(listener), signal);
+    let deadline = async {
+        while !*stopped.borrow() {
+            if stopped.changed().await.is_err() {
+                return std::future::pending::<()>().await;
+            }
+        }
+        tokio::time::sleep(transport.drain_timeout).await;
+    };
+    tokio::select! {
+        served = server => served?,
+        () = deadline => {
+            tracing::warn!(
+                drain_seconds = transport.drain_timeout.as_secs_f64(),
+                "connections still open after the drain deadline; closing them"
+            );
+        }
+    }
     Ok(())
 }
 

@@ -1090,3 +1090,41 @@ async fn tls_needs_its_files_and_refuses_another_cas_client() {
     };
     assert!(refused, "a certificate from another CA must be refused");
 }
+
+/// The server announces its bound of calls in flight per connection
+/// (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_bounds_streams_per_connection() {
+    let port = free_port();
+    let a = args(port, None);
+    tokio::spawn(async move {
+        let transport = fnhcl_server::Transport {
+            max_concurrent_streams: 7,
+            ..fnhcl_server::Transport::default()
+        };
+        fnhcl_server::serve_with(quiet(), &a, transport)
+            .await
+            .expect("server must start");
+    });
+    let mut tcp = None;
+    for _ in 0..100 {
+        if let Ok(t) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await {
+            tcp = Some(t);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (_client, mut connection) = h2::client::handshake(tcp.expect("connected"))
+        .await
+        .expect("HTTP/2 handshake");
+    // Drive the connection until the server's SETTINGS have been read.
+    let mut announced = connection.max_concurrent_send_streams();
+    for _ in 0..100 {
+        let _ = tokio::time::timeout(Duration::from_millis(50), &mut connection).await;
+        announced = connection.max_concurrent_send_streams();
+        if announced == 7 {
+            break;
+        }
+    }
+    assert_eq!(announced, 7);
+}
