@@ -18,11 +18,29 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let result = args.render.render(Path::new(""), &fnhcl_crossplane::run);
+    // A fatal result names its first diagnostic and counts the others:
+    // the failed run's every diagnostic is kept to be shown.
+    let function = fnhcl_crossplane::Function::default();
+    let details = std::cell::RefCell::new(Vec::new());
+    let run = |req: &fnhcl_crossplane::proto::RunFunctionRequest| {
+        let o = function.run_outcome(req);
+        if o.error.is_some() {
+            *details.borrow_mut() = o.error_details;
+        }
+        o.response
+    };
+    let result = args.render.render(Path::new(""), &run);
     let out = match result {
         Ok(out) => out,
         Err(e) => {
             eprint!("{}", error_text("fn-hcl", &e));
+            let details = details.borrow();
+            if !details.is_empty() {
+                eprintln!("fn-hcl: the {} diagnostics:", details.len());
+                for d in details.iter() {
+                    eprintln!("  {d}");
+                }
+            }
             return Ok(ExitCode::FAILURE);
         }
     };

@@ -281,3 +281,25 @@ fn evaluation_errors_are_never_silent() {
         String::from_utf8_lossy(&strict.stderr)
     );
 }
+
+/// A fatal result with several diagnostics: the message counts the
+/// others, and fn-hcl render lists them all on stderr.
+#[test]
+fn every_diagnostic_of_a_fatal_result_is_shown() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("main.hcl"),
+        "resource a {\n  body = { x = nope1 }\n}\nresource b {\n  body = { x = nope2 }\n}\n",
+    )
+    .expect("write");
+    let xr = root().join("cases/evaluation-error-warning/xr.yaml");
+    let out = fn_hcl(dir.path(), &[xr.to_str().expect("path"), "."]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("and 1 other diagnostic(s)"), "{stderr}");
+    assert!(stderr.contains("fn-hcl: the 2 diagnostics:"), "{stderr}");
+    assert!(
+        stderr.contains("main.hcl:5,16-21: reference to non-existent variable \"nope2\""),
+        "{stderr}"
+    );
+}

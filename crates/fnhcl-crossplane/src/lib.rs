@@ -172,6 +172,8 @@ impl Default for Options {
 /// A compiled program with its sources, or why it could not be compiled.
 struct Compiled {
     result: Result<Program, String>,
+    /// Every diagnostic of a failed compile, when there are several.
+    details: Vec<String>,
     /// Estimated memory of `result`.
     bytes: usize,
 }
@@ -181,6 +183,7 @@ impl Compiled {
         Compiled {
             bytes: message.len(),
             result: Err(message),
+            details: Vec::new(),
         }
     }
 
@@ -243,6 +246,10 @@ pub struct Outcome {
     pub tag: String,
     /// The fatal error message, if the run failed.
     pub error: Option<String>,
+    /// When the failed run had several diagnostics, all of them, one a
+    /// line (the message names the first and counts the others): for
+    /// tools that show them all (`fn-hcl render`).
+    pub error_details: Vec<String>,
     /// Number of Warning results.
     pub warnings: usize,
     /// Whether the compiled program came from the cache (`None` when the
@@ -353,11 +360,18 @@ fn compile_sources(sources: Arc<SourceMap>, source_bytes: usize) -> Compiled {
     match fnhcl_eval::compile(sources.clone()) {
         Ok(program) => Compiled {
             result: Ok(program),
+            details: Vec::new(),
             bytes: source_bytes
                 .saturating_mul(PROGRAM_BYTES_PER_SOURCE_BYTE)
                 .saturating_add(PROGRAM_BYTES_FIXED),
         },
-        Err(diags) => Compiled::failed(diagnostics_message(&diags, &sources)),
+        Err(diags) => {
+            let lines = fnhcl_eval::diagnostic_lines(&diags, &sources);
+            Compiled {
+                details: if lines.len() > 1 { lines } else { Vec::new() },
+                ..Compiled::failed(diagnostics_message(&diags, &sources))
+            }
+        }
     }
 }
 
@@ -521,6 +535,7 @@ impl Function {
                         xr: catch_unwind(|| xr_facts(req).0).unwrap_or_default(),
                         tag: tag(req).to_owned(),
                         error: Some(message),
+                        error_details: Vec::new(),
                         warnings: 0,
                         cache_hit: None,
                         debug_request: None,
@@ -537,6 +552,7 @@ impl Function {
             xr,
             tag: tag(req).to_owned(),
             error: None,
+            error_details: Vec::new(),
             warnings: 0,
             cache_hit: None,
             debug_request: None,
@@ -563,7 +579,10 @@ impl Function {
             let ran = catch_unwind(AssertUnwindSafe(|| {
                 let (compiled, hit) = self.program(&decoded)?;
                 outcome.cache_hit = Some(hit);
-                let program = compiled.result.as_ref().map_err(Clone::clone)?;
+                let program = compiled.result.as_ref().map_err(|e| {
+                    outcome.error_details.clone_from(&compiled.details);
+                    e.clone()
+                })?;
                 // D39: a request without a composite is an operation's.
                 let operation = operation::is_operation(req);
                 if operation {
@@ -584,7 +603,14 @@ impl Function {
                     ..limits.eval.clone()
                 };
                 let mut output = fnhcl_eval::evaluate_with_limits(program, &eval_req, &eval_limits)
-                    .map_err(|f| clock.explain(f.message()))?;
+                    .map_err(|f| {
+                        let lines = f.lines();
+                        if lines.len() > 1 {
+                            outcome.error_details =
+                                lines.into_iter().map(|l| clock.explain(l)).collect();
+                        }
+                        clock.explain(f.message())
+                    })?;
                 // The request's values are not read again: their memory
                 // is not part of the response's peak.
                 drop(eval_req);

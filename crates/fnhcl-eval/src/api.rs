@@ -411,6 +411,11 @@ impl Fatal {
     /// Upstream's fatal text (§5.9) without the `evaluate hcl: ` prefix:
     /// `<range>: <summary>; <detail>`, then `, and N other diagnostic(s)`
     /// when there are more. A diagnostic without a range prints `<nil>`.
+    /// Every diagnostic, one a line (see [`diagnostic_lines`]).
+    pub fn lines(&self) -> Vec<String> {
+        diagnostic_lines(&self.diagnostics, &self.sources)
+    }
+
     pub fn message(&self) -> String {
         fatal_message(&self.diagnostics, &self.sources)
     }
@@ -435,23 +440,36 @@ impl std::error::Error for Fatal {}
 /// `(<label>: <range>)` (e.g. where a duplicate name was first defined,
 /// D15: results carry no code frames), then `, and N other diagnostic(s)`.
 pub fn fatal_message(diagnostics: &[Diagnostic], sources: &SourceMap) -> String {
+    let lines = diagnostic_lines(diagnostics, sources);
+    let Some(first) = lines.first() else {
+        return "unknown error".to_owned();
+    };
+    let mut s = first.clone();
+    if lines.len() > 1 {
+        s.push_str(&format!(", and {} other diagnostic(s)", lines.len() - 1));
+    }
+    s
+}
+
+/// Every diagnostic of a fatal error, errors first, each as the first one
+/// appears in [`fatal_message`]: what a tool shows of the others.
+pub fn diagnostic_lines(diagnostics: &[Diagnostic], sources: &SourceMap) -> Vec<String> {
     let mut sorted: Vec<&Diagnostic> = diagnostics.iter().collect();
     sorted.sort_by_key(|d| match d.severity {
         Severity::Error => 0,
         Severity::Warning => 1,
     });
-    let Some(first) = sorted.first() else {
-        return "unknown error".to_owned();
-    };
-    if first.code == Some(FATAL_RESULT) {
-        return first.summary.clone();
-    }
-    let mut s = first.to_hcl_string(sources);
-    for l in &first.labels {
-        s.push_str(&format!(" ({}: {})", l.message, sources.range_text(l.span)));
-    }
-    if sorted.len() > 1 {
-        s.push_str(&format!(", and {} other diagnostic(s)", sorted.len() - 1));
-    }
-    s
+    sorted
+        .into_iter()
+        .map(|d| {
+            if d.code == Some(FATAL_RESULT) {
+                return d.summary.clone();
+            }
+            let mut s = d.to_hcl_string(sources);
+            for l in &d.labels {
+                s.push_str(&format!(" ({}: {})", l.message, sources.range_text(l.span)));
+            }
+            s
+        })
+        .collect()
 }

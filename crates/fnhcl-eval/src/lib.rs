@@ -32,7 +32,7 @@ pub use api::{
     CompositeUse, ConditionStatus, Dependency, DependencyTarget, DesiredResource, Discard,
     DiscardKind, DiscardReason, FATAL_RESULT, Fatal, LocalValue, ObservedResource, Output,
     ReadyState, Request, ResultSeverity, Selector, SelectorMatch, Target, UserCondition,
-    UserResult, WATCHED_RESOURCE, fatal_message,
+    UserResult, WATCHED_RESOURCE, diagnostic_lines, fatal_message,
 };
 pub use compile::{Program, compile};
 pub use demand::{Demand, Paths};
