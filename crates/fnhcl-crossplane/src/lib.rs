@@ -620,7 +620,7 @@ impl Function {
                     operation::check_composition(&output)?;
                     dependencies::apply(req, &mut output, input.auto_ready)?;
                 }
-                let readiness = response::Settings {
+                let settings = response::Settings {
                     gating: input.readiness_gating,
                     auto_ready: input.auto_ready,
                     connection: connection::Policy {
@@ -631,7 +631,7 @@ impl Function {
                 let mut rsp = if operation {
                     response::operation(req, ttl, &output)?
                 } else {
-                    response::success(req, ttl, &output, readiness)?
+                    response::success(req, ttl, &output, settings)?
                 };
                 // Schema validation adds results and requirements.
                 let capable = req.meta.as_ref().is_some_and(|m| {

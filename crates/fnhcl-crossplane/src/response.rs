@@ -165,7 +165,7 @@ pub fn success(
     req: &RunFunctionRequest,
     ttl: Duration,
     output: &Output,
-    readiness: Settings,
+    settings: Settings,
 ) -> Result<RunFunctionResponse, String> {
     let mut rsp = base_response(req, ttl);
     let desired = rsp.desired.get_or_insert_with(State::default);
@@ -177,7 +177,7 @@ pub fn success(
             .map_err(|e| format!("unable to convert resource body to struct: {}: {e}", r.name))?;
         let ready = match r.ready {
             // D34: no `ready` block (or a discarded one).
-            None if readiness.auto_ready => {
+            None if settings.auto_ready => {
                 let seen = observed
                     .and_then(|o| o.get(&r.name))
                     .and_then(|o| o.resource.as_ref());
@@ -205,7 +205,7 @@ pub fn success(
     // stays as the request had it.
     let composite_ready = match output.composite_ready {
         Some(r) => Some(ready_value(Some(r))),
-        None if readiness.gating && !output.gating.is_empty() => Some(Ready::False as i32),
+        None if settings.gating && !output.gating.is_empty() => Some(Ready::False as i32),
         None => None,
     };
     if let Some(r) = composite_ready {
@@ -235,7 +235,7 @@ pub fn success(
     crate::connection::apply(
         req,
         output,
-        readiness.connection,
+        settings.connection,
         desired,
         &mut connection_warnings,
     )?;
