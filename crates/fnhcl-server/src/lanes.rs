@@ -23,10 +23,14 @@
 //! in the light lane. The threads the pool may need are therefore bounded
 //! by `light + heavy_total` ([`LaneLimits::threads`]).
 //!
-//! No run is preempted: the lanes only decide which runs the OS scheduler
-//! sees. With every heavy slot busy, a trivial request still gets a light
-//! slot and its thread competes for the cores with `heavy_running`
-//! threads, not with every heavy request in flight.
+//! The heavy lane is shared in turns: runs wait for a heavy slot in the
+//! order they arrived, and a heavy run that has evaluated for
+//! [`LaneLimits::heavy_slice_checks`] checks while others wait gives its
+//! slot to the first of them and queues behind the last; so two long runs
+//! never keep a newer one waiting until they end. With every heavy slot
+//! busy, a trivial request still gets a light slot and its thread competes
+//! for the cores with `heavy_running` threads, not with every heavy
+//! request in flight.
 //!
 //! The same check stops a run whose caller has gone (cancelled, deadline
 //! passed: tonic drops the handler, whose [`Guard`] raises the flag), and
@@ -52,13 +56,17 @@ pub struct LaneLimits {
     ///
     /// [`fnhcl_expr`'s interval]: fnhcl_eval::Limits::interrupt
     pub demote_after_checks: u64,
+    /// Interrupt checks a heavy run evaluates in one turn while other heavy
+    /// runs wait (then it queues behind them).
+    pub heavy_slice_checks: u64,
 }
 
 impl LaneLimits {
     /// The defaults for `cores` cores: light twice the cores (at least 4,
     /// the pool of earlier versions), heavy runs one per core, up to four
     /// per core in the heavy lane (at least 8), a run moves after ~4 ms of
-    /// evaluation (4 checks of 4,096 steps).
+    /// evaluation (4 checks of 4,096 steps), a heavy run's turn is ~50 ms
+    /// (50 checks) while others wait.
     pub fn for_cores(cores: usize) -> LaneLimits {
         let cores = cores.max(1);
         LaneLimits {
@@ -66,6 +74,7 @@ impl LaneLimits {
             heavy_running: cores,
             heavy_total: cores.saturating_mul(4).max(8),
             demote_after_checks: 4,
+            heavy_slice_checks: 50,
         }
     }
 
@@ -126,6 +135,10 @@ pub struct LaneStats {
 struct Heavy {
     running: usize,
     total: usize,
+    /// The runs waiting for a heavy slot, first come first served.
+    queue: std::collections::VecDeque<u64>,
+    /// The next place in the queue.
+    next: u64,
 }
 
 /// The scheduler shared by every request of a server.
@@ -211,13 +224,19 @@ impl Lanes {
         true
     }
 
-    /// Waits for a heavy slot; false if the caller went away meanwhile
-    /// (the run then leaves the heavy lane).
+    /// Waits, in arrival order, for a heavy slot; false if the caller went
+    /// away meanwhile (the run then leaves the heavy lane).
     fn wait_heavy(&self, gone: &AtomicBool) -> bool {
         let mut h = self.heavy.lock().unwrap_or_else(PoisonError::into_inner);
-        while h.running >= self.limits.heavy_running.max(1) {
+        let place = h.next;
+        h.next += 1;
+        h.queue.push_back(place);
+        while h.running >= self.limits.heavy_running.max(1) || h.queue.front() != Some(&place) {
             if gone.load(Ordering::Relaxed) {
+                h.queue.retain(|p| *p != place);
                 h.total -= 1;
+                drop(h);
+                self.heavy_free.notify_all();
                 return false;
             }
             // Woken when a slot frees; the timeout notices a caller gone.
@@ -227,8 +246,26 @@ impl Lanes {
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
         }
+        h.queue.pop_front();
         h.running += 1;
+        drop(h);
+        // The next in line may take another free slot.
+        self.heavy_free.notify_all();
         true
+    }
+
+    /// A heavy run's turn is over: when others wait, it gives its slot to
+    /// the first and queues behind the last. False if the caller went away
+    /// while it waited.
+    fn yield_heavy(&self, gone: &AtomicBool) -> bool {
+        let mut h = self.heavy.lock().unwrap_or_else(PoisonError::into_inner);
+        if h.queue.is_empty() {
+            return true;
+        }
+        h.running -= 1;
+        drop(h);
+        self.heavy_free.notify_all();
+        self.wait_heavy(gone)
     }
 
     fn leave_heavy(&self) {
@@ -236,7 +273,7 @@ impl Lanes {
         h.running -= 1;
         h.total -= 1;
         drop(h);
-        self.heavy_free.notify_one();
+        self.heavy_free.notify_all();
     }
 }
 
@@ -300,6 +337,17 @@ impl Ticket {
             return true;
         }
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if matches!(*state, State::Heavy) {
+            let slice = self.lanes.limits.heavy_slice_checks.max(1);
+            if (n - self.lanes.limits.demote_after_checks) % slice == 0
+                && !self.lanes.yield_heavy(&self.gone)
+            {
+                *state = State::Done;
+                self.stop();
+                return false;
+            }
+            return true;
+        }
         let State::Light(permit) = &mut *state else {
             return true;
         };
@@ -354,6 +402,7 @@ mod tests {
             heavy_running: 1,
             heavy_total: 4,
             demote_after_checks: 2,
+            heavy_slice_checks: 1_000_000,
         }
     }
 
@@ -471,5 +520,45 @@ mod tests {
         drop(t1);
         let h = lanes.heavy.lock().expect("heavy");
         assert_eq!((h.running, h.total), (0, 0));
+    }
+
+    /// Two long runs share one heavy slot in turns: the one evaluating
+    /// gives the slot to the one waiting after its slice, and resumes once
+    /// that one is done (or its turn is over).
+    #[test]
+    fn heavy_runs_take_turns() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        let lanes = Arc::new(Lanes::new(LaneLimits {
+            demote_after_checks: 1,
+            heavy_slice_checks: 2,
+            ..limits()
+        }));
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let (ga, gb) = (Guard::new(), Guard::new());
+        let a = rt.block_on(lanes.admit(&ga));
+        assert!(a.check(), "A moves to the heavy lane and runs");
+        let b = rt.block_on(lanes.admit(&gb));
+        let b_order = order.clone();
+        let b_run = std::thread::spawn(move || {
+            // Moves to the heavy lane and waits for A's turn to end.
+            assert!(b.check());
+            b_order.lock().expect("order").push("B runs");
+            drop(b);
+        });
+        // B is queued.
+        while lanes.heavy.lock().expect("heavy").queue.is_empty() {
+            std::thread::yield_now();
+        }
+        // A's slice ends at its next check: B takes the slot, A waits.
+        assert!(a.check());
+        assert!(a.check());
+        order.lock().expect("order").push("A resumes");
+        b_run.join().expect("B");
+        assert_eq!(*order.lock().expect("order"), ["B runs", "A resumes"]);
+        drop(a);
+        let h = lanes.heavy.lock().expect("heavy");
+        assert_eq!((h.running, h.total, h.queue.len()), (0, 0, 0));
     }
 }

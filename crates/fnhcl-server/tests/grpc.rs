@@ -742,6 +742,7 @@ async fn a_long_run_moves_to_the_pool_and_a_small_one_still_runs_inline() {
         heavy_running: 1,
         heavy_total: 4,
         demote_after_checks: 1,
+        heavy_slice_checks: 50,
     }));
     let heavy: Vec<_> = (0..3)
         .map(|_| {
@@ -769,6 +770,7 @@ async fn a_run_whose_caller_has_gone_stops() {
         heavy_running: 1,
         heavy_total: 4,
         demote_after_checks: 1,
+        heavy_slice_checks: 50,
     }));
     // A run far longer than this test: ~900,000 elements.
     let task = {
