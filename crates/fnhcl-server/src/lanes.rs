@@ -339,7 +339,7 @@ impl Ticket {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         if matches!(*state, State::Heavy) {
             let slice = self.lanes.limits.heavy_slice_checks.max(1);
-            if (n - self.lanes.limits.demote_after_checks) % slice == 0
+            if (n - self.lanes.limits.demote_after_checks).is_multiple_of(slice)
                 && !self.lanes.yield_heavy(&self.gone)
             {
                 *state = State::Done;
