@@ -94,10 +94,16 @@ impl LaneLimits {
 /// (the view checks every byte once, a few instructions per byte).
 pub const SMALL_REQUEST_BYTES: usize = 256 << 10;
 
+/// The largest inline program (`hcl`, in bytes) a small request may
+/// carry: compiling it (when it is not cached yet) cannot be interrupted,
+/// and must not hold a runtime thread for long.
+pub const SMALL_PROGRAM_BYTES: usize = 32 << 10;
+
 /// Whether `req`, `encoded_len` bytes long as received, is at most
-/// [`SMALL_REQUEST_BYTES`] long and its program is inline: a
-/// `source: FileSystem` program is read from disk, which must not happen on
-/// a runtime thread.
+/// [`SMALL_REQUEST_BYTES`] long and its program is inline and at most
+/// [`SMALL_PROGRAM_BYTES`]: a `source: FileSystem` program is read from
+/// disk, and a large one compiled, neither of which may happen on a
+/// runtime thread.
 pub fn small_request(
     req: &fnhcl_crossplane::proto::RunFunctionRequest,
     encoded_len: usize,
@@ -106,12 +112,18 @@ pub fn small_request(
     if encoded_len > SMALL_REQUEST_BYTES {
         return false;
     }
-    let source = req
-        .input
-        .as_ref()
-        .and_then(|input| input.fields.get("source"))
-        .and_then(|v| v.kind.as_ref());
-    source.is_none_or(|k| matches!(k, Kind::StringValue(s) if s == "Inline"))
+    let field = |name: &str| {
+        req.input
+            .as_ref()
+            .and_then(|input| input.fields.get(name))
+            .and_then(|v| v.kind.as_ref())
+    };
+    let inline = field("source").is_none_or(|k| matches!(k, Kind::StringValue(s) if s == "Inline"));
+    let small = field("hcl").is_none_or(|k| match k {
+        Kind::StringValue(s) => s.len() <= SMALL_PROGRAM_BYTES,
+        _ => true,
+    });
+    inline && small
 }
 
 /// Counters of what the lanes did (since start).
@@ -560,5 +572,23 @@ mod tests {
         drop(a);
         let h = lanes.heavy.lock().expect("heavy");
         assert_eq!((h.running, h.total, h.queue.len()), (0, 0, 0));
+    }
+
+    /// A program too large to compile on a runtime thread, or read from
+    /// disk, makes a request run in the pool.
+    #[test]
+    fn only_small_inline_programs_run_inline() {
+        use fnhcl_crossplane::proto::RunFunctionRequest;
+        let request = |input: serde_json::Value| RunFunctionRequest {
+            input: fnhcl_crossplane::convert::json_to_struct(&input),
+            ..Default::default()
+        };
+        let small = request(serde_json::json!({"hcl": "resource a { body = {} }"}));
+        assert!(small_request(&small, 100));
+        assert!(!small_request(&small, SMALL_REQUEST_BYTES + 1));
+        let big = request(serde_json::json!({"hcl": "#".repeat(SMALL_PROGRAM_BYTES + 1)}));
+        assert!(!small_request(&big, SMALL_PROGRAM_BYTES + 100));
+        let fs = request(serde_json::json!({"source": "FileSystem", "path": "/p"}));
+        assert!(!small_request(&fs, 100));
     }
 }
