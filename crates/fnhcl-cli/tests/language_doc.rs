@@ -159,7 +159,9 @@ fn check_program(ex: &Example<'_>) -> Vec<String> {
     let want_error = f.tags.first().is_some_and(|t| t == "error");
     if want_error {
         if errors.is_empty() {
-            problems.push(format!("{at}: marked `error`, but the program has no error"));
+            problems.push(format!(
+                "{at}: marked `error`, but the program has no error"
+            ));
         }
         for code in &f.tags[1..] {
             if !diags.iter().any(|d| d.code == Some(code.as_str())) {
@@ -326,9 +328,8 @@ fn check_render(at: &str, program: &[(String, String)], blocks: &[&Fence]) -> Re
         (Ok(out), None) => {
             let mut problems = Vec::new();
             for block in expected {
-                let docs = fnhcl_render::yaml::load_stream(&block.text).map_err(|e| {
-                    format!("{PAGE}:{}: invalid expected YAML: {e}", block.line)
-                })?;
+                let docs = fnhcl_render::yaml::load_stream(&block.text)
+                    .map_err(|e| format!("{PAGE}:{}: invalid expected YAML: {e}", block.line))?;
                 for doc in docs {
                     if let Err(why) = find_match(&doc, &out.documents) {
                         problems.push(format!(

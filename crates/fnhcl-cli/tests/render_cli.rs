@@ -275,7 +275,11 @@ spec:
     ];
     let with = fn_hcl(dir, &[&args[..], &["-s", "schemas"]].concat());
     let stdout = String::from_utf8_lossy(&with.stdout);
-    assert!(with.status.success(), "{}", String::from_utf8_lossy(&with.stderr));
+    assert!(
+        with.status.success(),
+        "{}",
+        String::from_utf8_lossy(&with.stderr)
+    );
     assert!(
         stdout.contains("spec.size: expected integer, got string"),
         "{stdout}"
