@@ -303,3 +303,78 @@ fn every_diagnostic_of_a_fatal_result_is_shown() {
         "{stderr}"
     );
 }
+
+/// `-s/--required-schemas DIR`: OpenAPI v3 documents answer the
+/// function's schema requirements, and what violates them is reported
+/// (docs/render.md, docs/schema-validation.md).
+#[test]
+fn required_schemas_answer_schema_requirements() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path();
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write(
+        "xr.yaml",
+        "apiVersion: example.com/v1\nkind: XApp\nmetadata:\n  name: app-1\n",
+    );
+    write(
+        "composition.yaml",
+        r#"apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata:
+  name: widgets
+spec:
+  compositeTypeRef: { apiVersion: example.com/v1, kind: XApp }
+  mode: Pipeline
+  pipeline:
+    - step: hcl
+      functionRef: { name: fn-hcl }
+      input:
+        apiVersion: hcl.fn.crossplane.io/v1beta1
+        kind: HclInput
+        hcl: |
+          resource w {
+            body = {
+              apiVersion = "example.io/v1"
+              kind       = "Widget"
+              spec       = { size = "big" }
+            }
+          }
+"#,
+    );
+    write(
+        "schemas/widget.json",
+        r#"{"openapi": "3.0.0", "components": {"schemas": {"io.example.v1.Widget": {
+  "type": "object",
+  "x-kubernetes-group-version-kind": [{"group": "example.io", "version": "v1", "kind": "Widget"}],
+  "properties": {
+    "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"},
+    "spec": {"type": "object", "properties": {"size": {"type": "integer"}}}
+  }}}}}"#,
+    );
+    let args = [
+        "-r",
+        "--crossplane-version",
+        "2.2",
+        "xr.yaml",
+        "composition.yaml",
+    ];
+    let with = fn_hcl(dir, &[&args[..], &["-s", "schemas"]].concat());
+    let stdout = String::from_utf8_lossy(&with.stdout);
+    assert!(
+        with.status.success(),
+        "{}",
+        String::from_utf8_lossy(&with.stderr)
+    );
+    assert!(
+        stdout.contains("spec.size: expected integer, got string"),
+        "{stdout}"
+    );
+    // Without schemas, nothing is validated.
+    let without = fn_hcl(dir, &args);
+    assert!(without.status.success());
+    assert!(!String::from_utf8_lossy(&without.stdout).contains("spec.size"));
+}

@@ -52,10 +52,13 @@ pub fn functions_markdown() -> String {
     );
     let _ = writeln!(
         s,
-        "{} functions: Terraform 1.5.7's built-ins (without `timestamp`, `uuid`, `bcrypt` and the \
-         file functions, see decision D8) plus `type`, `sensitive`, `nonsensitive`, `uuidv5` and \
-         `invoke`. Signatures use `...` for a variadic parameter and `any` for a parameter of any \
-         type. `fn-hcl functions` prints the same list.\n",
+        "{} functions: Terraform 1.5.7's built-ins, without those that read the clock or \
+         randomness (`timestamp`, `plantimestamp`, `uuid`, `bcrypt`) or files (`file`, \
+         `fileexists`, `fileset`, `filebase64`, the `file*` hashes, `templatefile`, `abspath`, \
+         `dirname`, `basename`, `pathexpand`), see decision D8; with `type`, `sensitive`, \
+         `nonsensitive` and `uuidv5`, which the Go function-hcl lacks; plus `invoke`. Signatures \
+         use `...` for a variadic parameter and `any` for a parameter of any type. \
+         `fn-hcl functions` prints the same list.\n",
         registry().len()
     );
     for (cat, fs) in by_category() {
