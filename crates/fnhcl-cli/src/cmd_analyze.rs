@@ -70,8 +70,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         ..Default::default()
     };
     let never = std::sync::atomic::AtomicBool::new(false);
-    let schemas =
-        fnhcl_project::crds::load_with(&args.crds, &path, &limits, &never)?.map(Arc::new);
+    let schemas = fnhcl_project::crds::load_with(&args.crds, &path, &limits, &never)?.map(Arc::new);
     let mut units = if path.is_dir() {
         let files = fnhcl_project::load_dir(&path)?;
         vec![Unit {

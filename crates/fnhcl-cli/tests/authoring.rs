@@ -845,7 +845,8 @@ fn analyze_bounds_crd_discovery() {
     let run = fn_hcl(root, &["analyze"], None);
     assert_ne!(run.code, 0);
     assert!(
-        run.stderr.contains("pattern \"/**/*.yaml\" leads to /, outside the workspace root"),
+        run.stderr
+            .contains("pattern \"/**/*.yaml\" leads to /, outside the workspace root"),
         "{}",
         run.stderr
     );
@@ -858,7 +859,10 @@ fn analyze_bounds_crd_discovery() {
     write(
         root,
         ".crd-sources.yaml",
-        &format!("paths:\n  - \"crds/{}b.yaml\"\n  - crds/bucket.yaml\n", "*a".repeat(30)),
+        &format!(
+            "paths:\n  - \"crds/{}b.yaml\"\n  - crds/bucket.yaml\n",
+            "*a".repeat(30)
+        ),
     );
     let run = fn_hcl(root, &["analyze"], None);
     assert_eq!(run.code, 0, "{}", run.stderr);

@@ -130,10 +130,9 @@ fn work(shared: &Shared, results: &Sender<Background>, load: &LoadFn) {
                 state = shared.wake.wait(state).unwrap_or_else(|e| e.into_inner());
             }
         };
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            load(&source, &cancel)
-        }))
-        .unwrap_or_else(|_| Err("internal error while loading CRDs".to_owned()));
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| load(&source, &cancel)))
+                .unwrap_or_else(|_| Err("internal error while loading CRDs".to_owned()));
         shared.lock().running = None;
         if cancel.load(Ordering::Relaxed) {
             // A newer load of the source is waiting (or the server is gone).
@@ -201,14 +200,20 @@ mod tests {
         let loader = Loader::new(tx, load);
         let source = Path::new("/w/.crd-sources.yaml");
         loader.request(source, 1).expect("request");
-        started_rx.recv_timeout(WAIT).expect("the first load starts");
+        started_rx
+            .recv_timeout(WAIT)
+            .expect("the first load starts");
         for generation in 2..=1000 {
             loader.request(source, generation).expect("request");
         }
         submitted.store(true, Ordering::SeqCst);
         let Background::Crds { generation, .. } = rx.recv_timeout(WAIT).expect("a result");
         assert_eq!(generation, 1000, "only the newest load reports");
-        assert_eq!(loads.load(Ordering::SeqCst), 2, "the burst is one more load");
+        assert_eq!(
+            loads.load(Ordering::SeqCst),
+            2,
+            "the burst is one more load"
+        );
         assert_eq!(most.load(Ordering::SeqCst), 1, "never two loads at once");
         assert_eq!(loader.threads(), 1);
         assert!(rx.try_recv().is_err(), "the cancelled load reports nothing");

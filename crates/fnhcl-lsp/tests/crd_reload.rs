@@ -70,7 +70,10 @@ impl Client {
 
     fn notify(&self, method: &str, params: Value) {
         let n = Notification::new(method.to_owned(), params);
-        self.conn.sender.send(Message::Notification(n)).expect("send");
+        self.conn
+            .sender
+            .send(Message::Notification(n))
+            .expect("send");
     }
 
     fn request(&mut self, method: &str, params: Value) -> Response {
@@ -187,7 +190,9 @@ fn the_crd_budget_is_reported() {
     let root = std::fs::canonicalize(dir.path()).expect("canonical");
     write(&root, ".crds/thing.yaml", CRD);
     write(&root, "comp/main.hcl", "locals {\n  a = 1\n}\n");
-    let (client, server) = Client::start(fnhcl_lsp::Settings { crds_max_bytes: 100 });
+    let (client, server) = Client::start(fnhcl_lsp::Settings {
+        crds_max_bytes: 100,
+    });
     client.notify(
         "textDocument/didOpen",
         json!({ "textDocument": { "uri": uri(&root.join("comp/main.hcl")), "languageId": "hcl",

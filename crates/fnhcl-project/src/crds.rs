@@ -224,7 +224,13 @@ fn discover(
     let pattern = Pattern::parse("**/*").expect("a valid pattern");
     let mut walk = Walk::new(&origin, &root, limits, cancel);
     let mut files = Vec::new();
-    walk.walk(&resolved, &pattern, "**/*", &["yaml", "yml", "json"], &mut files)?;
+    walk.walk(
+        &resolved,
+        &pattern,
+        "**/*",
+        &["yaml", "yml", "json"],
+        &mut files,
+    )?;
     files.sort();
     Ok(Some((files, Scope::Both)))
 }
@@ -282,10 +288,7 @@ fn read_small(file: &Path, max: u64) -> anyhow::Result<String> {
         .read_to_end(&mut bytes)
         .with_context(|| format!("read {}", file.display()))?;
     if bytes.len() as u64 > max {
-        bail!(
-            "{}: more than the limit of {max} bytes",
-            file.display()
-        );
+        bail!("{}: more than the limit of {max} bytes", file.display());
     }
     String::from_utf8(bytes).map_err(|_| anyhow!("{}: not UTF-8 text", file.display()))
 }

@@ -146,12 +146,8 @@ impl Pattern {
         for &i in &state.0 {
             match self.segments.get(i) {
                 Some(Segment::Any) => next.push(i),
-                Some(Segment::Name(p)) => {
-                    if match_segment(p, &name, steps) {
-                        next.push(i + 1);
-                    }
-                }
-                None => {}
+                Some(Segment::Name(p)) if match_segment(p, &name, steps) => next.push(i + 1),
+                Some(Segment::Name(_)) | None => {}
             }
         }
         self.close(next)

@@ -105,7 +105,9 @@ fn pathological_globs_end() {
     };
     let e = load_err(root, &limits);
     assert!(
-        e.contains(&format!("pattern \"crds/{stars}b.yaml\": matching it took more than 1000 steps")),
+        e.contains(&format!(
+            "pattern \"crds/{stars}b.yaml\": matching it took more than 1000 steps"
+        )),
         "{e}"
     );
 }
@@ -116,14 +118,24 @@ fn oversized_patterns_are_refused() {
     let dir = repo();
     let root = dir.path();
     let doubles = ["**"; 9].join("/x/");
-    write(root, ".crd-sources.yaml", &format!("paths:\n  - \"{doubles}\"\n"));
+    write(
+        root,
+        ".crd-sources.yaml",
+        &format!("paths:\n  - \"{doubles}\"\n"),
+    );
     let e = load_err(root, &Limits::default());
     assert!(
-        e.contains(&format!("pattern \"{doubles}\": the pattern has 9 `**` segments, more than the limit of 8")),
+        e.contains(&format!(
+            "pattern \"{doubles}\": the pattern has 9 `**` segments, more than the limit of 8"
+        )),
         "{e}"
     );
     let long = format!("crds/{}*.yaml", "a".repeat(1100));
-    write(root, ".crd-sources.yaml", &format!("paths:\n  - \"{long}\"\n"));
+    write(
+        root,
+        ".crd-sources.yaml",
+        &format!("paths:\n  - \"{long}\"\n"),
+    );
     let e = load_err(root, &Limits::default());
     assert!(e.contains("bytes, more than the limit of 1024"), "{e}");
 }
@@ -139,7 +151,11 @@ fn patterns_stay_under_the_workspace_root() {
     let sub = root.join("compositions");
     write(root, "platform/apis/x/definition.yaml", &crd("Inside"));
     for pattern in ["/**/*.yaml", "/**", "../../**/*.yaml", "../../etc/*.yaml"] {
-        write(&sub, ".crd-sources.yaml", &format!("paths:\n  - \"{pattern}\"\n"));
+        write(
+            &sub,
+            ".crd-sources.yaml",
+            &format!("paths:\n  - \"{pattern}\"\n"),
+        );
         let e = load_err(&sub, &Limits::default());
         assert!(
             e.contains(&format!("pattern \"{pattern}\" leads to"))
@@ -181,7 +197,11 @@ fn patterns_stay_under_the_workspace_root() {
     let plain = tempfile::tempdir().expect("tempdir");
     let sub = plain.path().join("compositions");
     write(plain.path(), "platform/x.yaml", &crd("Inside"));
-    write(&sub, ".crd-sources.yaml", "paths:\n  - ../platform/*.yaml\n");
+    write(
+        &sub,
+        ".crd-sources.yaml",
+        "paths:\n  - ../platform/*.yaml\n",
+    );
     let e = load_err(&sub, &Limits::default());
     assert!(e.contains("outside the workspace root"), "{e}");
 }
@@ -303,7 +323,10 @@ fn fifos_are_not_opened() {
         &AtomicBool::new(false),
     )
     .expect_err("a FIFO given");
-    assert!(format!("{e:#}").contains("a.yaml\": not a regular file"), "{e:#}");
+    assert!(
+        format!("{e:#}").contains("a.yaml\": not a regular file"),
+        "{e:#}"
+    );
 }
 
 /// The files' sizes are added up before any is read: over the budget is
@@ -321,7 +344,9 @@ fn the_budget_is_checked_before_reading() {
         .expect("sparse file");
     let e = load_err(root, &Limits::default());
     assert!(
-        e.contains("big.yaml\" is 6442450944 bytes, more than the limit of 8 MiB for one schema file"),
+        e.contains(
+            "big.yaml\" is 6442450944 bytes, more than the limit of 8 MiB for one schema file"
+        ),
         "{e}"
     );
     std::fs::remove_file(&big).expect("rm");
@@ -342,8 +367,13 @@ fn the_budget_is_checked_before_reading() {
         "{e}"
     );
     // The same for `--crds`.
-    let e = load_with(&[root.join(".crds")], root, &limits, &AtomicBool::new(false))
-        .expect_err("over the budget");
+    let e = load_with(
+        &[root.join(".crds")],
+        root,
+        &limits,
+        &AtomicBool::new(false),
+    )
+    .expect_err("over the budget");
     assert!(format!("{e:#}").contains("--crds-max-bytes"), "{e:#}");
 
     let limits = Limits {
@@ -363,5 +393,8 @@ fn a_cancelled_load_stops() {
     write(dir.path(), ".crds/a.yaml", &crd("Alpha"));
     let e = load_with(&[], dir.path(), &Limits::default(), &AtomicBool::new(true))
         .expect_err("cancelled");
-    assert!(e.downcast_ref::<fnhcl_project::crds::Cancelled>().is_some(), "{e:#}");
+    assert!(
+        e.downcast_ref::<fnhcl_project::crds::Cancelled>().is_some(),
+        "{e:#}"
+    );
 }
