@@ -40,6 +40,16 @@ pub(crate) struct Args {
     /// up from PATH, as the Go function-hcl's language server finds them.
     #[arg(long, value_name = "PATH")]
     crds: Vec<PathBuf>,
+    /// The most bytes of CRD files to read, all together (their sizes are
+    /// checked before any is read). Compiled, a schema takes up to about 60
+    /// times its text in memory.
+    #[arg(
+        long,
+        value_name = "BYTES",
+        env = "FNHCL_CRDS_MAX_BYTES",
+        default_value_t = fnhcl_testkit::render_args::DEFAULT_CRDS_MAX_BYTES
+    )]
+    crds_max_bytes: u64,
     /// Exit with status 1 on warnings too (for CI).
     #[arg(long)]
     deny_warnings: bool,
@@ -55,7 +65,12 @@ struct Unit {
 
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = args.dir.unwrap_or_else(|| PathBuf::from("."));
-    let schemas = fnhcl_project::crds::load(&args.crds, &path)?.map(Arc::new);
+    let limits = fnhcl_project::crds::Limits {
+        max_bytes: args.crds_max_bytes,
+        ..Default::default()
+    };
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let schemas = fnhcl_project::crds::load_with(&args.crds, &path, &limits, &never)?.map(Arc::new);
     let mut units = if path.is_dir() {
         let files = fnhcl_project::load_dir(&path)?;
         vec![Unit {

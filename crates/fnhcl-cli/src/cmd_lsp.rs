@@ -20,13 +20,26 @@ pub(crate) struct Args {
     /// to the client (window/logMessage).
     #[arg(long, hide = true)]
     log_file: Option<String>,
+    /// The most bytes of CRD files one CRD source (`.crd-sources.yaml` or
+    /// `.crds/`) may load, all together. Compiled, a schema takes up to
+    /// about 60 times its text in memory.
+    #[arg(
+        long,
+        value_name = "BYTES",
+        env = "FNHCL_CRDS_MAX_BYTES",
+        default_value_t = fnhcl_testkit::render_args::DEFAULT_CRDS_MAX_BYTES
+    )]
+    crds_max_bytes: u64,
 }
 
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let _ = (args.stdio, args.log_file);
+    let settings = fnhcl_lsp::Settings {
+        crds_max_bytes: args.crds_max_bytes,
+    };
     match args.port {
-        Some(port) => fnhcl_lsp::run_tcp(port)?,
-        None => fnhcl_lsp::run_stdio()?,
+        Some(port) => fnhcl_lsp::run_tcp_with(port, &settings)?,
+        None => fnhcl_lsp::run_stdio_with(&settings)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -829,3 +829,52 @@ fn analyze_checks_bodies_against_crds_found_or_given() {
     assert_ne!(run.code, 0);
     assert!(run.stderr.contains("bad.yaml"), "{}", run.stderr);
 }
+
+/// `analyze` under a hostile `.crd-sources.yaml`: a pattern that leads out
+/// of the workspace (`/**`) is refused with the pattern named, before any
+/// walk; a glob that made the old matcher take exponential time ends; CRDs
+/// over `--crds-max-bytes` are refused naming the flag.
+#[test]
+fn analyze_bounds_crd_discovery() {
+    let bucket = repo().join("crates/fnhcl-schema/tests/data/crds/s3.aws.upbound.io_buckets.yaml");
+    let size = std::fs::metadata(&bucket).expect("bucket CRD").len();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(root, "main.hcl", "locals {\n  a = 1\n}\n");
+    write(root, ".crd-sources.yaml", "paths:\n  - /**/*.yaml\n");
+    let run = fn_hcl(root, &["analyze"], None);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr
+            .contains("pattern \"/**/*.yaml\" leads to /, outside the workspace root"),
+        "{}",
+        run.stderr
+    );
+
+    let long = "a".repeat(200);
+    for i in 0..10 {
+        write(root, &format!("crds/{long}{i}.yaml"), "kind: Other\n");
+    }
+    std::fs::copy(&bucket, root.join("crds/bucket.yaml")).expect("copy");
+    write(
+        root,
+        ".crd-sources.yaml",
+        &format!(
+            "paths:\n  - \"crds/{}b.yaml\"\n  - crds/bucket.yaml\n",
+            "*a".repeat(30)
+        ),
+    );
+    let run = fn_hcl(root, &["analyze"], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+
+    let budget = (size - 1).to_string();
+    let run = fn_hcl(root, &["analyze", "--crds-max-bytes", &budget], None);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains(&format!(
+            "the schema files are {size} bytes together, more than the budget of {budget} bytes; raise it with --crds-max-bytes"
+        )),
+        "{}",
+        run.stderr
+    );
+}

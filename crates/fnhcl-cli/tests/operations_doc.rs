@@ -205,15 +205,14 @@ fn metric_names_exist() {
     }
 }
 
-/// Every `--flag` `docs/limits.md` names is a flag of `fn-hcl serve`.
+/// Every `--flag` `docs/limits.md` names is a flag of the commands its
+/// section is about: those its table header names (`` flag (`fn-hcl
+/// analyze`, `fn-hcl render`) ``), else `fn-hcl serve`. A flag in a
+/// table's flag column must be a flag of every one of them, one elsewhere
+/// of one of them.
 #[test]
 fn limits_page_flags_exist() {
     let page = repo_file("docs/limits.md");
-    let help = Command::new(BIN)
-        .args(["serve", "--help"])
-        .output()
-        .expect("fn-hcl serve --help");
-    let help = String::from_utf8_lossy(&help.stdout);
     let words = |text: &str| -> BTreeSet<String> {
         text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
             .filter(|w| {
@@ -223,13 +222,81 @@ fn limits_page_flags_exist() {
             .map(str::to_owned)
             .collect()
     };
-    let flags = words(&help);
-    let named = words(&page);
-    assert!(named.len() >= 8, "{named:?}");
-    for flag in named {
+    let mut helps = std::collections::BTreeMap::new();
+    let mut flags_of = |command: &str| -> BTreeSet<String> {
+        helps
+            .entry(command.to_owned())
+            .or_insert_with(|| {
+                let help = Command::new(BIN)
+                    .args([command, "--help"])
+                    .output()
+                    .unwrap_or_else(|e| panic!("fn-hcl {command} --help: {e}"));
+                assert!(help.status.success(), "fn-hcl {command} --help");
+                words(&String::from_utf8_lossy(&help.stdout))
+            })
+            .clone()
+    };
+    let mut checked = 0;
+    let mut commands_seen = BTreeSet::new();
+    for section in page.split("\n## ") {
+        // The commands of the section: those of its first table header
+        // that names any, else `serve`.
+        let header = section
+            .lines()
+            .find(|l| l.starts_with("| limit") && l.contains("flag"));
+        let mut commands: Vec<String> = header
+            .map(|h| {
+                h.split("`fn-hcl ")
+                    .skip(1)
+                    .filter_map(|rest| rest.split('`').next())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if commands.is_empty() {
+            commands.push("serve".to_owned());
+        }
+        let title = section.lines().next().unwrap_or("");
+        // The flag column of the table a line is in.
+        let mut flag_column = None;
+        for line in section.lines() {
+            if line.starts_with("| limit") {
+                flag_column = line.split('|').position(|c| c.contains("flag"));
+            }
+            let cells: Vec<&str> = if line.starts_with('|') {
+                line.split('|').collect()
+            } else {
+                vec![line]
+            };
+            for (i, cell) in cells.iter().enumerate() {
+                let every = line.starts_with('|') && flag_column == Some(i);
+                for flag in words(cell) {
+                    let has: Vec<bool> = commands
+                        .iter()
+                        .map(|c| flags_of(c).contains(&flag))
+                        .collect();
+                    let ok = if every {
+                        has.iter().all(|h| *h)
+                    } else {
+                        has.iter().any(|h| *h)
+                    };
+                    assert!(
+                        ok,
+                        "docs/limits.md, section {title:?}, names {flag}, which is not a flag of {} fn-hcl {}",
+                        if every { "every one of" } else { "any of" },
+                        commands.join(", fn-hcl ")
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        commands_seen.extend(commands);
+    }
+    assert!(checked >= 8, "{checked} flags checked");
+    for c in ["serve", "analyze", "render", "lsp"] {
         assert!(
-            flags.contains(&flag),
-            "docs/limits.md names {flag}, which fn-hcl serve lacks"
+            commands_seen.contains(c),
+            "no section of docs/limits.md is about fn-hcl {c}: {commands_seen:?}"
         );
     }
 }

@@ -378,3 +378,48 @@ spec:
     assert!(without.status.success());
     assert!(!String::from_utf8_lossy(&without.stdout).contains("spec.size"));
 }
+
+/// `--crds` (with `--required-schemas`) over `--crds-max-bytes`: refused
+/// before anything is read, with the budget and the flag named; within it,
+/// the render goes on. The default budget takes the case as it is.
+#[test]
+fn crds_over_the_budget_are_refused_naming_the_flag() {
+    let dir = root().join("cases/schema-violations");
+    let crd = "../../../../crates/fnhcl-schema/tests/data/crds/s3.aws.upbound.io_buckets.yaml";
+    let size = std::fs::metadata(dir.join(crd)).expect("CRD").len()
+        + std::fs::metadata(dir.join("xrd.yaml")).expect("XRD").len();
+    let base = [
+        "--crossplane-version",
+        "2.2.0",
+        "--crds",
+        crd,
+        "--crds",
+        "xrd.yaml",
+        "xr.yaml",
+        "composition.yaml",
+    ];
+    let budget = (size - 1).to_string();
+    let mut args = base.to_vec();
+    args.extend(["--crds-max-bytes", &budget]);
+    let out = fn_hcl(&dir, &args);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "nothing on stdout on error");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "fn-hcl: error: cannot load schemas: the schema files are {size} bytes together, more than the budget of {budget} bytes; raise it with --crds-max-bytes (or FNHCL_CRDS_MAX_BYTES) if this machine has the memory (compiled schemas take up to about 60 times their text)"
+        )
+    );
+
+    let budget = size.to_string();
+    let mut args = base.to_vec();
+    args.extend(["--crds-max-bytes", &budget]);
+    let out = fn_hcl(&dir, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(fn_hcl(&dir, &base).status.success());
+}

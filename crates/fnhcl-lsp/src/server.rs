@@ -20,6 +20,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value as Json;
 
 use crate::convert::{path_to_uri, range, uri_to_path};
+use crate::crds_loader::Loader;
 use crate::documents::Document;
 use crate::handlers;
 use crate::project::{Crds, Project};
@@ -35,7 +36,8 @@ pub(crate) enum Background {
 
 pub(crate) struct Server {
     sender: Sender<Message>,
-    background: Sender<Background>,
+    /// Loads CRD sources, one at a time, on one thread.
+    crds_loader: Loader,
     docs: BTreeMap<PathBuf, Document>,
     /// Projects by root directory.
     projects: BTreeMap<PathBuf, Project>,
@@ -59,7 +61,7 @@ pub(crate) struct Server {
 }
 
 /// Runs the server on an established connection until `exit`.
-pub(crate) fn run(conn: &Connection) -> anyhow::Result<()> {
+pub(crate) fn run(conn: &Connection, settings: &crate::Settings) -> anyhow::Result<()> {
     // Input that ends before initialization ends the server normally.
     let (id, params) = match conn.initialize_start() {
         Err(e) if e.channel_is_disconnected() => return Ok(()),
@@ -75,9 +77,18 @@ pub(crate) fn run(conn: &Connection) -> anyhow::Result<()> {
         finished => finished?,
     }
     let (bg_tx, bg_rx) = crossbeam_channel::unbounded();
+    let limits = fnhcl_project::crds::Limits {
+        max_bytes: settings.crds_max_bytes,
+        ..Default::default()
+    };
+    let load = move |source: &Path, cancel: &std::sync::atomic::AtomicBool| {
+        // Discovery from the source's directory finds the source itself.
+        let start = source.parent().map(Path::to_path_buf).unwrap_or_default();
+        fnhcl_project::crds::load_with(&[], &start, &limits, cancel).map_err(|e| format!("{e:#}"))
+    };
     let mut server = Server {
         sender: conn.sender.clone(),
-        background: bg_tx,
+        crds_loader: Loader::new(bg_tx, Arc::new(load)),
         docs: BTreeMap::new(),
         projects: BTreeMap::new(),
         crd_sources: BTreeMap::new(),
@@ -412,24 +423,10 @@ impl Server {
         state
     }
 
+    /// Asks the loader for `source` (coalesced with the requests for it
+    /// not yet served; a load of it under way is cancelled).
     fn load_crds(&self, source: &Path, generation: u64) {
-        let tx = self.background.clone();
-        let source = source.to_path_buf();
-        // Discovery from the source's directory finds the source itself.
-        let start = source.parent().map(Path::to_path_buf).unwrap_or_default();
-        let spawned = std::thread::Builder::new()
-            .name("fn-hcl-crds".to_owned())
-            .spawn(move || {
-                let result = std::panic::catch_unwind(|| fnhcl_project::crds::load(&[], &start))
-                    .map_err(|_| "internal error while loading CRDs".to_owned())
-                    .and_then(|r| r.map_err(|e| format!("{e:#}")));
-                let _ = tx.send(Background::Crds {
-                    source,
-                    generation,
-                    result,
-                });
-            });
-        if let Err(e) = spawned {
+        if let Err(e) = self.crds_loader.request(source, generation) {
             self.log(
                 lsp_types::MessageType::ERROR,
                 format!("fn-hcl: cannot start loading CRDs: {e}"),

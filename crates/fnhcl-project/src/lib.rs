@@ -8,6 +8,7 @@
 
 pub mod crds;
 pub mod dir;
+pub mod glob;
 
 pub use dir::{
     Overlay, PackageFile, analysis_options, load_dir, load_dir_with, load_own_hcl, program_root,

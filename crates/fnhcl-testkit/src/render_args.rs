@@ -83,6 +83,16 @@ pub struct RenderArgs {
     /// also answers schema requirements (repeatable).
     #[arg(long = "crds", value_name = "PATH")]
     pub crds: Vec<PathBuf>,
+    /// The most bytes of schema files (`--crds` and `--required-schemas`
+    /// together) to read; their sizes are checked before any is read.
+    /// Compiled, a schema takes up to about 60 times its text in memory.
+    #[arg(
+        long = "crds-max-bytes",
+        value_name = "BYTES",
+        env = "FNHCL_CRDS_MAX_BYTES",
+        default_value_t = DEFAULT_CRDS_MAX_BYTES
+    )]
+    pub crds_max_bytes: u64,
     /// The Crossplane release whose `render` output to reproduce (1.17 to 2.2).
     #[arg(
         long = "crossplane-version",
@@ -115,6 +125,15 @@ pub struct RenderArgs {
     )]
     pub function_annotations: Vec<String>,
 }
+
+/// The default budget of schema text one run reads (`--crds-max-bytes`):
+/// 32 MiB. Compiled, property-dense schemas take up to about 60 times their
+/// text in memory (real provider CRDs, with their descriptions, 6 to 20
+/// times), so this keeps a run under about 2 GiB.
+pub const DEFAULT_CRDS_MAX_BYTES: u64 = 32 << 20;
+
+/// Entries (files and directories) a schema directory walk looks at.
+pub const MAX_SCHEMA_DIR_ENTRIES: usize = 100_000;
 
 /// An input file problem, worded like crossplane render.
 fn io_err(what: &str, path: &Path, e: std::io::Error) -> RenderError {
@@ -168,8 +187,9 @@ pub fn read_yaml_path(what: &str, path: &Path) -> Result<Vec<Source>, RenderErro
 
 /// A schema file, or every `.json`/`.yaml`/`.yml` file under a directory
 /// (recursively, in path order, hidden entries and symlinked directories
-/// skipped, at most 10,000 files and 16 levels). An empty directory gives
-/// an empty list.
+/// skipped, at most 10,000 files and 16 levels, looking at no more than
+/// [`MAX_SCHEMA_DIR_ENTRIES`] entries). An empty directory gives an empty
+/// list. Nothing is read: see [`read_schema_files`].
 pub fn schema_files(what: &str, path: &Path) -> Result<Vec<PathBuf>, RenderError> {
     const MAX_FILES: usize = 10_000;
     const MAX_DEPTH: usize = 16;
@@ -179,9 +199,17 @@ pub fn schema_files(what: &str, path: &Path) -> Result<Vec<PathBuf>, RenderError
     }
     let mut files = Vec::new();
     let mut dirs = vec![(path.to_path_buf(), 0usize)];
+    let mut entries = 0usize;
     while let Some((dir, depth)) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).map_err(|e| io_err(what, &dir, e))? {
             let entry = entry.map_err(|e| io_err(what, &dir, e))?;
+            entries += 1;
+            if entries > MAX_SCHEMA_DIR_ENTRIES {
+                return Err(RenderError::new(format!(
+                    "cannot load {what}: more than {MAX_SCHEMA_DIR_ENTRIES} files and directories under {:?}",
+                    path.display().to_string()
+                )));
+            }
             let p = entry.path();
             if entry.file_name().to_string_lossy().starts_with('.') {
                 continue;
@@ -210,8 +238,8 @@ pub fn schema_files(what: &str, path: &Path) -> Result<Vec<PathBuf>, RenderError
     Ok(files)
 }
 
-/// Reads [`schema_files`]; an empty directory is an error.
-pub fn read_schema_path(what: &str, path: &Path) -> Result<Vec<Source>, RenderError> {
+/// [`schema_files`]; an empty directory is an error.
+pub fn schema_path_files(what: &str, path: &Path) -> Result<Vec<PathBuf>, RenderError> {
     let files = schema_files(what, path)?;
     if files.is_empty() {
         return Err(RenderError::new(format!(
@@ -219,7 +247,86 @@ pub fn read_schema_path(what: &str, path: &Path) -> Result<Vec<Source>, RenderEr
             path.display().to_string()
         )));
     }
-    files.iter().map(|f| read_file(what, f)).collect()
+    Ok(files)
+}
+
+/// Reads schema files (each named with what it is, for errors) when their
+/// sizes together are at most `max_bytes` (`--crds-max-bytes`): the sizes
+/// are looked up first, so a set over the budget is refused before any of
+/// it is read; a file over [`fnhcl_schema::MAX_TEXT_BYTES`] is refused
+/// before it is read, and what is not a regular file (a FIFO, a device) is
+/// refused before it is opened. A file that grows while it is read is cut
+/// at the budget, which is then an error too.
+pub fn read_schema_files(
+    files: &[(&str, PathBuf)],
+    max_bytes: u64,
+) -> Result<Vec<Source>, RenderError> {
+    let max_file = fnhcl_schema::MAX_TEXT_BYTES as u64;
+    let over_budget = |size: String| {
+        RenderError::new(format!(
+            "cannot load schemas: the schema files {size}, more than the budget of {max_bytes} bytes; raise it with --crds-max-bytes (or FNHCL_CRDS_MAX_BYTES) if this machine has the memory (compiled schemas take up to about 60 times their text)"
+        ))
+    };
+    let mut total = 0u64;
+    for (what, f) in files {
+        let meta = std::fs::metadata(f).map_err(|e| io_err(what, f, e))?;
+        if !meta.is_file() {
+            return Err(RenderError::new(format!(
+                "cannot read {what} {:?}: not a regular file",
+                f.display().to_string()
+            )));
+        }
+        if meta.len() > max_file {
+            return Err(RenderError::new(format!(
+                "cannot load {what}: {:?} is {} bytes, more than the limit of {} MiB for one schema file",
+                f.display().to_string(),
+                meta.len(),
+                max_file >> 20
+            )));
+        }
+        total = total.saturating_add(meta.len());
+    }
+    if total > max_bytes {
+        return Err(over_budget(format!("are {total} bytes together")));
+    }
+    let mut out = Vec::with_capacity(files.len());
+    let mut read = 0u64;
+    for (what, f) in files {
+        use std::io::Read as _;
+        let file = std::fs::File::open(f).map_err(|e| io_err(what, f, e))?;
+        let room = max_bytes.saturating_sub(read).min(max_file);
+        let mut bytes = Vec::new();
+        file.take(room + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| io_err(what, f, e))?;
+        if bytes.len() as u64 > room {
+            return Err(if room == max_file {
+                RenderError::new(format!(
+                    "cannot load {what}: {:?} is more than {} MiB (it grew while it was read)",
+                    f.display().to_string(),
+                    max_file >> 20
+                ))
+            } else {
+                over_budget(format!(
+                    "grew to more than {} bytes while they were read",
+                    read + room
+                ))
+            });
+        }
+        read += bytes.len() as u64;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            io_err(
+                what,
+                f,
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "stream did not contain valid UTF-8",
+                ),
+            )
+        })?;
+        out.push(Source::new(f.display().to_string(), text));
+    }
+    Ok(out)
 }
 
 /// Whether the COMPOSITION argument is a program to wrap: a directory, or
@@ -370,15 +477,19 @@ impl RenderArgs {
                 None => None,
             },
             schemas: {
-                let mut schemas = Vec::new();
+                let mut files = Vec::new();
                 let given = self
                     .required_schemas
                     .iter()
                     .map(|x| ("required schemas", x));
                 for (what, path) in given.chain(self.crds.iter().map(|x| ("CRDs", x))) {
-                    schemas.extend(read_schema_path(what, &p(path))?);
+                    files.extend(
+                        schema_path_files(what, &p(path))?
+                            .into_iter()
+                            .map(|f| (what, f)),
+                    );
                 }
-                schemas
+                read_schema_files(&files, self.crds_max_bytes)?
             },
         })
     }
