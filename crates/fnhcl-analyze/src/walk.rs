@@ -72,6 +72,7 @@ pub(crate) fn check(bodies: &[Body], options: &Options) -> Vec<Diagnostic> {
             .chain([WATCHED_RESOURCE_REQUIREMENT.to_owned()])
             .collect(),
         namespaced_composite: options.namespaced_composite,
+        each_alias: None,
         in_function: false,
         const_steps: 0,
     };
@@ -108,7 +109,24 @@ struct LocalDecl {
     /// The `req.composite` path the local stands for, when its value is
     /// that path (`params = req.composite.spec.parameters`): reads through
     /// it are checked against the XRD as if written in full.
-    alias: Option<Vec<(String, Span)>>,
+    alias: Option<Vec<AliasStep>>,
+}
+
+/// One step of a path a local or `each.value` stands for.
+#[derive(Clone)]
+enum AliasStep {
+    Name(String, Span),
+    /// An element of a list (`each.value` over `for_each`).
+    Index(Span),
+}
+
+impl AliasStep {
+    fn step(&self) -> Step<'_> {
+        match self {
+            AliasStep::Name(n, s) => Step::Name(n, *s),
+            AliasStep::Index(s) => Step::Index(*s),
+        }
+    }
 }
 
 struct Walker {
@@ -121,6 +139,9 @@ struct Walker {
     requirements: BTreeSet<String>,
     /// See [`Options::namespaced_composite`].
     namespaced_composite: bool,
+    /// Inside a `resources` block whose `for_each` is a list of the XR: the
+    /// path of one element (what `each.value` stands for).
+    each_alias: Option<Vec<AliasStep>>,
     /// Inside a `function` block (no `req`, `self`, `each` or outer locals).
     in_function: bool,
     /// Evaluation steps spent on constant sub-expressions.
@@ -182,7 +203,7 @@ impl Walker {
                         name: a.name.name.clone(),
                         span: a.name.span,
                         used: false,
-                        alias: composite_alias(&a.expr),
+                        alias: self.composite_alias(&a.expr),
                     });
                 }
             }
@@ -324,6 +345,19 @@ impl Walker {
             }
             self.frames.push(args);
         }
+        let saved_each = self.each_alias.take();
+        if &*b.ident.name == "resources" {
+            self.each_alias = b.body.items.iter().find_map(|s| match s {
+                Structure::Attribute(a) if &*a.name.name == "for_each" => {
+                    let mut path = self.composite_alias(&a.expr)?;
+                    path.push(AliasStep::Index(a.expr.span));
+                    Some(path)
+                }
+                _ => None,
+            });
+        } else {
+            self.each_alias = saved_each.clone();
+        }
         self.with_scope(&locals, |w| {
             for item in &b.body.items {
                 match item {
@@ -360,6 +394,7 @@ impl Walker {
             }
         }
         self.in_function = was_in_function;
+        self.each_alias = saved_each;
         if let Some(frames) = saved_frames {
             self.frames = frames;
         }
@@ -378,11 +413,22 @@ impl Walker {
                     && !steps.is_empty()
                     && let Some(alias) = self.alias_of(&root.name)
                 {
-                    let mut full: Vec<Step<'_>> =
-                        alias.iter().map(|(n, s)| Step::Name(n, *s)).collect();
+                    let mut full: Vec<Step<'_>> = alias.iter().map(AliasStep::step).collect();
                     full.extend(steps.iter().cloned());
                     self.req(&full);
                 }
+                continue;
+            }
+            // `each.value` over a list of the XR: an element of it.
+            if &*root.name == "each"
+                && !self.in_function
+                && let (Some(Step::Name("value", _)), Some(alias)) =
+                    (steps.first(), self.each_alias.clone())
+                && steps.len() > 1
+            {
+                let mut full: Vec<Step<'_>> = alias.iter().map(AliasStep::step).collect();
+                full.extend(steps[1..].iter().cloned());
+                self.req(&full);
                 continue;
             }
             if self.in_function {
@@ -556,8 +602,30 @@ impl Walker {
         false
     }
 
+    /// The `req.composite` path `e` stands for: `req.composite` followed by
+    /// names, or a local that stands for one followed by names.
+    fn composite_alias(&self, e: &Expr) -> Option<Vec<AliasStep>> {
+        let mut steps = Vec::new();
+        let root = decompose(e, &mut steps, 0)?;
+        steps.reverse();
+        let names: Vec<AliasStep> = steps
+            .iter()
+            .map(|s| match s {
+                Step::Name(n, span) => Some(AliasStep::Name((*n).to_owned(), *span)),
+                Step::Index(_) => None,
+            })
+            .collect::<Option<_>>()?;
+        if &*root.name == "req" {
+            return matches!(names.first(), Some(AliasStep::Name(k, _)) if k == "composite")
+                .then_some(names);
+        }
+        let mut base = self.alias_of(&root.name)?;
+        base.extend(names);
+        Some(base)
+    }
+
     /// The `req.composite` path local `name` stands for, if any.
-    fn alias_of(&self, name: &str) -> Option<Vec<(String, Span)>> {
+    fn alias_of(&self, name: &str) -> Option<Vec<AliasStep>> {
         self.frames
             .iter()
             .rev()
@@ -890,24 +958,6 @@ impl Walker {
             );
         }
     }
-}
-
-/// The path of `e` when it is `req.composite` followed by names only.
-fn composite_alias(e: &Expr) -> Option<Vec<(String, Span)>> {
-    let mut steps = Vec::new();
-    let root = decompose(e, &mut steps, 0)?;
-    if &*root.name != "req" {
-        return None;
-    }
-    steps.reverse();
-    let names: Option<Vec<(String, Span)>> = steps
-        .iter()
-        .map(|s| match s {
-            Step::Name(n, span) => Some(((*n).to_owned(), *span)),
-            Step::Index(_) => None,
-        })
-        .collect();
-    names.filter(|n| n.first().is_some_and(|(k, _)| k == "composite"))
 }
 
 /// Splits a static traversal into its root and steps (pushed innermost

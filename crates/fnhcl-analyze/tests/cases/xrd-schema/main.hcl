@@ -22,3 +22,15 @@ resource r {
     }
   }
 }
+
+# each.value over a list of the XR is one element of it.
+resources zone {
+  for_each = params.zones
+  template {
+    body = {
+      apiVersion = "v1"
+      kind       = "ConfigMap"
+      data       = { ok = each.value.name, typo = each.value.nmae }
+    }
+  }
+}
