@@ -111,7 +111,14 @@ pub fn analyze_with(sources: &Arc<SourceMap>, options: &Options) -> Vec<Diagnost
     let with_files: Vec<(fnhcl_base::FileId, &fnhcl_syntax::ast::Body)> =
         files.iter().copied().zip(&bodies).collect();
     out.extend(depends::check(&with_files, sources));
-    for d in walk::check(&bodies, options) {
+    let dirs: Vec<String> = files
+        .iter()
+        .map(|f| {
+            let name = &sources.get(*f).name;
+            name.rsplit_once('/').map_or("", |(d, _)| d).to_owned()
+        })
+        .collect();
+    for d in walk::check(&bodies, &dirs, options) {
         // The evaluator and the walk may see the same problem (an unknown
         // function); keep the evaluator's.
         if !out

@@ -1,7 +1,7 @@
 //! The analyser's own checks: a walk over every block and expression of
 //! the program (see the crate docs for what it looks for).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use fnhcl_base::{Diagnostic, Span};
@@ -58,7 +58,9 @@ const MAX_DEPTH: usize = 256;
 /// Evaluation budget for constant sub-expressions of one program.
 const MAX_CONST_STEPS: u64 = 10_000_000;
 
-pub(crate) fn check(bodies: &[Body], options: &Options) -> Vec<Diagnostic> {
+/// `dirs[i]` is the directory of `bodies[i]`'s file (a module's, or `""`
+/// for the root program).
+pub(crate) fn check(bodies: &[Body], dirs: &[String], options: &Options) -> Vec<Diagnostic> {
     let mut w = Walker {
         composite_schema: options.composite_schema.clone(),
         diags: Vec::new(),
@@ -73,6 +75,9 @@ pub(crate) fn check(bodies: &[Body], options: &Options) -> Vec<Diagnostic> {
             .collect(),
         namespaced_composite: options.namespaced_composite,
         each_alias: None,
+        dir: String::new(),
+        imports: imports(bodies, dirs),
+        param_aliases: HashMap::new(),
         in_function: false,
         const_steps: 0,
     };
@@ -83,9 +88,20 @@ pub(crate) fn check(bodies: &[Body], options: &Options) -> Vec<Diagnostic> {
         .iter()
         .flat_map(|b| blocks(b).filter(|b| &*b.ident.name == "locals"))
         .collect();
+    // Callers before the modules they instantiate (shallower directories
+    // first), so a module's parameters are known when its files are read.
+    let mut order: Vec<usize> = (0..bodies.len()).collect();
+    order.sort_by_key(|&i| {
+        (
+            dirs.get(i)
+                .map_or(0, |d| d.matches('/').count() + usize::from(!d.is_empty())),
+            i,
+        )
+    });
     w.with_scope(&top_locals, |w| {
-        for b in bodies {
-            for blk in blocks(b) {
+        for i in order {
+            w.dir = dirs.get(i).cloned().unwrap_or_default();
+            for blk in blocks(&bodies[i]) {
                 if &*blk.ident.name != "locals" {
                     w.block(blk, 1);
                 }
@@ -93,6 +109,48 @@ pub(crate) fn check(bodies: &[Body], options: &Options) -> Vec<Diagnostic> {
         }
     });
     w.diags
+}
+
+/// `dir` joined with the relative path `rel` (`./` and `..` resolved).
+fn join_dir(dir: &str, rel: &str) -> String {
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for p in rel.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    parts.join("/")
+}
+
+/// Every `import "path" { as = "alias" }`: (importing directory, alias)
+/// to the imported directory.
+fn imports(bodies: &[Body], dirs: &[String]) -> HashMap<(String, String), String> {
+    let mut out = HashMap::new();
+    for (b, dir) in bodies.iter().zip(dirs) {
+        for blk in blocks(b).filter(|b| &*b.ident.name == "import") {
+            let Some(path) = blk.labels.first().map(|l| l.value.as_str()) else {
+                continue;
+            };
+            let target = join_dir(dir, path);
+            let alias = blk
+                .body
+                .items
+                .iter()
+                .find_map(|s| match s {
+                    Structure::Attribute(a) if &*a.name.name == "as" => {
+                        literal_string(&a.expr).map(str::to_owned)
+                    }
+                    _ => None,
+                })
+                .unwrap_or_else(|| target.rsplit('/').next().unwrap_or("").to_owned());
+            out.insert((dir.clone(), alias), target);
+        }
+    }
+    out
 }
 
 fn blocks(b: &Body) -> impl Iterator<Item = &Block> {
@@ -142,6 +200,13 @@ struct Walker {
     /// Inside a `resources` block whose `for_each` is a list of the XR: the
     /// path of one element (what `each.value` stands for).
     each_alias: Option<Vec<AliasStep>>,
+    /// The directory of the file being read.
+    dir: String,
+    /// See [`imports`].
+    imports: HashMap<(String, String), String>,
+    /// (module directory, parameter) to the XR path an instance passes
+    /// (`module "net" "main" { cidr = req.composite.spec.cidr }`).
+    param_aliases: HashMap<(String, String), Vec<AliasStep>>,
     /// Inside a `function` block (no `req`, `self`, `each` or outer locals).
     in_function: bool,
     /// Evaluation steps spent on constant sub-expressions.
@@ -345,6 +410,9 @@ impl Walker {
             }
             self.frames.push(args);
         }
+        if &*b.ident.name == "module" {
+            self.instance_parameters(b);
+        }
         let saved_each = self.each_alias.take();
         if &*b.ident.name == "resources" {
             self.each_alias = b.body.items.iter().find_map(|s| match s {
@@ -417,6 +485,21 @@ impl Walker {
                     full.extend(steps.iter().cloned());
                     self.req(&full);
                 }
+                continue;
+            }
+            // `param.<p>` that an instance sets to a path of the XR.
+            if &*root.name == "param"
+                && !self.in_function
+                && steps.len() > 1
+                && let Some(Step::Name(p, _)) = steps.first()
+                && let Some(alias) = self
+                    .param_aliases
+                    .get(&(self.dir.clone(), (*p).to_owned()))
+                    .cloned()
+            {
+                let mut full: Vec<Step<'_>> = alias.iter().map(AliasStep::step).collect();
+                full.extend(steps[1..].iter().cloned());
+                self.req(&full);
                 continue;
             }
             // `each.value` over a list of the XR: an element of it.
@@ -602,6 +685,34 @@ impl Walker {
         false
     }
 
+    /// Records the XR paths a module instance passes as parameters.
+    fn instance_parameters(&mut self, b: &Block) {
+        let Some(source) = b.labels.first().map(|l| l.value.as_str()) else {
+            return;
+        };
+        let target = if source.contains('/') {
+            join_dir(&self.dir, source)
+        } else {
+            match self.imports.get(&(self.dir.clone(), source.to_owned())) {
+                Some(t) => t.clone(),
+                None => return,
+            }
+        };
+        for s in &b.body.items {
+            let Structure::Attribute(a) = s else { continue };
+            if matches!(
+                &*a.name.name,
+                "condition" | "optional" | "depends_on" | "on_incomplete" | "params"
+            ) {
+                continue;
+            }
+            if let Some(alias) = self.composite_alias(&a.expr) {
+                self.param_aliases
+                    .insert((target.clone(), a.name.name.to_string()), alias);
+            }
+        }
+    }
+
     /// The `req.composite` path `e` stands for: `req.composite` followed by
     /// names, or a local that stands for one followed by names.
     fn composite_alias(&self, e: &Expr) -> Option<Vec<AliasStep>> {
@@ -618,6 +729,17 @@ impl Walker {
         if &*root.name == "req" {
             return matches!(names.first(), Some(AliasStep::Name(k, _)) if k == "composite")
                 .then_some(names);
+        }
+        if &*root.name == "param" {
+            let Some(AliasStep::Name(p, _)) = names.first() else {
+                return None;
+            };
+            let mut base = self
+                .param_aliases
+                .get(&(self.dir.clone(), p.clone()))?
+                .clone();
+            base.extend(names.into_iter().skip(1));
+            return Some(base);
         }
         let mut base = self.alias_of(&root.name)?;
         base.extend(names);
