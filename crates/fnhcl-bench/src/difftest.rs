@@ -384,8 +384,9 @@ fn fail_safe(program: &Program, ours: &Value, go: &Value) -> Option<&'static str
 // ---------------------------------------------------------------------
 // Programs from the evaluator's cases.
 
-/// An evaluator case (`crates/fnhcl-eval/tests/cases/<name>`: `*.hcl` or
-/// `input.txtar`, and `request.yaml`) as a program.
+/// An evaluator case (`crates/fnhcl-eval/tests/cases/<name>`: `*.hcl`,
+/// `input.txtar` or a `program` file naming the repository file that is
+/// its `main.hcl`, and `request.yaml`) as a program.
 pub fn eval_case(dir: &Path) -> Result<Program, String> {
     let name = dir
         .file_name()
@@ -393,6 +394,10 @@ pub fn eval_case(dir: &Path) -> Result<Program, String> {
         .unwrap_or_default();
     let hcl = if dir.join("input.txtar").is_file() {
         read(&dir.join("input.txtar"))?
+    } else if dir.join("program").is_file() {
+        let rel = read(&dir.join("program"))?;
+        let root = dir.join("../../../../..");
+        format!("-- main.hcl --\n{}", read(&root.join(rel.trim()))?)
     } else {
         let mut files: Vec<_> = std::fs::read_dir(dir)
             .map_err(|e| format!("{}: {e}", dir.display()))?

@@ -1,5 +1,8 @@
 //! Data-driven evaluator tests: every directory under `tests/cases/` is one
-//! case with the program (`main.hcl`, several `*.hcl`, or `input.txtar`),
+//! case with the program (`main.hcl`, several `*.hcl`, `input.txtar`, or a
+//! `program` file naming a repository file that is the case's `main.hcl`:
+//! the Go function-hcl's examples are stored once, under
+//! `tests/render/upstream`),
 //! the request (`request.yaml`, optional) and the full expected result
 //! (`expected.yaml`). `FNHCL_BLESS=1` rewrites the expectations (review the
 //! diff against the spec before committing).
@@ -69,6 +72,15 @@ fn run_case(dir: &Path) -> Result<(), Failed> {
 
 fn load_sources(dir: &Path) -> Result<SourceMap, Failed> {
     let mut sm = SourceMap::new();
+    if let Ok(rel) = std::fs::read_to_string(dir.join("program")) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(rel.trim());
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        sm.add("main.hcl", text);
+        return Ok(sm);
+    }
     if let Ok(text) = std::fs::read_to_string(dir.join("input.txtar")) {
         for (name, data) in split_txtar(&text) {
             sm.add(name, data);

@@ -1,5 +1,6 @@
-//! Formatter fixtures: every `tests/fixtures/*.hcl` and `tests/upstream/*.hcl`
-//! file is one test. Its formatted text is an insta snapshot
+//! Formatter fixtures: every `tests/fixtures/*.hcl` file and the Go
+//! function-hcl's example programs (`tests/render/upstream/*/main.hcl` of
+//! the repository, stored once) are one test each. Its formatted text is an insta snapshot
 //! (`tests/snapshots/`; review new ones with `cargo insta review` or accept
 //! them with `INSTA_UPDATE=always`), and the test also checks that formatting
 //! is idempotent and keeps the meaning (same syntax tree). Fixtures named
@@ -13,19 +14,8 @@ fn main() {
     let args = Arguments::from_args();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
     let mut trials = Vec::new();
-    for (dir, prefix) in [("fixtures", ""), ("upstream", "upstream-")] {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
-            .expect("fixture directory")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "hcl"))
-            .collect();
-        files.sort();
-        for path in files {
-            let stem = path
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
+    for (files, prefix) in [(fixtures(&root), ""), (upstream(), "upstream-")] {
+        for (stem, path) in files {
             let name = format!("{prefix}{stem}");
             let mutated = path.clone();
             trials.push(Trial::test(name.clone(), move || check(&name, &path)));
@@ -36,6 +26,48 @@ fn main() {
         }
     }
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// `tests/fixtures/*.hcl` by name, sorted.
+fn fixtures(root: &Path) -> Vec<(String, PathBuf)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("fixtures"))
+        .expect("fixture directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "hcl"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let stem = p
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            (stem, p)
+        })
+        .collect()
+}
+
+/// The upstream examples' programs, by example name, sorted.
+fn upstream() -> Vec<(String, PathBuf)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/render/upstream");
+    let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(&root)
+        .expect("tests/render/upstream")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|d| d.join("main.hcl").is_file())
+        .map(|d| {
+            let name = d
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            (name, d.join("main.hcl"))
+        })
+        .collect();
+    out.sort();
+    assert!(out.len() >= 10, "the 10 upstream examples");
+    out
 }
 
 fn check(name: &str, path: &Path) -> Result<(), Failed> {

@@ -54,12 +54,17 @@ fn blank_lines_between_comments_are_kept() {
 fn no_fixture_gains_or_loses_a_line() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
     let mut checked = 0;
-    for dir in ["fixtures", "upstream"] {
-        let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
-            .expect("fixture directory")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "hcl"))
-            .collect();
+    let upstream = root.join("../../../tests/render/upstream");
+    let examples = std::fs::read_dir(&upstream)
+        .expect("tests/render/upstream")
+        .filter_map(|e| e.ok().map(|e| e.path().join("main.hcl")))
+        .filter(|p| p.is_file());
+    let fixtures = std::fs::read_dir(root.join("fixtures"))
+        .expect("fixture directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "hcl"));
+    {
+        let mut files: Vec<_> = fixtures.chain(examples).collect();
         files.sort();
         for path in files {
             let src = std::fs::read_to_string(&path).expect("readable fixture");
