@@ -78,6 +78,27 @@ async fn connect(
     panic!("could not connect to fn-hcl serve at {address}");
 }
 
+/// `fn-hcl serve --insecure` on `address`, without metrics, with `extra`
+/// flags.
+fn serve(address: &str, extra: &[&str]) -> Server {
+    Server(
+        Command::new(BIN)
+            .args([
+                "serve",
+                "--insecure",
+                "--address",
+                address,
+                "--metrics-address",
+                "",
+            ])
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn fn-hcl serve"),
+    )
+}
+
 fn run_cli(args: &[&str], stdin: Option<&str>) -> String {
     let mut child = Command::new(BIN)
         .args(args)
@@ -113,23 +134,8 @@ async fn run_prints_what_the_server_answers() {
     std::fs::write(&path, REQUEST).expect("write request");
     let path = path.to_str().expect("utf-8 path");
 
-    let port = free_port();
-    let address = format!("127.0.0.1:{port}");
-    let mut server = Server(
-        Command::new(BIN)
-            .args([
-                "serve",
-                "--insecure",
-                "--address",
-                &address,
-                "--metrics-address",
-                "",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn fn-hcl serve"),
-    );
+    let address = format!("127.0.0.1:{}", free_port());
+    let mut server = serve(&address, &[]);
     let mut client = connect(&address, &mut server).await;
     let served = client
         .run_function(request)
@@ -200,25 +206,8 @@ async fn run_prints_what_the_server_answers() {
 /// connection idle do not hold the shutdown past the drain deadline.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_exits_with_silent_and_idle_connections_open() {
-    let port = free_port();
-    let address = format!("127.0.0.1:{port}");
-    let mut server = Server(
-        Command::new(BIN)
-            .args([
-                "serve",
-                "--insecure",
-                "--address",
-                &address,
-                "--metrics-address",
-                "",
-                "--drain-seconds",
-                "1",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn fn-hcl serve"),
-    );
+    let address = format!("127.0.0.1:{}", free_port());
+    let mut server = serve(&address, &["--drain-seconds", "1"]);
     // An idle client (connected, no call) and a silent TCP connection.
     let _idle = connect(&address, &mut server).await;
     let mut silent = tokio::net::TcpStream::connect(&address)

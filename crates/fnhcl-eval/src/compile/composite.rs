@@ -14,6 +14,17 @@ impl Compiler<'_> {
     /// the composite's status.
     pub(super) fn output(&mut self, b: &Block, env: &Env) -> Option<Composite> {
         self.operation_marks = true;
+        self.body_block(b, env, Some(CompositeKind::Output))
+    }
+
+    /// A block of `body` and `locals` (`composite status|connection`,
+    /// `output`); `None` kind (a bad label, reported) is still checked.
+    fn body_block(
+        &mut self,
+        b: &Block,
+        env: &Env,
+        kind: Option<CompositeKind>,
+    ) -> Option<Composite> {
         let content = self.content(b, &schema::COMPOSITE, true);
         let locals: Vec<&Block> = content.blocks_of("locals").collect();
         let (scope, env) = self.scope(&locals, env);
@@ -22,7 +33,7 @@ impl Compiler<'_> {
             self.check_expr(body, &env);
         }
         Some(Composite {
-            kind: CompositeKind::Output,
+            kind: kind?,
             scope,
             body: env.compile_cow(body?),
             condition: None,
@@ -62,19 +73,7 @@ impl Compiler<'_> {
         if kind == Some(CompositeKind::Condition) {
             return self.user_block(b, env, CompositeKind::Condition);
         }
-        let content = self.content(b, &schema::COMPOSITE, true);
-        let locals: Vec<&Block> = content.blocks_of("locals").collect();
-        let (scope, env) = self.scope(&locals, env);
-        let body = self.body_expr(&content);
-        if let Some(body) = &body {
-            self.check_expr(body, &env);
-        }
-        Some(Composite {
-            kind: kind?,
-            scope,
-            body: env.compile_cow(body?),
-            condition: None,
-        })
+        self.body_block(b, env, kind)
     }
 
     /// `composite ready { value = ... }` (D33); a constant value is

@@ -428,25 +428,16 @@ impl Walk<'_> {
                 );
                 Ok(())
             }
-            Status::Incomplete(diags) if inst.policy.keep || self.inherited.keep => {
+            Status::Incomplete(diags)
+                if (inst.policy.keep || self.inherited.keep)
+                    && !self.observed_in(&inst.names).is_empty() =>
+            {
                 // D41: the instance's observed resources stay as they are.
                 let observed = self.observed_in(&inst.names);
                 let (span, exprs): (Span, Vec<&Expr>) = match &inst.condition {
                     Some(c) => (c.span, vec![&c.expr]),
                     None => (inst.header, Vec::new()),
                 };
-                if observed.is_empty() {
-                    return self.incomplete_block(
-                        frame,
-                        DiscardKind::Module,
-                        &name,
-                        &inst.names,
-                        inst.condition.as_ref(),
-                        inst.header,
-                        diags,
-                        inst.names.required && !inst.optional,
-                    );
-                }
                 for (i, r) in observed.iter().enumerate() {
                     let d = if i == 0 { diags.clone() } else { Vec::new() };
                     let meta = super::resources::Meta {
