@@ -203,15 +203,7 @@ pub(crate) fn render(
     let mut documents = vec![operation];
     documents.extend(resources.into_iter().map(Value::Object));
     if opts.include_function_results {
-        for r in &outcome.results {
-            documents.push(json!({
-                "apiVersion": RENDER_API_VERSION,
-                "kind": "Result",
-                "step": r.step,
-                "severity": r.severity,
-                "message": r.message,
-            }));
-        }
+        documents.extend(outcome.results.iter().map(crate::output::result_document));
     }
     if opts.include_context
         && let Some(ctx) = outcome.context.as_ref().filter(|c| !c.fields.is_empty())

@@ -347,6 +347,17 @@ fn body_kind(body: &Map<String, Value>) -> Map<String, Value> {
     m
 }
 
+/// A non-fatal result as `-r` prints it.
+pub(crate) fn result_document(r: &crate::pipeline::RecordedResult) -> Value {
+    json!({
+        "apiVersion": RENDER_API_VERSION,
+        "kind": "Result",
+        "step": r.step,
+        "severity": r.severity,
+        "message": r.message,
+    })
+}
+
 pub(crate) fn documents(
     loaded: &Loaded,
     opts: &RenderOptions,
@@ -364,15 +375,7 @@ pub(crate) fn documents(
         docs.push(composed_document(name, body, loaded, opts)?);
     }
     if opts.include_function_results {
-        for r in &p.results {
-            docs.push(json!({
-                "apiVersion": RENDER_API_VERSION,
-                "kind": "Result",
-                "step": r.step,
-                "severity": r.severity,
-                "message": r.message,
-            }));
-        }
+        docs.extend(p.results.iter().map(result_document));
     }
     if opts.include_context {
         let fields = if p.steps_run == 0 {
