@@ -184,21 +184,26 @@ async fn run_prints_what_the_server_answers() {
     assert_eq!(from_yaml_request, served);
 
     // Graceful shutdown on SIGTERM: exit status 0.
+    let exited = sigterm_and_wait(&mut server, 100).await;
+    let exited = exited.expect("fn-hcl serve stops on SIGTERM");
+    assert!(exited.success(), "fn-hcl serve exited with {exited}");
+}
+
+/// Sends SIGTERM to the server and polls for its exit every 50 ms, at most
+/// `polls` times: the exit status, or `None` if it is still running.
+async fn sigterm_and_wait(server: &mut Server, polls: u32) -> Option<std::process::ExitStatus> {
     let status = Command::new("kill")
         .args(["-TERM", &server.0.id().to_string()])
         .status()
         .expect("kill");
     assert!(status.success());
-    let mut exited = None;
-    for _ in 0..100 {
+    for _ in 0..polls {
         if let Some(s) = server.0.try_wait().expect("server status") {
-            exited = Some(s);
-            break;
+            return Some(s);
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let exited = exited.expect("fn-hcl serve stops on SIGTERM");
-    assert!(exited.success(), "fn-hcl serve exited with {exited}");
+    None
 }
 
 /// SIGTERM ends `fn-hcl serve` whatever clients do: a connection that
@@ -218,20 +223,8 @@ async fn sigterm_exits_with_silent_and_idle_connections_open() {
     tokio::io::AsyncWriteExt::write_all(&mut silent, b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
         .await
         .expect("write the preface");
-    let status = Command::new("kill")
-        .args(["-TERM", &server.0.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(status.success());
     // A hang guard, not a timing: the drain deadline is one second.
-    let mut exited = None;
-    for _ in 0..600 {
-        if let Some(s) = server.0.try_wait().expect("server status") {
-            exited = Some(s);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let exited = sigterm_and_wait(&mut server, 600).await;
     let exited = exited.expect("fn-hcl serve stops on SIGTERM with connections open");
     assert!(exited.success(), "fn-hcl serve exited with {exited}");
 }
