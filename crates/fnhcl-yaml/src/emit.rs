@@ -108,20 +108,8 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
                 }
             }
         }
-        let mut ai = i;
-        while ai < ar.len() && ar[ai].is_ascii_digit() {
-            an = an
-                .saturating_mul(10)
-                .saturating_add(u128::from(ar[ai] as u32 - '0' as u32));
-            ai += 1;
-        }
-        let mut bi = i;
-        while bi < br.len() && br[bi].is_ascii_digit() {
-            bn = bn
-                .saturating_mul(10)
-                .saturating_add(u128::from(br[bi] as u32 - '0' as u32));
-            bi += 1;
-        }
+        let (an, ai) = digit_run(&ar, i, an);
+        let (bn, bi) = digit_run(&br, i, bn);
         if an != bn {
             return an.cmp(&bn);
         }
@@ -131,6 +119,19 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
         return ar[i].cmp(&br[i]);
     }
     ar.len().cmp(&br.len())
+}
+
+/// Reads the ASCII digits of `r` from `start` onto `n` (saturating): the
+/// number and the index just past the run.
+fn digit_run(r: &[char], start: usize, mut n: u128) -> (u128, usize) {
+    let mut i = start;
+    while i < r.len() && r[i].is_ascii_digit() {
+        n = n
+            .saturating_mul(10)
+            .saturating_add(u128::from(r[i] as u32 - '0' as u32));
+        i += 1;
+    }
+    (n, i)
 }
 
 fn sorted_entries(m: &Map<String, Value>) -> Vec<(&String, &Value)> {
