@@ -80,8 +80,7 @@ impl Compiler<'_> {
 
     fn group(&mut self, b: &Block, env: &Env) -> Option<Group> {
         let content = self.content(b, &schema::GROUP, false);
-        let locals: Vec<&Block> = content.blocks_of("locals").collect();
-        let (scope, env) = self.scope(&locals, env);
+        let (scope, env) = self.locals_scope(&content, env);
         let condition = self.condition(&content, &env);
         let items = self.items(&content, &env);
         let names = names_of(&items);
@@ -193,8 +192,7 @@ impl Compiler<'_> {
         let content = self.content(b, &schema::RESOURCE, true);
         let mut env = env.clone();
         env.self_keys = Some(SELF_RESOURCE);
-        let locals: Vec<&Block> = content.blocks_of("locals").collect();
-        let (scope, env) = self.scope(&locals, &env);
+        let (scope, env) = self.locals_scope(&content, &env);
         let condition = self.condition(&content, &env);
         let optional = self.optional(&content);
         let policy = self.policy(
@@ -225,8 +223,7 @@ impl Compiler<'_> {
         let content = self.content(b, &schema::RESOURCES, true);
         let mut env = env.clone();
         env.self_keys = Some(SELF_COLLECTION);
-        let locals: Vec<&Block> = content.blocks_of("locals").collect();
-        let (scope, env) = self.scope(&locals, &env);
+        let (scope, env) = self.locals_scope(&content, &env);
         let condition = self.condition(&content, &env);
         let for_each = content.attr("for_each").map(|a| {
             self.check_expr(&a.expr, &env);
@@ -311,8 +308,7 @@ impl Compiler<'_> {
 
     fn template(&mut self, b: &Block, env: &Env, base: &str) -> Option<Template> {
         let content = self.content(b, &schema::TEMPLATE, true);
-        let locals: Vec<&Block> = content.blocks_of("locals").collect();
-        let (scope, env) = self.scope(&locals, env);
+        let (scope, env) = self.locals_scope(&content, env);
         let body = self.body_expr(&content);
         if let Some(body) = &body {
             self.check_expr(body, &env);

@@ -26,8 +26,7 @@ impl Compiler<'_> {
         kind: Option<CompositeKind>,
     ) -> Option<Composite> {
         let content = self.content(b, &schema::COMPOSITE, true);
-        let locals: Vec<&Block> = content.blocks_of("locals").collect();
-        let (scope, env) = self.scope(&locals, env);
+        let (scope, env) = self.locals_scope(&content, env);
         let body = self.body_expr(&content);
         if let Some(body) = &body {
             self.check_expr(body, &env);
@@ -80,8 +79,7 @@ impl Compiler<'_> {
     /// checked here.
     fn composite_ready(&mut self, b: &Block, env: &Env) -> Option<Composite> {
         let content = self.content(b, &schema::COMPOSITE_READY, false);
-        let locals: Vec<&Block> = content.blocks_of("locals").collect();
-        let (scope, env) = self.scope(&locals, env);
+        let (scope, env) = self.locals_scope(&content, env);
         let value = content.attr("value").map(|a| &a.expr)?;
         self.ready_value(value, &env, "the composite");
         Some(Composite {
@@ -120,8 +118,7 @@ impl Compiler<'_> {
             _ => &schema::RESULT,
         };
         let content = self.content(b, schema, false);
-        let locals: Vec<&Block> = content.blocks_of("locals").collect();
-        let (scope, env) = self.scope(&locals, env);
+        let (scope, env) = self.locals_scope(&content, env);
         let condition = self.condition(&content, &env);
         let object = Self::attributes_object(b);
         self.check_expr(&object, &env);
@@ -156,8 +153,7 @@ impl Compiler<'_> {
 
     pub(super) fn context(&mut self, b: &Block, env: &Env) -> Option<ContextBlock> {
         let content = self.content(b, &schema::CONTEXT, false);
-        let locals: Vec<&Block> = content.blocks_of("locals").collect();
-        let (scope, env) = self.scope(&locals, env);
+        let (scope, env) = self.locals_scope(&content, env);
         let key = content.attr("key").map(|a| &a.expr);
         let value = content.attr("value").map(|a| &a.expr);
         for e in key.iter().chain(value.iter()) {
@@ -172,8 +168,7 @@ impl Compiler<'_> {
 
     pub(super) fn ready(&mut self, b: &Block, env: &Env, owner: &str) -> Option<Ready> {
         let content = self.content(b, &schema::READY, false);
-        let locals: Vec<&Block> = content.blocks_of("locals").collect();
-        let (scope, env) = self.scope(&locals, env);
+        let (scope, env) = self.locals_scope(&content, env);
         let value = content.attr("value").map(|a| &a.expr);
         if let Some(v) = value {
             self.ready_value(v, &env, owner);
@@ -188,8 +183,7 @@ impl Compiler<'_> {
         let (name, _) = label(b);
         self.unique(&name, b, Namespace::Requirement);
         let content = self.content(b, &schema::REQUIREMENT, false);
-        let locals: Vec<&Block> = content.blocks_of("locals").collect();
-        let (scope, env) = self.scope(&locals, env);
+        let (scope, env) = self.locals_scope(&content, env);
         let condition = self.condition(&content, &env);
         let selects: Vec<&Block> = content.blocks_of("select").collect();
         let sb = match selects.as_slice() {

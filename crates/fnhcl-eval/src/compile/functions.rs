@@ -272,8 +272,7 @@ impl Compiler<'_> {
             slots: Vec::new(),
             module: None,
         };
-        let locals: Vec<&Block> = content.blocks_of("locals").collect();
-        let (scope, env) = self.scope(&locals, &env);
+        let (scope, env) = self.locals_scope(&content, &env);
         let body = content.attr("body")?;
         self.check_expr(&body.expr, &env);
         Some(Function {

@@ -27,6 +27,13 @@ impl Compiler<'_> {
 
     // ---- scopes and references ----
 
+    /// Builds the scope of the `locals` blocks in `content` (one block's
+    /// body) on top of `parent`, as [`Self::scope`] does.
+    pub(super) fn locals_scope(&mut self, content: &Content<'_>, parent: &Env) -> (Scope, Env) {
+        let locals: Vec<&Block> = content.blocks_of("locals").collect();
+        self.scope(&locals, parent)
+    }
+
     /// Builds the scope of `blocks` (all `locals` blocks of one block) on
     /// top of `parent`: duplicate names, shadowing, references, cycles.
     pub(super) fn scope(&mut self, blocks: &[&Block], parent: &Env) -> (Scope, Env) {

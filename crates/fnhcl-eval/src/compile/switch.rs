@@ -99,8 +99,7 @@ impl<'l> Compiler<'l> {
                 &schema::CASE
             };
             let cc = self.content(cb, schema, false);
-            let locals: Vec<&Block> = cc.blocks_of("locals").collect();
-            let (scope, cenv) = self.scope(&locals, env);
+            let (scope, cenv) = self.locals_scope(&cc, env);
             let condition = self.condition(&cc, env);
             let items = self.items(&cc, &cenv);
             let export_blocks: Vec<&Block> = cc.blocks_of("export").collect();
