@@ -9,12 +9,12 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
+use crate::RenderOutput;
 use crate::error::RenderError;
 use crate::fields::{get_at, str_at};
 use crate::inputs::{Loaded, RenderInputs, RenderOptions, first, functions, many};
 use crate::pipeline::{self, Function, Owner, struct_json};
 use crate::version::CrossplaneVersion;
-use crate::{RENDER_API_VERSION, RenderOutput};
 
 /// The API group and version of Crossplane's operations.
 const OPS_API_VERSION: &str = "ops.crossplane.io/v1alpha1";
@@ -208,11 +208,9 @@ pub(crate) fn render(
     if opts.include_context
         && let Some(ctx) = outcome.context.as_ref().filter(|c| !c.fields.is_empty())
     {
-        documents.push(json!({
-            "apiVersion": RENDER_API_VERSION,
-            "kind": "Context",
-            "fields": struct_json(ctx),
-        }));
+        documents.push(crate::output::context_document(Value::Object(struct_json(
+            ctx,
+        ))));
     }
     Ok(RenderOutput {
         documents,

@@ -358,6 +358,15 @@ pub(crate) fn result_document(r: &crate::pipeline::RecordedResult) -> Value {
     })
 }
 
+/// The pipeline's context as `-c` prints it.
+pub(crate) fn context_document(fields: Value) -> Value {
+    json!({
+        "apiVersion": RENDER_API_VERSION,
+        "kind": "Context",
+        "fields": fields,
+    })
+}
+
 pub(crate) fn documents(
     loaded: &Loaded,
     opts: &RenderOptions,
@@ -386,11 +395,7 @@ pub(crate) fn documents(
                 _ => Value::Null,
             }
         };
-        docs.push(json!({
-            "apiVersion": RENDER_API_VERSION,
-            "kind": "Context",
-            "fields": fields,
-        }));
+        docs.push(context_document(fields));
     }
     Ok(docs)
 }
