@@ -67,18 +67,8 @@ fn operation_of(doc: Map<String, Value>, name: &str) -> Result<Map<String, Value
 /// Adds the watched object's requirement to every step, as the
 /// WatchOperation controller does when it creates the Operation.
 fn inject_watched(op: &mut Map<String, Value>, watched: &Map<String, Value>) {
-    let mut sel = Map::new();
+    let mut sel = object_ref(watched);
     sel.insert("requirementName".into(), json!(WATCHED_RESOURCE));
-    for (from, to) in [
-        (&["apiVersion"][..], "apiVersion"),
-        (&["kind"], "kind"),
-        (&["metadata", "name"], "name"),
-    ] {
-        sel.insert(to.into(), json!(str_at(watched, from).unwrap_or_default()));
-    }
-    if let Some(ns) = str_at(watched, &["metadata", "namespace"]).filter(|n| !n.is_empty()) {
-        sel.insert("namespace".into(), json!(ns));
-    }
     let Some(Value::Array(steps)) = op.get_mut("spec").and_then(|s| s.get_mut("pipeline")) else {
         return;
     };
@@ -96,6 +86,23 @@ fn inject_watched(op: &mut Map<String, Value>, watched: &Map<String, Value>) {
             }
         }
     }
+}
+
+/// A reference to `obj`: its apiVersion, kind, name and (when it has one)
+/// namespace.
+fn object_ref(obj: &Map<String, Value>) -> Map<String, Value> {
+    let mut reference = Map::new();
+    for (from, to) in [
+        (&["apiVersion"][..], "apiVersion"),
+        (&["kind"], "kind"),
+        (&["metadata", "name"], "name"),
+    ] {
+        reference.insert(to.into(), json!(str_at(obj, from).unwrap_or_default()));
+    }
+    if let Some(ns) = str_at(obj, &["metadata", "namespace"]).filter(|n| !n.is_empty()) {
+        reference.insert("namespace".into(), json!(ns));
+    }
+    reference
 }
 
 /// The context flags: JSON values (`crossplane alpha render op` does not
@@ -173,17 +180,7 @@ pub(crate) fn render(
         .collect();
     let applied: Vec<Value> = resources
         .iter()
-        .map(|r| {
-            let mut reference = json!({
-                "apiVersion": str_at(r, &["apiVersion"]).unwrap_or_default(),
-                "kind": str_at(r, &["kind"]).unwrap_or_default(),
-                "name": str_at(r, &["metadata", "name"]).unwrap_or_default(),
-            });
-            if let Some(ns) = str_at(r, &["metadata", "namespace"]).filter(|n| !n.is_empty()) {
-                reference["namespace"] = json!(ns);
-            }
-            reference
-        })
+        .map(|r| Value::Object(object_ref(r)))
         .collect();
     let pipeline_status: Vec<Value> = outcome
         .outputs
