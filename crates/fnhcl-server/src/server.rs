@@ -4,12 +4,10 @@
 //! command line ([`Args`]) and errors, and three changes the SDK's did not
 //! allow (docs/notes/function-server.md, "The server"):
 //!
-//! - RunFunction is our own service, which reads and answers the unary
-//!   call itself (`unary.rs`): the request's message is sliced out of its
-//!   DATA frame, the response's bytes, written straight from the
-//!   evaluator's output (byte-stable), are sent as they are behind the
-//!   gRPC prefix; the call layer hands it RunFunction's calls without
-//!   tonic's router;
+//! - RunFunction is our own service: tonic's `Grpc::unary` with our codec
+//!   (`codec.rs`: prost without its recursion limit, behind a nesting
+//!   check, and a request prost refuses answered with a Fatal result); the
+//!   call layer hands it RunFunction's calls without tonic's router;
 //! - small responses leave in one write ([`crate::calls`]);
 //! - the `grpc_server_*` counters are looked up once
 //!   ([`crate::grpc_metrics`]).
@@ -42,6 +40,13 @@ use crate::{CacheCollector, HclFunction, Metrics, metrics};
 
 pub(crate) const RUN_FUNCTION: &str =
     "/apiextensions.fn.proto.v1.FunctionRunnerService/RunFunction";
+
+/// The largest request of the health and reflection services (a service,
+/// file or symbol name). prost reads them with tonic's codec, without the
+/// nesting check of RunFunction's (`codec.rs`): this bound keeps what prost
+/// may recurse into (nested groups, two bytes a level) within any thread's
+/// stack.
+const SMALL_REQUEST_BYTES: usize = 4 << 10;
 
 /// `FunctionRunnerService` with [`RunFunctionCodec`]: what the SDK's
 /// generated `FunctionRunnerServiceServer` does, but for the codec (and no
@@ -193,10 +198,12 @@ pub async fn serve_with(
 
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(function_sdk_rust::proto::FILE_DESCRIPTOR_SET)
-        .build_v1()?;
+        .build_v1()?
+        .max_decoding_message_size(SMALL_REQUEST_BYTES);
     let reflection_v1alpha = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(function_sdk_rust::proto::FILE_DESCRIPTOR_SET)
-        .build_v1alpha()?;
+        .build_v1alpha()?
+        .max_decoding_message_size(SMALL_REQUEST_BYTES);
     // SERVING before the server listens: no probe sees anything else.
     let (health, health_service) = tonic_health::server::health_reporter();
     for service in ["", FUNCTION_SERVICE] {
@@ -232,7 +239,7 @@ pub async fn serve_with(
         // RunFunction's calls are handed over by the layer; the service's
         // other paths still come through the router.
         .add_service(run_function)
-        .add_service(health_service)
+        .add_service(health_service.max_decoding_message_size(SMALL_REQUEST_BYTES))
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .serve_with_incoming_shutdown(crate::transport::Incoming::new(listener), signal);
@@ -394,6 +401,47 @@ mod tests {
             "{}",
             result.message
         );
+    }
+
+    #[test]
+    fn requests_nested_as_deep_as_go_encodes_are_answered() {
+        use crate::codec::tests::{nested_request, nested_request_bytes, on_server_stack};
+        use prost::Message as _;
+        on_server_stack(|| {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .expect("runtime");
+            let fatal = |data: &[u8]| {
+                let got = RunFunctionResponse::decode(&data[5..]).expect("a response");
+                assert_eq!(got.results.len(), 1, "{got:?}");
+                got.results[0].message.clone()
+            };
+            // 2,000 object levels (6,003 nested messages): read, and then
+            // refused by the conversion's limit, since the program reads
+            // the whole composite.
+            let mut request = nested_request(0);
+            let program = "resource r {\n  body = { apiVersion = \"v1\", kind = \"ConfigMap\", data = { n = length(req.composite) } }\n}\n";
+            request.input = fnhcl_crossplane::convert::json_to_struct(&serde_json::json!({
+                "apiVersion": "hcl.fn.crossplane.io/v1beta1",
+                "kind": "HclInput",
+                "hcl": program,
+            }));
+            let mut bytes = request.encode_to_vec();
+            bytes.extend(nested_request_bytes(2000));
+            let (_, data, _) = runtime.block_on(answer(None, vec![grpc_message(0, &bytes)], None));
+            let message = fatal(&data);
+            assert!(
+                message.contains("nested deeper than the limit of 200 levels"),
+                "{message}"
+            );
+            // Deeper than Go's protobuf reads: refused before prost.
+            let bytes = nested_request_bytes(3334);
+            let (_, data, _) = runtime.block_on(answer(None, vec![grpc_message(0, &bytes)], None));
+            assert_eq!(
+                fatal(&data),
+                "invalid request: failed to decode Protobuf message: messages are nested deeper than 10000 levels"
+            );
+        });
     }
 
     #[tokio::test]

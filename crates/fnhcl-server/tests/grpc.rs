@@ -1130,3 +1130,89 @@ async fn the_server_bounds_streams_per_connection() {
     }
     assert_eq!(announced, 7);
 }
+
+/// Sends and receives messages as the bytes they are.
+#[derive(Clone, Copy, Default)]
+struct RawCodec;
+
+impl tonic::codec::Encoder for RawCodec {
+    type Item = Vec<u8>;
+    type Error = tonic::Status;
+    fn encode(
+        &mut self,
+        item: Vec<u8>,
+        dst: &mut tonic::codec::EncodeBuf<'_>,
+    ) -> Result<(), tonic::Status> {
+        use bytes::BufMut as _;
+        dst.put_slice(&item);
+        Ok(())
+    }
+}
+
+impl tonic::codec::Decoder for RawCodec {
+    type Item = Vec<u8>;
+    type Error = tonic::Status;
+    fn decode(
+        &mut self,
+        src: &mut tonic::codec::DecodeBuf<'_>,
+    ) -> Result<Option<Vec<u8>>, tonic::Status> {
+        use bytes::Buf as _;
+        Ok(Some(src.copy_to_bytes(src.remaining()).to_vec()))
+    }
+}
+
+impl tonic::codec::Codec for RawCodec {
+    type Encode = Vec<u8>;
+    type Decode = Vec<u8>;
+    type Encoder = RawCodec;
+    type Decoder = RawCodec;
+    fn encoder(&mut self) -> RawCodec {
+        RawCodec
+    }
+    fn decoder(&mut self) -> RawCodec {
+        RawCodec
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nested_groups_in_a_health_check_cannot_exhaust_the_stack() {
+    // prost reads without a recursion limit, and skips unknown groups
+    // recursively: the health service's message size bound keeps that
+    // within a thread's stack.
+    let port = start(None);
+    let _ = connect(port).await;
+    let channel = Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
+        .expect("uri")
+        .connect()
+        .await
+        .expect("connect");
+    let mut grpc = tonic::client::Grpc::new(channel);
+    let path = http::uri::PathAndQuery::from_static("/grpc.health.v1.Health/Check");
+    // Unknown field 2 opening and closing `n` groups: two bytes a level.
+    let groups = |n: usize| {
+        let mut b = vec![0x13; n];
+        b.extend(std::iter::repeat_n(0x14, n));
+        b
+    };
+    for (n, ok) in [(2_000, true), (1_000_000, false)] {
+        grpc.ready().await.expect("ready");
+        let answer = grpc
+            .unary(tonic::Request::new(groups(n)), path.clone(), RawCodec)
+            .await;
+        if ok {
+            // An empty service name: SERVING.
+            assert!(answer.is_ok(), "{n}: {answer:?}");
+        } else {
+            let status = answer.expect_err("too large");
+            assert_eq!(status.code(), tonic::Code::OutOfRange, "{status:?}");
+        }
+    }
+    // And the server goes on.
+    let mut client = connect(port).await;
+    let rsp = client
+        .run_function(request("", "xr"))
+        .await
+        .expect("rpc")
+        .into_inner();
+    assert!(!rsp.results.is_empty() || rsp.desired.is_some());
+}
