@@ -1,11 +1,12 @@
 //! A whole RunFunction from arbitrary bytes: the bytes decoded as a
-//! protobuf RunFunctionRequest (when they decode) and run, and also used
+//! protobuf RunFunctionRequest as the server decodes them (when they
+//! decode: `fnhcl_crossplane::decode_request`, with prost's recursion limit
+//! off and the nesting checked first) and run, and also used
 //! as the HCL program of an otherwise well-formed request. Never panics.
 #![no_main]
 
 use fnhcl_crossplane::proto::{Resource, RunFunctionRequest, State};
 use libfuzzer_sys::fuzz_target;
-use prost::Message as _;
 
 fn struct_of(v: serde_json::Value) -> Option<pbjson_types::Struct> {
     fnhcl_crossplane::convert::json_to_struct(&v)
@@ -14,7 +15,7 @@ fn struct_of(v: serde_json::Value) -> Option<pbjson_types::Struct> {
 static FUNCTION: std::sync::OnceLock<fnhcl_crossplane::Function> = std::sync::OnceLock::new();
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(req) = RunFunctionRequest::decode(data) {
+    if let Ok(req) = fnhcl_crossplane::decode_request(data) {
         let _ = FUNCTION
             .get_or_init(fnhcl_crossplane::Function::default)
             .run(&req);

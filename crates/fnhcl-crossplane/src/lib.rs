@@ -10,6 +10,7 @@ pub mod cache;
 pub mod connection;
 pub mod convert;
 pub mod debug;
+pub mod decode;
 pub mod dependencies;
 pub mod input;
 pub mod operation;
@@ -33,6 +34,7 @@ use pbjson_types::Struct;
 
 pub use crate::cache::CacheStats;
 use crate::cache::LruCache;
+pub use crate::decode::{MAX_MESSAGE_NESTING, decode_request};
 use crate::input::{HclInput, Source};
 pub use fnhcl_eval::{INTERRUPT_INTERVAL, INTERRUPTED_DETAIL, Interrupt};
 

@@ -403,45 +403,60 @@ mod tests {
         );
     }
 
-    #[test]
-    fn requests_nested_as_deep_as_go_encodes_are_answered() {
-        use crate::codec::tests::{nested_request, nested_request_bytes, on_server_stack};
+    #[tokio::test]
+    async fn requests_nested_deeper_than_prost_s_default_limit_are_answered() {
         use prost::Message as _;
-        on_server_stack(|| {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .build()
-                .expect("runtime");
-            let fatal = |data: &[u8]| {
-                let got = RunFunctionResponse::decode(&data[5..]).expect("a response");
-                assert_eq!(got.results.len(), 1, "{got:?}");
-                got.results[0].message.clone()
-            };
-            // 2,000 object levels (6,003 nested messages): read, and then
-            // refused by the conversion's limit, since the program reads
-            // the whole composite.
-            let mut request = nested_request(0);
-            let program = "resource r {\n  body = { apiVersion = \"v1\", kind = \"ConfigMap\", data = { n = length(req.composite) } }\n}\n";
-            request.input = fnhcl_crossplane::convert::json_to_struct(&serde_json::json!({
+        let fatal = |data: &[u8]| {
+            let got = RunFunctionResponse::decode(&data[5..]).expect("a response");
+            assert_eq!(got.results.len(), 1, "{got:?}");
+            got.results[0].message.clone()
+        };
+        // 250 object levels (753 nested messages, past the 100 of prost's
+        // default): read, then refused by the conversion's limit, since
+        // the program reads the whole composite.
+        let mut s = pbjson_types::Struct::default();
+        for _ in 0..250 {
+            let mut outer = pbjson_types::Struct::default();
+            outer.fields.insert(
+                "a".to_owned(),
+                pbjson_types::Value {
+                    kind: Some(pbjson_types::value::Kind::StructValue(s)),
+                },
+            );
+            s = outer;
+        }
+        let program = "resource r {\n  body = { apiVersion = \"v1\", kind = \"ConfigMap\", data = { n = length(req.composite) } }\n}\n";
+        let request = function_sdk_rust::proto::v1::RunFunctionRequest {
+            observed: Some(function_sdk_rust::proto::v1::State {
+                composite: Some(function_sdk_rust::proto::v1::Resource {
+                    resource: Some(s),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
+            input: fnhcl_crossplane::convert::json_to_struct(&serde_json::json!({
                 "apiVersion": "hcl.fn.crossplane.io/v1beta1",
                 "kind": "HclInput",
                 "hcl": program,
-            }));
-            let mut bytes = request.encode_to_vec();
-            bytes.extend(nested_request_bytes(2000));
-            let (_, data, _) = runtime.block_on(answer(None, vec![grpc_message(0, &bytes)], None));
-            let message = fatal(&data);
-            assert!(
-                message.contains("nested deeper than the limit of 200 levels"),
-                "{message}"
-            );
-            // Deeper than Go's protobuf reads: refused before prost.
-            let bytes = nested_request_bytes(3334);
-            let (_, data, _) = runtime.block_on(answer(None, vec![grpc_message(0, &bytes)], None));
-            assert_eq!(
-                fatal(&data),
-                "invalid request: failed to decode Protobuf message: messages are nested deeper than 10000 levels"
-            );
-        });
+            })),
+            ..Default::default()
+        };
+        let (_, data, _) =
+            answer(None, vec![grpc_message(0, &request.encode_to_vec())], None).await;
+        let message = fatal(&data);
+        assert!(
+            message.contains("nested deeper than the limit of 200 levels"),
+            "{message}"
+        );
+        // Deeper than Go's protobuf reads (groups of an unknown field):
+        // refused before prost reads it.
+        let mut bytes = vec![0x0b; 10_001];
+        bytes.extend(std::iter::repeat_n(0x0c, 10_001));
+        let (_, data, _) = answer(None, vec![grpc_message(0, &bytes)], None).await;
+        assert_eq!(
+            fatal(&data),
+            "invalid request: failed to decode Protobuf message: messages are nested deeper than 10000 levels"
+        );
     }
 
     #[tokio::test]
