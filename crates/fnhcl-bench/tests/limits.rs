@@ -462,6 +462,53 @@ fn infinite_numbers_are_fatal() {
 /// Checking a body is linear in its attributes: 50,000 locals (each
 /// checked against the others for duplicates) compile and run, and the
 /// one duplicate is reported.
+/// Shapes whose compile or dependency handling once grew with the square
+/// of their size (a search through every name in scope per reference, or
+/// through every resource per dependency): at these sizes that took
+/// minutes. No timing is asserted; the suite's time shows a regression.
+#[test]
+fn programs_that_were_quadratic() {
+    // 100,000 locals, each reading the one before.
+    let mut hcl = String::from("locals {\n  a0 = 0\n");
+    for i in 1..100_000 {
+        hcl.push_str(&format!("  a{i} = a{}\n", i - 1));
+    }
+    hcl.push_str("}\n");
+    // Groups in that scope, each with a local of its own.
+    for i in 0..2_000 {
+        hcl.push_str(&format!(
+            "group {{\n  locals {{\n    g{i} = a{i}\n  }}\n}}\n"
+        ));
+    }
+    hcl.push_str("resource r {\n  body = { apiVersion = \"v1\", kind = \"K\", n = a500 }\n}\n");
+    let rsp = run_small_stack(&Function::default(), &fnhcl_bench::request(0, &hcl));
+    assert_eq!(fatal_message(&rsp), None, "{:?}", rsp.results);
+    assert_eq!(rsp.desired.map(|d| d.resources.len()), Some(1));
+
+    // 5,000 resources, and one that depends on all of them: held back,
+    // naming what it waits for.
+    let mut hcl = String::new();
+    let mut names = Vec::new();
+    for i in 0..5_000 {
+        hcl.push_str(&format!(
+            "resource r{i} {{\n  body = {{ apiVersion = \"v1\", kind = \"K\", metadata = {{ name = \"r{i}\" }} }}\n}}\n"
+        ));
+        names.push(format!("\"r{i}\""));
+    }
+    hcl.push_str(&format!(
+        "resource last {{\n  depends_on = [{}]\n  body = {{ apiVersion = \"v1\", kind = \"K\" }}\n}}\n",
+        names.join(", ")
+    ));
+    let rsp = run_small_stack(&Function::default(), &fnhcl_bench::request(0, &hcl));
+    assert_eq!(fatal_message(&rsp), None, "{:?}", rsp.results);
+    assert_eq!(rsp.desired.map(|d| d.resources.len()), Some(5_000));
+    let text = format!("{:?}", rsp.results);
+    assert!(
+        text.contains("held back resource last\\nwaiting for r0, r1,"),
+        "{text}"
+    );
+}
+
 #[test]
 fn many_attributes_in_one_body() {
     let mut hcl = String::from("locals {\n");

@@ -62,41 +62,94 @@ fn ready(
     }
 }
 
-/// The resources of this run a dependency stands for.
-fn members<'o>(target: &DependencyTarget, output: &'o Output) -> Vec<&'o DesiredResource> {
-    output
-        .resources
-        .iter()
-        .filter(|r| match target {
-            DependencyTarget::Resource(n) => r.name == *n,
-            DependencyTarget::Collection(base) => r.collection.as_deref() == Some(base.as_str()),
-            DependencyTarget::Instance(prefix) => r.name.starts_with(prefix.as_str()),
-        })
-        .collect()
+/// A run's resources by name and by collection: what a dependency stands
+/// for is found without a search through every resource.
+struct Index<'o> {
+    /// Each name with its resource's place in the output, sorted by name
+    /// (a module instance's resources share its name as a prefix).
+    names: Vec<(&'o str, usize)>,
+    collections: HashMap<&'o str, Vec<usize>>,
+    resources: &'o [DesiredResource],
+}
+
+impl<'o> Index<'o> {
+    fn new(resources: &'o [DesiredResource]) -> Index<'o> {
+        let mut names: Vec<(&str, usize)> = resources
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.name.as_str(), i))
+            .collect();
+        names.sort_unstable();
+        let mut collections: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, r) in resources.iter().enumerate() {
+            if let Some(c) = &r.collection {
+                collections.entry(c.as_str()).or_default().push(i);
+            }
+        }
+        Index {
+            names,
+            collections,
+            resources,
+        }
+    }
+
+    /// The resource named `name`.
+    fn named(&self, name: &str) -> Option<&'o DesiredResource> {
+        let at = self.names.partition_point(|(n, _)| *n < name);
+        match self.names.get(at) {
+            Some((n, i)) if *n == name => Some(&self.resources[*i]),
+            _ => None,
+        }
+    }
+
+    /// The resources of this run a dependency stands for, in output order.
+    fn members(&self, target: &DependencyTarget) -> Vec<&'o DesiredResource> {
+        let places: Vec<usize> = match target {
+            DependencyTarget::Resource(n) => {
+                return self.named(n).into_iter().collect();
+            }
+            DependencyTarget::Collection(base) => self
+                .collections
+                .get(base.as_str())
+                .cloned()
+                .unwrap_or_default(),
+            DependencyTarget::Instance(prefix) => {
+                let from = self.names.partition_point(|(n, _)| *n < prefix.as_str());
+                let mut places: Vec<usize> = self.names[from..]
+                    .iter()
+                    .take_while(|(n, _)| n.starts_with(prefix.as_str()))
+                    .map(|(_, i)| *i)
+                    .collect();
+                places.sort_unstable();
+                places
+            }
+        };
+        places.into_iter().map(|i| &self.resources[i]).collect()
+    }
 }
 
 /// Whether everything `d` stands for exists and is ready.
 fn satisfied(
     d: &Dependency,
     output: &Output,
+    index: &Index<'_>,
     observed: &mut Observed<'_>,
     auto_ready: bool,
 ) -> bool {
     match &d.target {
-        DependencyTarget::Resource(n) => {
-            let emitted = output.resources.iter().find(|r| r.name == *n);
-            ready(n, emitted, observed, auto_ready)
-        }
+        DependencyTarget::Resource(n) => ready(n, index.named(n), observed, auto_ready),
         DependencyTarget::Collection(key) | DependencyTarget::Instance(key) => {
             let unfinished = match &d.target {
                 DependencyTarget::Instance(prefix) => output
                     .unfinished
-                    .iter()
-                    .any(|u| u.starts_with(prefix.as_str())),
+                    .range(prefix.clone()..)
+                    .next()
+                    .is_some_and(|u| u.starts_with(prefix.as_str())),
                 _ => output.unfinished.contains(key),
             };
             !unfinished
-                && members(&d.target, output)
+                && index
+                    .members(&d.target)
                     .into_iter()
                     .all(|r| ready(&r.name, Some(r), observed, auto_ready))
         }
@@ -124,6 +177,7 @@ pub fn apply(
     };
     // Creation: a dependent not observed yet waits. An observed one never
     // does (holding it back would delete it).
+    let index = Index::new(&output.resources);
     let mut held: Vec<(usize, Vec<String>)> = Vec::new();
     for (i, r) in output.resources.iter().enumerate() {
         if r.depends_on.is_empty() || is_observed(&r.name) {
@@ -132,41 +186,68 @@ pub fn apply(
         let waiting: Vec<String> = r
             .depends_on
             .iter()
-            .filter(|d| !satisfied(d, output, &mut observed, auto_ready))
+            .filter(|d| !satisfied(d, output, &index, &mut observed, auto_ready))
             .map(|d| d.name.clone())
             .collect();
         if !waiting.is_empty() {
             held.push((i, waiting));
         }
     }
-    for (i, waiting) in held.into_iter().rev() {
-        let r = output.resources.remove(i);
+    let mut waiting_for: HashMap<usize, Vec<String>> = held.into_iter().collect();
+    let mut discards: Vec<(usize, Discard)> = Vec::with_capacity(waiting_for.len());
+    let mut kept = Vec::with_capacity(output.resources.len() - waiting_for.len());
+    for (i, r) in std::mem::take(&mut output.resources)
+        .into_iter()
+        .enumerate()
+    {
+        let Some(waiting) = waiting_for.remove(&i) else {
+            kept.push(r);
+            continue;
+        };
         if !r.optional {
             output.gating.push(r.name.clone());
         }
         if let Some(c) = &r.collection {
             output.unfinished.insert(c.clone());
         }
-        let discard = Discard {
-            kind: DiscardKind::Resource,
-            reason: DiscardReason::HeldBack,
-            name: r.name.clone(),
-            span: Some(r.span),
-            range: output.sources.range_text(r.span),
-            context: vec![format!("waiting for {}", waiting.join(", "))],
-        };
-        // In the order of the resources they stand for.
-        let at = output
-            .discards
-            .iter()
-            .position(|d| d.span.is_some_and(|s| s > r.span))
-            .unwrap_or(output.discards.len());
-        output.discards.insert(at, discard);
+        discards.push((
+            i,
+            Discard {
+                kind: DiscardKind::Resource,
+                reason: DiscardReason::HeldBack,
+                name: r.name.clone(),
+                span: Some(r.span),
+                range: output.sources.range_text(r.span),
+                context: vec![format!("waiting for {}", waiting.join(", "))],
+            },
+        ));
     }
+    output.resources = kept;
+    output.discards = merged_by_span(std::mem::take(&mut output.discards), discards);
     // Deletion: a Usage for each pair that exists.
     let usages = usages(req, output, &mut observed)?;
     output.resources.extend(usages);
     Ok(())
+}
+
+/// The discards of held-back resources (with their places in the output)
+/// put among the others in the order of the resources they stand for:
+/// each before the first discard of a later span; of one span (the
+/// members of a collection), the last resource's first.
+fn merged_by_span(existing: Vec<Discard>, mut held: Vec<(usize, Discard)>) -> Vec<Discard> {
+    held.sort_by(|(i, a), (j, b)| a.span.cmp(&b.span).then(j.cmp(i)));
+    let mut held = held.into_iter().map(|(_, d)| d).peekable();
+    let mut out = Vec::with_capacity(existing.len() + held.len());
+    for d in existing {
+        if let Some(s) = d.span {
+            while let Some(h) = held.next_if(|h| h.span.is_some_and(|hs| s > hs)) {
+                out.push(h);
+            }
+        }
+        out.push(d);
+    }
+    out.extend(held);
+    out
 }
 
 /// The Usage API of this request's Crossplane and composite: namespaced
@@ -212,6 +293,7 @@ fn usages(
     observed: &mut Observed<'_>,
 ) -> Result<Vec<DesiredResource>, String> {
     let (api_version, kind, namespace) = usage_kind(req);
+    let index = Index::new(&output.resources);
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     for r in &output.resources {
@@ -219,7 +301,7 @@ fn usages(
             continue;
         };
         for d in &r.depends_on {
-            for dep in members(&d.target, output) {
+            for dep in index.members(&d.target) {
                 let Some(of) = observed.get(&dep.name).map(reference) else {
                     continue;
                 };
@@ -227,7 +309,7 @@ fn usages(
                 if !seen.insert(name.clone()) {
                     continue;
                 }
-                if output.resources.iter().any(|x| x.name == name) {
+                if index.named(&name).is_some() {
                     return Err(format!(
                         "resource name {name:?} is taken by the Usage that protects {:?} while {:?} uses it (depends_on): rename the resource",
                         dep.name, r.name

@@ -68,9 +68,10 @@ impl Compiler<'_> {
             return Vec::new();
         };
         let mut out: Vec<Dep> = Vec::new();
+        let mut named = std::collections::HashSet::new();
         for e in items {
             match literal_string(e) {
-                Some(name) if out.iter().any(|d| d.name == name) => self.err(
+                Some(name) if !named.insert(name.clone()) => self.err(
                     Diagnostic::error(
                         format!("depends_on names \"{name}\" twice"),
                         "name each block once",

@@ -47,15 +47,84 @@ pub(super) struct Env {
     pub(super) req: bool,
     pub(super) self_keys: Option<&'static [&'static str]>,
     pub(super) each: bool,
-    /// Locals and function arguments.
-    pub(super) names: Vec<Arc<str>>,
-    /// The slots of the locals among `names` (not arguments).
-    pub(super) slots: Vec<(Arc<str>, u32)>,
+    /// Locals and function arguments, innermost scope first.
+    pub(super) bound: Option<Arc<Bound>>,
     /// Module-level names (`None` inside user functions).
     pub(super) module: Option<Arc<ModEnv>>,
 }
 
+/// The locals (or function arguments) one scope declares, and the
+/// enclosing scopes' (shared: a nested scope's environment costs only its
+/// own names, and a name is found by hashing, not by a search through
+/// every name in scope).
+pub(super) struct Bound {
+    /// Each name → its slot (`None`: a function argument, or a local
+    /// beyond what a slot encodes).
+    index: HashMap<Arc<str>, Option<u32>>,
+    /// The names in the order declared (messages list them).
+    order: Vec<Arc<str>>,
+    outer: Option<Arc<Bound>>,
+}
+
 impl Env {
+    /// This environment with `names` declared in a scope of their own
+    /// (innermost), each with the slot `slot` gives its index.
+    pub(super) fn with_names(
+        &self,
+        names: &[Arc<str>],
+        slot: impl Fn(usize) -> Option<u32>,
+    ) -> Env {
+        if names.is_empty() {
+            return self.clone();
+        }
+        let index = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), slot(i)))
+            .collect();
+        Env {
+            bound: Some(Arc::new(Bound {
+                index,
+                order: names.to_vec(),
+                outer: self.bound.clone(),
+            })),
+            ..self.clone()
+        }
+    }
+
+    /// The binding of local or argument `name`: its slot, `None` for an
+    /// argument (the innermost scope declaring it decides).
+    fn binding(&self, name: &str) -> Option<Option<u32>> {
+        let mut b = self.bound.as_deref();
+        while let Some(scope) = b {
+            if let Some(slot) = scope.index.get(name) {
+                return Some(*slot);
+            }
+            b = scope.outer.as_deref();
+        }
+        None
+    }
+
+    /// Whether a local or argument `name` is in scope.
+    pub(super) fn is_bound(&self, name: &str) -> bool {
+        self.binding(name).is_some()
+    }
+
+    /// The locals and arguments in scope, outermost scope first.
+    pub(super) fn bound_names(&self) -> Vec<&str> {
+        let mut scopes = Vec::new();
+        let mut b = self.bound.as_deref();
+        while let Some(scope) = b {
+            scopes.push(scope);
+            b = scope.outer.as_deref();
+        }
+        scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.order.iter().map(|n| &**n))
+            .collect()
+    }
+
     /// `e` compiled for evaluation in this scope, its root variables
     /// resolved to slots where the scope binds them.
     /// The result is pending (`fnhcl_expr::Compiled::with_slots_pending`):
@@ -91,12 +160,9 @@ impl Env {
             "each" if self.each => return slots::encode(Slot::Named),
             _ => {}
         }
-        if let Some((_, s)) = self.slots.iter().rev().find(|(n, _)| &**n == name) {
-            return Some(*s);
-        }
-        if self.names.iter().any(|n| &**n == name) {
-            // A function argument.
-            return None;
+        if let Some(slot) = self.binding(name) {
+            // `None`: a function argument.
+            return slot;
         }
         let base = match name {
             "req" => self.req,
@@ -115,10 +181,10 @@ impl Env {
             || (self.self_keys.is_some() && name == "self")
             || (self.each && name == "each")
             || (name == "param" && self.module.as_ref().is_some_and(|m| m.params.is_some()))
-            || self.names.iter().any(|n| &**n == name)
+            || self.is_bound(name)
     }
     fn all_names(&self) -> Vec<&str> {
-        let mut v: Vec<&str> = self.names.iter().map(|n| &**n).collect();
+        let mut v: Vec<&str> = self.bound_names();
         if self.req {
             v.push("req");
         }
@@ -160,7 +226,7 @@ const MAX_LISTED_NAMES: usize = 10;
 /// the names in scope. `attr` is the first attribute after the root.
 pub(super) fn undefined_detail(name: &str, attr: Option<&str>, env: &Env) -> String {
     let attr_or = |placeholder: &'static str| attr.unwrap_or(placeholder);
-    let is_local = |n: &str| env.names.iter().any(|x| &**x == n);
+    let is_local = |n: &str| env.is_bound(n);
     let params = env.module.as_ref().and_then(|m| m.params.as_deref());
     match name {
         "local" => {
@@ -176,7 +242,7 @@ pub(super) fn undefined_detail(name: &str, attr: Option<&str>, env: &Env) -> Str
                     "locals are referenced by their bare name (`{n}`, not `local.{n}`), and no local \"{n}\" is in scope here"
                 );
                 if let Some(a) = attr
-                    && let Some(s) = schema::suggest(a, env.names.iter().map(|x| &**x))
+                    && let Some(s) = schema::suggest(a, env.bound_names().into_iter())
                 {
                     d.push_str(&format!("; did you mean \"{s}\"?"));
                 }

@@ -2,6 +2,7 @@
 //! and `invoke` calls.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use fnhcl_base::{Diagnostic, Span};
 use fnhcl_syntax::ast::{Block, Expr, ExprKind, Structure};
@@ -264,14 +265,15 @@ impl Compiler<'_> {
                 default,
             });
         }
+        let names: Vec<Arc<str>> = args.iter().map(|a| a.name.clone()).collect();
         let env = Env {
             req: false,
             self_keys: None,
             each: false,
-            names: args.iter().map(|a| a.name.clone()).collect(),
-            slots: Vec::new(),
+            bound: None,
             module: None,
-        };
+        }
+        .with_names(&names, |_| None);
         let (scope, env) = self.locals_scope(&content, &env);
         let body = content.attr("body")?;
         self.check_expr(&body.expr, &env);

@@ -356,7 +356,7 @@ impl<'l> Compiler<'l> {
         }
         if name == "param"
             && let Some(params) = &menv.params
-            && !env.names.iter().any(|n| &**n == "param")
+            && !env.is_bound("param")
         {
             match steps.first() {
                 Some(first) => self.param_uses.push(first.name.to_string()),

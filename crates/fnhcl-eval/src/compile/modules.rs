@@ -86,8 +86,7 @@ impl<'l> Compiler<'l> {
             req: true,
             self_keys: None,
             each: false,
-            names: Vec::new(),
-            slots: Vec::new(),
+            bound: None,
             module: Some(Arc::new(mod_env)),
         };
         // The top-level scope: every file's locals blocks together.

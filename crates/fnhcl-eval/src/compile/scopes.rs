@@ -102,16 +102,12 @@ impl Compiler<'_> {
             self.scope_ids += 1;
             scope.id = self.scope_ids;
         }
-        let mut env = parent.clone();
-        env.names.extend(names.iter().cloned());
-        env.slots
-            .extend(names.iter().enumerate().filter_map(|(index, n)| {
-                let slot = slots::encode(Slot::Local {
-                    scope: scope.id,
-                    index,
-                })?;
-                Some((n.clone(), slot))
-            }));
+        let env = parent.with_names(&names, |index| {
+            slots::encode(Slot::Local {
+                scope: scope.id,
+                index,
+            })
+        });
         // Each local's references: checked, then the edges among the
         // scope's locals for the cycle search.
         let mut deps: Vec<Vec<usize>> = Vec::with_capacity(exprs.len());
