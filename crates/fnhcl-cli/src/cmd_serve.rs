@@ -45,6 +45,12 @@ pub(crate) struct Args {
     #[arg(long, env = "FNHCL_MAX_EVAL_BYTES", default_value_t = fnhcl_eval::DEFAULT_MAX_BYTES)]
     max_eval_bytes: u64,
 
+    /// Most bytes of values all the requests evaluating at once may build
+    /// together; a request that would go past it is stopped with a Fatal
+    /// result (Crossplane calls again).
+    #[arg(long, env = "FNHCL_MAX_EVAL_MEMORY", default_value_t = fnhcl_crossplane::DEFAULT_MAX_EVAL_MEMORY)]
+    max_eval_memory: u64,
+
     /// Longest time, in seconds, one request may evaluate.
     #[arg(long, env = "FNHCL_MAX_EVAL_SECONDS", default_value_t = fnhcl_crossplane::DEFAULT_MAX_EVAL_TIME.as_secs_f64())]
     max_eval_seconds: f64,
@@ -99,6 +105,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut limits = fnhcl_crossplane::Limits::default();
     limits.eval.max_steps = args.max_steps;
     limits.eval.max_bytes = args.max_eval_bytes;
+    limits.max_eval_memory = args.max_eval_memory;
     limits.max_eval_time = seconds("max-eval-seconds", args.max_eval_seconds)?;
     let transport = fnhcl_server::Transport {
         max_concurrent_streams: args.max_concurrent_streams,

@@ -13,6 +13,7 @@ pub mod debug;
 pub mod decode;
 pub mod dependencies;
 pub mod input;
+pub mod memory;
 pub mod operation;
 pub mod ready;
 pub mod request;
@@ -106,7 +107,15 @@ pub struct Limits {
     /// Evaluation limits: steps for the whole request, expression nesting,
     /// string and collection sizes.
     pub eval: fnhcl_eval::Limits,
+    /// Bytes of values all the evaluations of one [`Function`] running at
+    /// once may build together ([`memory::MemoryPool`]); each one is also
+    /// bounded by `eval.max_bytes`.
+    pub max_eval_memory: u64,
 }
+
+/// Default [`Limits::max_eval_memory`]: 128 MiB, two requests building
+/// the most one may (64 MiB), or many building less.
+pub const DEFAULT_MAX_EVAL_MEMORY: u64 = 128 << 20;
 
 /// Default [`Limits::max_program_bytes`]: 4 MiB.
 pub const DEFAULT_MAX_PROGRAM_BYTES: usize = 4 << 20;
@@ -128,6 +137,7 @@ impl Default for Limits {
                 max_steps: DEFAULT_MAX_STEPS,
                 ..fnhcl_eval::Limits::default()
             },
+            max_eval_memory: DEFAULT_MAX_EVAL_MEMORY,
         }
     }
 }
@@ -274,6 +284,8 @@ pub struct Function {
     /// the same input call after call, and comparing it costs less than
     /// decoding it (a map and a copy of the program text).
     last_input: std::sync::Mutex<Option<(Arc<Struct>, Arc<Input>)>>,
+    /// What the runs in progress build, together.
+    memory: Arc<memory::MemoryPool>,
 }
 
 /// A decoded input with the hash of its program's cache key, computed
@@ -390,6 +402,7 @@ impl Function {
                 options.schema_cache_max_bytes,
             ),
             last_input: std::sync::Mutex::new(None),
+            memory: memory::MemoryPool::new(options.limits.max_eval_memory),
             options,
         }
     }
@@ -397,6 +410,12 @@ impl Function {
     /// Size, bounds and counters of the compiled-program cache.
     pub fn cache_stats(&self) -> CacheStats {
         self.cache.stats()
+    }
+
+    /// Bytes of values the runs in progress hold, of
+    /// [`Limits::max_eval_memory`].
+    pub fn eval_memory_taken(&self) -> u64 {
+        self.memory.taken()
     }
 
     /// Size, bounds and counters of the compiled-schema cache.
@@ -602,6 +621,7 @@ impl Function {
                 let clock = Arc::new(EvalClock::new(limits.max_eval_time));
                 let eval_limits = fnhcl_eval::Limits {
                     interrupt: Some(clock.clone().interrupt(interrupt)),
+                    memory: Some(Arc::new(memory::RunMemory::new(self.memory.clone()))),
                     ..limits.eval.clone()
                 };
                 let mut output = fnhcl_eval::evaluate_with_limits(program, &eval_req, &eval_limits)

@@ -549,6 +549,57 @@ fn an_interrupt_that_says_stop_ends_the_run() {
     }
 }
 
+/// The runs of one `Function` share `max_eval_memory`: while one run that
+/// built most of it waits (parked in its interrupt check, as a server's
+/// heavy lane parks runs), another that needs as much is stopped with a
+/// Fatal result naming the shared limit; once the first ends, the second
+/// runs. Each alone is within its own `max_bytes`.
+#[test]
+fn concurrent_runs_share_the_evaluation_memory() {
+    let mut options = Options::default();
+    options.limits.max_eval_memory = 40 << 20;
+    let f = Arc::new(Function::new(options));
+    // 2 × 1,000 × 16 KiB: about 32 MiB of text.
+    let hcl = "locals {\n  k = join(\"\", [for i in range(1024) : \"0123456789abcdef\"])\n  a = [for i in range(1000) : \"${k}${i}\"]\n  b = [for i in range(1000) : \"${k}-${i}\"]\n}\nresource r {\n  body = { apiVersion = \"v1\", kind = \"ConfigMap\", data = { n = length(a) + length(b) } }\n}\n";
+    let req = inline(hcl);
+    assert!(f.run(&req).results.is_empty());
+    assert_eq!(f.eval_memory_taken(), 0, "a run gives its memory back");
+
+    let (parked_tx, parked_rx) = std::sync::mpsc::channel::<()>();
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let go_rx = std::sync::Mutex::new(go_rx);
+    let first = {
+        let f = f.clone();
+        let req = req.clone();
+        std::thread::spawn(move || {
+            let watcher = f.clone();
+            let parked = std::sync::atomic::AtomicBool::new(false);
+            let interrupt = fnhcl_crossplane::Interrupt::new(move || {
+                if watcher.eval_memory_taken() >= 30 << 20 && !parked.swap(true, Ordering::SeqCst) {
+                    let _ = parked_tx.send(());
+                    let _ = go_rx.lock().expect("lock").recv();
+                }
+                true
+            });
+            f.run_outcome_with(&req, Some(interrupt))
+        })
+    };
+    parked_rx
+        .recv()
+        .expect("the first run parks holding its memory");
+    let second = f.run(&req);
+    let msg = fatal_message(&second);
+    assert!(
+        msg.contains("all the memory it gives them") && msg.contains("41943040 bytes"),
+        "{msg}"
+    );
+    go_tx.send(()).expect("resume");
+    let first = first.join().expect("no panic");
+    assert!(first.error.is_none(), "{:?}", first.response.results);
+    assert_eq!(f.eval_memory_taken(), 0);
+    assert!(f.run(&req).results.is_empty());
+}
+
 /// Determinism: the same request gives the same response, whether the
 /// program is cached or not, in another `Function`, and from a copy of the
 /// request whose maps iterate in another order; its encoding decodes to

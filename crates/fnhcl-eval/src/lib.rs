@@ -41,7 +41,8 @@ pub use eval::{
 };
 /// Resource limits of an evaluation (see [`evaluate_with_limits`]).
 pub use fnhcl_expr::{
-    DEFAULT_MAX_BYTES, INTERRUPT_INTERVAL, INTERRUPTED_DETAIL, Interrupt, Limits,
+    DEFAULT_MAX_BYTES, INTERRUPT_INTERVAL, INTERRUPTED_DETAIL, Interrupt, Limits, MEMORY_INTERVAL,
+    Memory,
 };
 pub use layout::{ImportedDir, imported_dirs};
 pub use locate::{FieldStep, Location, Locator, locate_composite_field, locate_resource_field};

@@ -100,7 +100,25 @@ pub struct Limits {
     /// whose client went away stops spending CPU on it). It may also
     /// block for a while (a scheduler moving a long run aside).
     pub interrupt: Option<Interrupt>,
+    /// Memory shared with other evaluations (a server's budget for every
+    /// request it runs at once), told of the bytes this one builds, in
+    /// batches of [`MEMORY_INTERVAL`] and at its end; when it answers
+    /// `false` the evaluation stops with an "Evaluation limit exceeded"
+    /// error naming [`Memory::limit`].
+    pub memory: Option<std::sync::Arc<dyn Memory>>,
 }
+
+/// Memory shared by evaluations: see [`Limits::memory`].
+pub trait Memory: Send + Sync {
+    /// `bytes` more have been built; whether the evaluation may go on.
+    fn built(&self, bytes: u64) -> bool;
+    /// The bytes shared, for the error message.
+    fn limit(&self) -> u64;
+}
+
+/// How many bytes of values an evaluation builds between two reports to
+/// [`Limits::memory`].
+pub const MEMORY_INTERVAL: u64 = 1 << 20;
 
 /// How many evaluation steps pass between two calls of
 /// [`Limits::interrupt`] (a power of two: the check is a shift and a
@@ -131,6 +149,12 @@ impl Interrupt {
     }
 }
 
+impl std::fmt::Debug for dyn Memory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Memory({})", self.limit())
+    }
+}
+
 impl std::fmt::Debug for Interrupt {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Interrupt")
@@ -149,6 +173,7 @@ impl Default for Limits {
             max_bytes: DEFAULT_MAX_BYTES,
             max_collection_len: 1_000_000,
             interrupt: None,
+            memory: None,
         }
     }
 }

@@ -102,6 +102,8 @@ pub(crate) struct Evaluator<'c, 'a> {
     splat_items: Vec<Value>,
     steps: u64,
     bytes: u64,
+    /// Of `bytes`, how many [`crate::Limits::memory`] has been told of.
+    reported: u64,
     depth: usize,
     aborted: bool,
 }
@@ -115,6 +117,7 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             splat_items: Vec::new(),
             steps: 0,
             bytes: 0,
+            reported: 0,
             depth: 0,
             aborted: false,
         }
@@ -131,6 +134,12 @@ impl<'c, 'a> Evaluator<'c, 'a> {
     }
 
     fn finish(self, (value, mut diagnostics): R) -> Evaluated {
+        // What is built is kept (by the caller) whatever the answer.
+        if let Some(memory) = &self.ctx.limits.memory
+            && self.bytes > self.reported
+        {
+            memory.built(self.bytes - self.reported);
+        }
         if let Some(sm) = self.sources {
             for d in &mut diagnostics {
                 if d.expr_text.is_none()
@@ -213,7 +222,31 @@ impl<'c, 'a> Evaluator<'c, 'a> {
             diags.push(self.bytes_exceeded(span));
             return false;
         }
+        if self.bytes - self.reported >= crate::MEMORY_INTERVAL
+            && let Some(memory) = &self.ctx.limits.memory
+        {
+            let more = self.bytes - self.reported;
+            self.reported = self.bytes;
+            if !memory.built(more) {
+                self.aborted = true;
+                diags.push(self.memory_busy(span, memory.limit()));
+                return false;
+            }
+        }
         true
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn memory_busy(&self, span: Span, limit: u64) -> Diagnostic {
+        self.error(
+            "Evaluation limit exceeded",
+            format!(
+                "The evaluations this server runs at once have built {limit} bytes of values, all the memory it gives them: this request was stopped, and Crossplane will call again."
+            ),
+            span,
+            span,
+        )
     }
 
     #[cold]
