@@ -2,6 +2,7 @@
 //!
 //! Architecture invariant: no IO. Callers hand in file contents.
 
+pub mod codes;
 mod diagnostic;
 mod source;
 mod suggest;
