@@ -316,7 +316,7 @@ impl<'a> Converter<'a> {
         if ops.len() > MAX_TRAVERSAL_STEPS {
             let at = ops[MAX_TRAVERSAL_STEPS].0;
             self.diags.push(
-                Diagnostic::error(
+                crate::errors::syntax_error(
                     "Traversal too long",
                     format!(
                         "This expression has {} attribute, index and splat steps in a row; at most {MAX_TRAVERSAL_STEPS} are supported.",
@@ -382,7 +382,7 @@ impl<'a> Converter<'a> {
                             next.end as usize,
                         );
                         self.diags.push(
-                            Diagnostic::error(
+                            crate::errors::syntax_error(
                                 "Nested splat expression not allowed",
                                 "A splat expression (*) cannot be used inside another attribute-only splat expression.",
                             )
@@ -462,7 +462,7 @@ impl<'a> Converter<'a> {
                             )
                         });
                         self.diags.push(
-                            Diagnostic::error(
+                            crate::errors::syntax_error(
                                 "Invalid legacy index syntax",
                                 format!(
                                     "When using the legacy index syntax, chaining two indexes together is not permitted. {hint}, like [{text}][{second}]."

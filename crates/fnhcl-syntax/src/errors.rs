@@ -1,6 +1,13 @@
 //! Parse errors as diagnostics with HCL-like summaries.
 
-use fnhcl_base::{Diagnostic, FileId, Span};
+use fnhcl_base::{Diagnostic, FileId, Span, codes};
+
+/// A syntax error: the parser's diagnostics carry [`codes::SYNTAX`] from
+/// their creation (but a second definition of an attribute, which is
+/// [`codes::DUPLICATE`]).
+pub(crate) fn syntax_error(summary: impl Into<String>, detail: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(summary, detail).with_code(codes::SYNTAX)
+}
 
 /// Largest source file we parse (bytes).
 pub(crate) const MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
@@ -9,7 +16,7 @@ pub(crate) const MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
 pub(crate) fn precheck(file: FileId, text: &str) -> Option<Diagnostic> {
     if text.len() > MAX_FILE_BYTES {
         return Some(
-            Diagnostic::error(
+            syntax_error(
                 "Source file too large",
                 format!(
                     "The file is {} bytes long; at most {MAX_FILE_BYTES} bytes are supported.",
@@ -298,7 +305,7 @@ pub(crate) fn from_parse_error(
             detail.push('.');
         }
     }
-    Diagnostic::error(summary, detail).with_span(span)
+    syntax_error(summary, detail).with_span(span)
 }
 
 /// HCL's error from the token-level structure check, unless hcl-edit's
@@ -407,13 +414,13 @@ fn special_cases(file: FileId, text: &str, offset: usize, expr_mode: bool) -> Op
     // in a file that failed to parse is the error.
     if let Some((at, eof)) = unterminated_quote(text) {
         return Some(if eof {
-            Diagnostic::error(
+            syntax_error(
                 "Unterminated template string",
                 "No closing marker was found for the string.",
             )
             .with_span(Span::new(file, text.len(), text.len()))
         } else {
-            Diagnostic::error(
+            syntax_error(
                 "Invalid multi-line string",
                 "Quoted strings may not be split over multiple lines. To produce a multi-line string, either use the \\n escape to represent a newline character or use the \"heredoc\" multi-line template syntax.",
             )
@@ -429,7 +436,7 @@ fn special_cases(file: FileId, text: &str, offset: usize, expr_mode: bool) -> Op
     // `name "x"\n{`: the block body must start on the header line.
     if rest.starts_with(['\n', '\r']) && rest.trim_start().starts_with('{') && !before.is_empty() {
         return Some(
-            Diagnostic::error(
+            syntax_error(
                 "Invalid block definition",
                 "A block definition must have block content delimited by \"{\" and \"}\", starting on the same line as the block header.",
             )
@@ -443,7 +450,7 @@ fn special_cases(file: FileId, text: &str, offset: usize, expr_mode: bool) -> Op
             && !rest[close..].trim_start().starts_with("==")
         {
             return Some(
-                Diagnostic::error(
+                syntax_error(
                     "Invalid argument name",
                     "Argument names must not be quoted.",
                 )
@@ -463,7 +470,7 @@ fn special_cases(file: FileId, text: &str, offset: usize, expr_mode: bool) -> Op
             .next()
             .map_or(offset, |c| offset + c.len_utf8());
         return Some(
-            Diagnostic::error(
+            syntax_error(
                 "Argument or block definition required",
                 "An argument or block definition is required here. To set an argument, use the equals sign \"=\" to introduce the argument value.",
             )

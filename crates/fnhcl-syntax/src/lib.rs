@@ -110,7 +110,7 @@ fn parse_expr_hcl_edit(sources: &SourceMap, file: FileId) -> (Option<ast::Expr>,
         return (None, vec![d]);
     }
     if text.trim().is_empty() {
-        let d = Diagnostic::error(
+        let d = errors::syntax_error(
             "Invalid expression",
             "Expected the start of an expression, but found the end of the file.",
         )
@@ -203,7 +203,11 @@ fn redefined(sources: &SourceMap, file: FileId, offset: usize) -> Option<Diagnos
             format!("The argument \"{name}\" was already set. Each argument may be set only once.")
         }
     };
-    Some(Diagnostic::error("Attribute redefined", detail).with_span(span))
+    Some(
+        Diagnostic::error("Attribute redefined", detail)
+            .with_span(span)
+            .with_code(fnhcl_base::codes::DUPLICATE),
+    )
 }
 
 /// HCL rejects a second definition of an attribute in one body at parse time.
@@ -223,7 +227,8 @@ fn check_duplicates(sources: &SourceMap, body: &ast::Body, diags: &mut Vec<Diagn
                             sources.range_text(prev.get().span)
                         ),
                     )
-                    .with_span(a.name.span),
+                    .with_span(a.name.span)
+                    .with_code(fnhcl_base::codes::DUPLICATE),
                 ),
                 std::collections::hash_map::Entry::Vacant(slot) => {
                     slot.insert(&a.name);
@@ -273,12 +278,12 @@ fn extra_characters(file: FileId, text: &str, lead: usize, offset: usize) -> Opt
             "Expected the start of an expression, but found the end of the file."
         };
         return Some(
-            Diagnostic::error(summary, detail).with_span(fnhcl_base::Span::new(file, end, end)),
+            errors::syntax_error(summary, detail).with_span(fnhcl_base::Span::new(file, end, end)),
         );
     }
     let c_end = at + rest.chars().next().map_or(0, char::len_utf8);
     Some(
-        Diagnostic::error(
+        errors::syntax_error(
             "Extra characters after expression",
             "An expression was successfully parsed, but extra characters were found after it.",
         )

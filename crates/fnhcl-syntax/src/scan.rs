@@ -79,7 +79,7 @@ fn too_many(file: FileId, stack: &[(Open, usize)]) -> Option<Diagnostic> {
         _ => "${",
     };
     Some(
-        Diagnostic::error(
+        crate::errors::syntax_error(
             "Unbalanced brackets",
             format!(
                 "{unclosed} brackets are never closed; the first is this \"{what}\". Check the brackets' nesting."

@@ -133,7 +133,7 @@ pub(crate) fn accepted_by_hcl_edit_only(file: FileId, text: &str) -> Option<Diag
             Some(d.with_file(file))
         }
         Ok(toks) if toks.iter().any(|t| t.k == K::OpenHeredoc) => Some(
-            Diagnostic::error(
+            crate::errors::syntax_error(
                 "Unterminated template string",
                 "No closing marker was found for the string.",
             )
@@ -173,7 +173,7 @@ pub(crate) fn object_separator(file: FileId, text: &str, offset: usize) -> Optio
         K::Eof => return None,
         _ => ("Missing key/value separator", SEPARATOR_DETAIL, next.head),
     };
-    Some(Diagnostic::error(summary, detail).with_span(Span::new(file, next.start, end)))
+    Some(crate::errors::syntax_error(summary, detail).with_span(Span::new(file, next.start, end)))
 }
 
 /// The span of HCL's token at `offset` (for hcl-edit errors that point at
@@ -213,7 +213,7 @@ impl Pending {
     }
 
     fn with_file(self, file: FileId) -> Diagnostic {
-        Diagnostic::error(self.summary, self.detail).with_span(Span::new(
+        crate::errors::syntax_error(self.summary, self.detail).with_span(Span::new(
             file,
             self.span.0,
             self.span.1,
