@@ -1,7 +1,7 @@
 //! Pure checks of evaluated values shared by the compiler (constant
 //! `ready` values and requirement selectors) and the evaluator.
 
-use fnhcl_base::{Diagnostic, Span};
+use fnhcl_base::{Diagnostic, Span, codes};
 use fnhcl_value::{Type, Value};
 
 use crate::api::{ConditionStatus, ReadyState, ResultSeverity, Target, UserCondition, UserResult};
@@ -34,6 +34,7 @@ fn want_str<'v>(
             format!("{key} in {} must be a string", block_name(condition)),
             format!("got {}", type_name(v)),
         )
+        .with_code(codes::PROGRAM)
         .with_span(span)
     })
 }
@@ -46,7 +47,11 @@ pub(crate) fn user_field(
     v: &Value,
     span: Span,
 ) -> Result<(), Diagnostic> {
-    let bad = |what: String, detail: String| Err(Diagnostic::error(what, detail).with_span(span));
+    let bad = |what: String, detail: String| {
+        Err(Diagnostic::error(what, detail)
+            .with_code(codes::PROGRAM)
+            .with_span(span))
+    };
     // D38: only a message may show a sensitive value (as `(sensitive
     // value)`); the other attributes are checked against their values.
     if key != "message" && matches!(v, Value::Marked(_)) {
@@ -121,6 +126,7 @@ fn fields(condition: bool, v: &Value, span: Span) -> Result<Vec<(String, Value)>
             format!("{} must be an object", block_name(condition)),
             format!("got {}", type_name(v)),
         )
+        .with_code(codes::PROGRAM)
         .with_span(span)
     })?;
     let mut out = Vec::new();
@@ -156,6 +162,7 @@ fn required<'a>(
             format!("{} needs {key}", block_name(condition)),
             format!("{key} is null"),
         )
+        .with_code(codes::PROGRAM)
         .with_span(span)
     })
 }
@@ -232,6 +239,7 @@ pub(crate) fn check_select_value(
             format!("{what} in requirement selector of \"{name}\" was not a string"),
             format!("got {}", type_name(got)),
         )
+        .with_code(codes::SCHEMA)
         .with_span(span))
     };
     match f {
@@ -244,6 +252,7 @@ pub(crate) fn check_select_value(
                 format!("matchLabels in requirement selector of \"{name}\" was not an object"),
                 format!("got {}", type_name(v)),
             )
+            .with_code(codes::SCHEMA)
             .with_span(span)),
             Some(m) => {
                 for (k, x) in m {
@@ -265,6 +274,7 @@ pub(crate) fn ready_state(v: &Value, owner: &str, span: Span) -> Result<ReadySta
             format!("attribute \"value\" not a string in ready block for {owner}"),
             format!("got {}", type_name(v)),
         )
+        .with_code(codes::PROGRAM)
         .with_span(span));
     };
     ReadyState::parse(s).ok_or_else(|| {
@@ -273,7 +283,7 @@ pub(crate) fn ready_state(v: &Value, owner: &str, span: Span) -> Result<ReadySta
                 "attribute \"value\" does not have a valid value in ready block for {owner}, must be one of \"READY_FALSE, READY_TRUE, READY_UNSPECIFIED\""
             ),
             format!("got \"{s}\""),
-        )
+        ).with_code(codes::PROGRAM)
         .with_span(span)
     })
 }

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use fnhcl_base::{Diagnostic, SourceMap, Span};
+use fnhcl_base::{Diagnostic, SourceMap, Span, codes};
 use fnhcl_syntax::ast::{Block, Body, Structure};
 
 use crate::graph;
@@ -130,6 +130,7 @@ pub(crate) fn layout(
                 Err(m) => {
                     diags.push(
                         Diagnostic::error(format!("invalid import path \"{raw}\""), m)
+                            .with_code(codes::MODULE_IMPORT)
                             .with_span(b.labels[0].span),
                     );
                     continue;
@@ -146,6 +147,7 @@ pub(crate) fn layout(
                                     "import alias is not a constant string",
                                     "write as = \"name\"",
                                 )
+                                .with_code(codes::MODULE_IMPORT)
                                 .with_span(a.expr.span),
                             ),
                         }
@@ -163,6 +165,7 @@ pub(crate) fn layout(
                                 format!("Unsupported argument \"{}\" in import", a.name.name),
                                 detail,
                             )
+                            .with_code(codes::MODULE_IMPORT)
                             .with_span(a.name.span),
                         );
                     }
@@ -171,6 +174,7 @@ pub(crate) fn layout(
                             format!("Unsupported block type \"{}\" in import", inner.ident.name),
                             "An import block holds only the attribute \"as\".",
                         )
+                        .with_code(codes::MODULE_IMPORT)
                         .with_span(inner.ident.span),
                     ),
                 }
@@ -197,6 +201,7 @@ pub(crate) fn layout(
                 }),
                 Err(m) => diags.push(
                     Diagnostic::error(format!("invalid module path \"{raw}\""), m)
+                        .with_code(codes::MODULE_IMPORT)
                         .with_span(b.labels[0].span),
                 ),
             }
@@ -215,7 +220,7 @@ pub(crate) fn layout(
                         "no .hcl file of the program is under \"{}/\"; the files of a module are named <dir>/<file>.hcl (txtar members or files of a FileSystem source)",
                         imp.path
                     ),
-                )
+                ).with_code(codes::MODULE_IMPORT)
                 .with_span(imp.span),
             );
             continue;
@@ -284,7 +289,7 @@ pub(crate) fn layout(
                         Diagnostic::error(
                             format!("invalid import alias \"{alias}\""),
                             "an alias must be an identifier (letters, digits, _ and -, not starting with a digit); set it with as = \"name\"",
-                        )
+                        ).with_code(codes::MODULE_IMPORT)
                         .with_span(*alias_span),
                     );
                     continue;
@@ -294,7 +299,7 @@ pub(crate) fn layout(
                         Diagnostic::error(
                             format!("duplicate import alias \"{alias}\""),
                             "two imports of this module use the same alias; give one of them another with as = \"name\"",
-                        )
+                        ).with_code(codes::DUPLICATE)
                         .with_span(imp.span)
                         .with_label(*first, "first imported here"),
                     );
@@ -353,6 +358,7 @@ fn order_and_cycles(
                     format!("import cycle: {}", chain.join(" → ")),
                     "modules must not import each other in a circle",
                 )
+                .with_code(codes::MODULE_IMPORT)
                 .with_span(span),
             );
         },

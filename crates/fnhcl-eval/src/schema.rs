@@ -1,6 +1,6 @@
 //! Block schemas with HCL's `Body.Content` diagnostics (upstream §2).
 
-use fnhcl_base::{Diagnostic, Span};
+use fnhcl_base::{Diagnostic, Span, codes};
 use fnhcl_syntax::ast::{Attribute, Block, Body, Structure};
 
 /// The attributes and nested block types a body accepts.
@@ -65,6 +65,7 @@ pub(crate) fn content<'a>(
                 }
                 diags.push(
                     Diagnostic::error(format!("Unsupported argument \"{name}\""), detail)
+                        .with_code(codes::SCHEMA)
                         .with_span(a.name.span),
                 );
             }
@@ -89,6 +90,7 @@ pub(crate) fn content<'a>(
                     }
                     diags.push(
                         Diagnostic::error(format!("Unsupported block type \"{ty}\""), detail)
+                            .with_code(codes::SCHEMA)
                             .with_span(b.ident.span),
                     );
                     continue;
@@ -115,6 +117,7 @@ pub(crate) fn content<'a>(
                 format!("Missing required argument \"{name}\""),
                 format!("The argument \"{name}\" is required, but no definition was found."),
             )
+            .with_code(codes::SCHEMA)
             .with_span(at),
         );
     }
@@ -136,6 +139,7 @@ pub(crate) fn check_labels(b: &Block, names: &[&str], diags: &mut Vec<Diagnostic
         };
         diags.push(
             Diagnostic::error(format!("Extraneous label for {ty}"), detail)
+                .with_code(codes::SCHEMA)
                 .with_span(b.labels[names.len()].span)
                 .with_context(b.ident.span.to(b.open_brace)),
         );
@@ -151,6 +155,7 @@ pub(crate) fn check_labels(b: &Block, names: &[&str], diags: &mut Vec<Diagnostic
                     names.join(", ")
                 ),
             )
+            .with_code(codes::SCHEMA)
             .with_span(b.open_brace)
             .with_context(b.ident.span.to(b.open_brace)),
         );

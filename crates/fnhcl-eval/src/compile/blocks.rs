@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use fnhcl_base::{Diagnostic, Span};
+use fnhcl_base::{Diagnostic, Span, codes};
 use fnhcl_syntax::ast::{Attribute, Block, Expr, ExprKind, ObjectItem, ObjectKey, Structure};
 
 use super::env::{Compiler, Env, SELF_COLLECTION, SELF_RESOURCE, SELF_TEMPLATE, label};
@@ -73,6 +73,7 @@ impl Compiler<'_> {
                 "optional must be true or false",
                 "write optional = true (or leave it out); it cannot be computed",
             )
+            .with_code(codes::PROGRAM)
             .with_span(a.expr.span),
         );
         false
@@ -103,7 +104,7 @@ impl Compiler<'_> {
                 Diagnostic::error(
                     "body defined twice",
                     "write the body either as an attribute (body = {...}) or as a block (body {...}), not both",
-                )
+                ).with_code(codes::DUPLICATE)
                 .with_span(b.ident.span)
                 .with_label(a.name.span, "body attribute here"),
             );
@@ -112,6 +113,7 @@ impl Compiler<'_> {
         if blocks.len() > 1 {
             self.err(
                 Diagnostic::error("body defined twice", "only one body block is allowed")
+                    .with_code(codes::DUPLICATE)
                     .with_span(blocks[1].ident.span)
                     .with_label(blocks[0].ident.span, "first body block here"),
             );
@@ -156,6 +158,7 @@ impl Compiler<'_> {
                             inner.ident.name
                         ),
                     )
+                    .with_code(codes::SCHEMA)
                     .with_span(inner.ident.span),
                 ),
             }
@@ -258,6 +261,7 @@ impl Compiler<'_> {
                         format!("no template block for resource collection {base}"),
                         "",
                     )
+                    .with_code(codes::SCHEMA)
                     .with_span(b.header_span()),
                 );
                 None
@@ -268,6 +272,7 @@ impl Compiler<'_> {
                         format!("both body and template in resource collection {base}"),
                         "write the body inside the template block",
                     )
+                    .with_code(codes::PROGRAM)
                     .with_span(t.header_span()),
                 );
                 None
@@ -279,6 +284,7 @@ impl Compiler<'_> {
                             format!("multiple template blocks for resource collection {base}"),
                             "",
                         )
+                        .with_code(codes::SCHEMA)
                         .with_span(second.header_span())
                         .with_label(t.header_span(), "first template here"),
                     );
@@ -336,6 +342,7 @@ impl Compiler<'_> {
                     format!("duplicate {what} \"{name}\""),
                     format!("a {what} named \"{name}\" is already defined"),
                 )
+                .with_code(codes::DUPLICATE)
                 .with_span(span)
                 .with_label(first, "first defined here"),
             );

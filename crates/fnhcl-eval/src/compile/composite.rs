@@ -1,7 +1,7 @@
 //! The composite (status and connection), context, `ready` and
 //! requirement blocks.
 
-use fnhcl_base::Diagnostic;
+use fnhcl_base::{Diagnostic, codes};
 use fnhcl_syntax::ast::Block;
 
 use super::blocks::Namespace;
@@ -61,6 +61,7 @@ impl Compiler<'_> {
                 }
                 self.err(
                     Diagnostic::error(format!("invalid composite label: {what}"), detail)
+                        .with_code(codes::SCHEMA)
                         .with_span(span),
                 );
                 None
@@ -193,6 +194,7 @@ impl Compiler<'_> {
                         format!("no select block in requirement \"{name}\""),
                         "a requirement needs one select { ... } block",
                     )
+                    .with_code(codes::SCHEMA)
                     .with_span(b.header_span()),
                 );
                 return None;
@@ -204,6 +206,7 @@ impl Compiler<'_> {
                             format!("multiple select blocks in requirement \"{name}\""),
                             "a requirement has exactly one select block",
                         )
+                        .with_code(codes::SCHEMA)
                         .with_span(second.header_span())
                         .with_label(s.header_span(), "first select here"),
                     );
@@ -228,6 +231,7 @@ impl Compiler<'_> {
                     ),
                     "select by name or by labels, not both",
                 )
+                .with_code(codes::SCHEMA)
                 .with_span(sb.header_span()),
             ),
             (None, None) => self.err(
@@ -237,6 +241,7 @@ impl Compiler<'_> {
                     ),
                     "set matchName or matchLabels",
                 )
+                .with_code(codes::SCHEMA)
                 .with_span(sb.header_span()),
             ),
             _ => {}

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use fnhcl_base::Diagnostic;
+use fnhcl_base::{Diagnostic, codes};
 use fnhcl_syntax::ast::{Attribute, ExprKind};
 
 use super::env::Compiler;
@@ -45,7 +45,7 @@ impl Compiler<'_> {
                     Diagnostic::error(
                         "on_incomplete must be \"fatal\" or \"keep\"",
                         "\"fatal\" (the default) stops the run when an existing resource cannot be computed; \"keep\" keeps it as it is observed; the value cannot be computed",
-                    )
+                    ).with_code(codes::PROGRAM)
                     .with_span(a.expr.span),
                 ),
             }
@@ -59,6 +59,7 @@ impl Compiler<'_> {
                 "depends_on must be a list of block names",
                 detail.to_owned(),
             )
+            .with_code(codes::PROGRAM)
             .with_span(a.expr.span)
         };
         let ExprKind::Tuple(items) = &a.expr.kind else {
@@ -75,7 +76,7 @@ impl Compiler<'_> {
                     Diagnostic::error(
                         format!("depends_on names \"{name}\" twice"),
                         "name each block once",
-                    )
+                    ).with_code(codes::PROGRAM)
                     .with_span(e.span),
                 ),
                 Some(name) => out.push(Dep { name, span: e.span }),
@@ -123,6 +124,7 @@ impl Compiler<'_> {
                         ),
                         detail,
                     )
+                    .with_code(codes::UNKNOWN_DEPENDENCY)
                     .with_span(d.span),
                 );
             }
@@ -133,7 +135,7 @@ impl Compiler<'_> {
             let mut d = Diagnostic::error(
                 format!("depends_on cycle: {start} → {}", chain.join(" → ")),
                 "blocks that wait for each other are never created; remove one of these dependencies",
-            )
+            ).with_code(codes::DEPENDENCY_CYCLE)
             .with_span(cycle[0].span);
             for dep in &cycle[1..] {
                 d = d.with_label(dep.span, format!("\"{}\" is part of the cycle", dep.name));

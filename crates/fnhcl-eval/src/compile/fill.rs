@@ -6,7 +6,7 @@
 //! attribute's expression has a span of its own), instead of a copy per
 //! expression and the tree's drop.
 
-use fnhcl_base::{Diagnostic, Span};
+use fnhcl_base::{Diagnostic, Span, codes};
 use fnhcl_expr::Compiled;
 use fnhcl_syntax::ast::{Body, Expr, ExprKind, Structure};
 
@@ -38,7 +38,8 @@ pub(super) fn fill(modules: &mut [Module], bodies: &mut [Body]) -> Result<(), Di
         return Err(Diagnostic::error(
             "internal error: a compiled expression was not given its source",
             "",
-        ));
+        )
+        .with_code(codes::PROGRAM));
     }
     Ok(())
 }

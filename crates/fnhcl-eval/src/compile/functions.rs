@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use fnhcl_base::{Diagnostic, Span};
+use fnhcl_base::{Diagnostic, Span, codes};
 use fnhcl_syntax::ast::{Block, Expr, ExprKind, Structure};
 
 use super::blocks::{key_span, object_key_name};
@@ -49,6 +49,7 @@ impl Compiler<'_> {
         };
         self.err(
             Diagnostic::error(format!("call to unknown function \"{fname}\""), detail)
+                .with_code(codes::UNKNOWN_FUNCTION)
                 .with_span(name.span),
         );
     }
@@ -83,7 +84,7 @@ impl Compiler<'_> {
                         "invoke takes 2 arguments, the function name and an object of arguments; got {}",
                         args.len()
                     ),
-                )
+                ).with_code(codes::BAD_INVOKE)
                 .with_span(subject),
             );
             return;
@@ -91,6 +92,7 @@ impl Compiler<'_> {
         let Some(fname) = literal_string(&args[0]).filter(|_| !*expand_final) else {
             self.err(
                 Diagnostic::error("user function invocation is not via a static string", "")
+                    .with_code(codes::BAD_INVOKE)
                     .with_span(args[0].span),
             );
             return;
@@ -112,6 +114,7 @@ impl Compiler<'_> {
                     format!("invoke called on unknown function \"{fname}\""),
                     detail,
                 )
+                .with_code(codes::UNKNOWN_INVOKE_TARGET)
                 .with_span(args[0].span),
             );
             return;
@@ -138,6 +141,7 @@ impl Compiler<'_> {
                             None => format!("the function's arguments are: {}", names.join(", ")),
                         }
                     })
+                    .with_code(codes::WRONG_ARGUMENT_NAME)
                     .with_span(*span),
                 );
             }
@@ -151,6 +155,7 @@ impl Compiler<'_> {
                         ),
                         "the argument has no default, so every invoke must set it",
                     )
+                    .with_code(codes::MISSING_ARGUMENT)
                     .with_span(args[1].span),
                 );
             }
@@ -169,6 +174,7 @@ impl Compiler<'_> {
                     format!("duplicate function declaration \"{name}\""),
                     "function names must be unique in the program",
                 )
+                .with_code(codes::DUPLICATE)
                 .with_span(b.header_span())
                 .with_label(first, "first declared here"),
             );
@@ -181,6 +187,7 @@ impl Compiler<'_> {
                     format!("function \"{name}\" : name must be an identifier"),
                     "",
                 )
+                .with_code(codes::FUNCTION_DEFINITION)
                 .with_span(span),
             );
         }
@@ -204,7 +211,7 @@ impl Compiler<'_> {
         let (name, _) = label(b);
         let content = self.content(b, &schema::FUNCTION, false);
         if let Some(d) = content.attr("description") {
-            self.constant_string(&d.expr, || {
+            self.constant_string(&d.expr, codes::FUNCTION_DEFINITION, || {
                 format!("function {name} : description is not a constant string")
             });
         }
@@ -220,12 +227,13 @@ impl Compiler<'_> {
                         ),
                         "",
                     )
+                    .with_code(codes::FUNCTION_DEFINITION)
                     .with_span(aspan),
                 );
             }
             let ac = self.content(a, &schema::ARG, false);
             if let Some(d) = ac.attr("description") {
-                self.constant_string(&d.expr, || {
+                self.constant_string(&d.expr, codes::FUNCTION_DEFINITION, || {
                     format!(
                         "function \"{name}\", arg \"{aname}\" : description is not a constant string"
                     )
@@ -238,12 +246,20 @@ impl Compiler<'_> {
                 if is_constant(&d.expr) {
                     let (v, ds) = eval_constant(&d.expr);
                     if ds.iter().any(Diagnostic::is_error) || !v.is_wholly_known() {
-                        self.err(Diagnostic::error(msg, "").with_span(d.expr.span));
+                        self.err(
+                            Diagnostic::error(msg, "")
+                                .with_code(codes::FUNCTION_DEFINITION)
+                                .with_span(d.expr.span),
+                        );
                     } else {
                         default = Some(v);
                     }
                 } else {
-                    self.err(Diagnostic::error(msg, "").with_span(d.expr.span));
+                    self.err(
+                        Diagnostic::error(msg, "")
+                            .with_code(codes::FUNCTION_DEFINITION)
+                            .with_span(d.expr.span),
+                    );
                 }
             }
             if let Some(i) = args.iter().position(|x| *x.name == *aname) {
@@ -254,6 +270,7 @@ impl Compiler<'_> {
                         ),
                         "argument names must be unique in a function",
                     )
+                    .with_code(codes::DUPLICATE)
                     .with_span(a.header_span())
                     .with_label(arg_spans[i], "first declared here"),
                 );
@@ -285,9 +302,18 @@ impl Compiler<'_> {
         })
     }
 
-    pub(super) fn constant_string(&mut self, e: &Expr, msg: impl FnOnce() -> String) {
+    pub(super) fn constant_string(
+        &mut self,
+        e: &Expr,
+        code: &'static str,
+        msg: impl FnOnce() -> String,
+    ) {
         if literal_string(e).is_none() {
-            self.err(Diagnostic::error(msg(), "").with_span(e.span));
+            self.err(
+                Diagnostic::error(msg(), "")
+                    .with_span(e.span)
+                    .with_code(code),
+            );
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use fnhcl_base::{Diagnostic, Span};
+use fnhcl_base::{Diagnostic, Span, codes};
 use fnhcl_syntax::ast::{Attribute, Block, Expr, ExprKind, Structure};
 
 use super::blocks::{key_span, object_key_name};
@@ -24,7 +24,7 @@ impl<'l> Compiler<'l> {
                 Diagnostic::error(
                     format!("invalid module instance name \"{name}\""),
                     "an instance name must be an identifier of letters, digits and _ (it is read as module.<name>)",
-                )
+                ).with_code(codes::MODULE_IMPORT)
                 .with_span(b.labels[1].span),
             );
         }
@@ -34,6 +34,7 @@ impl<'l> Compiler<'l> {
                     format!("duplicate module instance \"{name}\""),
                     "instance names must be unique in a module",
                 )
+                .with_code(codes::DUPLICATE)
                 .with_span(header)
                 .with_label(*first, "first defined here"),
             );
@@ -55,6 +56,7 @@ impl<'l> Compiler<'l> {
             }
             self.err(
                 Diagnostic::error(format!("unknown module \"{source}\""), detail)
+                    .with_code(codes::MODULE_IMPORT)
                     .with_span(b.labels[0].span),
             );
         }
@@ -86,7 +88,7 @@ impl<'l> Compiler<'l> {
                     Diagnostic::error(
                         format!("Unexpected \"{}\" block", inner.ident.name),
                         "a module block sets parameters as attributes (name = value) and may have a condition",
-                    )
+                    ).with_code(codes::SCHEMA)
                     .with_span(inner.ident.span),
                 ),
             }
@@ -96,7 +98,7 @@ impl<'l> Compiler<'l> {
                 Diagnostic::error(
                     format!("module instance \"{name}\" mixes params with named parameters"),
                     "set parameters either all at once with params = { ... } or one by one as attributes, not both",
-                )
+                ).with_code(codes::MODULE_PARAMETER)
                 .with_span(o.name.span)
                 .with_label(first.name.span, "named parameter here"),
             );
@@ -133,6 +135,7 @@ impl<'l> Compiler<'l> {
                             format!("module instance \"{name}\": unknown parameter \"{k}\""),
                             detail,
                         )
+                        .with_code(codes::MODULE_PARAMETER)
                         .with_span(*span),
                     );
                 }
@@ -150,6 +153,7 @@ impl<'l> Compiler<'l> {
                                 callee.dir, p.name
                             ),
                         )
+                        .with_code(codes::MODULE_PARAMETER)
                         .with_span(header),
                     );
                 }
@@ -174,7 +178,7 @@ impl<'l> Compiler<'l> {
                                 "module instance \"{name}\" reads its own exports in its parameters"
                             ),
                             "an instance's parameters cannot depend on what the instance exports",
-                        )
+                        ).with_code(codes::MODULE_PARAMETER)
                         .with_span(name_step(t.root.span, "module.", &name)),
                     );
                     }
@@ -233,7 +237,7 @@ impl<'l> Compiler<'l> {
                     Diagnostic::error(
                         format!("reference to non-existent variable \"{name}\""),
                         "module instances and switches cannot be read inside a user function; pass the value as an argument",
-                    )
+                    ).with_code(codes::UNDEFINED_VARIABLE)
                     .with_span(t.root.span),
                 );
                 return true;
@@ -257,6 +261,7 @@ impl<'l> Compiler<'l> {
                 }
                 self.err(
                     Diagnostic::error(format!("unknown module instance \"{inst}\""), detail)
+                        .with_code(codes::MODULE_EXPORT)
                         .with_span(name_step(t.root.span, "module.", inst)),
                 );
                 return true;
@@ -290,6 +295,7 @@ impl<'l> Compiler<'l> {
                 }
                 self.err(
                     Diagnostic::error(format!("unknown export \"{export}\""), detail)
+                        .with_code(codes::MODULE_EXPORT)
                         .with_span(span),
                 );
             }
@@ -305,6 +311,7 @@ impl<'l> Compiler<'l> {
                 }
                 self.err(
                     Diagnostic::error(format!("unknown switch \"{sw}\""), detail)
+                        .with_code(codes::SWITCH)
                         .with_span(name_step(t.root.span, "switch.", sw)),
                 );
                 return true;
@@ -323,6 +330,7 @@ impl<'l> Compiler<'l> {
                     }
                     self.err(
                         Diagnostic::error(format!("unknown case \"{}\"", c.name), detail)
+                            .with_code(codes::SWITCH)
                             .with_span(c.span),
                     );
                 } else if let Some(e) = steps.get(2)
@@ -333,6 +341,7 @@ impl<'l> Compiler<'l> {
                             format!("unsupported attribute \"{}\" of a switch case", e.name),
                             "a case has only the attribute \"evaluated\"",
                         )
+                        .with_code(codes::SWITCH)
                         .with_span(e.span),
                     );
                 }
@@ -349,6 +358,7 @@ impl<'l> Compiler<'l> {
                 }
                 self.err(
                     Diagnostic::error(format!("unknown switch attribute \"{field}\""), detail)
+                        .with_code(codes::SWITCH)
                         .with_span(first.span),
                 );
             }
@@ -372,6 +382,7 @@ impl<'l> Compiler<'l> {
                 }
                 self.err(
                     Diagnostic::error(format!("unknown parameter \"{}\"", first.name), detail)
+                        .with_code(codes::MODULE_PARAMETER)
                         .with_span(first.span),
                 );
             }
@@ -385,7 +396,12 @@ impl<'l> Compiler<'l> {
                     format!("{name} must be followed by a name"),
                     format!("write {name}.<name>.<attribute>"),
                 )
-                .with_span(t.root.span),
+                .with_span(t.root.span)
+                .with_code(if name == "switch" {
+                    codes::SWITCH
+                } else {
+                    codes::PROGRAM
+                }),
             );
             return true;
         }

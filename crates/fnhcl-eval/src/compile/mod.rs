@@ -31,7 +31,7 @@ pub(crate) use types::{
 
 use std::sync::Arc;
 
-use fnhcl_base::{Diagnostic, SourceMap};
+use fnhcl_base::{Diagnostic, SourceMap, codes};
 use fnhcl_syntax::ast::{Body, Structure};
 
 use crate::layout;
@@ -203,10 +203,10 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
         match m {
             Some(m) => modules.push(m),
             None => {
-                return Err(vec![Diagnostic::error(
-                    "internal error: a module was not compiled",
-                    "",
-                )]);
+                return Err(vec![
+                    Diagnostic::error("internal error: a module was not compiled", "")
+                        .with_code(codes::PROGRAM),
+                ]);
             }
         }
     }
@@ -249,6 +249,7 @@ fn lints(
                         format!("param \"{}\" is never used", p.name),
                         format!("module \"{}\" never reads param.{}", module.dir, p.name),
                     )
+                    .with_code(codes::UNUSED_PARAMETER)
                     .with_span(p.span),
                 );
             }
@@ -269,6 +270,7 @@ fn lints(
                             module.dir, e.name
                         ),
                     )
+                    .with_code(codes::UNUSED_EXPORT)
                     .with_span(e.span),
                 );
             }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use fnhcl_base::{Diagnostic, Span};
+use fnhcl_base::{Diagnostic, Span, codes};
 use fnhcl_syntax::ast::{Body, Structure};
 
 use super::blocks::names_of;
@@ -111,6 +111,7 @@ impl<'l> Compiler<'l> {
                     "export block outside a module",
                     "export blocks belong in a module directory that another program imports",
                 )
+                .with_code(codes::MODULE_IMPORT)
                 .with_span(b.ident.span),
             );
         }
@@ -146,7 +147,7 @@ impl<'l> Compiler<'l> {
                         Diagnostic::error(
                             format!("too many module instances (more than {MAX_INSTANCES})"),
                             "nested module instances multiply; this program would create more than the limit",
-                        )
+                        ).with_code(codes::PROGRAM)
                         .with_span(inst.header),
                     );
                     break;

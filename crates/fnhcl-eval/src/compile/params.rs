@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use fnhcl_base::{Diagnostic, Span};
+use fnhcl_base::{Diagnostic, Span, codes};
 use fnhcl_syntax::ast::{Block, Structure};
 
 use super::env::{Compiler, Env, eval_constant, is_constant, label};
@@ -22,6 +22,7 @@ impl<'l> Compiler<'l> {
                         format!("param \"{name}\" outside a module"),
                         "param blocks belong in a module directory that another program imports",
                     )
+                    .with_code(codes::MODULE_IMPORT)
                     .with_span(b.ident.span),
                 );
                 continue;
@@ -32,6 +33,7 @@ impl<'l> Compiler<'l> {
                         format!("invalid parameter name \"{name}\""),
                         "a parameter name must be an identifier of letters, digits and _",
                     )
+                    .with_code(codes::MODULE_PARAMETER)
                     .with_span(span),
                 );
             } else if name == "condition" || name == "params" {
@@ -40,12 +42,13 @@ impl<'l> Compiler<'l> {
                         format!("parameter name \"{name}\" is reserved"),
                         "condition and params are attributes of every module block",
                     )
+                    .with_code(codes::MODULE_PARAMETER)
                     .with_span(span),
                 );
             }
             let content = self.content(b, &schema::PARAM, false);
             if let Some(d) = content.attr("description") {
-                self.constant_string(&d.expr, || {
+                self.constant_string(&d.expr, codes::FUNCTION_DEFINITION, || {
                     format!("param \"{name}\": description is not a constant string")
                 });
             }
@@ -55,7 +58,11 @@ impl<'l> Compiler<'l> {
                 if is_constant(&d.expr) {
                     let (v, ds) = eval_constant(&d.expr);
                     if ds.iter().any(Diagnostic::is_error) || !v.is_wholly_known() {
-                        self.err(Diagnostic::error(msg, "").with_span(d.expr.span));
+                        self.err(
+                            Diagnostic::error(msg, "")
+                                .with_code(codes::FUNCTION_DEFINITION)
+                                .with_span(d.expr.span),
+                        );
                     } else {
                         default = Some(v);
                     }
@@ -65,6 +72,7 @@ impl<'l> Compiler<'l> {
                             msg,
                             "a default may not refer to variables or call functions",
                         )
+                        .with_code(codes::FUNCTION_DEFINITION)
                         .with_span(d.expr.span),
                     );
                 }
@@ -72,6 +80,7 @@ impl<'l> Compiler<'l> {
             if let Some(i) = out.iter().position(|p| *p.name == *name) {
                 self.err(
                     Diagnostic::error(format!("duplicate parameter \"{name}\""), "")
+                        .with_code(codes::DUPLICATE)
                         .with_span(b.header_span())
                         .with_label(spans[i], "first declared here"),
                 );
@@ -113,7 +122,7 @@ impl<'l> Compiler<'l> {
                                 Diagnostic::error(
                                     format!("Unsupported block type \"{}\" in export", r.ident.name),
                                     "an export block holds name = value attributes and resource \"name\" { as = \"alias\" } blocks",
-                                )
+                                ).with_code(codes::MODULE_EXPORT)
                                 .with_span(r.ident.span),
                             );
                             continue;
@@ -130,6 +139,7 @@ impl<'l> Compiler<'l> {
                                     "export alias is not a constant string",
                                     "write as = \"name\"",
                                 )
+                                .with_code(codes::MODULE_EXPORT)
                                 .with_span(a.expr.span),
                             );
                             continue;
@@ -150,6 +160,7 @@ impl<'l> Compiler<'l> {
                             format!("invalid export name \"{name}\""),
                             "an export name must be an identifier of letters, digits and _",
                         )
+                        .with_code(codes::MODULE_EXPORT)
                         .with_span(span),
                     );
                     continue;
@@ -160,6 +171,7 @@ impl<'l> Compiler<'l> {
                             format!("export \"{name}\" defined twice"),
                             "every exported name must be unique in its module (or switch branch)",
                         )
+                        .with_code(codes::DUPLICATE)
                         .with_span(span)
                         .with_label(*first, "first exported here"),
                     );
@@ -187,6 +199,7 @@ impl<'l> Compiler<'l> {
             }
             self.err(
                 Diagnostic::error(format!("export of unknown resource \"{name}\""), detail)
+                    .with_code(codes::MODULE_EXPORT)
                     .with_span(span),
             );
         }
@@ -209,7 +222,7 @@ impl<'l> Compiler<'l> {
                         let d = Diagnostic::error(
                             format!("duplicate resource \"{n}\""),
                             "two blocks produce a resource with this crossplane name (module instances prefix their resources with <instance>-)",
-                        )
+                        ).with_code(codes::DUPLICATE)
                         .with_span(*span)
                         .with_label(*first, "first defined here");
                         found.push(d);

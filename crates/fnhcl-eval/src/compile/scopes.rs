@@ -1,7 +1,7 @@
 //! Scopes: locals, their dependency cycles and the reference checks of
 //! every expression.
 
-use fnhcl_base::{Diagnostic, Span};
+use fnhcl_base::{Diagnostic, Span, codes};
 use fnhcl_syntax::ast::{Block, Expr, Structure};
 
 use super::env::{Compiler, Env, undefined_detail};
@@ -53,7 +53,7 @@ impl Compiler<'_> {
                                 Diagnostic::error(
                                     format!("local \"{name}\": duplicate local declaration"),
                                     "the locals blocks of one scope share their names; rename one of them",
-                                )
+                                ).with_code(codes::DUPLICATE)
                                 .with_span(a.name.span)
                                 .with_label(spans[i], "first declared here"),
                             );
@@ -68,7 +68,7 @@ impl Compiler<'_> {
                                 Diagnostic::error(
                                     format!("local \"{name}\" hides the module's {name} references"),
                                     format!("this module declares {name} blocks, so {name}.<name> refers to them; rename the local"),
-                                )
+                                ).with_code(codes::MODULE_IMPORT)
                                 .with_span(a.name.span),
                             );
                             continue;
@@ -78,7 +78,7 @@ impl Compiler<'_> {
                                 Diagnostic::error(
                                     format!("attempt to shadow variable \"{name}\""),
                                     "an enclosing scope already has a variable of this name; rename this local",
-                                )
+                                ).with_code(codes::SHADOWING)
                                     .with_span(a.name.span),
                             );
                             continue;
@@ -93,6 +93,7 @@ impl Compiler<'_> {
                             format!("Unexpected \"{}\" block", inner.ident.name),
                             "Blocks are not allowed here.",
                         )
+                        .with_code(codes::SCHEMA)
                         .with_span(inner.ident.span),
                     ),
                 }
@@ -170,6 +171,7 @@ impl Compiler<'_> {
                     format!("cycle found: {}", names.join(" → ")),
                     "each of these locals needs the value of the next one",
                 )
+                .with_code(codes::CYCLE)
                 .with_span(at);
                 for m in members {
                     d = d.with_label(
@@ -234,6 +236,7 @@ impl Compiler<'_> {
                         format!("reference to non-existent variable \"{name}\""),
                         detail,
                     )
+                    .with_code(codes::UNDEFINED_VARIABLE)
                     .with_span(t.root.span),
                 );
                 continue;
@@ -256,6 +259,7 @@ impl Compiler<'_> {
                         format!("invalid self reference \"self.{}\"", attr.name),
                         detail,
                     )
+                    .with_code(codes::INVALID_SELF)
                     .with_span(attr.span),
                 );
             }
@@ -268,7 +272,7 @@ impl Compiler<'_> {
                             Some(s) => format!("each has only key and value; did you mean \"{s}\"?"),
                             None => "each has only key and value".to_owned(),
                         },
-                    )
+                    ).with_code(codes::INVALID_EACH)
                     .with_span(attr.span),
                 );
             }

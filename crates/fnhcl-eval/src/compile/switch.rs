@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use fnhcl_base::{Diagnostic, Span};
+use fnhcl_base::{Diagnostic, Span, codes};
 use fnhcl_syntax::ast::Block;
 
 use super::blocks::names_of;
@@ -21,7 +21,7 @@ impl<'l> Compiler<'l> {
                 Diagnostic::error(
                     format!("invalid switch name \"{name}\""),
                     "a switch name must be an identifier of letters, digits and _ (it is read as switch.<name>)",
-                )
+                ).with_code(codes::SWITCH)
                 .with_span(span),
             );
         }
@@ -31,6 +31,7 @@ impl<'l> Compiler<'l> {
                     format!("duplicate switch \"{name}\""),
                     "switch names must be unique in a module",
                 )
+                .with_code(codes::DUPLICATE)
                 .with_span(header)
                 .with_label(*first, "first defined here"),
             );
@@ -55,6 +56,7 @@ impl<'l> Compiler<'l> {
                         format!("default must be the last branch of switch \"{name}\""),
                         "cases after default could never be chosen",
                     )
+                    .with_code(codes::SWITCH)
                     .with_span(cb.header_span())
                     .with_label(d, "default here"),
                 );
@@ -68,6 +70,7 @@ impl<'l> Compiler<'l> {
                         "a case cannot be named \"default\"",
                         "write the default branch as default { ... }",
                     )
+                    .with_code(codes::SWITCH)
                     .with_span(cspan),
                 );
                 failed = true;
@@ -76,7 +79,7 @@ impl<'l> Compiler<'l> {
                     Diagnostic::error(
                         format!("invalid case name \"{cname}\""),
                         "a case name must be an identifier of letters, digits and _ (it is read as switch.<name>.case.<case>)",
-                    )
+                    ).with_code(codes::SWITCH)
                     .with_span(cspan),
                 );
                 failed = true;
@@ -87,6 +90,7 @@ impl<'l> Compiler<'l> {
                         format!("switch \"{name}\" has two branches named \"{cname}\""),
                         "case names must be unique in a switch",
                     )
+                    .with_code(codes::SWITCH)
                     .with_span(cb.header_span())
                     .with_label(case_spans[i], "first defined here"),
                 );
@@ -128,7 +132,7 @@ impl<'l> Compiler<'l> {
                     Diagnostic::error(
                         format!("switch \"{name}\" exports values but has no default branch"),
                         "when a switch exports, a default branch must export the same names so the values are always defined",
-                    )
+                    ).with_code(codes::SWITCH)
                     .with_span(header),
                 );
                 failed = true;
@@ -165,7 +169,7 @@ impl<'l> Compiler<'l> {
                             parts.join("; ")
                         ),
                         "every branch of a switch that exports must export the same names",
-                    )
+                    ).with_code(codes::SWITCH)
                     .with_span(case_spans[i])
                     .with_label(case_spans[first], "compared with this branch"),
                 );
