@@ -283,8 +283,9 @@ pub(crate) fn ready_state(v: &Value, owner: &str, span: Span) -> Result<ReadySta
                 "attribute \"value\" does not have a valid value in ready block for {owner}, must be one of \"READY_FALSE, READY_TRUE, READY_UNSPECIFIED\""
             ),
             format!("got \"{s}\""),
-        ).with_code(codes::PROGRAM)
+        )
         .with_span(span)
+        .with_code(codes::PROGRAM)
     })
 }
 

@@ -220,8 +220,9 @@ pub(crate) fn layout(
                         "no .hcl file of the program is under \"{}/\"; the files of a module are named <dir>/<file>.hcl (txtar members or files of a FileSystem source)",
                         imp.path
                     ),
-                ).with_code(codes::MODULE_IMPORT)
-                .with_span(imp.span),
+                )
+                .with_span(imp.span)
+                .with_code(codes::MODULE_IMPORT),
             );
             continue;
         }
@@ -289,8 +290,9 @@ pub(crate) fn layout(
                         Diagnostic::error(
                             format!("invalid import alias \"{alias}\""),
                             "an alias must be an identifier (letters, digits, _ and -, not starting with a digit); set it with as = \"name\"",
-                        ).with_code(codes::MODULE_IMPORT)
-                        .with_span(*alias_span),
+                        )
+                        .with_span(*alias_span)
+                        .with_code(codes::MODULE_IMPORT),
                     );
                     continue;
                 }
@@ -299,9 +301,10 @@ pub(crate) fn layout(
                         Diagnostic::error(
                             format!("duplicate import alias \"{alias}\""),
                             "two imports of this module use the same alias; give one of them another with as = \"name\"",
-                        ).with_code(codes::DUPLICATE)
+                        )
                         .with_span(imp.span)
-                        .with_label(*first, "first imported here"),
+                        .with_label(*first, "first imported here")
+                        .with_code(codes::DUPLICATE),
                     );
                     continue;
                 }

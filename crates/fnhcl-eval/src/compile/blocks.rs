@@ -104,9 +104,10 @@ impl Compiler<'_> {
                 Diagnostic::error(
                     "body defined twice",
                     "write the body either as an attribute (body = {...}) or as a block (body {...}), not both",
-                ).with_code(codes::DUPLICATE)
+                )
                 .with_span(b.ident.span)
-                .with_label(a.name.span, "body attribute here"),
+                .with_label(a.name.span, "body attribute here")
+                .with_code(codes::DUPLICATE),
             );
             return None;
         }

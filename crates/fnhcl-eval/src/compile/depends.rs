@@ -45,8 +45,9 @@ impl Compiler<'_> {
                     Diagnostic::error(
                         "on_incomplete must be \"fatal\" or \"keep\"",
                         "\"fatal\" (the default) stops the run when an existing resource cannot be computed; \"keep\" keeps it as it is observed; the value cannot be computed",
-                    ).with_code(codes::PROGRAM)
-                    .with_span(a.expr.span),
+                    )
+                    .with_span(a.expr.span)
+                    .with_code(codes::PROGRAM),
                 ),
             }
         }
@@ -76,8 +77,9 @@ impl Compiler<'_> {
                     Diagnostic::error(
                         format!("depends_on names \"{name}\" twice"),
                         "name each block once",
-                    ).with_code(codes::PROGRAM)
-                    .with_span(e.span),
+                    )
+                    .with_span(e.span)
+                    .with_code(codes::PROGRAM),
                 ),
                 Some(name) => out.push(Dep { name, span: e.span }),
                 None => self.err(bad(
@@ -135,8 +137,9 @@ impl Compiler<'_> {
             let mut d = Diagnostic::error(
                 format!("depends_on cycle: {start} → {}", chain.join(" → ")),
                 "blocks that wait for each other are never created; remove one of these dependencies",
-            ).with_code(codes::DEPENDENCY_CYCLE)
-            .with_span(cycle[0].span);
+            )
+            .with_span(cycle[0].span)
+            .with_code(codes::DEPENDENCY_CYCLE);
             for dep in &cycle[1..] {
                 d = d.with_label(dep.span, format!("\"{}\" is part of the cycle", dep.name));
             }

@@ -84,8 +84,9 @@ impl Compiler<'_> {
                         "invoke takes 2 arguments, the function name and an object of arguments; got {}",
                         args.len()
                     ),
-                ).with_code(codes::BAD_INVOKE)
-                .with_span(subject),
+                )
+                .with_span(subject)
+                .with_code(codes::BAD_INVOKE),
             );
             return;
         }

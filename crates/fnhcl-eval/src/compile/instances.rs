@@ -24,8 +24,9 @@ impl<'l> Compiler<'l> {
                 Diagnostic::error(
                     format!("invalid module instance name \"{name}\""),
                     "an instance name must be an identifier of letters, digits and _ (it is read as module.<name>)",
-                ).with_code(codes::MODULE_IMPORT)
-                .with_span(b.labels[1].span),
+                )
+                .with_span(b.labels[1].span)
+                .with_code(codes::MODULE_IMPORT),
             );
         }
         if let Some(first) = self.instances.get(&name) {
@@ -88,8 +89,9 @@ impl<'l> Compiler<'l> {
                     Diagnostic::error(
                         format!("Unexpected \"{}\" block", inner.ident.name),
                         "a module block sets parameters as attributes (name = value) and may have a condition",
-                    ).with_code(codes::SCHEMA)
-                    .with_span(inner.ident.span),
+                    )
+                    .with_span(inner.ident.span)
+                    .with_code(codes::SCHEMA),
                 ),
             }
         }
@@ -98,9 +100,10 @@ impl<'l> Compiler<'l> {
                 Diagnostic::error(
                     format!("module instance \"{name}\" mixes params with named parameters"),
                     "set parameters either all at once with params = { ... } or one by one as attributes, not both",
-                ).with_code(codes::MODULE_PARAMETER)
+                )
                 .with_span(o.name.span)
-                .with_label(first.name.span, "named parameter here"),
+                .with_label(first.name.span, "named parameter here")
+                .with_code(codes::MODULE_PARAMETER),
             );
         }
         // Parameter names, where they are static.
@@ -160,30 +163,30 @@ impl<'l> Compiler<'l> {
             }
         }
         let self_ref = format!("module.{name}");
-        let check_param =
-            |c: &mut Self, e: &Expr| {
-                c.check_expr(e, env);
-                for t in refs::traversals(e) {
-                    // `module.<name>` or, rewritten with its export,
-                    // `module.<name>.<export>`.
-                    let root = &*t.root.name;
-                    if root == self_ref
-                        || root
-                            .strip_prefix(self_ref.as_str())
-                            .is_some_and(|rest| rest.starts_with('.'))
-                    {
-                        c.err(
+        let check_param = |c: &mut Self, e: &Expr| {
+            c.check_expr(e, env);
+            for t in refs::traversals(e) {
+                // `module.<name>` or, rewritten with its export,
+                // `module.<name>.<export>`.
+                let root = &*t.root.name;
+                if root == self_ref
+                    || root
+                        .strip_prefix(self_ref.as_str())
+                        .is_some_and(|rest| rest.starts_with('.'))
+                {
+                    c.err(
                         Diagnostic::error(
                             format!(
                                 "module instance \"{name}\" reads its own exports in its parameters"
                             ),
                             "an instance's parameters cannot depend on what the instance exports",
-                        ).with_code(codes::MODULE_PARAMETER)
-                        .with_span(name_step(t.root.span, "module.", &name)),
+                        )
+                        .with_span(name_step(t.root.span, "module.", &name))
+                        .with_code(codes::MODULE_PARAMETER),
                     );
-                    }
                 }
-            };
+            }
+        };
         let params = match object {
             Some(o) => {
                 check_param(self, &o.expr);
@@ -237,8 +240,9 @@ impl<'l> Compiler<'l> {
                     Diagnostic::error(
                         format!("reference to non-existent variable \"{name}\""),
                         "module instances and switches cannot be read inside a user function; pass the value as an argument",
-                    ).with_code(codes::UNDEFINED_VARIABLE)
-                    .with_span(t.root.span),
+                    )
+                    .with_span(t.root.span)
+                    .with_code(codes::UNDEFINED_VARIABLE),
                 );
                 return true;
             }

@@ -147,8 +147,9 @@ impl<'l> Compiler<'l> {
                         Diagnostic::error(
                             format!("too many module instances (more than {MAX_INSTANCES})"),
                             "nested module instances multiply; this program would create more than the limit",
-                        ).with_code(codes::PROGRAM)
-                        .with_span(inst.header),
+                        )
+                        .with_span(inst.header)
+                        .with_code(codes::PROGRAM),
                     );
                     break;
                 }

@@ -122,8 +122,9 @@ impl<'l> Compiler<'l> {
                                 Diagnostic::error(
                                     format!("Unsupported block type \"{}\" in export", r.ident.name),
                                     "an export block holds name = value attributes and resource \"name\" { as = \"alias\" } blocks",
-                                ).with_code(codes::MODULE_EXPORT)
-                                .with_span(r.ident.span),
+                                )
+                                .with_span(r.ident.span)
+                                .with_code(codes::MODULE_EXPORT),
                             );
                             continue;
                         }
@@ -222,9 +223,10 @@ impl<'l> Compiler<'l> {
                         let d = Diagnostic::error(
                             format!("duplicate resource \"{n}\""),
                             "two blocks produce a resource with this crossplane name (module instances prefix their resources with <instance>-)",
-                        ).with_code(codes::DUPLICATE)
+                        )
                         .with_span(*span)
-                        .with_label(*first, "first defined here");
+                        .with_label(*first, "first defined here")
+                        .with_code(codes::DUPLICATE);
                         found.push(d);
                     }
                     Some(_) => {}

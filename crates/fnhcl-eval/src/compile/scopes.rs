@@ -53,9 +53,10 @@ impl Compiler<'_> {
                                 Diagnostic::error(
                                     format!("local \"{name}\": duplicate local declaration"),
                                     "the locals blocks of one scope share their names; rename one of them",
-                                ).with_code(codes::DUPLICATE)
+                                )
                                 .with_span(a.name.span)
-                                .with_label(spans[i], "first declared here"),
+                                .with_label(spans[i], "first declared here")
+                                .with_code(codes::DUPLICATE),
                             );
                             continue;
                         }
@@ -68,8 +69,9 @@ impl Compiler<'_> {
                                 Diagnostic::error(
                                     format!("local \"{name}\" hides the module's {name} references"),
                                     format!("this module declares {name} blocks, so {name}.<name> refers to them; rename the local"),
-                                ).with_code(codes::MODULE_IMPORT)
-                                .with_span(a.name.span),
+                                )
+                                .with_span(a.name.span)
+                                .with_code(codes::MODULE_IMPORT),
                             );
                             continue;
                         }
@@ -78,8 +80,9 @@ impl Compiler<'_> {
                                 Diagnostic::error(
                                     format!("attempt to shadow variable \"{name}\""),
                                     "an enclosing scope already has a variable of this name; rename this local",
-                                ).with_code(codes::SHADOWING)
-                                    .with_span(a.name.span),
+                                )
+                                .with_span(a.name.span)
+                                .with_code(codes::SHADOWING),
                             );
                             continue;
                         }
@@ -272,8 +275,9 @@ impl Compiler<'_> {
                             Some(s) => format!("each has only key and value; did you mean \"{s}\"?"),
                             None => "each has only key and value".to_owned(),
                         },
-                    ).with_code(codes::INVALID_EACH)
-                    .with_span(attr.span),
+                    )
+                    .with_span(attr.span)
+                    .with_code(codes::INVALID_EACH),
                 );
             }
         }

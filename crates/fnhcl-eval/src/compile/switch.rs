@@ -21,8 +21,9 @@ impl<'l> Compiler<'l> {
                 Diagnostic::error(
                     format!("invalid switch name \"{name}\""),
                     "a switch name must be an identifier of letters, digits and _ (it is read as switch.<name>)",
-                ).with_code(codes::SWITCH)
-                .with_span(span),
+                )
+                .with_span(span)
+                .with_code(codes::SWITCH),
             );
         }
         if let Some(first) = self.switches.get(&name) {
@@ -79,8 +80,9 @@ impl<'l> Compiler<'l> {
                     Diagnostic::error(
                         format!("invalid case name \"{cname}\""),
                         "a case name must be an identifier of letters, digits and _ (it is read as switch.<name>.case.<case>)",
-                    ).with_code(codes::SWITCH)
-                    .with_span(cspan),
+                    )
+                    .with_span(cspan)
+                    .with_code(codes::SWITCH),
                 );
                 failed = true;
             }
@@ -132,8 +134,9 @@ impl<'l> Compiler<'l> {
                     Diagnostic::error(
                         format!("switch \"{name}\" exports values but has no default branch"),
                         "when a switch exports, a default branch must export the same names so the values are always defined",
-                    ).with_code(codes::SWITCH)
-                    .with_span(header),
+                    )
+                    .with_span(header)
+                    .with_code(codes::SWITCH),
                 );
                 failed = true;
             }
@@ -169,9 +172,10 @@ impl<'l> Compiler<'l> {
                             parts.join("; ")
                         ),
                         "every branch of a switch that exports must export the same names",
-                    ).with_code(codes::SWITCH)
+                    )
                     .with_span(case_spans[i])
-                    .with_label(case_spans[first], "compared with this branch"),
+                    .with_label(case_spans[first], "compared with this branch")
+                    .with_code(codes::SWITCH),
                 );
                 failed = true;
             }
