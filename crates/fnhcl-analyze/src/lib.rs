@@ -5,8 +5,8 @@
 //! - the evaluator's own static checks ([`fnhcl_eval::compile`]): syntax,
 //!   block schemas, duplicate names, references to variables not in scope,
 //!   `self`/`each` attributes, `invoke` targets and argument names, user
-//!   function definitions, shadowing and local cycles. Its diagnostics get a
-//!   stable [`codes`] entry here.
+//!   function definitions, shadowing and local cycles. Its diagnostics carry
+//!   their stable [`codes`] entry from where they are created.
 //! - checks only a static tool can afford, because at runtime the data may
 //!   legitimately be absent (D23): `req.<k>` must be one of the `req`
 //!   attributes, `req.resource.<n>` must name a declared `resource` block
@@ -19,11 +19,11 @@
 //! errors first, then by file and position. No IO.
 
 mod bodies;
-pub mod codes;
 mod depends;
 mod schema;
 mod walk;
 
+pub use fnhcl_base::codes;
 pub use schema::{composite_schema, connection_keys, namespaced_composite, step_requirement_names};
 
 use std::sync::Arc;
@@ -59,16 +59,42 @@ pub fn analyze(sources: &Arc<SourceMap>) -> Vec<Diagnostic> {
 
 /// [`analyze`] with extra knowledge.
 pub fn analyze_with(sources: &Arc<SourceMap>, options: &Options) -> Vec<Diagnostic> {
+    run(sources, options, &mut Vec::new())
+}
+
+/// The findings of [`analyze_with`] whose diagnostic was created without a
+/// code (they are reported as [`codes::PROGRAM`]). Every check gives its
+/// diagnostics their code where it creates them, so this is empty; the
+/// tests hold every program they analyse to that.
+#[doc(hidden)]
+pub fn created_without_code(sources: &Arc<SourceMap>, options: &Options) -> Vec<Diagnostic> {
+    let mut missing = Vec::new();
+    run(sources, options, &mut missing);
+    missing
+}
+
+/// A finding as it was created, or, created without a code (a check that
+/// forgot its own), as a [`codes::PROGRAM`] one; `missing` keeps those.
+fn coded(d: Diagnostic, missing: &mut Vec<Diagnostic>) -> Diagnostic {
+    if d.code.is_some() {
+        return d;
+    }
+    missing.push(d.clone());
+    d.with_code(codes::PROGRAM)
+}
+
+fn run(
+    sources: &Arc<SourceMap>,
+    options: &Options,
+    missing: &mut Vec<Diagnostic>,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut bodies = Vec::new();
     let mut files = Vec::new();
     for (id, _) in sources.files() {
         let (body, diags) = fnhcl_syntax::parse_file(sources, id);
         let failed = diags.iter().any(Diagnostic::is_error);
-        for d in diags {
-            let code = codes::classify(&d, true);
-            out.push(d.with_code(code));
-        }
+        out.extend(diags.into_iter().map(|d| coded(d, missing)));
         if !failed {
             bodies.push(body);
             files.push(id);
@@ -78,17 +104,9 @@ pub fn analyze_with(sources: &Arc<SourceMap>, options: &Options) -> Vec<Diagnost
         return sorted(out);
     }
     match fnhcl_eval::compile(sources.clone()) {
-        Err(diags) => {
-            for d in diags {
-                let code = codes::classify(&d, false);
-                out.push(d.with_code(code));
-            }
-        }
+        Err(diags) => out.extend(diags.into_iter().map(|d| coded(d, missing))),
         Ok(program) => {
-            for d in program.lints() {
-                let code = codes::classify(d, false);
-                out.push(d.clone().with_code(code));
-            }
+            out.extend(program.lints().iter().map(|d| coded(d.clone(), missing)));
             // D39: a program written for an operation runs without a
             // composite.
             if program.is_operation_program() {
@@ -106,11 +124,13 @@ pub fn analyze_with(sources: &Arc<SourceMap>, options: &Options) -> Vec<Diagnost
         }
     }
     if let Some(schemas) = &options.schemas {
-        out.extend(bodies::check(&bodies, sources, schemas));
+        let found = bodies::check(&bodies, sources, schemas);
+        out.extend(found.into_iter().map(|d| coded(d, missing)));
     }
     let with_files: Vec<(fnhcl_base::FileId, &fnhcl_syntax::ast::Body)> =
         files.iter().copied().zip(&bodies).collect();
-    out.extend(depends::check(&with_files, sources));
+    let found = depends::check(&with_files, sources);
+    out.extend(found.into_iter().map(|d| coded(d, missing)));
     let dirs: Vec<String> = files
         .iter()
         .map(|f| {
@@ -119,6 +139,7 @@ pub fn analyze_with(sources: &Arc<SourceMap>, options: &Options) -> Vec<Diagnost
         })
         .collect();
     for d in walk::check(&bodies, &dirs, options) {
+        let d = coded(d, missing);
         // The evaluator and the walk may see the same problem (an unknown
         // function); keep the evaluator's.
         if !out

@@ -39,6 +39,10 @@ fn main() {
         })
         .collect();
     trials.push(Trial::test("docs-list-every-code", docs_list_every_code));
+    trials.push(Trial::test(
+        "other-corpora-codes-set-at-creation",
+        other_corpora_codes_set_at_creation,
+    ));
     libtest_mimic::run(&args, trials).exit();
 }
 
@@ -97,6 +101,7 @@ fn run_case(path: &Path) -> Result<(), Failed> {
         path.with_extension("expected")
     };
     let sources = Arc::new(sources);
+    codes_set_at_creation(&sources, &options)?;
     let findings = fnhcl_analyze::analyze_with(&sources, &options);
     let mut actual = String::new();
     for d in &findings {
@@ -137,6 +142,84 @@ fn run_case(path: &Path) -> Result<(), Failed> {
         return Err(
             format!("findings differ\n--- expected\n{expected}--- actual\n{actual}").into(),
         );
+    }
+    Ok(())
+}
+
+/// Every finding of the program carries the code its check gave it when it
+/// created the diagnostic: none falls back to E0100 for want of one.
+fn codes_set_at_creation(
+    sources: &Arc<SourceMap>,
+    options: &fnhcl_analyze::Options,
+) -> Result<(), String> {
+    let missing = fnhcl_analyze::created_without_code(sources, options);
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = missing
+        .iter()
+        .map(|d| format!("  {}; {}", d.summary, d.detail))
+        .collect();
+    Err(format!(
+        "findings created without a code (give them one where they are created):\n{}",
+        list.join("\n")
+    ))
+}
+
+/// [`codes_set_at_creation`] over the programs of the evaluator's cases and
+/// the parser's error cases, whose errors cover most checks of the parser
+/// and of the evaluator's `compile`: each file alone, and a case's files
+/// together.
+fn other_corpora_codes_set_at_creation() -> Result<(), Failed> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut programs = 0;
+    for corpus in [
+        "crates/fnhcl-eval/tests/cases",
+        "crates/fnhcl-syntax/tests/parse_errors",
+    ] {
+        let mut dirs = vec![root.join(corpus)];
+        while let Some(dir) = dirs.pop() {
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .map_err(|e| format!("{}: {e}", dir.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .collect();
+            entries.sort();
+            let mut together = SourceMap::new();
+            for p in entries {
+                if p.is_dir() {
+                    dirs.push(p);
+                    continue;
+                }
+                let name = p.file_name().unwrap_or_default().to_string_lossy();
+                let Some(kind) = p.extension().and_then(|x| x.to_str()) else {
+                    continue;
+                };
+                let mut alone = SourceMap::new();
+                match kind {
+                    "hcl" => {
+                        let text = std::fs::read_to_string(&p).map_err(|e| e.to_string())?;
+                        alone.add("main.hcl", text.clone());
+                        together.add(name.into_owned(), text);
+                    }
+                    "txtar" => {
+                        let text = std::fs::read_to_string(&p).map_err(|e| e.to_string())?;
+                        fnhcl_base::txtar::load_into(&mut alone, &text)
+                            .map_err(|e| format!("{}: {e}", p.display()))?;
+                    }
+                    _ => continue,
+                }
+                programs += 1;
+                codes_set_at_creation(&Arc::new(alone), &Default::default())
+                    .map_err(|e| format!("{}: {e}", p.display()))?;
+            }
+            if together.files().count() > 1 {
+                codes_set_at_creation(&Arc::new(together), &Default::default())
+                    .map_err(|e| format!("{}: {e}", dir.display()))?;
+            }
+        }
+    }
+    if programs < 100 {
+        return Err(format!("only {programs} programs found").into());
     }
     Ok(())
 }

@@ -136,12 +136,22 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let mut sources = SourceMap::new();
     let (ev, _) = fnhcl_expr::eval_source(&mut sources, "<expr>", &expr, &ctx);
+    // The codes are those of `fn-hcl analyze`'s findings: of an expression's
+    // errors only the parser's have one, and the console shows none.
+    let diagnostics: Vec<_> = ev
+        .diagnostics
+        .iter()
+        .map(|d| fnhcl_base::Diagnostic {
+            code: None,
+            ..d.clone()
+        })
+        .collect();
     if ev.has_errors() {
-        eprint!("{}", render_frames(&ev.diagnostics, &sources));
+        eprint!("{}", render_frames(&diagnostics, &sources));
         return Ok(ExitCode::FAILURE);
     }
-    if !ev.diagnostics.is_empty() {
-        eprint!("{}", render_frames(&ev.diagnostics, &sources));
+    if !diagnostics.is_empty() {
+        eprint!("{}", render_frames(&diagnostics, &sources));
     }
     let v = &ev.value;
     if !v.is_wholly_known() {

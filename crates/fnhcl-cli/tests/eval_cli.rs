@@ -48,6 +48,11 @@ fn errors_show_a_code_frame_and_exit_1() {
     );
     let out = fn_hcl().args(["eval", "[1,"]).output().expect("run");
     assert_eq!(out.status.code(), Some(1));
+    // A parse error carries `fn-hcl analyze`'s code; the console shows none.
+    let out = fn_hcl().args(["eval", "1 +"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: Missing expression\n"), "{err}");
 }
 
 #[test]
