@@ -83,6 +83,7 @@ fn coded(d: Diagnostic, missing: &mut Vec<Diagnostic>) -> Diagnostic {
     d.with_code(codes::PROGRAM)
 }
 
+/// [`analyze_with`], keeping in `missing` what was created without a code.
 fn run(
     sources: &Arc<SourceMap>,
     options: &Options,

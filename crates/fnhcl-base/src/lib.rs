@@ -1,4 +1,5 @@
-//! Source files, txtar bundles, line/column lookup and the diagnostic model.
+//! Source files, txtar bundles, line/column lookup and the diagnostic model
+//! with its stable codes.
 //!
 //! Architecture invariant: no IO. Callers hand in file contents.
 
