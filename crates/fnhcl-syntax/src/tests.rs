@@ -225,6 +225,25 @@ fn duplicate_attribute_is_an_error() {
         d[0].to_hcl_string(&sm),
         "main.hcl:3,3-4: Attribute redefined; The argument \"a\" was already set at main.hcl:2,3-4. Each argument may be set only once."
     );
+    assert_eq!(d[0].code, Some(fnhcl_base::codes::DUPLICATE));
+}
+
+#[test]
+fn parse_errors_carry_their_code() {
+    // Unbalanced brackets, a missing operand, an unterminated string, an
+    // unclosed block: syntax errors, each with its code from the parser.
+    for text in ["a = (\n", "a = 1 +\n", "a = \"x\n", "b {\n  c {\n}\n"] {
+        let (sm, f) = src(text);
+        let (_, diags) = parse_file(&sm, f);
+        assert!(!diags.is_empty(), "{text:?}");
+        for d in diags {
+            assert_eq!(d.code, Some(fnhcl_base::codes::SYNTAX), "{text:?}: {d:?}");
+        }
+    }
+    let (sm, f) = src("1 +");
+    let (_, d) = parse_expr(&sm, f);
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].code, Some(fnhcl_base::codes::SYNTAX));
 }
 
 #[test]
