@@ -75,6 +75,126 @@ enum Mode {
     Peers,
 }
 
+/// What `--mode fairness`'s heavy clients send (`--hostile`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Hostile {
+    /// `fnhcl_bench::heavy_composition`: legitimate, long.
+    Heavy,
+    /// A template loop over a 16 MB string: stopped by the bytes budget.
+    Template,
+    /// Nested `for`s: stopped by the steps budget.
+    Steps,
+    /// A new 4 MB program each call (a chain of 180,000 locals): compiled
+    /// every time.
+    Compile,
+    /// An XR nested 3,000 levels that the program reads whole: decoded,
+    /// then refused by the conversion's depth limit.
+    Deep,
+    /// A 3.5 MB XR that the program reads whole.
+    Large,
+}
+
+impl Hostile {
+    const ALL: [Hostile; 6] = [
+        Hostile::Heavy,
+        Hostile::Template,
+        Hostile::Steps,
+        Hostile::Compile,
+        Hostile::Deep,
+        Hostile::Large,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Hostile::Heavy => "heavy",
+            Hostile::Template => "template",
+            Hostile::Steps => "steps",
+            Hostile::Compile => "compile",
+            Hostile::Deep => "deep",
+            Hostile::Large => "large",
+        }
+    }
+
+    /// The bytes of this kind's request, and how to make the `n`th from
+    /// them: encoded once (the client's encoding must not take the cores
+    /// the server is measured on), a `compile` request's number written
+    /// into its program's first line, so that every call compiles.
+    fn encoded(self, rows: usize) -> (bytes::Bytes, Option<usize>) {
+        use prost::Message as _;
+        let bytes = self.request(rows, 0).encode_to_vec();
+        let number = (self == Hostile::Compile).then(|| {
+            let marker = format!("# call {:0>20}", 0);
+            bytes
+                .windows(marker.len())
+                .position(|w| w == marker.as_bytes())
+                .map(|at| at + "# call ".len())
+        });
+        (bytes.into(), number.flatten())
+    }
+
+    /// The `n`th request of this kind.
+    fn request(self, rows: usize, n: u64) -> RunFunctionRequest {
+        use pbjson_types::value::Kind;
+        let reads_xr = "resource r {\n  body = { apiVersion = \"v1\", kind = \"ConfigMap\", data = { n = length(jsonencode(req.composite)) } }\n}\n";
+        match self {
+            Hostile::Heavy => fnhcl_bench::request(0, &fnhcl_bench::heavy_composition(rows)),
+            Hostile::Template => fnhcl_bench::request(
+                0,
+                "locals {\n  k = join(\"\", [for i in range(1000) : \"0123456789abcdef\"])\n  m = join(\"\", [for i in range(1000) : k])\n  s = [for i in range(200) : \"${m}${i}\"]\n}\nresource r {\n  body = { apiVersion = \"v1\", kind = \"ConfigMap\", data = { n = length(s) } }\n}\n",
+            ),
+            Hostile::Steps => fnhcl_bench::request(
+                0,
+                "locals {\n  xs = [for a in range(1000) : [for b in range(1000) : [for c in range(1000) : a + b + c]]]\n}\nresource r {\n  body = { apiVersion = \"v1\", kind = \"ConfigMap\", data = { n = length(xs) } }\n}\n",
+            ),
+            Hostile::Compile => {
+                let mut hcl = format!("# call {n:0>20}\nlocals {{\n  a0 = 0\n");
+                for i in 1..180_000 {
+                    hcl.push_str(&format!("  a{i} = a{}\n", i - 1));
+                }
+                hcl.push_str("}\n");
+                hcl.push_str(reads_xr);
+                fnhcl_bench::request(0, &hcl)
+            }
+            Hostile::Deep | Hostile::Large => {
+                let mut req = fnhcl_bench::request(0, reads_xr);
+                let value = if self == Hostile::Deep {
+                    let mut s = pbjson_types::Struct::default();
+                    for _ in 0..3_000 {
+                        let mut outer = pbjson_types::Struct::default();
+                        outer.fields.insert(
+                            "a".to_owned(),
+                            pbjson_types::Value {
+                                kind: Some(Kind::StructValue(s)),
+                            },
+                        );
+                        s = outer;
+                    }
+                    Kind::StructValue(s)
+                } else {
+                    let items = (0..35_000)
+                        .map(|i| pbjson_types::Value {
+                            kind: Some(Kind::StringValue(format!("{i:0>90}"))),
+                        })
+                        .collect();
+                    Kind::ListValue(pbjson_types::ListValue { values: items })
+                };
+                if let Some(xr) = req
+                    .observed
+                    .as_mut()
+                    .and_then(|o| o.composite.as_mut())
+                    .and_then(|c| c.resource.as_mut())
+                {
+                    xr.fields.insert(
+                        "payload".to_owned(),
+                        pbjson_types::Value { kind: Some(value) },
+                    );
+                }
+                req
+            }
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Workload {
     Composition,
@@ -87,6 +207,10 @@ struct Config {
     sizes: Vec<usize>,
     heavy: usize,
     heavy_rows: usize,
+    /// `--mode fairness`: what the heavy clients send.
+    hostile: Hostile,
+    /// `--hostile all`: each kind in turn.
+    hostile_all: bool,
     interval: Duration,
     python: Option<String>,
     /// `--client python-raw`: grpcio without the stubs' (de)serializers.
@@ -112,7 +236,7 @@ fn usage() -> &'static str {
      [--clients N] [--requests N] [--duration SECS] [--resources N] \
      [--workload buckets|composition] [--sizes N,N,..] [--client tonic|python|python-raw] [--python PATH] \
      [--empty-server | --bare-server [--split-frames]] \
-     [--heavy N] [--heavy-rows N] [--interval-ms N] \
+     [--heavy N] [--heavy-rows N] [--hostile heavy|template|steps|compile|deep|large|all] [--interval-ms N] \
      [--go-function-hcl PATH] [--starlark PATH]"
 }
 
@@ -123,6 +247,8 @@ fn parse_args() -> Result<Config, String> {
         sizes: vec![1, 50],
         heavy: 8,
         heavy_rows: 100,
+        hostile: Hostile::Heavy,
+        hostile_all: false,
         interval: Duration::from_millis(5),
         python: None,
         python_raw: false,
@@ -193,6 +319,16 @@ fn parse_args() -> Result<Config, String> {
             "--split-frames" => c.split_frames = true,
             "--heavy" => c.heavy = num(val()?)? as usize,
             "--heavy-rows" => c.heavy_rows = num(val()?)? as usize,
+            "--hostile" => {
+                let v = val()?;
+                c.hostile_all = v == "all";
+                if !c.hostile_all {
+                    c.hostile = Hostile::ALL
+                        .into_iter()
+                        .find(|h| h.name() == v)
+                        .ok_or_else(|| format!("--hostile: unknown kind {v:?}"))?;
+                }
+            }
             "--interval-ms" => c.interval = Duration::from_millis(num(val()?)?),
             "--go-function-hcl" => c.go_hcl = Some(val()?),
             "--starlark" => c.starlark = Some(val()?),
@@ -581,44 +717,87 @@ fn python_calls(
     Ok((before, after, elapsed, p50))
 }
 
-/// `--mode fairness`: trivial latency while heavy requests are in flight.
+/// `--mode fairness`: trivial latency while heavy (or hostile) requests
+/// are in flight, for `--hostile`'s kind or each kind in turn, each on a
+/// server of its own (whose peak resident memory is reported).
 async fn run_fairness(cfg: Config) -> Result<bool, String> {
-    let server = start_server(&cfg)?;
-    let mut probe = connect(&server.addr).await?;
-    let heavy_req = Arc::new(fnhcl_bench::request(
-        0,
-        &fnhcl_bench::heavy_composition(cfg.heavy_rows),
-    ));
     let trivial = workload_request(cfg.workload.unwrap_or(Workload::Buckets), 1);
-    // Compile both programs, and time one heavy request alone.
+    println!("fnhcl-loadtest --mode fairness");
+    println!(
+        "  {} clients keep a request of the kind in flight; one trivial call every {} ms for {} s",
+        cfg.heavy,
+        cfg.interval.as_millis(),
+        cfg.duration.as_secs()
+    );
+    println!(
+        "  kind       alone ms   done   answer of the kind (first 60 bytes)                trivial p50 / p99 / max ms  errors  peak RSS"
+    );
+    let kinds: Vec<Hostile> = if cfg.hostile_all {
+        Hostile::ALL.to_vec()
+    } else {
+        vec![cfg.hostile]
+    };
+    let mut ok = true;
+    for kind in kinds {
+        let server = start_server(&cfg)?;
+        ok &= fairness_round(&cfg, &server, &trivial, kind).await?;
+    }
+    Ok(ok)
+}
+
+/// One kind of `run_fairness`: prints its row.
+async fn fairness_round(
+    cfg: &Config,
+    server: &Server,
+    trivial: &RunFunctionRequest,
+    kind: Hostile,
+) -> Result<bool, String> {
+    use prost::Message as _;
+    let mut probe = connect(&server.addr).await?;
+    // Compile the trivial program.
     probe
         .run_function(trivial.clone())
         .await
         .map_err(|e| e.to_string())?;
+    let (bytes, number) = kind.encoded(cfg.heavy_rows);
+    let nth = move |n: u64| -> bytes::Bytes {
+        match number {
+            Some(at) => {
+                let mut b = bytes.to_vec();
+                b[at..at + 20].copy_from_slice(format!("{n:0>20}").as_bytes());
+                b.into()
+            }
+            None => bytes.clone(),
+        }
+    };
+    let mut grpc = tonic::client::Grpc::new(raw_channel(&server.addr).await?);
     let t = Instant::now();
-    let r = probe
-        .run_function((*heavy_req).clone())
-        .await
-        .map_err(|e| e.to_string())?;
-    if is_fatal(r.get_ref()) {
-        return Err(format!("heavy request: {:?}", r.get_ref().results));
-    }
-    let heavy_alone = t.elapsed();
+    let r = raw_call(&mut grpc, nth(0)).await.map_err(|e| e.to_string())?;
+    let alone = t.elapsed();
+    let r = RunFunctionResponse::decode(r).map_err(|e| e.to_string())?;
+    let answer = match r.results.first() {
+        Some(res) if res.severity == Severity::Fatal as i32 => {
+            res.message.chars().take(60).collect::<String>().replace('\n', " ")
+        }
+        _ => "success".to_owned(),
+    };
     let stop = Arc::new(AtomicU64::new(0));
-    let heavy_done = Arc::new(AtomicU64::new(0));
+    let done = Arc::new(AtomicU64::new(0));
     let mut heavies = Vec::new();
-    for _ in 0..cfg.heavy {
-        let mut c = connect(&server.addr).await?;
-        let (req, stop, done) = (heavy_req.clone(), stop.clone(), heavy_done.clone());
+    for client in 0..cfg.heavy {
+        let mut grpc = tonic::client::Grpc::new(raw_channel(&server.addr).await?);
+        let (stop, done, nth) = (stop.clone(), done.clone(), nth.clone());
         heavies.push(tokio::spawn(async move {
+            let mut n = (client as u64 + 1) << 32;
             while stop.load(Ordering::Relaxed) == 0 {
-                if c.run_function((*req).clone()).await.is_ok() {
+                n += 1;
+                if raw_call(&mut grpc, nth(n)).await.is_ok() {
                     done.fetch_add(1, Ordering::Relaxed);
                 }
             }
         }));
     }
-    // Let the heavy requests fill the server.
+    // Let them fill the server.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let mut c = connect(&server.addr).await?;
     let mut lat = Vec::new();
@@ -634,24 +813,21 @@ async fn run_fairness(cfg: Config) -> Result<bool, String> {
         tokio::time::sleep(cfg.interval).await;
     }
     stop.store(1, Ordering::Relaxed);
-    let heavy_completed = heavy_done.load(Ordering::Relaxed);
     for h in heavies {
         h.abort();
     }
     lat.sort_unstable();
-    println!("fnhcl-loadtest --mode fairness");
-    println!("  server          {}", server.addr);
-    println!(
-        "  heavy           {} in flight, {} rows, {:.0} ms alone, {heavy_completed} completed in {:.1} s",
-        cfg.heavy,
-        cfg.heavy_rows,
-        heavy_alone.as_secs_f64() * 1e3,
-        start.elapsed().as_secs_f64()
-    );
-    println!("  trivial calls   {} ({errors} errors)", lat.len());
     let ms = |us: u32| f64::from(us) / 1000.0;
+    let peak = server
+        .pid
+        .and_then(|p| status_kib(p, "VmHWM:"))
+        .map_or("n/a".to_owned(), |k| format!("{:.0} MiB", k as f64 / 1024.0));
     println!(
-        "  trivial p50 / p99 / max   {:.2} / {:.2} / {:.2} ms",
+        "  {:<10} {:>8.0} {:>6}   {:<60} {:>6.2} / {:>6.2} / {:>7.2}  {errors:>6}  {peak}",
+        kind.name(),
+        alone.as_secs_f64() * 1e3,
+        done.load(Ordering::Relaxed),
+        answer,
         ms(percentile(&lat, 0.5)),
         ms(percentile(&lat, 0.99)),
         ms(lat.last().copied().unwrap_or(0))
