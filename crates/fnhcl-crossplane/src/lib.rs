@@ -111,7 +111,15 @@ pub struct Limits {
     /// once may build together ([`memory::MemoryPool`]); each one is also
     /// bounded by `eval.max_bytes`.
     pub max_eval_memory: u64,
+    /// Estimated memory of the compiles of programs over
+    /// [`memory::GATED_PROGRAM_BYTES`] running at once
+    /// ([`memory::CompileGate`]).
+    pub max_compile_memory: u64,
 }
+
+/// Default [`Limits::max_compile_memory`]: 160 MiB, one compile of the
+/// largest program (4 MiB) at a time, or many of small ones.
+pub const DEFAULT_MAX_COMPILE_MEMORY: u64 = 160 << 20;
 
 /// Default [`Limits::max_eval_memory`]: 128 MiB, two requests building
 /// the most one may (64 MiB), or many building less.
@@ -138,6 +146,7 @@ impl Default for Limits {
                 ..fnhcl_eval::Limits::default()
             },
             max_eval_memory: DEFAULT_MAX_EVAL_MEMORY,
+            max_compile_memory: DEFAULT_MAX_COMPILE_MEMORY,
         }
     }
 }
@@ -286,6 +295,8 @@ pub struct Function {
     last_input: std::sync::Mutex<Option<(Arc<Struct>, Arc<Input>)>>,
     /// What the runs in progress build, together.
     memory: Arc<memory::MemoryPool>,
+    /// Turns to compile large programs.
+    compiles: memory::CompileGate,
 }
 
 /// A decoded input with the hash of its program's cache key, computed
@@ -403,6 +414,7 @@ impl Function {
             ),
             last_input: std::sync::Mutex::new(None),
             memory: memory::MemoryPool::new(options.limits.max_eval_memory),
+            compiles: memory::CompileGate::new(options.limits.max_compile_memory),
             options,
         }
     }
@@ -474,6 +486,8 @@ impl Function {
                 // input may compile it too (the cache keeps one).
                 let last = slot().clone();
                 let found = self.cache.get_or_insert_with_hash(hash, &key, &last, || {
+                    let _turn = (input.hcl.len() > memory::GATED_PROGRAM_BYTES)
+                        .then(|| self.compiles.enter(input.hcl.len()));
                     match inline_files(&input.hcl) {
                         // The split text is a copy of the input: let it
                         // go before the compile's peak (the source map
@@ -512,9 +526,11 @@ impl Function {
                 if size > max_program {
                     return Err(too_big(size));
                 }
-                Ok(self
-                    .cache
-                    .get_or_insert_with(&parts, || compile_files(&files)))
+                Ok(self.cache.get_or_insert_with(&parts, || {
+                    let _turn =
+                        (size > memory::GATED_PROGRAM_BYTES).then(|| self.compiles.enter(size));
+                    compile_files(&files)
+                }))
             }
         }
     }

@@ -7,8 +7,8 @@
 //! pool's size: a Fatal result, which Crossplane answers by calling again,
 //! and which never drops a resource (D12).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 /// Bytes a run takes from the pool at a time.
 const PIECE: u64 = 1 << 20;
@@ -97,6 +97,68 @@ impl Drop for RunMemory {
     }
 }
 
+/// Programs over this many bytes of source compile through the
+/// [`CompileGate`].
+pub const GATED_PROGRAM_BYTES: usize = 32 << 10;
+
+/// Memory a compile takes while it runs, per byte of source (measured:
+/// a 4 MiB program's compile peaks at about 140 MiB).
+pub const COMPILE_BYTES_PER_SOURCE_BYTE: u64 = 35;
+
+/// Bounds the memory of the compiles running at once: a compile of `n`
+/// bytes of source waits until `n` × [`COMPILE_BYTES_PER_SOURCE_BYTE`]
+/// fits in what the others leave of the gate's bytes (one compile is
+/// always let in, whatever its size). Eight requests compiling the largest
+/// programs at once would otherwise take more than a pod's memory; a
+/// waiting compile waits for others that each take well under a second.
+#[derive(Debug)]
+pub struct CompileGate {
+    limit: u64,
+    used: Mutex<u64>,
+    freed: Condvar,
+}
+
+/// A compile let in: its bytes go back to the gate when it is dropped.
+pub struct CompileTurn<'g> {
+    gate: &'g CompileGate,
+    bytes: u64,
+}
+
+impl CompileGate {
+    pub fn new(limit: u64) -> CompileGate {
+        CompileGate {
+            limit,
+            used: Mutex::new(0),
+            freed: Condvar::new(),
+        }
+    }
+
+    /// Waits until a compile of `source_bytes` fits.
+    pub fn enter(&self, source_bytes: usize) -> CompileTurn<'_> {
+        let bytes = (source_bytes as u64).saturating_mul(COMPILE_BYTES_PER_SOURCE_BYTE);
+        let mut used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
+        while *used > 0 && used.saturating_add(bytes) > self.limit {
+            used = self
+                .freed
+                .wait(used)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        *used += bytes;
+        CompileTurn { gate: self, bytes }
+    }
+}
+
+impl Drop for CompileTurn<'_> {
+    fn drop(&mut self) {
+        *self
+            .gate
+            .used
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) -= self.bytes;
+        self.gate.freed.notify_all();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,5 +182,34 @@ mod tests {
         assert!(b.built(1));
         drop(b);
         assert_eq!(pool.taken(), 0);
+    }
+
+    #[test]
+    fn the_gate_bounds_the_compiles_bytes() {
+        // Room for two compiles of 1 KiB of source at a time.
+        let gate = Arc::new(CompileGate::new(2 * 1024 * COMPILE_BYTES_PER_SOURCE_BYTE));
+        let inside = Arc::new(AtomicU64::new(0));
+        let most = Arc::new(AtomicU64::new(0));
+        let threads: Vec<_> = (0..6)
+            .map(|_| {
+                let (gate, inside, most) = (gate.clone(), inside.clone(), most.clone());
+                std::thread::spawn(move || {
+                    for _ in 0..50 {
+                        let _turn = gate.enter(1024);
+                        let now = inside.fetch_add(1, Ordering::SeqCst) + 1;
+                        most.fetch_max(now, Ordering::SeqCst);
+                        std::thread::yield_now();
+                        inside.fetch_sub(1, Ordering::SeqCst);
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().expect("no panic");
+        }
+        assert!(most.load(Ordering::SeqCst) <= 2);
+        assert_eq!(*gate.used.lock().expect("lock"), 0);
+        // One compile larger than the whole gate is still let in.
+        drop(gate.enter(1 << 20));
     }
 }

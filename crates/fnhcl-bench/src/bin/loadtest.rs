@@ -772,13 +772,18 @@ async fn fairness_round(
     };
     let mut grpc = tonic::client::Grpc::new(raw_channel(&server.addr).await?);
     let t = Instant::now();
-    let r = raw_call(&mut grpc, nth(0)).await.map_err(|e| e.to_string())?;
+    let r = raw_call(&mut grpc, nth(0))
+        .await
+        .map_err(|e| e.to_string())?;
     let alone = t.elapsed();
     let r = RunFunctionResponse::decode(r).map_err(|e| e.to_string())?;
     let answer = match r.results.first() {
-        Some(res) if res.severity == Severity::Fatal as i32 => {
-            res.message.chars().take(60).collect::<String>().replace('\n', " ")
-        }
+        Some(res) if res.severity == Severity::Fatal as i32 => res
+            .message
+            .chars()
+            .take(60)
+            .collect::<String>()
+            .replace('\n', " "),
         _ => "success".to_owned(),
     };
     let stop = Arc::new(AtomicU64::new(0));
@@ -821,7 +826,9 @@ async fn fairness_round(
     let peak = server
         .pid
         .and_then(|p| status_kib(p, "VmHWM:"))
-        .map_or("n/a".to_owned(), |k| format!("{:.0} MiB", k as f64 / 1024.0));
+        .map_or("n/a".to_owned(), |k| {
+            format!("{:.0} MiB", k as f64 / 1024.0)
+        });
     println!(
         "  {:<10} {:>8.0} {:>6}   {:<60} {:>6.2} / {:>6.2} / {:>7.2}  {errors:>6}  {peak}",
         kind.name(),
