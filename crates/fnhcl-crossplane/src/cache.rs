@@ -280,8 +280,13 @@ impl<T> LruCache<T> {
 
     /// The cached value for the sources `parts` (a sequence of byte
     /// strings, compared part by part), or the one `build` makes (then
-    /// cached if it fits the byte budget). Returns whether it was a hit.
-    pub fn get_or_insert_with(&self, parts: &[&[u8]], build: impl FnOnce() -> T) -> (Arc<T>, bool) {
+    /// cached if it fits the byte budget; a `build` that fails leaves
+    /// nothing behind). Returns whether it was a hit.
+    pub fn get_or_insert_with<E>(
+        &self,
+        parts: &[&[u8]],
+        build: impl FnOnce() -> Result<T, E>,
+    ) -> Result<(Arc<T>, bool), E> {
         self.get_or_insert_with_hash(hash_parts(parts), parts, &Weak::new(), build)
     }
 
@@ -292,13 +297,13 @@ impl<T> LruCache<T> {
     /// entry that is that value is theirs without comparing the sources
     /// again. (A live `Weak` keeps its allocation, so no other value can
     /// have its address.)
-    pub(crate) fn get_or_insert_with_hash(
+    pub(crate) fn get_or_insert_with_hash<E>(
         &self,
         hash: u64,
         parts: &[&[u8]],
         last: &Weak<T>,
-        build: impl FnOnce() -> T,
-    ) -> (Arc<T>, bool) {
+        build: impl FnOnce() -> Result<T, E>,
+    ) -> Result<(Arc<T>, bool), E> {
         debug_assert_eq!(hash, hash_parts(parts));
         {
             let mut inner = self.lock();
@@ -309,11 +314,11 @@ impl<T> LruCache<T> {
                 .map(|e| e.value.clone());
             if let Some(v) = found {
                 inner.hits += 1;
-                return (v, true);
+                return Ok((v, true));
             }
             inner.misses += 1;
         }
-        let value = Arc::new(build());
+        let value = Arc::new(build()?);
         let weight = parts
             .iter()
             .map(|p| p.len())
@@ -323,14 +328,14 @@ impl<T> LruCache<T> {
         let mut inner = self.lock();
         // Another thread may have built the same sources meanwhile.
         if inner.lru.peek(&hash).is_some_and(|e| e.matches(parts)) {
-            return (value, false);
+            return Ok((value, false));
         }
         let entry = Entry {
             parts: parts.iter().map(|p| Box::<[u8]>::from(*p)).collect(),
             value: value.clone(),
         };
         inner.lru.insert(hash, entry, weight);
-        (value, false)
+        Ok((value, false))
     }
 
     /// Number of cached entries.
@@ -365,6 +370,15 @@ mod tests {
         [s.as_bytes()]
     }
 
+    fn ok(v: i32) -> Result<i32, std::convert::Infallible> {
+        Ok(v)
+    }
+
+    fn built<T>(r: Result<T, std::convert::Infallible>) -> T {
+        let Ok(v) = r;
+        v
+    }
+
     fn unweighed(_: &i32) -> usize {
         0
     }
@@ -377,15 +391,15 @@ mod tests {
     fn builds_once_per_key() {
         let cache = LruCache::new(4, 1 << 20, unweighed);
         let mut builds = 0;
-        let (a, hit) = cache.get_or_insert_with(&k("a"), || {
+        let (a, hit) = built(cache.get_or_insert_with(&k("a"), || {
             builds += 1;
-            1
-        });
+            ok(1)
+        }));
         assert!(!hit);
-        let (b, hit) = cache.get_or_insert_with(&k("a"), || {
+        let (b, hit) = built(cache.get_or_insert_with(&k("a"), || {
             builds += 1;
-            2
-        });
+            ok(2)
+        }));
         assert!(hit);
         assert_eq!((*a, *b, builds), (1, 1, 1));
         let stats = cache.stats();
@@ -396,14 +410,14 @@ mod tests {
     #[test]
     fn evicts_the_least_recently_used() {
         let cache = LruCache::new(2, 1 << 20, unweighed);
-        cache.get_or_insert_with(&k("a"), || 1);
-        cache.get_or_insert_with(&k("b"), || 2);
-        cache.get_or_insert_with(&k("a"), || 0); // touch a
-        cache.get_or_insert_with(&k("c"), || 3); // evicts b
+        built(cache.get_or_insert_with(&k("a"), || ok(1)));
+        built(cache.get_or_insert_with(&k("b"), || ok(2)));
+        built(cache.get_or_insert_with(&k("a"), || ok(0))); // touch a
+        built(cache.get_or_insert_with(&k("c"), || ok(3))); // evicts b
         assert_eq!(cache.len(), 2);
         assert_eq!(cache.stats().evictions, 1);
-        assert!(cache.get_or_insert_with(&k("a"), || 0).1);
-        assert!(!cache.get_or_insert_with(&k("b"), || 0).1);
+        assert!(built(cache.get_or_insert_with(&k("a"), || ok(0))).1);
+        assert!(!built(cache.get_or_insert_with(&k("b"), || ok(0))).1);
     }
 
     #[test]
@@ -413,27 +427,27 @@ mod tests {
         let per = 1_000 + 1 + ENTRY_OVERHEAD;
         let cache = LruCache::new(100, 3 * per + 10, big);
         for key in ["a", "b", "c"] {
-            cache.get_or_insert_with(&k(key), || 1_000);
+            built(cache.get_or_insert_with(&k(key), || ok(1_000)));
         }
         let s = cache.stats();
         assert_eq!((s.entries, s.bytes, s.evictions), (3, 3 * per, 0));
-        cache.get_or_insert_with(&k("a"), || 0); // touch a: b is now the oldest
-        cache.get_or_insert_with(&k("d"), || 1_000);
+        built(cache.get_or_insert_with(&k("a"), || ok(0))); // touch a: b is now the oldest
+        built(cache.get_or_insert_with(&k("d"), || ok(1_000)));
         let s = cache.stats();
         assert_eq!((s.entries, s.bytes, s.evictions), (3, 3 * per, 1));
         assert!(
-            cache.get_or_insert_with(&k("a"), || 0).1,
+            built(cache.get_or_insert_with(&k("a"), || ok(0))).1,
             "a was used recently"
         );
         // A heavy entry evicts as many as it needs.
-        cache.get_or_insert_with(&k("e"), || 2_500);
+        built(cache.get_or_insert_with(&k("e"), || ok(2_500)));
         let s = cache.stats();
         assert_eq!(s.entries, 1);
         assert!(s.bytes <= s.max_bytes);
         // One heavier than the whole budget is built but not kept.
-        let (v, hit) = cache.get_or_insert_with(&k("f"), || 10_000);
+        let (v, hit) = built(cache.get_or_insert_with(&k("f"), || ok(10_000)));
         assert_eq!((*v, hit), (10_000, false));
-        assert!(!cache.get_or_insert_with(&k("f"), || 10_000).1);
+        assert!(!built(cache.get_or_insert_with(&k("f"), || ok(10_000))).1);
         assert_eq!(cache.stats().entries, 1);
     }
 
@@ -442,7 +456,7 @@ mod tests {
         let cache = LruCache::new(8, 4_000, big);
         for i in 0..1_000 {
             let key = format!("program {i}");
-            cache.get_or_insert_with(&k(&key), || 100);
+            built(cache.get_or_insert_with(&k(&key), || ok(100)));
             let s = cache.stats();
             assert!(s.entries <= 8 && s.bytes <= 4_000, "{s:?}");
         }
@@ -458,14 +472,14 @@ mod tests {
             hash_parts(&[b"a".as_slice(), b"bc"])
         );
         let cache = LruCache::new(4, 1 << 20, unweighed);
-        cache.get_or_insert_with(&[b"ab".as_slice(), b"c"], || 1);
-        assert!(!cache.get_or_insert_with(&[b"a".as_slice(), b"bc"], || 2).1);
+        built(cache.get_or_insert_with(&[b"ab".as_slice(), b"c"], || ok(1)));
+        assert!(!built(cache.get_or_insert_with(&[b"a".as_slice(), b"bc"], || ok(2))).1);
     }
 
     #[test]
     fn a_hash_collision_is_a_miss_not_a_wrong_hit() {
         let cache = LruCache::new(4, 1 << 20, unweighed);
-        let (a, _) = cache.get_or_insert_with(&k("a"), || 1);
+        let (a, _) = built(cache.get_or_insert_with(&k("a"), || ok(1)));
         // Plant an entry for other sources under the same hash.
         {
             let mut inner = cache.lock();
@@ -474,17 +488,17 @@ mod tests {
             let (_, entry) = inner.lru.slots[i].entry.as_mut().expect("entry");
             entry.parts = vec![Box::from(&b"b"[..])];
         }
-        let (b, hit) = cache.get_or_insert_with(&k("a"), || 2);
+        let (b, hit) = built(cache.get_or_insert_with(&k("a"), || ok(2)));
         assert!(!hit);
         assert_eq!((*a, *b, cache.len()), (1, 2, 1));
-        assert!(cache.get_or_insert_with(&k("a"), || 3).1);
+        assert!(built(cache.get_or_insert_with(&k("a"), || ok(3))).1);
     }
 
     #[test]
     fn the_value_got_last_is_found_by_identity() {
         let cache = LruCache::new(4, 1 << 20, unweighed);
         let h = hash_parts(&k("a"));
-        let (a, _) = cache.get_or_insert_with(&k("a"), || 1);
+        let (a, _) = built(cache.get_or_insert_with(&k("a"), || ok(1)));
         let last = Arc::downgrade(&a);
         // The entry's sources no longer match "a": found by identity all
         // the same (not compared), and only then.
@@ -494,18 +508,19 @@ mod tests {
             let (_, entry) = inner.lru.slots[i].entry.as_mut().expect("entry");
             entry.parts = vec![Box::from(&b"b"[..])];
         }
-        let (b, hit) = cache.get_or_insert_with_hash(h, &k("a"), &last, || 2);
+        let (b, hit) = built(cache.get_or_insert_with_hash(h, &k("a"), &last, || ok(2)));
         assert!(hit && Arc::ptr_eq(&a, &b));
         assert_eq!(cache.stats().hits, 1);
-        let (c, hit) = cache.get_or_insert_with_hash(h, &k("a"), &Weak::new(), || 3);
+        let (c, hit) = built(cache.get_or_insert_with_hash(h, &k("a"), &Weak::new(), || ok(3)));
         assert!(!hit);
         assert_eq!(*c, 3);
         // The value got before is no longer the entry's: the sources are
         // compared, and the new entry is a hit.
-        let (d, hit) = cache.get_or_insert_with_hash(h, &k("a"), &last, || 4);
+        let (d, hit) = built(cache.get_or_insert_with_hash(h, &k("a"), &last, || ok(4)));
         assert!(hit && Arc::ptr_eq(&c, &d));
         // Another key's value given as the last one changes nothing.
-        let (e, hit) = cache.get_or_insert_with_hash(hash_parts(&k("e")), &k("e"), &last, || 5);
+        let (e, hit) =
+            built(cache.get_or_insert_with_hash(hash_parts(&k("e")), &k("e"), &last, || ok(5)));
         assert!(!hit);
         assert_eq!(*e, 5);
     }

@@ -359,10 +359,10 @@ fn inline_files(hcl: &str) -> Result<Vec<TxtarFile>, String> {
     fnhcl_base::txtar::parse(hcl).map_err(|e| e.to_string())
 }
 
-fn compile_files(files: &[TxtarFile]) -> Compiled {
+fn compile_files(files: &[TxtarFile], interrupt: Option<&Interrupt>) -> Result<Compiled, String> {
     match source_map(files) {
-        Ok((sources, bytes)) => compile_sources(sources, bytes),
-        Err(failed) => failed,
+        Ok((sources, bytes)) => compile_sources(sources, bytes, interrupt),
+        Err(failed) => Ok(failed),
     }
 }
 
@@ -381,23 +381,38 @@ fn source_map(files: &[TxtarFile]) -> Result<(Arc<SourceMap>, usize), Compiled> 
     Ok((Arc::new(sources), source_bytes))
 }
 
-fn compile_sources(sources: Arc<SourceMap>, source_bytes: usize) -> Compiled {
-    match fnhcl_eval::compile(sources.clone()) {
-        Ok(program) => Compiled {
-            result: Ok(program),
-            details: Vec::new(),
-            bytes: source_bytes
-                .saturating_mul(PROGRAM_BYTES_PER_SOURCE_BYTE)
-                .saturating_add(PROGRAM_BYTES_FIXED),
-        },
-        Err(diags) => {
-            let lines = fnhcl_eval::diagnostic_lines(&diags, &sources);
-            Compiled {
-                details: if lines.len() > 1 { lines } else { Vec::new() },
-                ..Compiled::failed(diagnostics_message(&diags, &sources))
+/// The compiled program, or why it could not be compiled (cached as it
+/// is); `Err` when `interrupt` stopped the compile (nothing to cache).
+fn compile_sources(
+    sources: Arc<SourceMap>,
+    source_bytes: usize,
+    interrupt: Option<&Interrupt>,
+) -> Result<Compiled, String> {
+    Ok(
+        match fnhcl_eval::compile_interruptible(sources.clone(), interrupt) {
+            Ok(program) => Compiled {
+                result: Ok(program),
+                details: Vec::new(),
+                bytes: source_bytes
+                    .saturating_mul(PROGRAM_BYTES_PER_SOURCE_BYTE)
+                    .saturating_add(PROGRAM_BYTES_FIXED),
+            },
+            Err(diags)
+                if diags
+                    .iter()
+                    .any(|d| d.detail == fnhcl_eval::COMPILE_INTERRUPTED_DETAIL) =>
+            {
+                return Err(fnhcl_eval::COMPILE_INTERRUPTED_DETAIL.to_owned());
             }
-        }
-    }
+            Err(diags) => {
+                let lines = fnhcl_eval::diagnostic_lines(&diags, &sources);
+                Compiled {
+                    details: if lines.len() > 1 { lines } else { Vec::new() },
+                    ..Compiled::failed(diagnostics_message(&diags, &sources))
+                }
+            }
+        },
+    )
 }
 
 impl Function {
@@ -463,7 +478,15 @@ impl Function {
         Ok(input)
     }
 
-    fn program(&self, decoded: &Input) -> Result<(Arc<Compiled>, bool), String> {
+    /// The compiled program of the input, cached. A program over
+    /// [`memory::GATED_PROGRAM_BYTES`] (never run inline by a server)
+    /// compiles through the compile gate and asks `interrupt` now and then
+    /// whether to go on; a compile it stops is not cached.
+    fn program(
+        &self,
+        decoded: &Input,
+        interrupt: Option<&Interrupt>,
+    ) -> Result<(Arc<Compiled>, bool), String> {
         let input = &decoded.input;
         let max_program = self.options.limits.max_program_bytes;
         let too_big = |n: usize| {
@@ -485,9 +508,9 @@ impl Function {
                 // Not locked while compiling: another request with this
                 // input may compile it too (the cache keeps one).
                 let last = slot().clone();
+                let large = input.hcl.len() > memory::GATED_PROGRAM_BYTES;
                 let found = self.cache.get_or_insert_with_hash(hash, &key, &last, || {
-                    let _turn = (input.hcl.len() > memory::GATED_PROGRAM_BYTES)
-                        .then(|| self.compiles.enter(input.hcl.len()));
+                    let _turn = large.then(|| self.compiles.enter(input.hcl.len()));
                     match inline_files(&input.hcl) {
                         // The split text is a copy of the input: let it
                         // go before the compile's peak (the source map
@@ -495,13 +518,13 @@ impl Function {
                         Ok(files) => match source_map(&files) {
                             Ok((sources, bytes)) => {
                                 drop(files);
-                                compile_sources(sources, bytes)
+                                compile_sources(sources, bytes, interrupt.filter(|_| large))
                             }
-                            Err(failed) => failed,
+                            Err(failed) => Ok(failed),
                         },
-                        Err(e) => Compiled::failed(e),
+                        Err(e) => Ok(Compiled::failed(e)),
                     }
-                });
+                })?;
                 if !std::ptr::eq(last.as_ptr(), Arc::as_ptr(&found.0)) {
                     *slot() = Arc::downgrade(&found.0);
                 }
@@ -526,11 +549,11 @@ impl Function {
                 if size > max_program {
                     return Err(too_big(size));
                 }
-                Ok(self.cache.get_or_insert_with(&parts, || {
-                    let _turn =
-                        (size > memory::GATED_PROGRAM_BYTES).then(|| self.compiles.enter(size));
-                    compile_files(&files)
-                }))
+                let large = size > memory::GATED_PROGRAM_BYTES;
+                self.cache.get_or_insert_with(&parts, || {
+                    let _turn = large.then(|| self.compiles.enter(size));
+                    compile_files(&files, interrupt.filter(|_| large))
+                })
             }
         }
     }
@@ -614,7 +637,7 @@ impl Function {
                 outcome.debug_request = Some(debug::request_dump(req));
             }
             let ran = catch_unwind(AssertUnwindSafe(|| {
-                let (compiled, hit) = self.program(&decoded)?;
+                let (compiled, hit) = self.program(&decoded, interrupt.as_ref())?;
                 outcome.cache_hit = Some(hit);
                 let program = compiled.result.as_ref().map_err(|e| {
                     outcome.error_details.clone_from(&compiled.details);

@@ -539,6 +539,9 @@ fn an_interrupt_that_says_stop_ends_the_run() {
         ));
     }
     let many = inline(&many);
+    // Compiled first (a program this large asks the interrupt while it
+    // compiles too, which the test below covers).
+    assert!(f.run(&many).results.is_empty());
     let msg = fatal_message(&f.run_outcome_with(&many, stop()).response).to_owned();
     assert!(msg.contains(fnhcl_crossplane::INTERRUPTED_DETAIL), "{msg}");
     // Without an interrupt, or with one that says go on, both run.
@@ -547,6 +550,54 @@ fn an_interrupt_that_says_stop_ends_the_run() {
         assert!(f.run_outcome_with(req, go.clone()).error.is_none());
         assert!(f.run(req).results.is_empty());
     }
+}
+
+/// A large program's compile asks the run's interrupt too: stopped, the
+/// run ends in a Fatal result naming the cancellation, and nothing is
+/// cached, so the next run compiles it. A small program (which a server
+/// may run inline, where the first interrupt check moves the run to its
+/// pool) is never stopped while it compiles.
+#[test]
+fn an_interrupt_stops_a_large_compile_and_nothing_is_cached() {
+    let mut hcl = String::from("locals {\n  a0 = 0\n");
+    for i in 1..5_000 {
+        hcl.push_str(&format!("  a{i} = a{}\n", i - 1));
+    }
+    hcl.push_str("}\nresource r {\n  body = { apiVersion = \"v1\", kind = \"ConfigMap\", data = { n = a4999 } }\n}\n");
+    assert!(hcl.len() > 32 << 10);
+    let req = inline(&hcl);
+    let f = Function::default();
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counter = asked.clone();
+    let stop = fnhcl_crossplane::Interrupt::new(move || {
+        counter.fetch_add(1, Ordering::SeqCst);
+        false
+    });
+    let out = f.run_outcome_with(&req, Some(stop));
+    let msg = fatal_message(&out.response);
+    assert_eq!(msg, fnhcl_eval::COMPILE_INTERRUPTED_DETAIL);
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        1,
+        "stopped at its first check"
+    );
+    let go = fnhcl_crossplane::Interrupt::new(|| true);
+    let out = f.run_outcome_with(&req, Some(go));
+    assert!(out.error.is_none(), "{:?}", out.response.results);
+    assert_eq!(
+        out.cache_hit,
+        Some(false),
+        "the stopped compile was not cached"
+    );
+
+    // A small program compiles whatever the interrupt says (its run is
+    // stopped once it evaluates).
+    let small = inline(
+        "locals {\n  a = 1\n}\nresource r {\n  body = { apiVersion = \"v1\", kind = \"ConfigMap\", data = { n = a } }\n}\n",
+    );
+    let stop = fnhcl_crossplane::Interrupt::new(|| false);
+    let out = f.run_outcome_with(&small, Some(stop));
+    assert!(out.error.is_none(), "{:?}", out.response.results);
 }
 
 /// The runs of one `Function` share `max_eval_memory`: while one run that

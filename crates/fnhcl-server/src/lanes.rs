@@ -95,9 +95,11 @@ impl LaneLimits {
 pub const SMALL_REQUEST_BYTES: usize = 256 << 10;
 
 /// The largest inline program (`hcl`, in bytes) a small request may
-/// carry: compiling it (when it is not cached yet) cannot be interrupted,
-/// and must not hold a runtime thread for long.
-pub const SMALL_PROGRAM_BYTES: usize = 32 << 10;
+/// carry: a larger one compiles through the function's compile gate and
+/// asks the run's interrupt while it compiles (which an inline run's
+/// interrupt, stopping at its first call, would cut short), and must not
+/// hold a runtime thread.
+pub const SMALL_PROGRAM_BYTES: usize = fnhcl_crossplane::memory::GATED_PROGRAM_BYTES;
 
 /// Whether `req`, `encoded_len` bytes long as received, is at most
 /// [`SMALL_REQUEST_BYTES`] long and its program is inline and at most

@@ -19,6 +19,7 @@ mod instances;
 mod modules;
 mod params;
 mod scopes;
+pub use env::COMPILE_INTERRUPTED_DETAIL;
 mod switch;
 mod types;
 
@@ -121,10 +122,30 @@ impl Program {
 /// Compiles the files of `sources` into a program. Every problem found is
 /// returned (errors only); warnings do not exist at this stage.
 pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
+    compile_interruptible(sources, None)
+}
+
+/// [`compile`], asking `interrupt` now and then (between files, and every
+/// few hundred expressions checked) whether to go on: when it says stop,
+/// the compile ends with one error whose detail is
+/// [`env::COMPILE_INTERRUPTED_DETAIL`].
+pub fn compile_interruptible(
+    sources: Arc<SourceMap>,
+    interrupt: Option<&fnhcl_expr::Interrupt>,
+) -> Result<Program, Vec<Diagnostic>> {
+    let stopped = || {
+        vec![
+            Diagnostic::error("Compile stopped", env::COMPILE_INTERRUPTED_DETAIL)
+                .with_code(codes::PROGRAM),
+        ]
+    };
     let mut diags = Vec::new();
     let mut bodies = Vec::new();
     let mut names: Vec<&str> = Vec::new();
     for (id, file) in sources.files() {
+        if interrupt.is_some_and(|i| !i.check()) {
+            return Err(stopped());
+        }
         let (body, d) = fnhcl_syntax::parse_file(&sources, id);
         diags.extend(d);
         bodies.push(body);
@@ -168,8 +189,15 @@ pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
             .iter()
             .map(|&f| &bodies[f])
             .collect();
-        let mut c = Compiler::new(&layout, m, &compiled);
+        let mut c = Compiler::new(&layout, m, &compiled, interrupt);
         let module = c.module(&files);
+        if c.stopped {
+            return Err(c
+                .diags
+                .into_iter()
+                .filter(|d| d.detail == env::COMPILE_INTERRUPTED_DETAIL)
+                .collect());
+        }
         diags.extend(c.diags);
         composite_uses.extend(c.composite_uses);
         operation_marks |= c.operation_marks;

@@ -20,8 +20,12 @@ impl<'l> Compiler<'l> {
         layout: &'l Layout,
         module: usize,
         compiled: &'l [Option<Module>],
+        interrupt: Option<&'l fnhcl_expr::Interrupt>,
     ) -> Compiler<'l> {
         Compiler {
+            interrupt,
+            checked: 0,
+            stopped: false,
             sigs: HashMap::new(),
             diags: Vec::new(),
             resources: HashMap::new(),
