@@ -44,4 +44,9 @@ COPY --from=build /fn-hcl /fn-hcl
 # Crossplane connects to the function on 9443; metrics are served on 8080.
 EXPOSE 9443 8080
 USER 65532:65532
+# mimalloc gives freed pages back to the system at once instead of after
+# 10 ms: with eight requests carrying 4 MB programs at once, the server's
+# peak went from 443 to 339 MiB, and it stays within a 512 MiB limit
+# under every hostile load of docs/benchmarks.md; throughput is the same.
+ENV MIMALLOC_PURGE_DELAY=0
 ENTRYPOINT ["/fn-hcl", "serve"]
