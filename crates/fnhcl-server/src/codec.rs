@@ -12,9 +12,18 @@ use prost::Message as _;
 use tonic::Status;
 use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 
-/// A request as prost read it with the length of its bytes, or why prost
-/// could not read it.
-pub type Decoded = Result<(RunFunctionRequest, usize), String>;
+/// A request as received: read by prost (with the length of its bytes)
+/// when it is at most [`crate::lanes::SMALL_REQUEST_BYTES`] long, else its
+/// bytes, which the run's pool thread decodes (reading megabytes must not
+/// hold a runtime thread, which answers every other call).
+#[derive(Debug)]
+pub enum Received {
+    Message(RunFunctionRequest, usize),
+    Bytes(bytes::Bytes),
+}
+
+/// A request as received, or why prost could not read it.
+pub type Decoded = Result<Received, String>;
 
 /// RunFunction's codec.
 #[derive(Clone, Copy, Debug, Default)]
@@ -48,13 +57,16 @@ impl Decoder for RequestDecoder {
 
     fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Decoded>, Status> {
         let len = src.remaining();
+        if len > crate::lanes::SMALL_REQUEST_BYTES {
+            return Ok(Some(Ok(Received::Bytes(src.copy_to_bytes(len)))));
+        }
         // tonic hands over one contiguous buffer.
         let decoded = if src.chunk().len() == len {
             fnhcl_crossplane::decode_request(src.chunk())
         } else {
             fnhcl_crossplane::decode_request(&src.copy_to_bytes(len))
         }
-        .map(|req| (req, len));
+        .map(|req| Received::Message(req, len));
         // Whatever prost left unread is not part of any later message.
         src.advance(src.remaining());
         Ok(Some(decoded))

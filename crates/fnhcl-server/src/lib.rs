@@ -193,7 +193,15 @@ impl HclFunction {
                 return Ok(outcome.response);
             }
         }
-        self.run_in_pool(req).await
+        self.run_in_pool(move || Ok(req)).await
+    }
+
+    /// [`HclFunction::handle`] of a large request's bytes: decoded on the
+    /// run's pool thread ([`crate::codec::Received`]); bytes prost refuses
+    /// get a Fatal result naming the problem.
+    pub async fn handle_bytes(&self, bytes: bytes::Bytes) -> Result<RunFunctionResponse, Status> {
+        self.run_in_pool(move || fnhcl_crossplane::decode_request(&bytes))
+            .await
     }
 
     /// The answer to a request that could not be decoded: a Fatal result
@@ -231,7 +239,12 @@ impl HclFunction {
         Some(outcome)
     }
 
-    async fn run_in_pool(&self, req: RunFunctionRequest) -> Result<RunFunctionResponse, Status> {
+    /// Runs the request `decode` gives on a pool thread, once the lanes
+    /// admit it.
+    async fn run_in_pool(
+        &self,
+        decode: impl FnOnce() -> Result<RunFunctionRequest, String> + Send + 'static,
+    ) -> Result<RunFunctionResponse, Status> {
         let gone = lanes::Guard::new();
         let ticket = self.lanes.admit(&gone).await;
         let function = self.function.clone();
@@ -240,9 +253,13 @@ impl HclFunction {
             if ticket.caller_gone() {
                 return None;
             }
+            let req = match decode() {
+                Ok(req) => req,
+                Err(e) => return Some(Err(e)),
+            };
             let ticket = Arc::new(ticket);
             let interrupt = fnhcl_crossplane::Interrupt::new(move || ticket.check());
-            Some(function.run_outcome_with(&req, Some(interrupt)))
+            Some(Ok(function.run_outcome_with(&req, Some(interrupt))))
         })
         .await
         .map_err(|e| {
@@ -251,6 +268,10 @@ impl HclFunction {
         })?
         .ok_or_else(|| Status::cancelled("the caller went away"))?;
         drop(gone);
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(e) => return Ok(self.refuse(format!("invalid request: {e}"))),
+        };
         self.report(&outcome, start);
         Ok(outcome.response)
     }

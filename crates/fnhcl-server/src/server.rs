@@ -33,7 +33,7 @@ use tonic::transport::{Certificate, Identity, ServerTlsConfig};
 use tonic::{Request, Response, Status};
 
 use crate::calls::CallLayer;
-use crate::codec::{Decoded, RunFunctionCodec};
+use crate::codec::{Decoded, Received, RunFunctionCodec};
 use crate::grpc_metrics::{FUNCTION_SERVICE, GrpcMetrics};
 use crate::transport::Transport;
 use crate::{CacheCollector, HclFunction, Metrics, metrics};
@@ -83,7 +83,10 @@ impl UnaryService<Decoded> for RunFunction {
         let function = self.0.clone();
         Box::pin(async move {
             match request.into_inner() {
-                Ok((req, len)) => function.handle_received(req, len).await.map(Response::new),
+                Ok(Received::Message(req, len)) => {
+                    function.handle_received(req, len).await.map(Response::new)
+                }
+                Ok(Received::Bytes(bytes)) => function.handle_bytes(bytes).await.map(Response::new),
                 Err(e) => Ok(Response::new(
                     function.refuse(format!("invalid request: {e}")),
                 )),
@@ -456,6 +459,48 @@ mod tests {
         assert_eq!(
             fatal(&data),
             "invalid request: failed to decode Protobuf message: messages are nested deeper than 10000 levels"
+        );
+    }
+
+    #[tokio::test]
+    async fn large_requests_are_decoded_on_a_pool_thread_with_the_same_answers() {
+        use prost::Message as _;
+        // Over the inline bound: handed over as bytes.
+        let mut request = function_sdk_rust::proto::v1::RunFunctionRequest {
+            meta: Some(function_sdk_rust::proto::v1::RequestMeta {
+                tag: "x".repeat(300 << 10),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let bytes = request.encode_to_vec();
+        assert!(bytes.len() > crate::lanes::SMALL_REQUEST_BYTES);
+        let expected = crate::standard_function().run(&request);
+        let (_, data, trailers) = answer(None, vec![grpc_message(0, &bytes)], None).await;
+        assert_eq!(status_of(&trailers.expect("trailers")), Some(("0", "")));
+        let got = RunFunctionResponse::decode(&data[5..]).expect("a response");
+        assert_eq!(got, expected);
+        // Bytes prost refuses, large: the same Fatal result as small ones.
+        request.meta = None;
+        let mut bad = vec![0x0b; 10_001];
+        bad.extend(std::iter::repeat_n(0x0c, 10_001));
+        bad.extend(request.encode_to_vec());
+        let mut padded = function_sdk_rust::proto::v1::RunFunctionRequest {
+            meta: Some(function_sdk_rust::proto::v1::RequestMeta {
+                tag: "y".repeat(300 << 10),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+        .encode_to_vec();
+        padded.extend(bad);
+        let (_, data, _) = answer(None, vec![grpc_message(0, &padded)], None).await;
+        let got = RunFunctionResponse::decode(&data[5..]).expect("a response");
+        assert_eq!(
+            got.results.first().map(|r| r.message.as_str()),
+            Some(
+                "invalid request: failed to decode Protobuf message: messages are nested deeper than 10000 levels"
+            )
         );
     }
 
