@@ -1,5 +1,8 @@
 //! The analyser's own checks: a walk over every block and expression of
 //! the program (see the crate docs for what it looks for).
+//!
+//! Size: one walk over every block and expression of a program, each check a
+//! method it calls in the walk's order.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;

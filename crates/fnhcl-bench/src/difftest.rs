@@ -4,6 +4,10 @@
 //! the deliberate differences of `docs/differences-from-go.md`, each
 //! undone by a named normalisation ([`NORMALISATIONS`]); nothing else is
 //! normalised. `tests/go_oracle.rs` sends the requests to both servers.
+//!
+//! Size: test tooling only (the `go_oracle` test and the benchmarks): the
+//! program generator and the comparison after the documented normalisations are
+//! one tool.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

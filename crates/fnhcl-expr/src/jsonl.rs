@@ -8,6 +8,9 @@
 //! tuples, numbers exact). Two test conventions: the exact
 //! object `{"$unknown": "<type>"}` is an unknown value of that type, and
 //! `{"$sensitive": <json>}` is the value carrying the sensitive mark.
+//!
+//! Size: about 810 lines of protocol and per-stream program cache; the rest are
+//! unit tests.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;

@@ -1,5 +1,9 @@
 //! Collection functions (cty stdlib and Terraform `funcs` semantics, as
 //! Terraform 1.5.7 registers them).
+//!
+//! Size: 51 built-ins of one family, each a short section with its own argument
+//! checks, grouped as Terraform's registry groups them; the last ~70 lines are
+//! unit tests.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -11,6 +11,8 @@
 //! Huffman code lengths and its run-length encoding of the code lengths.
 //! This module implements that behaviour from the DEFLATE format (RFC
 //! 1951) and the encoder's documented decisions.
+//!
+//! Size: about 735 lines of code; the rest are its unit tests.
 
 const WINDOW: usize = 1 << 15;
 const WINDOW_MASK: usize = WINDOW - 1;

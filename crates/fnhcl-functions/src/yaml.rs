@@ -13,6 +13,9 @@
 //! strings, tags (`!!str`, `!!int`, ... and errors for others), anchors
 //! and aliases (self-references rejected), `<<` merge keys. Mappings
 //! become objects and sequences tuples.
+//!
+//! Size: the libyaml-exact emitter and the decoder share the mapping between
+//! cty types and YAML nodes; the last ~160 lines are unit tests.
 
 use std::collections::HashMap;
 

@@ -1,5 +1,7 @@
 //! Completion, hover and signature help on small programs, most of them
 //! half-typed (they do not parse). A `|` marks the cursor.
+//!
+//! Size: unit tests only, one per editor behaviour.
 
 use std::sync::Arc;
 

@@ -1,6 +1,8 @@
 //! Renderer behaviour, driven by a fake function whose input says what to
 //! return. (The real function's output is covered by the render cases in
 //! `tests/render/`.)
+//!
+//! Size: unit tests only, one per behaviour of the renderer.
 
 use std::cell::RefCell;
 

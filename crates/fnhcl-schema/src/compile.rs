@@ -6,6 +6,8 @@
 //! ignores keywords beside `$ref`); a chain of `$ref`s that comes back to
 //! itself without any schema in between is an error. Patterns are compiled
 //! here, so an invalid one is a compile error, never a validation error.
+//!
+//! Size: about 820 lines of code; the rest are its unit tests.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;

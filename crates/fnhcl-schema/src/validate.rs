@@ -11,6 +11,8 @@
 //! `additionalProperties` schema. The `allOf` parts and the `anyOf`/`oneOf`
 //! alternatives check values, not field names: the object they describe
 //! is judged once, with the union of the names.
+//!
+//! Size: about 810 lines of code; the rest are its unit tests.
 
 use fnhcl_value::Value;
 

@@ -13,6 +13,9 @@
 //! their template directives); problems inside them are
 //! left to the mapping of hcl-edit's own error, and [`Found::inner`] lists
 //! the regions so the caller can tell whose error comes first.
+//!
+//! Size: one token-level pass that must word every error as hashicorp/hcl does;
+//! it goes away with the error-recovering parser (issue 41).
 
 use fnhcl_base::{Diagnostic, FileId, Span};
 

@@ -13,6 +13,8 @@
 //! * numbers compare numerically, booleans never equal numbers;
 //! * optionally, Results of severity `SEVERITY_NORMAL` are dropped on both
 //!   sides (decision D21: we emit none).
+//!
+//! Size: about 640 lines of code; the rest are its unit tests.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -13,6 +13,10 @@
 //!   it (a marked value is an error, an infinity is written `+Inf`).
 //! - [`from_serde_json`] / [`to_serde_json`]: the same mapping on
 //!   `serde_json::Value` (numbers via `f64` on output).
+//!
+//! Size: the whole reader and the sparse one must give the same errors at the
+//! same places, so they are kept side by side; the last ~330 lines are unit
+//! tests.
 
 use std::sync::Arc;
 

@@ -17,6 +17,8 @@
 //! wins, as `BTreeMap`'s `collect`) or [`ObjMap::from_sorted`] instead of
 //! inserting in a loop; an iterator of known length (a slice or vector
 //! mapped) becomes the slice in one allocation.
+//!
+//! Size: about 580 lines of code; the rest are its unit tests.
 
 use std::cmp::Ordering;
 use std::fmt;

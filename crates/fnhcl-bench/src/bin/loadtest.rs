@@ -48,6 +48,9 @@
 //!   the in-process run (`fnhcl_bench::serve_bytes`: prost's decode, the
 //!   run, prost's encode, what the server does per call); `--requests` calls each, in
 //!   alternating rounds.
+//!
+//! Size: a benchmark binary, one function per mode; the server, client and
+//! measurement helpers are shared by the modes.
 
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::sync::Arc;
