@@ -86,6 +86,12 @@ pub(crate) struct Args {
     /// every connection is closed.
     #[arg(long, env = "FNHCL_DRAIN_SECONDS", default_value_t = 10.0)]
     drain_seconds: f64,
+
+    /// Bytes of RunFunction requests held at once, over every connection,
+    /// from their first byte until they are answered; a request past it is
+    /// refused with RESOURCE_EXHAUSTED.
+    #[arg(long, env = "FNHCL_MAX_REQUEST_BYTES_IN_FLIGHT", default_value_t = fnhcl_server::transport::DEFAULT_MAX_REQUEST_BYTES_IN_FLIGHT)]
+    max_request_bytes_in_flight: usize,
 }
 
 /// A duration flag in seconds.
@@ -117,6 +123,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.max_connection_age_seconds,
         )?,
         drain_timeout: seconds("drain-seconds", args.drain_seconds)?,
+        max_request_bytes_in_flight: args.max_request_bytes_in_flight,
     };
     fnhcl_server::serve_blocking_with(&args.server, caches, limits, transport)
         .map_err(|e| anyhow::anyhow!("{e}"))?;

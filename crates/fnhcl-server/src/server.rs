@@ -22,7 +22,9 @@
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::Path;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use function_sdk_rust::proto::v1::RunFunctionResponse;
 use function_sdk_rust::{Args, Error};
@@ -55,6 +57,7 @@ const SMALL_REQUEST_BYTES: usize = 4 << 10;
 pub struct RunFunctionService {
     function: Arc<HclFunction>,
     max_decoding_message_size: Option<usize>,
+    in_flight: Arc<InFlight>,
 }
 
 impl RunFunctionService {
@@ -64,7 +67,119 @@ impl RunFunctionService {
         RunFunctionService {
             function: Arc::new(function),
             max_decoding_message_size,
+            in_flight: InFlight::new(crate::transport::DEFAULT_MAX_REQUEST_BYTES_IN_FLIGHT),
         }
+    }
+
+    /// With a bound of the request bytes held at once other than the
+    /// default ([`crate::Transport::max_request_bytes_in_flight`]).
+    pub fn with_request_bytes_in_flight(mut self, limit: usize) -> Self {
+        self.in_flight = InFlight::new(limit);
+        self
+    }
+}
+
+/// The bytes of the RunFunction requests the server holds, over every
+/// connection: each request's are counted as they arrive (its body,
+/// [`Counted`]) and given back when it is answered ([`Held`]). A request
+/// that would go past the limit is refused with `RESOURCE_EXHAUSTED`, so
+/// no number of connections and streams makes the server hold more.
+#[derive(Debug)]
+pub struct InFlight {
+    limit: usize,
+    used: AtomicUsize,
+}
+
+impl InFlight {
+    pub fn new(limit: usize) -> Arc<InFlight> {
+        Arc::new(InFlight {
+            limit,
+            used: AtomicUsize::new(0),
+        })
+    }
+
+    /// Bytes held now.
+    pub fn used(&self) -> usize {
+        self.used.load(Ordering::Relaxed)
+    }
+}
+
+/// One request's bytes counted in an [`InFlight`]; given back when the
+/// last reference (its body's, its call's) goes.
+#[derive(Debug)]
+struct Held {
+    in_flight: Arc<InFlight>,
+    bytes: AtomicUsize,
+}
+
+impl Held {
+    /// Counts `n` more bytes, if they fit.
+    fn add(&self, n: usize) -> bool {
+        let limit = self.in_flight.limit;
+        let fits = self
+            .in_flight
+            .used
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |u| {
+                u.checked_add(n).filter(|&after| after <= limit)
+            })
+            .is_ok();
+        if fits {
+            self.bytes.fetch_add(n, Ordering::Relaxed);
+        }
+        fits
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.in_flight
+            .used
+            .fetch_sub(*self.bytes.get_mut(), Ordering::AcqRel);
+    }
+}
+
+/// A request body whose DATA is counted in its [`Held`] as it arrives.
+struct Counted<B> {
+    inner: Pin<Box<B>>,
+    held: Arc<Held>,
+}
+
+impl<B> http_body::Body for Counted<B>
+where
+    B: http_body::Body,
+    B::Error: Into<StdError>,
+{
+    type Data = B::Data;
+    type Error = StdError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<B::Data>, StdError>>> {
+        use bytes::Buf as _;
+        let frame = match std::task::ready!(self.inner.as_mut().poll_frame(cx)) {
+            None => return std::task::Poll::Ready(None),
+            Some(Err(e)) => return std::task::Poll::Ready(Some(Err(e.into()))),
+            Some(Ok(frame)) => frame,
+        };
+        if let Some(data) = frame.data_ref()
+            && !self.held.add(data.remaining())
+        {
+            let limit = self.held.in_flight.limit;
+            let busy = Status::resource_exhausted(format!(
+                "the server holds {limit} bytes of requests in progress, its limit: try again"
+            ));
+            return std::task::Poll::Ready(Some(Err(Box::new(busy))));
+        }
+        std::task::Poll::Ready(Some(Ok(frame)))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
     }
 }
 
@@ -81,7 +196,10 @@ impl UnaryService<Decoded> for RunFunction {
 
     fn call(&mut self, request: Request<Decoded>) -> Self::Future {
         let function = self.0.clone();
+        // The request's bytes stay counted until it is answered.
+        let held = request.extensions().get::<Arc<Held>>().cloned();
         Box::pin(async move {
+            let _held = held;
             match request.into_inner() {
                 Ok(Received::Message(req, len)) => {
                     function.handle_received(req, len).await.map(Response::new)
@@ -117,6 +235,19 @@ where
         }
         let function = self.function.clone();
         let max = self.max_decoding_message_size;
+        let held = Arc::new(Held {
+            in_flight: self.in_flight.clone(),
+            bytes: AtomicUsize::new(0),
+        });
+        let (mut parts, body) = req.into_parts();
+        parts.extensions.insert(held.clone());
+        let req = http::Request::from_parts(
+            parts,
+            Counted {
+                inner: Box::pin(body),
+                held,
+            },
+        );
         Box::pin(async move {
             let mut grpc = Grpc::new(RunFunctionCodec).apply_max_message_size_config(max, None);
             Ok(grpc.unary(RunFunction(function), req).await)
@@ -230,7 +361,8 @@ pub async fn serve_with(
         .await
         .map_err(|e| Error::NotReady(format!("cannot listen on {address}: {e}").into()))?;
     tracing::info!(%address, insecure = args.insecure, "serving FunctionRunnerService");
-    let run_function = RunFunctionService::new(function, args.max_recv_message_size);
+    let run_function = RunFunctionService::new(function, args.max_recv_message_size)
+        .with_request_bytes_in_flight(transport.max_request_bytes_in_flight);
     // The drain deadline starts when the signal arrives.
     let (stopping, mut stopped) = tokio::sync::watch::channel(false);
     let signal = async move {
@@ -502,6 +634,54 @@ mod tests {
                 "invalid request: failed to decode Protobuf message: messages are nested deeper than 10000 levels"
             )
         );
+    }
+
+    #[tokio::test]
+    async fn request_bytes_in_flight_are_bounded_and_given_back() {
+        use prost::Message as _;
+        let mut service = RunFunctionService::new(HclFunction::standard(), None)
+            .with_request_bytes_in_flight(1_000);
+        let in_flight = service.in_flight.clone();
+        let request = |tag: usize| {
+            function_sdk_rust::proto::v1::RunFunctionRequest {
+                meta: Some(function_sdk_rust::proto::v1::RequestMeta {
+                    tag: "t".repeat(tag),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }
+            .encode_to_vec()
+        };
+        // Over the bound: refused, and nothing stays counted.
+        let rsp = service
+            .call(run_function_request(
+                None,
+                vec![grpc_message(0, &request(2_000))],
+            ))
+            .await
+            .expect("infallible");
+        let (headers, _, trailers) = collect(rsp).await;
+        let status =
+            Status::from_header_map(trailers.as_ref().unwrap_or(&headers)).expect("status");
+        assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");
+        assert!(
+            status
+                .message()
+                .contains("1000 bytes of requests in progress")
+        );
+        assert_eq!(in_flight.used(), 0);
+        // Within it: answered, and given back.
+        let rsp = service
+            .call(run_function_request(
+                None,
+                vec![grpc_message(0, &request(100))],
+            ))
+            .await
+            .expect("infallible");
+        let (_, data, trailers) = collect(rsp).await;
+        assert_eq!(status_of(&trailers.expect("trailers")), Some(("0", "")));
+        assert!(RunFunctionResponse::decode(&data[5..]).is_ok());
+        assert_eq!(in_flight.used(), 0);
     }
 
     #[tokio::test]

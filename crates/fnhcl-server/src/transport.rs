@@ -34,6 +34,11 @@ pub struct Transport {
     /// After SIGTERM, how long calls in flight may finish; then every
     /// connection is closed and the server exits.
     pub drain_timeout: Duration,
+    /// Bytes of RunFunction requests the server holds at once, over every
+    /// connection, from their first byte received until they are answered
+    /// ([`crate::server::InFlight`]); a request that would go past it is
+    /// refused with `RESOURCE_EXHAUSTED`.
+    pub max_request_bytes_in_flight: usize,
 }
 
 impl Default for Transport {
@@ -45,9 +50,14 @@ impl Default for Transport {
             keepalive: Duration::from_secs(60),
             max_connection_age: Duration::from_secs(30 * 60),
             drain_timeout: Duration::from_secs(10),
+            max_request_bytes_in_flight: DEFAULT_MAX_REQUEST_BYTES_IN_FLIGHT,
         }
     }
 }
+
+/// Default of [`Transport::max_request_bytes_in_flight`]: 128 MiB, 32
+/// requests of the largest size (4 MiB) or thousands of usual ones.
+pub const DEFAULT_MAX_REQUEST_BYTES_IN_FLIGHT: usize = 128 << 20;
 
 /// Default of [`Transport::max_concurrent_streams`].
 pub const DEFAULT_MAX_CONCURRENT_STREAMS: u32 = 32;
