@@ -513,6 +513,23 @@ resource heavy {{
     )
 }
 
+/// A `Struct` nesting `{"a": {"a": ...}}` `depth` levels (build and drop
+/// it on a big stack: prost's types drop recursively).
+pub fn deep_struct(depth: usize) -> pbjson_types::Struct {
+    let mut s = pbjson_types::Struct::default();
+    for _ in 0..depth {
+        let mut outer = pbjson_types::Struct::default();
+        outer.fields.insert(
+            "a".to_owned(),
+            pbjson_types::Value {
+                kind: Some(pbjson_types::value::Kind::StructValue(s)),
+            },
+        );
+        s = outer;
+    }
+    s
+}
+
 /// What the server does with one call's bytes: prost decodes the request,
 /// the function runs it, prost encodes the response.
 pub fn serve_bytes(f: &fnhcl_crossplane::Function, bytes: &[u8]) -> Vec<u8> {

@@ -8,8 +8,8 @@
 use fnhcl_crossplane::convert::json_to_struct;
 use fnhcl_crossplane::proto::{RunFunctionRequest, RunFunctionResponse, Severity};
 use fnhcl_crossplane::{Function, Limits, Options};
+use pbjson_types::Value as PbValue;
 use pbjson_types::value::Kind;
-use pbjson_types::{Struct, Value as PbValue};
 
 const STACK: usize = 2 << 20;
 
@@ -185,23 +185,6 @@ fn nesting_in_source() {
     }
 }
 
-/// A Struct nesting `{"a": {"a": ...}}` `depth` levels; built and dropped
-/// on a big stack (prost's types drop recursively).
-fn deep_struct(depth: usize) -> Struct {
-    let mut s = Struct::default();
-    for _ in 0..depth {
-        let mut outer = Struct::default();
-        outer.fields.insert(
-            "a".to_owned(),
-            PbValue {
-                kind: Some(Kind::StructValue(s)),
-            },
-        );
-        s = outer;
-    }
-    s
-}
-
 #[test]
 fn nesting_in_request_data() {
     std::thread::Builder::new()
@@ -226,7 +209,7 @@ fn nesting_in_request_data() {
                 xr.fields.insert(
                     "deep".to_owned(),
                     PbValue {
-                        kind: Some(Kind::StructValue(deep_struct(depth))),
+                        kind: Some(Kind::StructValue(fnhcl_bench::deep_struct(depth))),
                     },
                 );
                 assert_fatal_then_fine(
@@ -240,7 +223,7 @@ fn nesting_in_request_data() {
                     c.fields.insert(
                         "deep".to_owned(),
                         PbValue {
-                            kind: Some(Kind::StructValue(deep_struct(depth))),
+                            kind: Some(Kind::StructValue(fnhcl_bench::deep_struct(depth))),
                         },
                     );
                 }
@@ -259,7 +242,7 @@ fn nesting_in_request_data() {
                 xr.fields.insert(
                     "deep".to_owned(),
                     PbValue {
-                        kind: Some(Kind::StructValue(deep_struct(250))),
+                        kind: Some(Kind::StructValue(fnhcl_bench::deep_struct(250))),
                     },
                 );
             }

@@ -161,18 +161,7 @@ impl Hostile {
             Hostile::Deep | Hostile::Large => {
                 let mut req = fnhcl_bench::request(0, reads_xr);
                 let value = if self == Hostile::Deep {
-                    let mut s = pbjson_types::Struct::default();
-                    for _ in 0..3_000 {
-                        let mut outer = pbjson_types::Struct::default();
-                        outer.fields.insert(
-                            "a".to_owned(),
-                            pbjson_types::Value {
-                                kind: Some(Kind::StructValue(s)),
-                            },
-                        );
-                        s = outer;
-                    }
-                    Kind::StructValue(s)
+                    Kind::StructValue(fnhcl_bench::deep_struct(3_000))
                 } else {
                     let items = (0..35_000)
                         .map(|i| pbjson_types::Value {
