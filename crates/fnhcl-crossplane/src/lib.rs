@@ -296,6 +296,11 @@ impl Function {
         self.memory.taken()
     }
 
+    /// [`Limits::max_eval_memory`].
+    pub fn eval_memory_limit(&self) -> u64 {
+        self.memory.limit()
+    }
+
     /// Size, bounds and counters of the compiled-schema cache.
     pub fn schema_cache_stats(&self) -> CacheStats {
         self.schemas.stats()

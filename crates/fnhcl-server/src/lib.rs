@@ -85,6 +85,11 @@ pub struct HclFunction {
 
 impl HclFunction {
     /// A service around `function`; debug dumps are written to stderr.
+    /// The function it serves.
+    pub fn crossplane_function(&self) -> Arc<Function> {
+        self.function.clone()
+    }
+
     pub fn new(function: Arc<Function>) -> HclFunction {
         HclFunction {
             function,

@@ -252,3 +252,42 @@ impl Collector for LogCollector {
         counter.encode(metric)
     }
 }
+
+/// `function_hcl_eval_memory_bytes`: what the runs in progress hold of the
+/// evaluation memory pool (`--max-eval-memory`), and
+/// `function_hcl_eval_memory_max_bytes`, the pool's size.
+pub(crate) struct EvalMemoryCollector(pub(crate) Arc<fnhcl_crossplane::Function>);
+
+impl EvalMemoryCollector {
+    pub(crate) fn register(registry: &mut Registry, function: Arc<fnhcl_crossplane::Function>) {
+        registry.register_collector(Box::new(EvalMemoryCollector(function)));
+    }
+}
+
+impl std::fmt::Debug for EvalMemoryCollector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EvalMemoryCollector")
+    }
+}
+
+impl Collector for EvalMemoryCollector {
+    fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> Result<(), std::fmt::Error> {
+        for (name, help, value) in [
+            (
+                "function_hcl_eval_memory_bytes",
+                "Bytes of values the evaluations in progress hold of the shared pool",
+                self.0.eval_memory_taken(),
+            ),
+            (
+                "function_hcl_eval_memory_max_bytes",
+                "Size of the evaluation memory pool (--max-eval-memory)",
+                self.0.eval_memory_limit(),
+            ),
+        ] {
+            let gauge = ConstGauge::new(i64::try_from(value).unwrap_or(i64::MAX));
+            let metric = encoder.encode_descriptor(name, help, None, gauge.metric_type())?;
+            gauge.encode(metric)?;
+        }
+        Ok(())
+    }
+}

@@ -327,6 +327,7 @@ pub async fn serve_with(
     let mut registry = Registry::default();
     CacheCollector::register(&mut registry, function.cache_sources());
     metrics::LogCollector::register(&mut registry);
+    metrics::EvalMemoryCollector::register(&mut registry, function.crossplane_function());
     let function = function.with_metrics(Arc::new(Metrics::register(&mut registry)));
     let grpc_metrics = Arc::new(GrpcMetrics::register(&mut registry));
 

@@ -712,6 +712,9 @@ async fn metrics_count_runs_and_cache_lookups() {
         "function_hcl_cache_max_entries{cache=\"program\"} 64",
         "function_hcl_cache_max_bytes{cache=\"filesystem\"} 67108864",
         "function_hcl_cache_evictions_total{cache=\"program\"} 0",
+        // Every run has given its memory back.
+        "function_hcl_eval_memory_bytes 0",
+        "function_hcl_eval_memory_max_bytes 134217728",
         "grpc_server_handled_total{",
     ] {
         assert!(text.contains(line), "missing {line:?} in\n{text}");
