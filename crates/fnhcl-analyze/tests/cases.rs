@@ -12,31 +12,20 @@
 //! (one path per line, relative to the case) that resource bodies are
 //! checked against.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use fnhcl_base::{Severity, SourceMap};
+use fnhcl_cases::has_extension;
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn main() {
     let args = Arguments::from_args();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/cases")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir() || p.extension().is_some_and(|x| x == "hcl"))
-        .collect();
-    entries.sort();
-    let mut trials: Vec<Trial> = entries
+    let cases = fnhcl_cases::discover(&dir, |p| p.is_dir() || has_extension(p, "hcl"));
+    let mut trials: Vec<Trial> = cases
         .into_iter()
-        .map(|p| {
-            let name = p
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
-            Trial::test(name, move || run_case(&p))
-        })
+        .map(|p| Trial::test(fnhcl_cases::case_name(&p), move || run_case(&p)))
         .collect();
     trials.push(Trial::test("docs-list-every-code", docs_list_every_code));
     trials.push(Trial::test(
@@ -50,12 +39,7 @@ fn run_case(path: &Path) -> Result<(), Failed> {
     let mut sources = SourceMap::new();
     let mut options = fnhcl_analyze::Options::default();
     let expected_path = if path.is_dir() {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| e.to_string())?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "hcl"))
-            .collect();
-        files.sort();
+        let files = fnhcl_cases::discover(path, |p| has_extension(p, "hcl"));
         // Programs with module directories: one txtar bundle.
         if let Ok(text) = std::fs::read_to_string(path.join("input.txtar")) {
             fnhcl_base::txtar::load_into(&mut sources, &text).map_err(|e| e.to_string())?;
@@ -128,22 +112,7 @@ fn run_case(path: &Path) -> Result<(), Failed> {
             return Err(format!("finding without a code: {actual}").into());
         }
     }
-    if std::env::var_os("FNHCL_BLESS").is_some() {
-        std::fs::write(&expected_path, &actual).map_err(|e| e.to_string())?;
-        return Ok(());
-    }
-    let expected = std::fs::read_to_string(&expected_path).map_err(|e| {
-        format!(
-            "{}: {e} (run with FNHCL_BLESS=1 to create it)",
-            expected_path.display()
-        )
-    })?;
-    if expected != actual {
-        return Err(
-            format!("findings differ\n--- expected\n{expected}--- actual\n{actual}").into(),
-        );
-    }
-    Ok(())
+    Ok(fnhcl_cases::check_or_bless(&expected_path, &actual)?)
 }
 
 /// Every finding of the program carries the code its check gave it when it
@@ -179,11 +148,7 @@ fn other_corpora_codes_set_at_creation() -> Result<(), Failed> {
     ] {
         let mut dirs = vec![root.join(corpus)];
         while let Some(dir) = dirs.pop() {
-            let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
-                .map_err(|e| format!("{}: {e}", dir.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .collect();
-            entries.sort();
+            let entries = fnhcl_cases::discover(&dir, |_| true);
             let mut together = SourceMap::new();
             for p in entries {
                 if p.is_dir() {

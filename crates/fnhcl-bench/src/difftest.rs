@@ -388,58 +388,29 @@ fn fail_safe(program: &Program, ours: &Value, go: &Value) -> Option<&'static str
 // ---------------------------------------------------------------------
 // Programs from the evaluator's cases.
 
-/// An evaluator case (`crates/fnhcl-eval/tests/cases/<name>`: `*.hcl`,
-/// `input.txtar` or a `program` file naming the repository file that is
-/// its `main.hcl`, and `request.yaml`) as a program.
+/// An evaluator case (`crates/fnhcl-eval/tests/cases/<name>`, read by
+/// `fnhcl_cases::eval_case`) as a program: its files as one txtar bundle.
 pub fn eval_case(dir: &Path) -> Result<Program, String> {
-    let name = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let hcl = if dir.join("input.txtar").is_file() {
-        read(&dir.join("input.txtar"))?
-    } else if dir.join("program").is_file() {
-        let rel = read(&dir.join("program"))?;
-        let root = dir.join("../../../../..");
-        format!("-- main.hcl --\n{}", read(&root.join(rel.trim()))?)
-    } else {
-        let mut files: Vec<_> = std::fs::read_dir(dir)
-            .map_err(|e| format!("{}: {e}", dir.display()))?
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "hcl"))
-            .collect();
-        files.sort();
-        let mut s = String::new();
-        for f in files {
-            let text = read(&f)?;
-            let _ = writeln!(
-                s,
-                "-- {} --",
-                f.file_name().unwrap_or_default().to_string_lossy()
-            );
-            s.push_str(&text);
-            if !text.ends_with('\n') {
-                s.push('\n');
-            }
+    let case = fnhcl_cases::eval_case::load(dir)?;
+    let mut hcl = String::new();
+    for (name, text) in &case.files {
+        let _ = writeln!(hcl, "-- {name} --");
+        hcl.push_str(text);
+        if !text.ends_with('\n') {
+            hcl.push('\n');
         }
-        s
-    };
-    let data = match std::fs::read_to_string(dir.join("request.yaml")) {
-        Ok(t) => fnhcl_yaml::load_first(&t)
+    }
+    let data = match &case.request {
+        Some(t) => fnhcl_yaml::load_first(t)
             .map_err(|e| format!("{}/request.yaml: {e}", dir.display()))?
             .unwrap_or_default(),
-        Err(_) => Value::Null,
+        None => Value::Null,
     };
     Ok(Program {
-        name,
+        name: case.name,
         hcl,
         request: request_from_case_data(&data),
     })
-}
-
-fn read(p: &Path) -> Result<String, String> {
-    std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))
 }
 
 fn b64(s: &str) -> String {

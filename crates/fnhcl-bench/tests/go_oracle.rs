@@ -431,15 +431,7 @@ async fn the_go_function_hcl_answers_the_same() {
         divergences: Vec::new(),
         explained: Vec::new(),
     };
-    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fnhcl-eval/tests/cases");
-    let mut dirs: Vec<_> = std::fs::read_dir(&cases)
-        .expect("the evaluator's cases")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    for dir in &dirs {
+    for dir in &fnhcl_cases::eval_case::eval_case_dirs() {
         let program = difftest::eval_case(dir).unwrap_or_else(|e| panic!("{e}"));
         check(&program, &mut go_process, &mut go, &mut ours, &mut tally).await;
     }

@@ -14,7 +14,7 @@
 //! `FNHCL_BLESS=1` rewrites the expectations.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use fnhcl_crossplane::Function;
 use fnhcl_crossplane::proto::{RunFunctionRequest, RunFunctionResponse, Schema};
@@ -25,20 +25,9 @@ use serde_json::{Value as Json, json};
 fn main() {
     let args = Arguments::from_args();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema_cases");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    dirs.retain(|d| d.is_dir());
-    dirs.sort();
-    let trials = dirs
+    let trials = fnhcl_cases::discover(&root, Path::is_dir)
         .into_iter()
-        .map(|dir| {
-            let name = dir
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            Trial::test(name, move || run_case(&dir))
-        })
+        .map(|dir| Trial::test(fnhcl_cases::case_name(&dir), move || run_case(&dir)))
         .collect();
     libtest_mimic::run(&args, trials).exit();
 }
@@ -118,19 +107,11 @@ fn run_case(dir: &Path) -> Result<(), Failed> {
     // The same request gives the same response.
     assert_eq!(function.run(&req), rsp, "a second run differs");
     let actual = summary(&rsp, calls)?;
+    // Compared by meaning: the expectation is read and written again.
     let expected_path = dir.join("expected.yaml");
-    if std::env::var_os("FNHCL_BLESS").is_some() {
-        std::fs::write(&expected_path, to_yaml(&actual)).map_err(|e| e.to_string())?;
-        return Ok(());
-    }
-    let expected = parse_one(&read(&expected_path)?)?;
-    if expected != actual {
-        let diff = similar::TextDiff::from_lines(&to_yaml(&expected), &to_yaml(&actual))
-            .unified_diff()
-            .header("expected", "actual")
-            .to_string();
-        return Err(format!("response differs from expected.yaml:\n{diff}").into());
-    }
+    fnhcl_cases::check_or_bless_with(&expected_path, &to_yaml(&actual), |text| {
+        Ok(to_yaml(&parse_one(text)?))
+    })?;
     Ok(())
 }
 

@@ -4,11 +4,12 @@
 //! the Go function-hcl's examples are stored once, under
 //! `tests/render/upstream`),
 //! the request (`request.yaml`, optional) and the full expected result
-//! (`expected.yaml`). `FNHCL_BLESS=1` rewrites the expectations (review the
-//! diff against the spec before committing).
+//! (`expected.yaml`), read by `fnhcl_cases::eval_case` (which the
+//! differential tester of `fnhcl-bench` shares). `FNHCL_BLESS=1` rewrites
+//! the expectations (review the diff against the spec before committing).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use fnhcl_base::{Diagnostic, SourceMap};
@@ -20,30 +21,23 @@ use yaml_rust2::{Yaml, YamlEmitter, YamlLoader};
 
 fn main() {
     let args = Arguments::from_args();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    dirs.retain(|d| d.is_dir());
-    dirs.sort();
-    let trials = dirs
+    let trials = fnhcl_cases::eval_case::eval_case_dirs()
         .into_iter()
-        .map(|dir| {
-            let name = dir
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            Trial::test(name, move || run_case(&dir))
-        })
+        .map(|dir| Trial::test(fnhcl_cases::case_name(&dir), move || run_case(&dir)))
         .collect();
     libtest_mimic::run(&args, trials).exit();
 }
 
 fn run_case(dir: &Path) -> Result<(), Failed> {
-    let sources = Arc::new(load_sources(dir)?);
-    let request = match std::fs::read_to_string(dir.join("request.yaml")) {
-        Ok(text) => parse_request(&yaml_to_json(&load_yaml(&text)?))?,
-        Err(_) => Request::default(),
+    let case = fnhcl_cases::eval_case::load(dir)?;
+    let mut sources = SourceMap::new();
+    for (name, text) in case.files {
+        sources.add(name, text);
+    }
+    let sources = Arc::new(sources);
+    let request = match &case.request {
+        Some(text) => parse_request(&yaml_to_json(&load_yaml(text)?))?,
+        None => Request::default(),
     };
     // A big stack, as the server gives evaluation threads.
     let actual = std::thread::Builder::new()
@@ -52,70 +46,13 @@ fn run_case(dir: &Path) -> Result<(), Failed> {
         .map_err(|e| format!("spawn: {e}"))?
         .join()
         .map_err(|_| Failed::from("evaluation panicked"))?;
-    let expected_path = dir.join("expected.yaml");
-    if std::env::var_os("FNHCL_BLESS").is_some() {
-        std::fs::write(&expected_path, emit_yaml(&actual)).map_err(|e| e.to_string())?;
-        return Ok(());
-    }
-    let text = std::fs::read_to_string(&expected_path)
-        .map_err(|e| format!("{}: {e}", expected_path.display()))?;
-    let expected = yaml_to_json(&load_yaml(&text)?);
-    if expected != actual {
-        let diff = similar::TextDiff::from_lines(&emit_yaml(&expected), &emit_yaml(&actual))
-            .unified_diff()
-            .header("expected", "actual")
-            .to_string();
-        return Err(format!("result differs from expected.yaml:\n{diff}").into());
-    }
+    // Compared by meaning: the expectation is read and written again.
+    fnhcl_cases::check_or_bless_with(&case.expected, &emit_yaml(&actual), |text| {
+        Ok(emit_yaml(&yaml_to_json(
+            &load_yaml(text).map_err(|e| e.to_string())?,
+        )))
+    })?;
     Ok(())
-}
-
-fn load_sources(dir: &Path) -> Result<SourceMap, Failed> {
-    let mut sm = SourceMap::new();
-    if let Ok(rel) = std::fs::read_to_string(dir.join("program")) {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../..")
-            .join(rel.trim());
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        sm.add("main.hcl", text);
-        return Ok(sm);
-    }
-    if let Ok(text) = std::fs::read_to_string(dir.join("input.txtar")) {
-        for (name, data) in split_txtar(&text) {
-            sm.add(name, data);
-        }
-        return Ok(sm);
-    }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| e.to_string())?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "hcl"))
-        .collect();
-    files.sort();
-    for f in files {
-        let text = std::fs::read_to_string(&f).map_err(|e| e.to_string())?;
-        let name = f
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        sm.add(name, text);
-    }
-    Ok(sm)
-}
-
-/// Minimal txtar reader for test inputs (`-- name --` marker lines).
-fn split_txtar(text: &str) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    for line in text.split_inclusive('\n') {
-        let l = line.trim_end_matches('\n');
-        if let Some(name) = l.strip_prefix("-- ").and_then(|r| r.strip_suffix(" --")) {
-            out.push((name.trim().to_owned(), String::new()));
-        } else if let Some((_, data)) = out.last_mut() {
-            data.push_str(line);
-        }
-    }
-    out
 }
 
 fn run_program(sources: Arc<SourceMap>, request: &Request) -> Json {
@@ -427,7 +364,7 @@ fn value_to_json(v: &Value) -> Json {
 
 // ---- YAML ----
 
-fn load_yaml(text: &str) -> Result<Yaml, Failed> {
+fn load_yaml(text: &str) -> Result<Yaml, String> {
     let mut docs = YamlLoader::load_from_str(text).map_err(|e| format!("yaml: {e}"))?;
     Ok(if docs.is_empty() {
         Yaml::Null

@@ -192,7 +192,7 @@ fn agrees_with_hcl_oracle() {
         "differential: {total} expressions; {exact} exact agreement, {parse_wording} parse errors on both sides (wording differs), {} explained differences",
         differing.len()
     );
-    if std::env::var_os("FNHCL_BLESS").is_some() {
+    if fnhcl_cases::bless_enabled() {
         let mut out = String::from(
             "# Expressions where we differ from hcl-oracle on purpose (see docs/conformance.md).\n# <id> <reason>\n",
         );
@@ -203,7 +203,7 @@ fn agrees_with_hcl_oracle() {
                 .unwrap_or_else(|| format!("UNEXPLAINED {}", why.replace('\n', " ")));
             out.push_str(&format!("{id} {reason}\n"));
         }
-        std::fs::write(&known_path, out).expect("write differential_known.txt");
+        fnhcl_cases::bless(&known_path, &out).expect("write differential_known.txt");
         return;
     }
     assert!(

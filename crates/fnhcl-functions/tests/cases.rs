@@ -21,14 +21,8 @@ fn render_result(r: &mini::Eval) -> String {
 #[test]
 fn function_cases() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let bless = std::env::var_os("FNHCL_BLESS").is_some();
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("tests/data exists")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-        .collect();
-    files.sort();
+    let bless = fnhcl_cases::bless_enabled();
+    let files = fnhcl_cases::discover(&dir, |p| fnhcl_cases::has_extension(p, "txt"));
     assert!(!files.is_empty(), "no case files in {}", dir.display());
     let dump_path = std::env::var_os("FNHCL_DUMP");
     let mut dump = String::new();
@@ -92,8 +86,8 @@ fn function_cases() {
                 );
             }
         }
-        if bless && out != text {
-            std::fs::write(&file, out).expect("writable case file");
+        if bless {
+            fnhcl_cases::bless(&file, &out).expect("writable case file");
         }
     }
     if let Some(p) = dump_path {

@@ -6,16 +6,9 @@ use std::path::Path;
 fn functions_md_is_up_to_date() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/functions.md");
     let want = fnhcl_functions::docs::functions_markdown();
-    if std::env::var_os("FNHCL_BLESS").is_some() {
-        std::fs::write(&path, &want).expect("writable docs/functions.md");
-        return;
+    if let Err(e) = fnhcl_cases::check_or_bless(&path, &want) {
+        panic!("docs/functions.md is stale: {e}");
     }
-    let have = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        have == want,
-        "docs/functions.md is stale; regenerate it with \
-         `FNHCL_BLESS=1 cargo test -p fnhcl-functions --test docs`"
-    );
 }
 
 #[test]

@@ -28,22 +28,9 @@ use serde_json::Value as Json;
 fn main() {
     let args = Arguments::from_args();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/cases")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-        .collect();
-    entries.sort();
-    let trials: Vec<Trial> = entries
+    let trials: Vec<Trial> = fnhcl_cases::discover(&dir, |p| fnhcl_cases::has_extension(p, "yaml"))
         .into_iter()
-        .map(|p| {
-            let name = p
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
-            Trial::test(name, move || run_case(&p))
-        })
+        .map(|p| Trial::test(fnhcl_cases::case_name(&p), move || run_case(&p)))
         .collect();
     libtest_mimic::run(&args, trials).exit();
 }
@@ -226,19 +213,8 @@ fn run_case(path: &Path) -> Result<(), Failed> {
             }
         }
     }
-    let expected_path = path.with_extension("expected");
-    if std::env::var_os("FNHCL_BLESS").is_some() {
-        std::fs::write(&expected_path, &out).map_err(|e| e.to_string())?;
-        return Ok(());
-    }
-    let expected = std::fs::read_to_string(&expected_path).map_err(|e| {
-        format!(
-            "{}: {e} (run with FNHCL_BLESS=1 to create it)",
-            expected_path.display()
-        )
-    })?;
-    if expected != out {
-        return Err(format!("output differs\n--- expected\n{expected}--- actual\n{out}").into());
-    }
-    Ok(())
+    Ok(fnhcl_cases::check_or_bless(
+        &path.with_extension("expected"),
+        &out,
+    )?)
 }

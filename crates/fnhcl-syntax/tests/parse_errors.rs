@@ -15,29 +15,16 @@
 //! only (and removes them where we now match HCL); a new difference gets
 //! `why: TODO`, which fails until it is explained.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn main() {
     let args = Arguments::from_args();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/parse_errors");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("parse_errors directory")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "hcl"))
-        .collect();
-    files.sort();
-    let trials = files
+    let trials = fnhcl_cases::discover(&dir, |p| fnhcl_cases::has_extension(p, "hcl"))
         .into_iter()
-        .map(|path| {
-            let name = path
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
-            Trial::test(name, move || check(&path))
-        })
+        .map(|path| Trial::test(fnhcl_cases::case_name(&path), move || check(&path)))
         .collect();
     libtest_mimic::run(&args, trials).exit();
 }
@@ -90,17 +77,14 @@ fn check(path: &Path) -> Result<(), Failed> {
         .as_deref()
         .ok_or("the .out file has no `hcl:` line")?;
     let got = ours(&text);
-    if std::env::var_os("FNHCL_BLESS").is_some_and(|v| v == "1") {
+    if fnhcl_cases::bless_enabled() {
         let mut out = format!("hcl: {hcl}\n");
         if got != hcl {
             out.push_str(&format!("ours: {got}\n"));
             let why = expected.why.as_deref().unwrap_or("TODO");
             out.push_str(&format!("why: {why}\n"));
         }
-        if out != expected_text {
-            std::fs::write(&out_path, out).map_err(|e| e.to_string())?;
-        }
-        return Ok(());
+        return Ok(fnhcl_cases::bless(&out_path, &out)?);
     }
     let want = match &expected.ours {
         Some(o) => {

@@ -29,6 +29,9 @@ use serde_json::{Value, json};
 use crate::compare::{CompareOptions, compare_documents, format_mismatches, normalised_yaml};
 use crate::render_args::RenderArgs;
 
+/// A unified line diff (the one every harness prints).
+pub use fnhcl_cases::line_diff;
+
 /// Flags every case is rendered with.
 pub const DEFAULT_FLAGS: &[&str] = &["-r", "-c"];
 
@@ -73,32 +76,12 @@ struct CaseCli {
     args: RenderArgs,
 }
 
-/// Case directories under `root` (itself included), sorted.
+/// Case directories under `root` (itself included), sorted: those with an
+/// `xr.yaml` or an `operation.yaml`.
 pub fn discover_cases(root: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-        if dir.join("xr.yaml").is_file() || dir.join(OPERATION_FILE).is_file() {
-            out.push(dir.to_path_buf());
-            return;
-        }
-        if depth >= 8 {
-            return;
-        }
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        let mut dirs: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.is_dir())
-            .collect();
-        dirs.sort();
-        for d in dirs {
-            walk(&d, depth + 1, out);
-        }
-    }
-    let mut out = Vec::new();
-    walk(root, 0, &mut out);
-    out
+    fnhcl_cases::discover_tree(root, |dir| {
+        dir.join("xr.yaml").is_file() || dir.join(OPERATION_FILE).is_file()
+    })
 }
 
 /// The file that makes a directory an operation's case.
@@ -558,15 +541,6 @@ fn run_case_inner(
     } else {
         CaseOutcome::Passed
     })
-}
-
-/// A unified line diff.
-pub fn line_diff(expected: &str, actual: &str) -> String {
-    similar::TextDiff::from_lines(expected, actual)
-        .unified_diff()
-        .context_radius(3)
-        .header("expected", "actual")
-        .to_string()
 }
 
 #[cfg(test)]

@@ -5,14 +5,10 @@
 //! expectation. `FNHCL_BLESS=1` rewrites the expectations of our own cases
 //! (never the upstream ones).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use fnhcl_testkit::{CaseOptions, CaseOutcome, discover_cases, run_case};
 use libtest_mimic::{Arguments, Failed, Trial};
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn trial(suite: &str, dir: PathBuf, update: bool) -> Trial {
     let name = format!(
@@ -35,8 +31,8 @@ fn trial(suite: &str, dir: PathBuf, update: bool) -> Trial {
 
 fn main() {
     let args = Arguments::from_args();
-    let bless = std::env::var_os("FNHCL_BLESS").is_some_and(|v| v == "1");
-    let root = repo_root().join("tests/render");
+    let bless = fnhcl_cases::bless_enabled();
+    let root = fnhcl_cases::workspace_root().join("tests/render");
     let mut trials = Vec::new();
     let upstream = discover_cases(&root.join("upstream"));
     assert!(
@@ -51,7 +47,7 @@ fn main() {
         trials.push(trial("cases", dir, bless));
     }
     // The examples are cases too: what their READMEs show is checked.
-    for dir in discover_cases(&repo_root().join("examples")) {
+    for dir in discover_cases(&fnhcl_cases::workspace_root().join("examples")) {
         trials.push(trial("examples", dir, bless));
     }
     libtest_mimic::run(&args, trials).exit();

@@ -49,8 +49,8 @@ fn convert_cases_match_cty() {
             failures.push(format!("{f}({arg})\n  want {want}\n  got  {got}"));
         }
     }
-    if std::env::var_os("FNHCL_BLESS").is_some() {
-        std::fs::write(&path, out).expect("write");
+    if fnhcl_cases::bless_enabled() {
+        fnhcl_cases::bless(std::path::Path::new(&path), &out).expect("write");
         return;
     }
     assert!(

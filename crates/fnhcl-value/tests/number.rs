@@ -131,7 +131,7 @@ fn number_cases_match_cty() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
     let expected =
         std::fs::read_to_string(format!("{dir}/number_cases.expected")).expect("expected file");
-    let bless = std::env::var_os("FNHCL_BLESS").is_some();
+    let bless = fnhcl_cases::bless_enabled();
     let mut out = String::new();
     let mut failures = Vec::new();
     for line in expected.lines() {

@@ -101,8 +101,8 @@ fn ops_cases_match_cty() {
             ));
         }
     }
-    if std::env::var_os("FNHCL_BLESS").is_some() {
-        std::fs::write(&path, out).expect("write");
+    if fnhcl_cases::bless_enabled() {
+        fnhcl_cases::bless(std::path::Path::new(&path), &out).expect("write");
         return;
     }
     assert!(
