@@ -26,7 +26,9 @@ pub fn bless_enabled() -> bool {
 
 /// The repository's root (the harnesses' data lives under it).
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    // This crate is `crates/fnhcl-cases`.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    dir.ancestors().nth(2).unwrap_or(dir).to_path_buf()
 }
 
 /// The entries of `root` that `is_case` accepts, sorted by path.
