@@ -18,7 +18,6 @@
 //! fails the test, so the list only shrinks.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 

@@ -143,17 +143,9 @@ pub fn bless(path: &Path, text: &str) -> Result<(), String> {
 mod tests {
     use super::*;
 
+    /// A scratch directory, removed at the end (`discover_tree` is tested
+    /// through `fnhcl_testkit::discover_cases`).
     struct Temp(PathBuf);
-
-    impl Temp {
-        fn new(name: &str) -> Temp {
-            let dir =
-                std::env::temp_dir().join(format!("fnhcl-cases-{name}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).unwrap();
-            Temp(dir)
-        }
-    }
 
     impl Drop for Temp {
         fn drop(&mut self) {
@@ -162,34 +154,19 @@ mod tests {
     }
 
     #[test]
-    fn discovery_is_sorted_and_filtered() {
-        let t = Temp::new("discover");
+    fn discovery_is_sorted_and_checks_report_a_diff() {
+        let t = Temp(std::env::temp_dir().join(format!("fnhcl-cases-{}", std::process::id())));
+        std::fs::create_dir_all(t.0.join("d")).unwrap();
         for f in ["b.hcl", "a.hcl", "c.txt"] {
             std::fs::write(t.0.join(f), "").unwrap();
         }
-        std::fs::create_dir(t.0.join("d")).unwrap();
         let found = discover(&t.0, |p| has_extension(p, "hcl"));
         assert_eq!(found, vec![t.0.join("a.hcl"), t.0.join("b.hcl")]);
         assert_eq!(discover(&t.0, Path::is_dir), vec![t.0.join("d")]);
         assert_eq!(case_name(&found[0]), "a");
-    }
-
-    #[test]
-    fn tree_discovery_stops_at_a_case() {
-        let t = Temp::new("tree");
-        std::fs::create_dir_all(t.0.join("x/y/case/inner")).unwrap();
-        std::fs::write(t.0.join("x/y/case/mark"), "").unwrap();
-        std::fs::write(t.0.join("x/y/case/inner/mark"), "").unwrap();
-        let is_case = |d: &Path| d.join("mark").is_file();
-        assert_eq!(discover_tree(&t.0, is_case), vec![t.0.join("x/y/case")]);
-    }
-
-    #[test]
-    fn check_reports_a_diff_and_a_missing_file() {
         if bless_enabled() {
             return;
         }
-        let t = Temp::new("check");
         let path = t.0.join("expected");
         let missing = check_or_bless(&path, "x\n").unwrap_err();
         assert!(missing.contains("FNHCL_BLESS=1 to create it"), "{missing}");

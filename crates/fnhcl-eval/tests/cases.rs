@@ -17,7 +17,6 @@ use fnhcl_eval::{ObservedResource, Output, Request, SelectorMatch};
 use fnhcl_value::{Value, from_serde_json};
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{Map, Value as Json};
-use yaml_rust2::{Yaml, YamlEmitter, YamlLoader};
 
 fn main() {
     let args = Arguments::from_args();
@@ -36,7 +35,7 @@ fn run_case(dir: &Path) -> Result<(), Failed> {
     }
     let sources = Arc::new(sources);
     let request = match &case.request {
-        Some(text) => parse_request(&yaml_to_json(&load_yaml(text)?))?,
+        Some(text) => parse_request(&load_yaml(text)?)?,
         None => Request::default(),
     };
     // A big stack, as the server gives evaluation threads.
@@ -48,9 +47,7 @@ fn run_case(dir: &Path) -> Result<(), Failed> {
         .map_err(|_| Failed::from("evaluation panicked"))?;
     // Compared by meaning: the expectation is read and written again.
     fnhcl_cases::check_or_bless_with(&case.expected, &emit_yaml(&actual), |text| {
-        Ok(emit_yaml(&yaml_to_json(
-            &load_yaml(text).map_err(|e| e.to_string())?,
-        )))
+        Ok(emit_yaml(&load_yaml(text)?))
     })?;
     Ok(())
 }
@@ -364,70 +361,12 @@ fn value_to_json(v: &Value) -> Json {
 
 // ---- YAML ----
 
-fn load_yaml(text: &str) -> Result<Yaml, String> {
-    let mut docs = YamlLoader::load_from_str(text).map_err(|e| format!("yaml: {e}"))?;
-    Ok(if docs.is_empty() {
-        Yaml::Null
-    } else {
-        docs.swap_remove(0)
-    })
-}
-
-fn yaml_to_json(y: &Yaml) -> Json {
-    match y {
-        Yaml::Real(s) => s
-            .parse::<f64>()
-            .ok()
-            .and_then(serde_json::Number::from_f64)
-            .map(Json::Number)
-            .unwrap_or(Json::Null),
-        Yaml::Integer(i) => Json::from(*i),
-        Yaml::String(s) => Json::String(s.clone()),
-        Yaml::Boolean(b) => Json::Bool(*b),
-        Yaml::Array(a) => Json::Array(a.iter().map(yaml_to_json).collect()),
-        Yaml::Hash(h) => Json::Object(
-            h.iter()
-                .map(|(k, v)| {
-                    let key = match k {
-                        Yaml::String(s) => s.clone(),
-                        Yaml::Integer(i) => i.to_string(),
-                        Yaml::Boolean(b) => b.to_string(),
-                        Yaml::Real(r) => r.clone(),
-                        _ => String::new(),
-                    };
-                    (key, yaml_to_json(v))
-                })
-                .collect(),
-        ),
-        _ => Json::Null,
-    }
-}
-
-fn json_to_yaml(j: &Json) -> Yaml {
-    match j {
-        Json::Null => Yaml::Null,
-        Json::Bool(b) => Yaml::Boolean(*b),
-        Json::Number(n) => match n.as_i64() {
-            Some(i) => Yaml::Integer(i),
-            None => Yaml::Real(n.to_string()),
-        },
-        Json::String(s) => Yaml::String(s.clone()),
-        Json::Array(a) => Yaml::Array(a.iter().map(json_to_yaml).collect()),
-        Json::Object(m) => Yaml::Hash(
-            m.iter()
-                .map(|(k, v)| (Yaml::String(k.clone()), json_to_yaml(v)))
-                .collect(),
-        ),
-    }
+fn load_yaml(text: &str) -> Result<Json, String> {
+    fnhcl_yaml::load_first(text)
+        .map(Option::unwrap_or_default)
+        .map_err(|e| format!("yaml: {e}"))
 }
 
 fn emit_yaml(j: &Json) -> String {
-    let mut s = String::new();
-    let mut e = YamlEmitter::new(&mut s);
-    e.multiline_strings(true);
-    if e.dump(&json_to_yaml(j)).is_err() {
-        return format!("{j:#}");
-    }
-    s.push('\n');
-    s
+    fnhcl_yaml::to_yaml(j).unwrap_or_else(|_| format!("{j:#}"))
 }

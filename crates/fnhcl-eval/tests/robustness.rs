@@ -114,16 +114,10 @@ fn odd_requests() -> Vec<Request> {
 #[test]
 fn odd_request_data_never_panics() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    let mut dirs: Vec<_> = std::fs::read_dir(&root)
-        .expect("cases dir")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("main.hcl").is_file())
-        .filter(|p| {
-            !p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("limit-"))
-        })
-        .collect();
-    dirs.sort();
+    // The limit cases are slow by design; they add nothing here.
+    let dirs = fnhcl_cases::discover(&root, |p| {
+        p.join("main.hcl").is_file() && !fnhcl_cases::case_name(p).starts_with("limit-")
+    });
     let handle = std::thread::Builder::new()
         .stack_size(16 << 20)
         .spawn(move || {
@@ -153,19 +147,10 @@ fn odd_request_data_never_panics() {
 fn corrupted_programs_never_panic() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
     let mut programs = Vec::new();
-    let mut dirs: Vec<_> = std::fs::read_dir(&root)
-        .expect("cases dir")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("main.hcl").is_file())
-        .collect();
-    dirs.sort();
+    let dirs = fnhcl_cases::discover(&root, |p| {
+        p.join("main.hcl").is_file() && !fnhcl_cases::case_name(p).starts_with("limit-")
+    });
     for d in dirs {
-        // The limit cases are slow by design; they add nothing here.
-        if d.file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with("limit-"))
-        {
-            continue;
-        }
         if let Ok(text) = std::fs::read_to_string(d.join("main.hcl")) {
             programs.push(text);
         }
@@ -216,17 +201,10 @@ fn corrupted_programs_never_panic() {
 fn corrupted_module_programs_never_panic() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
     let mut programs = Vec::new();
-    let mut dirs: Vec<_> = std::fs::read_dir(&root)
-        .expect("cases dir")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name().is_some_and(|n| {
-                let n = n.to_string_lossy();
-                n.contains("module") || n.contains("switch")
-            }) && p.join("input.txtar").is_file()
-        })
-        .collect();
-    dirs.sort();
+    let dirs = fnhcl_cases::discover(&root, |p| {
+        let n = fnhcl_cases::case_name(p);
+        (n.contains("module") || n.contains("switch")) && p.join("input.txtar").is_file()
+    });
     for d in dirs {
         if let Ok(text) = std::fs::read_to_string(d.join("input.txtar")) {
             programs.push(text);

@@ -200,12 +200,7 @@ fn terraform_vectors_agree() {
 #[test]
 fn function_tables_agree() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fnhcl-functions/tests/data");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("function tables")
-        .filter_map(|e| Some(e.ok()?.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
-        .collect();
-    files.sort();
+    let files = fnhcl_cases::discover(&dir, |p| fnhcl_cases::has_extension(p, "txt"));
     let vars = Slotted::new(BTreeMap::new());
     let mut failures = Vec::new();
     let mut compared = 0;

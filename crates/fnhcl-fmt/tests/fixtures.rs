@@ -30,42 +30,22 @@ fn main() {
 
 /// `tests/fixtures/*.hcl` by name, sorted.
 fn fixtures(root: &Path) -> Vec<(String, PathBuf)> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("fixtures"))
-        .expect("fixture directory")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "hcl"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| {
-            let stem = p
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
-            (stem, p)
-        })
-        .collect()
+    fnhcl_cases::discover(&root.join("fixtures"), |p| {
+        fnhcl_cases::has_extension(p, "hcl")
+    })
+    .into_iter()
+    .map(|p| (fnhcl_cases::case_name(&p), p))
+    .collect()
 }
 
 /// The upstream examples' programs, by example name, sorted.
 fn upstream() -> Vec<(String, PathBuf)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/render/upstream");
-    let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(&root)
-        .expect("tests/render/upstream")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|d| d.join("main.hcl").is_file())
-        .map(|d| {
-            let name = d
-                .file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
-            (name, d.join("main.hcl"))
-        })
-        .collect();
-    out.sort();
+    let root = fnhcl_cases::workspace_root().join("tests/render/upstream");
+    let out: Vec<(String, PathBuf)> =
+        fnhcl_cases::discover(&root, |d| d.join("main.hcl").is_file())
+            .into_iter()
+            .map(|d| (fnhcl_cases::case_name(&d), d.join("main.hcl")))
+            .collect();
     assert!(out.len() >= 10, "the 10 upstream examples");
     out
 }

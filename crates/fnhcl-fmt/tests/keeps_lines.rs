@@ -54,31 +54,24 @@ fn blank_lines_between_comments_are_kept() {
 fn no_fixture_gains_or_loses_a_line() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
     let mut checked = 0;
-    let upstream = root.join("../../../tests/render/upstream");
-    let examples = std::fs::read_dir(&upstream)
-        .expect("tests/render/upstream")
-        .filter_map(|e| e.ok().map(|e| e.path().join("main.hcl")))
-        .filter(|p| p.is_file());
-    let fixtures = std::fs::read_dir(root.join("fixtures"))
-        .expect("fixture directory")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "hcl"));
-    {
-        let mut files: Vec<_> = fixtures.chain(examples).collect();
-        files.sort();
-        for path in files {
-            let src = std::fs::read_to_string(&path).expect("readable fixture");
-            let Ok(out) = fnhcl_fmt::format(&src) else {
-                continue;
-            };
-            assert_eq!(
-                out.lines().count(),
-                src.lines().count(),
-                "{}:\n{out}",
-                path.display()
-            );
-            checked += 1;
-        }
+    let upstream = fnhcl_cases::workspace_root().join("tests/render/upstream");
+    let examples = fnhcl_cases::discover(&upstream, |d| d.join("main.hcl").is_file());
+    let mut files = fnhcl_cases::discover(&root.join("fixtures"), |p| {
+        fnhcl_cases::has_extension(p, "hcl")
+    });
+    files.extend(examples.iter().map(|d| d.join("main.hcl")));
+    for path in files {
+        let src = std::fs::read_to_string(&path).expect("readable fixture");
+        let Ok(out) = fnhcl_fmt::format(&src) else {
+            continue;
+        };
+        assert_eq!(
+            out.lines().count(),
+            src.lines().count(),
+            "{}:\n{out}",
+            path.display()
+        );
+        checked += 1;
     }
     assert!(checked > 40, "only {checked} fixtures were checked");
 }

@@ -11,12 +11,7 @@ use fnhcl_testkit::{CaseOptions, CaseOutcome, discover_cases, run_case};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn trial(suite: &str, dir: PathBuf, update: bool) -> Trial {
-    let name = format!(
-        "{suite}/{}",
-        dir.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    );
+    let name = format!("{suite}/{}", fnhcl_cases::case_name(&dir));
     Trial::test(name, move || {
         let opts = CaseOptions {
             update,
@@ -32,7 +27,8 @@ fn trial(suite: &str, dir: PathBuf, update: bool) -> Trial {
 fn main() {
     let args = Arguments::from_args();
     let bless = fnhcl_cases::bless_enabled();
-    let root = fnhcl_cases::workspace_root().join("tests/render");
+    let repo = fnhcl_cases::workspace_root();
+    let root = repo.join("tests/render");
     let mut trials = Vec::new();
     let upstream = discover_cases(&root.join("upstream"));
     assert!(
@@ -47,7 +43,7 @@ fn main() {
         trials.push(trial("cases", dir, bless));
     }
     // The examples are cases too: what their READMEs show is checked.
-    for dir in discover_cases(&fnhcl_cases::workspace_root().join("examples")) {
+    for dir in discover_cases(&repo.join("examples")) {
         trials.push(trial("examples", dir, bless));
     }
     libtest_mimic::run(&args, trials).exit();
