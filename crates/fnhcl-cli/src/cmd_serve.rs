@@ -89,7 +89,7 @@ pub(crate) struct Args {
 
     /// Bytes of RunFunction requests held at once, over every connection,
     /// from their first byte until they are answered; a request past it is
-    /// refused with RESOURCE_EXHAUSTED.
+    /// not read further and gets a Fatal result (Crossplane calls again).
     #[arg(long, env = "FNHCL_MAX_REQUEST_BYTES_IN_FLIGHT", default_value_t = fnhcl_server::transport::DEFAULT_MAX_REQUEST_BYTES_IN_FLIGHT)]
     max_request_bytes_in_flight: usize,
 }

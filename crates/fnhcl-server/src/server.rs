@@ -82,8 +82,10 @@ impl RunFunctionService {
 /// The bytes of the RunFunction requests the server holds, over every
 /// connection: each request's are counted as they arrive (its body,
 /// [`Counted`]) and given back when it is answered ([`Held`]). A request
-/// that would go past the limit is refused with `RESOURCE_EXHAUSTED`, so
-/// no number of connections and streams makes the server hold more.
+/// that would go past the limit is refused: its body stops being read and
+/// it is answered with a Fatal result naming the limit (Crossplane calls
+/// again), so no number of connections and streams makes the server hold
+/// more.
 #[derive(Debug)]
 pub struct InFlight {
     limit: usize,
@@ -110,6 +112,8 @@ impl InFlight {
 struct Held {
     in_flight: Arc<InFlight>,
     bytes: AtomicUsize,
+    /// The request went past the limit.
+    refused: std::sync::atomic::AtomicBool,
 }
 
 impl Held {
@@ -125,8 +129,18 @@ impl Held {
             .is_ok();
         if fits {
             self.bytes.fetch_add(n, Ordering::Relaxed);
+        } else {
+            self.refused.store(true, Ordering::Relaxed);
         }
         fits
+    }
+
+    /// What a refused request is told.
+    fn refusal(&self) -> String {
+        format!(
+            "the server holds {} bytes of requests in progress, its limit (--max-request-bytes-in-flight): try again",
+            self.in_flight.limit
+        )
     }
 }
 
@@ -165,10 +179,8 @@ where
         if let Some(data) = frame.data_ref()
             && !self.held.add(data.remaining())
         {
-            let limit = self.held.in_flight.limit;
-            let busy = Status::resource_exhausted(format!(
-                "the server holds {limit} bytes of requests in progress, its limit: try again"
-            ));
+            // Read no further; the call answers with a Fatal result.
+            let busy = Status::resource_exhausted(self.held.refusal());
             return std::task::Poll::Ready(Some(Err(Box::new(busy))));
         }
         std::task::Poll::Ready(Some(Ok(frame)))
@@ -189,6 +201,39 @@ impl NamedService for RunFunctionService {
 
 /// One RunFunction call.
 struct RunFunction(Arc<HclFunction>);
+
+/// The answer to a request refused before it was read: a Fatal result.
+struct Refused(Arc<HclFunction>, String);
+
+impl UnaryService<Decoded> for Refused {
+    type Response = RunFunctionResponse;
+    type Future = BoxFuture<Response<RunFunctionResponse>, Status>;
+
+    fn call(&mut self, _request: Request<Decoded>) -> Self::Future {
+        let rsp = self.0.refuse(std::mem::take(&mut self.1));
+        Box::pin(async move { Ok(Response::new(rsp)) })
+    }
+}
+
+/// A request body of one DATA frame.
+struct OneFrame(Option<bytes::Bytes>);
+
+impl http_body::Body for OneFrame {
+    type Data = bytes::Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<bytes::Bytes>, Infallible>>> {
+        std::task::Poll::Ready(
+            self.get_mut()
+                .0
+                .take()
+                .map(|b| Ok(http_body::Frame::data(b))),
+        )
+    }
+}
 
 impl UnaryService<Decoded> for RunFunction {
     type Response = RunFunctionResponse;
@@ -238,19 +283,34 @@ where
         let held = Arc::new(Held {
             in_flight: self.in_flight.clone(),
             bytes: AtomicUsize::new(0),
+            refused: std::sync::atomic::AtomicBool::new(false),
         });
         let (mut parts, body) = req.into_parts();
+        let (uri, headers) = (parts.uri.clone(), parts.headers.clone());
         parts.extensions.insert(held.clone());
         let req = http::Request::from_parts(
             parts,
             Counted {
                 inner: Box::pin(body),
-                held,
+                held: held.clone(),
             },
         );
         Box::pin(async move {
             let mut grpc = Grpc::new(RunFunctionCodec).apply_max_message_size_config(max, None);
-            Ok(grpc.unary(RunFunction(function), req).await)
+            let rsp = grpc.unary(RunFunction(function.clone()), req).await;
+            if !held.refused.load(Ordering::Relaxed) {
+                return Ok(rsp);
+            }
+            // Refused while it arrived: answered as a request that cannot
+            // be taken is, with a Fatal result (through an empty message,
+            // so that tonic frames the answer).
+            let message = held.refusal();
+            drop(held);
+            let mut empty =
+                http::Request::new(OneFrame(Some(bytes::Bytes::from_static(&[0, 0, 0, 0, 0]))));
+            *empty.uri_mut() = uri;
+            *empty.headers_mut() = headers;
+            Ok(grpc.unary(Refused(function, message), empty).await)
         })
     }
 }
@@ -653,7 +713,8 @@ mod tests {
             }
             .encode_to_vec()
         };
-        // Over the bound: refused, and nothing stays counted.
+        // Over the bound: refused with a Fatal result, and nothing stays
+        // counted.
         let rsp = service
             .call(run_function_request(
                 None,
@@ -661,14 +722,17 @@ mod tests {
             ))
             .await
             .expect("infallible");
-        let (headers, _, trailers) = collect(rsp).await;
-        let status =
-            Status::from_header_map(trailers.as_ref().unwrap_or(&headers)).expect("status");
-        assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");
-        assert!(
-            status
-                .message()
-                .contains("1000 bytes of requests in progress")
+        let (_, data, trailers) = collect(rsp).await;
+        assert_eq!(status_of(&trailers.expect("trailers")), Some(("0", "")));
+        let got = RunFunctionResponse::decode(&data[5..]).expect("a response");
+        assert_eq!(got.results.len(), 1, "{got:?}");
+        assert_eq!(
+            got.results[0].severity,
+            function_sdk_rust::proto::v1::Severity::Fatal as i32
+        );
+        assert_eq!(
+            got.results[0].message,
+            "the server holds 1000 bytes of requests in progress, its limit (--max-request-bytes-in-flight): try again"
         );
         assert_eq!(in_flight.used(), 0);
         // Within it: answered, and given back.

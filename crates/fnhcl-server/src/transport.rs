@@ -37,7 +37,7 @@ pub struct Transport {
     /// Bytes of RunFunction requests the server holds at once, over every
     /// connection, from their first byte received until they are answered
     /// ([`crate::server::InFlight`]); a request that would go past it is
-    /// refused with `RESOURCE_EXHAUSTED`.
+    /// not read further and gets a Fatal result naming the limit.
     pub max_request_bytes_in_flight: usize,
 }
 

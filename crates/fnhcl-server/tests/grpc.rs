@@ -1219,3 +1219,47 @@ async fn nested_groups_in_a_health_check_cannot_exhaust_the_stack() {
         .into_inner();
     assert!(!rsp.results.is_empty() || rsp.desired.is_some());
 }
+
+/// Requests past `--max-request-bytes-in-flight` are not read further and
+/// get a Fatal result naming the limit, over a real connection; smaller
+/// ones are answered as usual.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_past_the_bytes_in_flight_get_a_fatal_result() {
+    let port = free_port();
+    let a = args(port, None);
+    tokio::spawn(async move {
+        let transport = fnhcl_server::Transport {
+            max_request_bytes_in_flight: 64 << 10,
+            ..fnhcl_server::Transport::default()
+        };
+        fnhcl_server::serve_with(quiet(), &a, transport)
+            .await
+            .expect("server must start");
+    });
+    let mut client = connect(port).await;
+    let big = format!(
+        "resource r {{\n  body = {{ apiVersion = \"v1\", kind = \"ConfigMap\", data = {{ pad = \"{}\" }} }}\n}}\n",
+        "x".repeat(200 << 10)
+    );
+    let rsp = client
+        .run_function(request(&big, "xr"))
+        .await
+        .expect("an answer, not a gRPC error")
+        .into_inner();
+    let messages: Vec<&str> = rsp.results.iter().map(|r| r.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "the server holds 65536 bytes of requests in progress, its limit (--max-request-bytes-in-flight): try again"
+        ],
+    );
+    assert_eq!(rsp.results[0].severity, Severity::Fatal as i32);
+    // The connection and the server go on.
+    let small = "resource r {\n  body = { apiVersion = \"v1\", kind = \"ConfigMap\" }\n}\n";
+    let rsp = client
+        .run_function(request(small, "xr"))
+        .await
+        .expect("rpc")
+        .into_inner();
+    assert!(rsp.results.is_empty(), "{:?}", rsp.results);
+}
