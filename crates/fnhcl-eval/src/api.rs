@@ -385,12 +385,6 @@ pub struct Fatal {
 }
 
 impl Fatal {
-    /// A fatal error from diagnostics (e.g. those of [`crate::compile`]):
-    /// errors are moved first, otherwise the order is kept.
-    pub fn from_diagnostics(diagnostics: Vec<Diagnostic>, sources: Arc<SourceMap>) -> Fatal {
-        Fatal::new(diagnostics, sources)
-    }
-
     pub(crate) fn new(mut diagnostics: Vec<Diagnostic>, sources: Arc<SourceMap>) -> Fatal {
         // Stable: errors first, otherwise in the order they were found.
         diagnostics.sort_by_key(|d| match d.severity {
@@ -418,11 +412,6 @@ impl Fatal {
 
     pub fn message(&self) -> String {
         fatal_message(&self.diagnostics, &self.sources)
-    }
-
-    /// Every error as a code frame (for the CLI).
-    pub fn code_frames(&self) -> String {
-        fnhcl_base::render_frames(&self.diagnostics, &self.sources)
     }
 }
 

@@ -119,8 +119,3 @@ pub fn meaning(src: &str) -> Result<String, FormatError> {
         message: "nesting too deep".to_owned(),
     })
 }
-
-/// Whether `src` is already formatted.
-pub fn is_formatted(src: &str) -> Result<bool, FormatError> {
-    Ok(format(src)? == src)
-}

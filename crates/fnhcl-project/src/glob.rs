@@ -128,11 +128,6 @@ impl Pattern {
         !self.segments.is_empty()
     }
 
-    /// Whether the pattern can match anything at any depth (it has `**`).
-    pub fn is_recursive(&self) -> bool {
-        self.segments.contains(&Segment::Any)
-    }
-
     /// The state at the pattern's literal directory.
     pub fn start(&self) -> State {
         self.close(vec![0])

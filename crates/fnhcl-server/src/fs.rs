@@ -123,12 +123,6 @@ impl FsDirectoryReader {
         }
     }
 
-    /// The same reader with another read timeout.
-    pub fn with_timeout(mut self, timeout: Duration) -> FsDirectoryReader {
-        self.timeout = timeout;
-        self
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, Cache> {
         self.cache.lock().unwrap_or_else(PoisonError::into_inner)
     }

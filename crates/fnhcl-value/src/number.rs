@@ -335,10 +335,6 @@ impl Number {
             }
         }
     }
-    /// True for `-0` only.
-    pub fn is_negative_zero(&self) -> bool {
-        matches!(&self.0, Repr::Big(b) if b.f.is_zero() && b.f.neg)
-    }
 
     // ------------------------------------------------------------------
     // Arithmetic (cty's `Add`, `Subtract`, `Multiply`, `Divide`, `Modulo`)

@@ -264,14 +264,6 @@ impl ObjMap {
         self.entries = store(v);
     }
 
-    pub fn first_key_value(&self) -> Option<(&Key, &Value)> {
-        self.as_slice().first().map(|(k, v)| (k, v))
-    }
-
-    pub fn last_key_value(&self) -> Option<(&Key, &Value)> {
-        self.as_slice().last().map(|(k, v)| (k, v))
-    }
-
     pub fn iter(&self) -> Iter<'_> {
         Iter(self.as_slice().iter())
     }
@@ -290,10 +282,6 @@ impl ObjMap {
 
     pub fn values_mut(&mut self) -> ValuesMut<'_> {
         ValuesMut(self.slice_mut().iter_mut())
-    }
-
-    pub fn into_keys(self) -> impl DoubleEndedIterator<Item = Key> + ExactSizeIterator {
-        self.into_iter().map(|(k, _)| k)
     }
 
     pub fn into_values(self) -> impl DoubleEndedIterator<Item = Value> + ExactSizeIterator {
