@@ -56,7 +56,8 @@ fn program_files(dir: &Path) -> Result<Vec<(String, String)>, String> {
         return Ok(vec![("main.hcl".to_owned(), text)]);
     }
     if let Ok(text) = std::fs::read_to_string(dir.join("input.txtar")) {
-        return Ok(split_txtar(&text));
+        let (_, files) = fnhcl_base::txtar::parse_archive(&text);
+        return Ok(files.into_iter().map(|f| (f.name, f.data)).collect());
     }
     discover(dir, |p| has_extension(p, "hcl"))
         .into_iter()
@@ -65,34 +66,4 @@ fn program_files(dir: &Path) -> Result<Vec<(String, String)>, String> {
             Ok((name.into_owned(), read(&f)?))
         })
         .collect()
-}
-
-/// A minimal txtar reader (`-- name --` marker lines; text before the first
-/// marker is a comment).
-fn split_txtar(text: &str) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    for line in text.split_inclusive('\n') {
-        let l = line.trim_end_matches('\n');
-        if let Some(name) = l.strip_prefix("-- ").and_then(|r| r.strip_suffix(" --")) {
-            out.push((name.trim().to_owned(), String::new()));
-        } else if let Some((_, data)) = out.last_mut() {
-            data.push_str(line);
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn txtar_files_keep_their_text() {
-        let files = super::split_txtar("comment\n-- a.hcl --\nx = 1\n-- m/b.hcl --\ny = 2");
-        assert_eq!(
-            files,
-            vec![
-                ("a.hcl".to_owned(), "x = 1\n".to_owned()),
-                ("m/b.hcl".to_owned(), "y = 2".to_owned()),
-            ]
-        );
-    }
 }

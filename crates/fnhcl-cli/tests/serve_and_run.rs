@@ -65,7 +65,8 @@ async fn connect(
     address: &str,
     server: &mut Server,
 ) -> FunctionRunnerServiceClient<tonic::transport::Channel> {
-    for _ in 0..100 {
+    // A hang guard (20 s), not a timing: a loaded machine starts slowly.
+    for _ in 0..400 {
         if let Ok(c) = FunctionRunnerServiceClient::connect(format!("http://{address}")).await {
             return c;
         }

@@ -84,33 +84,6 @@ pub(crate) fn positions(message: &str) -> Vec<Position> {
     out
 }
 
-/// Splits a txtar bundle (`-- name --` marker lines). Text with no marker
-/// is one file named `main.hcl` (decision D2).
-pub(crate) fn split_txtar(text: &str) -> Vec<(String, String)> {
-    let mut files: Vec<(String, String)> = Vec::new();
-    let mut seen_marker = false;
-    for line in text.split_inclusive('\n') {
-        let bare = line.trim_end_matches(['\n', '\r']);
-        if let Some(name) = bare
-            .strip_prefix("-- ")
-            .and_then(|r| r.strip_suffix(" --"))
-            .map(str::trim)
-            .filter(|n| !n.is_empty())
-        {
-            seen_marker = true;
-            files.push((name.to_owned(), String::new()));
-            continue;
-        }
-        if let Some(last) = files.last_mut() {
-            last.1.push_str(line);
-        }
-    }
-    if !seen_marker {
-        return vec![("main.hcl".to_owned(), text.to_owned())];
-    }
-    files
-}
-
 /// Byte offset of a 1-based line and column (columns count characters).
 fn offset(text: &str, line: usize, col: usize) -> Option<usize> {
     let mut start = 0usize;
@@ -136,11 +109,14 @@ pub(crate) fn for_message(message: &str, input: Option<&Value>) -> Option<String
         return None;
     }
     let mut sources = SourceMap::new();
-    let files: Vec<_> = split_txtar(hcl)
+    // The files as the function split them (D2: a text without markers
+    // is `main.hcl`).
+    let files: Vec<_> = fnhcl_base::txtar::parse(hcl)
+        .unwrap_or_default()
         .into_iter()
-        .map(|(name, text)| {
-            let id = sources.add(name.clone(), text.clone());
-            (name, text, id)
+        .map(|f| {
+            let id = sources.add(f.name.clone(), f.data.clone());
+            (f.name, f.data, id)
         })
         .collect();
     let mut spans = Vec::new();
@@ -208,22 +184,6 @@ mod tests {
                 p[1].end_col
             ),
             ("dir/a.hcl", 20, 32, 20, 39)
-        );
-    }
-
-    #[test]
-    fn txtar_split() {
-        let f = split_txtar("comment\n-- a.hcl --\nx = 1\n-- b.hcl --\ny = 2\n");
-        assert_eq!(
-            f,
-            vec![
-                ("a.hcl".into(), "x = 1\n".into()),
-                ("b.hcl".into(), "y = 2\n".into())
-            ]
-        );
-        assert_eq!(
-            split_txtar("x = 1\n"),
-            vec![("main.hcl".into(), "x = 1\n".into())]
         );
     }
 
