@@ -248,14 +248,10 @@ fn compile_sources(
                     .saturating_mul(PROGRAM_BYTES_PER_SOURCE_BYTE)
                     .saturating_add(PROGRAM_BYTES_FIXED),
             },
-            Err(diags)
-                if diags
-                    .iter()
-                    .any(|d| d.detail == fnhcl_eval::COMPILE_INTERRUPTED_DETAIL) =>
-            {
+            Err(fnhcl_eval::NotCompiled::Interrupted) => {
                 return Err(fnhcl_eval::COMPILE_INTERRUPTED_DETAIL.to_owned());
             }
-            Err(diags) => {
+            Err(fnhcl_eval::NotCompiled::Diagnostics(diags)) => {
                 let lines = fnhcl_eval::diagnostic_lines(&diags, &sources);
                 Compiled {
                     details: if lines.len() > 1 { lines } else { Vec::new() },

@@ -34,7 +34,9 @@ pub use api::{
     ReadyState, Request, ResultSeverity, Selector, SelectorMatch, Target, UserCondition,
     UserResult, WATCHED_RESOURCE, diagnostic_lines, fatal_message,
 };
-pub use compile::{COMPILE_INTERRUPTED_DETAIL, Program, compile, compile_interruptible};
+pub use compile::{
+    COMPILE_INTERRUPTED_DETAIL, NotCompiled, Program, compile, compile_interruptible,
+};
 pub use demand::{Demand, Paths};
 pub use eval::{
     decode_base64, evaluate, evaluate_for_comparison, evaluate_traced, evaluate_with_limits,

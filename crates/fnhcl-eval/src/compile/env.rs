@@ -20,9 +20,6 @@ use crate::slots::{self, Slot};
 /// Expressions checked between two calls of a compile's interrupt.
 pub(super) const CHECKS_PER_INTERRUPT: u32 = 256;
 
-/// The detail of the error a compile stopped by its interrupt leaves.
-pub const COMPILE_INTERRUPTED_DETAIL: &str = "Compiling the program was stopped: the request was cancelled (its caller went away or its deadline passed).";
-
 /// Most module instances one program may create (nested ones included).
 pub(super) const MAX_INSTANCES: usize = 10_000;
 
@@ -322,8 +319,7 @@ pub(super) struct Compiler<'l> {
     pub(super) interrupt: Option<&'l fnhcl_expr::Interrupt>,
     /// Expressions checked so far.
     pub(super) checked: u32,
-    /// The interrupt said stop: the compile gives up (its diagnostic is
-    /// in `diags`).
+    /// The interrupt said stop: the compile gives up.
     pub(super) stopped: bool,
     pub(super) sigs: HashMap<String, Sig>,
     pub(super) diags: Vec<Diagnostic>,

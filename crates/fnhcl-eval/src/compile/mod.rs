@@ -19,7 +19,6 @@ mod instances;
 mod modules;
 mod params;
 mod scopes;
-pub use env::COMPILE_INTERRUPTED_DETAIL;
 mod switch;
 mod types;
 
@@ -122,29 +121,44 @@ impl Program {
 /// Compiles the files of `sources` into a program. Every problem found is
 /// returned (errors only); warnings do not exist at this stage.
 pub fn compile(sources: Arc<SourceMap>) -> Result<Program, Vec<Diagnostic>> {
-    compile_interruptible(sources, None)
+    compile_interruptible(sources, None).map_err(|e| match e {
+        NotCompiled::Diagnostics(d) => d,
+        // Without an interrupt a compile is never stopped.
+        NotCompiled::Interrupted => Vec::new(),
+    })
 }
 
+/// Why [`compile_interruptible`] gave no program.
+#[derive(Debug)]
+pub enum NotCompiled {
+    /// The program's problems (errors only).
+    Diagnostics(Vec<Diagnostic>),
+    /// The interrupt said stop ([`COMPILE_INTERRUPTED_DETAIL`] says so to
+    /// users).
+    Interrupted,
+}
+
+impl From<Vec<Diagnostic>> for NotCompiled {
+    fn from(d: Vec<Diagnostic>) -> NotCompiled {
+        NotCompiled::Diagnostics(d)
+    }
+}
+
+/// What a run whose compile was stopped is told.
+pub const COMPILE_INTERRUPTED_DETAIL: &str = "Compiling the program was stopped: the request was cancelled (its caller went away or its deadline passed).";
+
 /// [`compile`], asking `interrupt` now and then (between files, and every
-/// few hundred expressions checked) whether to go on: when it says stop,
-/// the compile ends with one error whose detail is
-/// [`env::COMPILE_INTERRUPTED_DETAIL`].
+/// few hundred expressions checked) whether to go on.
 pub fn compile_interruptible(
     sources: Arc<SourceMap>,
     interrupt: Option<&fnhcl_expr::Interrupt>,
-) -> Result<Program, Vec<Diagnostic>> {
-    let stopped = || {
-        vec![
-            Diagnostic::error("Compile stopped", env::COMPILE_INTERRUPTED_DETAIL)
-                .with_code(codes::PROGRAM),
-        ]
-    };
+) -> Result<Program, NotCompiled> {
     let mut diags = Vec::new();
     let mut bodies = Vec::new();
     let mut names: Vec<&str> = Vec::new();
     for (id, file) in sources.files() {
         if interrupt.is_some_and(|i| !i.check()) {
-            return Err(stopped());
+            return Err(NotCompiled::Interrupted);
         }
         let (body, d) = fnhcl_syntax::parse_file(&sources, id);
         diags.extend(d);
@@ -152,11 +166,11 @@ pub fn compile_interruptible(
         names.push(file.name.as_str());
     }
     if diags.iter().any(Diagnostic::is_error) {
-        return Err(diags);
+        return Err(diags.into());
     }
     let layout = layout::layout(&sources, &names, &bodies, &mut diags);
     if diags.iter().any(Diagnostic::is_error) {
-        return Err(diags);
+        return Err(diags.into());
     }
     // `module.<instance>` and `switch.<name>` become variables of their own
     // in the modules that declare instances or switches (D31).
@@ -192,11 +206,7 @@ pub fn compile_interruptible(
         let mut c = Compiler::new(&layout, m, &compiled, interrupt);
         let module = c.module(&files);
         if c.stopped {
-            return Err(c
-                .diags
-                .into_iter()
-                .filter(|d| d.detail == env::COMPILE_INTERRUPTED_DETAIL)
-                .collect());
+            return Err(NotCompiled::Interrupted);
         }
         diags.extend(c.diags);
         composite_uses.extend(c.composite_uses);
@@ -224,17 +234,17 @@ pub fn compile_interruptible(
         compiled[m] = module;
     }
     if diags.iter().any(Diagnostic::is_error) {
-        return Err(diags);
+        return Err(diags.into());
     }
     let mut modules = Vec::with_capacity(compiled.len());
     for m in compiled {
         match m {
             Some(m) => modules.push(m),
             None => {
-                return Err(vec![
+                return Err(NotCompiled::from(vec![
                     Diagnostic::error("internal error: a module was not compiled", "")
                         .with_code(codes::PROGRAM),
-                ]);
+                ]));
             }
         }
     }
@@ -243,7 +253,7 @@ pub fn compile_interruptible(
     // Every expression moves from the parse tree into what was compiled
     // from it (the tree is not needed any more).
     if let Err(d) = fill::fill(&mut modules, &mut bodies) {
-        return Err(vec![d]);
+        return Err(vec![d].into());
     }
     let lints = lints(&modules, &instantiated, &param_uses, &export_reads);
     Ok(Program {

@@ -13,25 +13,18 @@ use crate::slots::{self, Slot};
 
 impl Compiler<'_> {
     /// Asks the interrupt, every [`super::env::CHECKS_PER_INTERRUPT`]
-    /// expressions, whether to go on; when it says stop, records why.
-    fn go_on(&mut self, span: fnhcl_base::Span) -> bool {
+    /// expressions, whether to go on; when it says stop, the compile gives
+    /// up (`stopped`).
+    fn go_on(&mut self) -> bool {
         self.checked = self.checked.wrapping_add(1);
-        if !self
+        if self
             .checked
             .is_multiple_of(super::env::CHECKS_PER_INTERRUPT)
+            && self.interrupt.is_some_and(|i| !i.check())
         {
-            return true;
+            self.stopped = true;
         }
-        if self.interrupt.is_none_or(fnhcl_expr::Interrupt::check) {
-            return true;
-        }
-        self.stopped = true;
-        self.err(
-            Diagnostic::error("Compile stopped", super::env::COMPILE_INTERRUPTED_DETAIL)
-                .with_span(span)
-                .with_code(fnhcl_base::codes::PROGRAM),
-        );
-        false
+        !self.stopped
     }
 
     pub(super) fn err(&mut self, d: Diagnostic) {
@@ -242,7 +235,7 @@ impl Compiler<'_> {
     /// Checks references and `invoke` calls of one expression (D23);
     /// returns its references (one walk finds both).
     pub(super) fn check_expr<'e>(&mut self, e: &'e Expr, env: &Env) -> Vec<refs::Traversal<'e>> {
-        if self.stopped || !self.go_on(e.span) {
+        if self.stopped || !self.go_on() {
             return Vec::new();
         }
         let (traversals, calls) = refs::traversals_and_calls(e);
