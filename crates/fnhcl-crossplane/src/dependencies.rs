@@ -104,15 +104,13 @@ impl<'o> Index<'o> {
 
     /// The resources of this run a dependency stands for, in output order.
     fn members(&self, target: &DependencyTarget) -> Vec<&'o DesiredResource> {
-        let places: Vec<usize> = match target {
-            DependencyTarget::Resource(n) => {
-                return self.named(n).into_iter().collect();
-            }
+        let at = |places: &[usize]| places.iter().map(|&i| &self.resources[i]).collect();
+        match target {
+            DependencyTarget::Resource(n) => self.named(n).into_iter().collect(),
             DependencyTarget::Collection(base) => self
                 .collections
                 .get(base.as_str())
-                .cloned()
-                .unwrap_or_default(),
+                .map_or_else(Vec::new, |p| at(p)),
             DependencyTarget::Instance(prefix) => {
                 let from = self.names.partition_point(|(n, _)| *n < prefix.as_str());
                 let mut places: Vec<usize> = self.names[from..]
@@ -121,10 +119,9 @@ impl<'o> Index<'o> {
                     .map(|(_, i)| *i)
                     .collect();
                 places.sort_unstable();
-                places
+                at(&places)
             }
-        };
-        places.into_iter().map(|i| &self.resources[i]).collect()
+        }
     }
 }
 
