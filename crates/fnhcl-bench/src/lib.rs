@@ -513,6 +513,23 @@ resource heavy {{
     )
 }
 
+/// Sets field `key` of the observed composite of a request made by
+/// [`request`] to `kind`.
+pub fn set_composite_field(
+    req: &mut RunFunctionRequest,
+    key: &str,
+    kind: pbjson_types::value::Kind,
+) {
+    let xr = req
+        .observed
+        .as_mut()
+        .and_then(|o| o.composite.as_mut())
+        .and_then(|c| c.resource.as_mut())
+        .expect("the request has an observed composite");
+    xr.fields
+        .insert(key.to_owned(), pbjson_types::Value { kind: Some(kind) });
+}
+
 /// A `Struct` nesting `{"a": {"a": ...}}` `depth` levels (build and drop
 /// it on a big stack: prost's types drop recursively).
 pub fn deep_struct(depth: usize) -> pbjson_types::Struct {

@@ -200,17 +200,10 @@ fn nesting_in_request_data() {
             // Just past the limit, and further past it.
             for depth in [201, 250] {
                 let mut req = fnhcl_bench::request(2, &hcl);
-                let xr = req
-                    .observed
-                    .as_mut()
-                    .and_then(|o| o.composite.as_mut())
-                    .and_then(|c| c.resource.as_mut())
-                    .expect("xr");
-                xr.fields.insert(
-                    "deep".to_owned(),
-                    PbValue {
-                        kind: Some(Kind::StructValue(fnhcl_bench::deep_struct(depth))),
-                    },
+                fnhcl_bench::set_composite_field(
+                    &mut req,
+                    "deep",
+                    Kind::StructValue(fnhcl_bench::deep_struct(depth)),
                 );
                 assert_fatal_then_fine(
                     &f,
@@ -233,19 +226,11 @@ fn nesting_in_request_data() {
             // cannot be cut off and does not fail the run.
             let hcl = fnhcl_bench::composition(2);
             let mut req = fnhcl_bench::request(2, &hcl);
-            if let Some(xr) = req
-                .observed
-                .as_mut()
-                .and_then(|o| o.composite.as_mut())
-                .and_then(|c| c.resource.as_mut())
-            {
-                xr.fields.insert(
-                    "deep".to_owned(),
-                    PbValue {
-                        kind: Some(Kind::StructValue(fnhcl_bench::deep_struct(250))),
-                    },
-                );
-            }
+            fnhcl_bench::set_composite_field(
+                &mut req,
+                "deep",
+                Kind::StructValue(fnhcl_bench::deep_struct(250)),
+            );
             let rsp = f.run(&req);
             assert!(rsp.results.is_empty(), "{:?}", rsp.results);
             assert_eq!(rsp.desired.map(|d| d.resources.len()), Some(2));

@@ -76,6 +76,16 @@ async fn connect(port: u16) -> FunctionRunnerServiceClient<Channel> {
     panic!("cannot connect to the server");
 }
 
+/// A plain channel to the server on `port`, once it accepts connections.
+async fn channel(port: u16) -> Channel {
+    let _ = connect(port).await;
+    Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
+        .expect("uri")
+        .connect()
+        .await
+        .expect("connect")
+}
+
 fn xr(name: &str) -> Resource {
     Resource {
         resource: json_to_struct(&json!({
@@ -368,12 +378,7 @@ async fn health_service_reports_serving() {
     use tonic_health::pb::HealthCheckRequest;
     use tonic_health::pb::health_client::HealthClient;
     let port = start(None);
-    let _ = connect(port).await;
-    let channel = Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
-        .expect("uri")
-        .connect()
-        .await
-        .expect("connect");
+    let channel = channel(port).await;
     let mut health = HealthClient::new(channel);
     let rsp = health
         .check(HealthCheckRequest {
@@ -832,12 +837,7 @@ async fn health_reports_the_function_service_serving_too() {
     use tonic_health::pb::health_check_response::ServingStatus;
     use tonic_health::pb::health_client::HealthClient;
     let port = start(None);
-    let _ = connect(port).await;
-    let channel = Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
-        .expect("uri")
-        .connect()
-        .await
-        .expect("connect");
+    let channel = channel(port).await;
     let mut health = HealthClient::new(channel);
     let check = |service: &str| HealthCheckRequest {
         service: service.to_owned(),
@@ -859,12 +859,7 @@ async fn health_reports_the_function_service_serving_too() {
 async fn reflection_v1_and_v1alpha_list_the_service_and_describe_it() {
     use tonic_reflection::pb::{v1, v1alpha};
     let port = start(None);
-    let _ = connect(port).await;
-    let channel = Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
-        .expect("uri")
-        .connect()
-        .await
-        .expect("connect");
+    let channel = channel(port).await;
 
     let mut client = v1::server_reflection_client::ServerReflectionClient::new(channel.clone());
     let ask = |m: v1::server_reflection_request::MessageRequest| v1::ServerReflectionRequest {
@@ -962,11 +957,7 @@ async fn grpc_server_series_count_calls_by_method_and_code() {
             .await
             .expect("rpc");
     }
-    let channel = Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
-        .expect("uri")
-        .connect()
-        .await
-        .expect("connect");
+    let channel = channel(port).await;
     let mut health = HealthClient::new(channel);
     health
         .check(HealthCheckRequest {
@@ -1183,12 +1174,7 @@ async fn nested_groups_in_a_health_check_cannot_exhaust_the_stack() {
     // recursively: the health service's message size bound keeps that
     // within a thread's stack.
     let port = start(None);
-    let _ = connect(port).await;
-    let channel = Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
-        .expect("uri")
-        .connect()
-        .await
-        .expect("connect");
+    let channel = channel(port).await;
     let mut grpc = tonic::client::Grpc::new(channel);
     let path = http::uri::PathAndQuery::from_static("/grpc.health.v1.Health/Check");
     // Unknown field 2 opening and closing `n` groups: two bytes a level.

@@ -170,17 +170,7 @@ impl Hostile {
                         .collect();
                     Kind::ListValue(pbjson_types::ListValue { values: items })
                 };
-                if let Some(xr) = req
-                    .observed
-                    .as_mut()
-                    .and_then(|o| o.composite.as_mut())
-                    .and_then(|c| c.resource.as_mut())
-                {
-                    xr.fields.insert(
-                        "payload".to_owned(),
-                        pbjson_types::Value { kind: Some(value) },
-                    );
-                }
+                fnhcl_bench::set_composite_field(&mut req, "payload", value);
                 req
             }
         }
