@@ -55,7 +55,9 @@ export FNHCL_FUNCTION_HCL_GO="$bin/function-hcl-go"
 cd "$root"
 # Both tests in one run, built with the workspace's features (what
 # `cargo test --workspace` built already): crossplane_render
-# (crates/fnhcl-cli) and go_oracle, the Go function-hcl as an oracle
+# (crates/fnhcl-cli), hcl_oracle (crates/fnhcl-syntax: our parse errors
+# against hashicorp/hcl's, tests/hcl-parse-oracle) and go_oracle, the Go
+# function-hcl as an oracle
 # (crates/fnhcl-bench: the evaluator's cases and FNHCL_DIFF_CASES, default
 # 300, generated programs sent to both functions).
-cargo test --workspace --test crossplane_render --test go_oracle -- --ignored --nocapture
+cargo test --workspace --test crossplane_render --test go_oracle --test hcl_oracle -- --ignored --nocapture

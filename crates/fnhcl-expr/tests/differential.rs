@@ -8,9 +8,7 @@
 //! (HCL's `range: summary; detail` form, except that our summaries name
 //! the offending thing after HCL's words: `Unsupported attribute "foo"`,
 //! `Call to unknown function "f"`, `... for "join"`, see
-//! [`same_error_text`]); for parse errors both sides
-//! failing to parse (our parser is hcl-edit, so parse error wording
-//! differs by design). Every other difference must be listed with its
+//! [`same_error_text`]); parse errors agree word for word. Every other difference must be listed with its
 //! explanation in `differential_known.txt`; a listed case that agrees
 //! fails the test. `FNHCL_BLESS=1` rewrites that list (keeping reasons).
 //! The numbers are recorded in `docs/conformance.md`.
@@ -46,8 +44,6 @@ fn get<'a>(o: &'a Object, k: &str) -> Option<&'a Value> {
 #[derive(PartialEq)]
 enum Verdict {
     Agree,
-    /// Both failed to parse, with different wording.
-    ParseWording,
     Differ(String),
 }
 
@@ -64,10 +60,6 @@ fn compare(oracle: &Object, mine: &Object) -> Verdict {
         (Some(a), Some(b)) => {
             if phase(oracle) == phase(mine) && same_error_text(&a, &b) {
                 Verdict::Agree
-            } else if phase(oracle).as_deref() == Some("parse")
-                && phase(mine).as_deref() == Some("parse")
-            {
-                Verdict::ParseWording
             } else {
                 Verdict::Differ(format!("error {a:?} vs ours {b:?}"))
             }
@@ -142,7 +134,7 @@ fn agrees_with_hcl_oracle() {
     let known_path = data("differential_known.txt");
     let known = read_known(&known_path);
     let text = std::fs::read_to_string(data("differential.jsonl")).expect("corpus");
-    let (mut total, mut exact, mut parse_wording) = (0usize, 0usize, 0usize);
+    let (mut total, mut exact) = (0usize, 0usize);
     let mut problems = Vec::new();
     let mut differing: BTreeMap<String, String> = BTreeMap::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -172,14 +164,6 @@ fn agrees_with_hcl_oracle() {
                     ));
                 }
             }
-            Verdict::ParseWording => {
-                parse_wording += 1;
-                if known.contains_key(id) {
-                    problems.push(format!(
-                        "{id}: listed in differential_known.txt but agrees now"
-                    ));
-                }
-            }
             Verdict::Differ(why) => {
                 if !known.contains_key(id) {
                     problems.push(format!("{id} {expr:?}: {why}"));
@@ -189,7 +173,7 @@ fn agrees_with_hcl_oracle() {
         }
     }
     eprintln!(
-        "differential: {total} expressions; {exact} exact agreement, {parse_wording} parse errors on both sides (wording differs), {} explained differences",
+        "differential: {total} expressions; {exact} exact agreement (parse errors included), {} explained differences",
         differing.len()
     );
     if fnhcl_cases::bless_enabled() {

@@ -16,7 +16,7 @@ use std::ops::Range;
 
 use unicode_segmentation::UnicodeSegmentation as _;
 
-use crate::lexer::{Kind, Token};
+use crate::tokens::{Kind, Token};
 
 struct Line {
     lead: Range<usize>,
@@ -197,7 +197,7 @@ fn space_after(subject: &Token, before: Option<Kind>, after: &Token) -> bool {
     }
     // `3. 14` is not `3.14`: between a number and a dot, keep the
     // source's choice (hclwrite would join them and change the meaning).
-    if (s == Number && a == Dot) || (s == Dot && a == Number) {
+    if (s == NumberLit && a == Dot) || (s == Dot && a == NumberLit) {
         return after.spaced_in_source;
     }
     if s == Dot || a == Dot {
@@ -217,7 +217,7 @@ fn space_after(subject: &Token, before: Option<Kind>, after: &Token) -> bool {
     if s == Ident && subject.text == "in" && before == Some(Ident) {
         return true;
     }
-    if a == OBrack && (s == Ident || s == Number || subject.bracket_change() < 0) {
+    if a == OBrack && (s == Ident || s == NumberLit || subject.bracket_change() < 0) {
         return false;
     }
     if s == Bang {

@@ -15,10 +15,9 @@
 //! the `:`/`=` choice). A file with a syntax error is reported, never
 //! changed. No IO.
 
-mod canon;
 mod layout;
-mod lexer;
 mod normalize;
+mod tokens;
 
 use std::fmt;
 
@@ -77,7 +76,7 @@ pub fn format(src: &str) -> Result<String, FormatError> {
 /// Formats `src` (the text of one `.hcl` file).
 pub fn format_with(src: &str, options: &Options) -> Result<String, FormatError> {
     let before = meaning(src)?;
-    let mut tokens = lexer::lex(src)?;
+    let mut tokens = tokens::lex(src);
     if options.normalize_literals {
         normalize::colons_to_equals(&mut tokens);
     }
@@ -92,30 +91,36 @@ pub fn format_with(src: &str, options: &Options) -> Result<String, FormatError> 
     Ok(out)
 }
 
-/// The meaning of a file: a canonical text of its syntax tree, without
-/// layout, comments, trailing commas or the `:`/`=` choice in objects. Two
+/// The meaning of a file: its syntax tree without spans, which leaves out
+/// layout, comments, trailing commas and the `:`/`=` choice in objects. Two
 /// sources with equal meanings are equivalent programs.
 pub fn meaning(src: &str) -> Result<String, FormatError> {
-    // Same pre-scan as the evaluator's parser: some unbalanced inputs make
-    // hcl-edit backtrack exponentially (found by fuzzing).
-    if let Some((at, message)) = fnhcl_syntax::precheck(src) {
-        let before = &src[..at.min(src.len())];
-        let line = before.matches('\n').count() + 1;
-        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let mut sources = fnhcl_base::SourceMap::new();
+    let file = sources.add("main.hcl", src);
+    let (body, diags) = fnhcl_syntax::parse_file(&sources, file);
+    if let Some(d) = diags.iter().find(|d| d.is_error()) {
+        let at = d.primary.map_or(0, |s| s.start);
+        let pos = sources.get(file).line_col(at);
         return Err(FormatError::Syntax {
-            line,
-            column,
-            message,
+            line: pos.line as usize,
+            column: pos.col as usize,
+            message: format!("{}; {}", d.summary, d.detail),
         });
     }
-    let body = hcl_edit::parser::parse_body(src).map_err(|e| FormatError::Syntax {
-        line: e.location().line(),
-        column: e.location().column(),
-        message: e.message().to_owned(),
-    })?;
-    canon::body(&body).ok_or_else(|| FormatError::Syntax {
-        line: 1,
-        column: 1,
-        message: "nesting too deep".to_owned(),
-    })
+    Ok(without_spans(&format!("{body:?}")))
+}
+
+/// The debug text of a tree with every `Span { … }` left out (a span's
+/// debug text has no braces inside, so it ends at the first `}`).
+fn without_spans(debug: &str) -> String {
+    const SPAN: &str = "Span { file: ";
+    let mut out = String::with_capacity(debug.len());
+    let mut rest = debug;
+    while let Some(i) = rest.find(SPAN) {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        rest = rest.find('}').map_or("", |j| &rest[j + 1..]);
+    }
+    out.push_str(rest);
+    out
 }

@@ -8,7 +8,7 @@
 //! gets rewritten; `}` must close an object marker. When anything does not
 //! fit, that attribute is left as it is.
 
-use crate::lexer::{Kind, Token};
+use crate::tokens::{Kind, Token};
 
 const MAX_DEPTH: usize = 256;
 

@@ -1,7 +1,6 @@
 //! Template strip markers (`~`) and `<<-` heredoc indentation, applied to
-//! the literal pieces of a template in source order. Shared by both
-//! parsers (the converter of hcl-edit's tree and our own fast path), so
-//! the two give the same literal texts.
+//! the literal pieces of a template in source order, as HCL applies them
+//! to its template tokens.
 
 /// One piece of a template in source order: a literal (to be trimmed) or
 /// the strip flags of an interpolation or directive marker (`${~`/`%{~`:

@@ -1,0 +1,973 @@
+//! Expressions: the conditional, binary operators by precedence (each
+//! level left-associative), unary operators, terms and their traversals,
+//! function calls, tuples, objects and `for` expressions.
+
+use fnhcl_base::Span;
+
+use super::{MAX_OPERATORS, MAX_TRAVERSAL_STEPS, Parser};
+use crate::ast::*;
+use crate::lexer::{T, Token};
+
+/// The binary operators of each precedence level, loosest first.
+fn level_op(level: usize, kind: T) -> Option<BinaryOp> {
+    Some(match (level, kind) {
+        (0, T::Or) => BinaryOp::Or,
+        (1, T::And) => BinaryOp::And,
+        (2, T::EqualOp) => BinaryOp::Eq,
+        (2, T::NotEqual) => BinaryOp::NotEq,
+        (3, T::Gt) => BinaryOp::Gt,
+        (3, T::GtEq) => BinaryOp::GtEq,
+        (3, T::Lt) => BinaryOp::Lt,
+        (3, T::LtEq) => BinaryOp::LtEq,
+        (4, T::Plus) => BinaryOp::Add,
+        (4, T::Minus) => BinaryOp::Sub,
+        (5, T::Star) => BinaryOp::Mul,
+        (5, T::Slash) => BinaryOp::Div,
+        (5, T::Percent) => BinaryOp::Mod,
+        _ => return None,
+    })
+}
+
+const LEVELS: usize = 6;
+
+/// Whether `text` is a number HCL reads: digits, an optional fraction and
+/// an optional exponent.
+fn valid_number(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let digits = |i: &mut usize| {
+        let s = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i > s
+    };
+    if !digits(&mut i) {
+        return false;
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    let mut exp: i64 = 0;
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        let negative = b.get(i) == Some(&b'-');
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let s = i;
+        if !digits(&mut i) {
+            return false;
+        }
+        // cty reads the number as a big float: a decimal exponent past
+        // what it holds is not a number.
+        exp = match text[s..i].parse::<i64>() {
+            Ok(e) if negative => -e,
+            Ok(e) => e,
+            Err(_) => return negative && i == b.len(),
+        };
+    }
+    if i != b.len() {
+        return false;
+    }
+    // Where the first significant digit is, as a power of ten.
+    let mantissa = text.split(['e', 'E']).next().unwrap_or("");
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let int = int.trim_start_matches('0');
+    let lead = if int.is_empty() {
+        match frac.find(|c| c != '0') {
+            Some(z) => -(z as i64) - 1,
+            None => return true,
+        }
+    } else {
+        int.len() as i64 - 1
+    };
+    exp.saturating_add(lead) < i64::from(i32::MAX)
+}
+
+/// One traversal step with the span of its operator (from `.` or `[`).
+enum Step {
+    Attr(Span, Ident),
+    Index(Span, Expr),
+}
+
+impl Parser<'_> {
+    /// An attribute's (or a root) expression: its own count of operators.
+    pub(super) fn root_expr(&mut self) -> Expr {
+        let outer = std::mem::replace(&mut self.operators, 0);
+        let e = self.expression();
+        self.operators = outer;
+        e
+    }
+
+    /// A placeholder where an expression could not be read.
+    fn placeholder(&self, at: Span) -> Expr {
+        Expr {
+            kind: ExprKind::Null,
+            span: at,
+        }
+    }
+
+    /// A whole expression, one nesting level deeper.
+    pub(super) fn expression(&mut self) -> Expr {
+        if !self.enter() {
+            self.leave();
+            let at = self.span(self.peek());
+            return self.placeholder(at);
+        }
+        let e = self.conditional();
+        self.leave();
+        e
+    }
+
+    fn conditional(&mut self) -> Expr {
+        let mark = self.diags.len();
+        let cond = self.binary(0);
+        if self.recovery && self.failed_since(mark) {
+            return cond;
+        }
+        if self.peek().kind != T::Question {
+            return cond;
+        }
+        self.read();
+        let mark = self.diags.len();
+        let then = self.expression();
+        if self.recovery && self.failed_since(mark) {
+            return cond;
+        }
+        let colon = self.peek();
+        if colon.kind != T::Colon {
+            self.error(
+                "Missing false expression in conditional",
+                "The conditional operator (...?...:...) requires a false expression, delimited by a colon.",
+                self.span(colon),
+            );
+            return cond;
+        }
+        self.read();
+        let mark = self.diags.len();
+        let otherwise = self.expression();
+        if self.recovery && self.failed_since(mark) {
+            return cond;
+        }
+        let span = cond.span.to(otherwise.span);
+        Expr {
+            kind: ExprKind::Conditional {
+                cond: Box::new(cond),
+                then: Box::new(then),
+                otherwise: Box::new(otherwise),
+            },
+            span,
+        }
+    }
+
+    fn binary(&mut self, level: usize) -> Expr {
+        if level == LEVELS {
+            return self.with_traversals();
+        }
+        let mark = self.diags.len();
+        let mut lhs = self.binary(level + 1);
+        if self.recovery && self.failed_since(mark) {
+            return lhs;
+        }
+        while let Some(op) = level_op(level, self.peek().kind) {
+            let op_tok = self.read();
+            self.operators += 1;
+            if self.operators > MAX_OPERATORS {
+                if !self.recovery {
+                    self.error(
+                        "Nesting too deep",
+                        format!(
+                            "This expression has more than {MAX_OPERATORS} binary operators; each one nests it one level deeper."
+                        ),
+                        self.span(op_tok),
+                    );
+                }
+                self.recovery = true;
+                return lhs;
+            }
+            let mark = self.diags.len();
+            let rhs = self.binary(level + 1);
+            let span = lhs.span.to(rhs.span);
+            lhs = Expr {
+                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+                span,
+            };
+            if self.recovery && self.failed_since(mark) {
+                return lhs;
+            }
+        }
+        lhs
+    }
+
+    fn with_traversals(&mut self) -> Expr {
+        let term = self.term();
+        self.traversals(term)
+    }
+
+    /// Traversal steps after `from`: `.name`, `.0`, `[key]`, `.*`, `[*]`.
+    fn traversals(&mut self, from: Expr) -> Expr {
+        let mut ret = from;
+        let mut steps = 0usize;
+        loop {
+            let next = self.peek();
+            match next.kind {
+                T::Dot | T::OBrack => {}
+                _ => return ret,
+            }
+            steps += 1;
+            if steps > MAX_TRAVERSAL_STEPS {
+                if !self.recovery {
+                    self.error(
+                        "Traversal too long",
+                        format!(
+                            "This expression has more than {MAX_TRAVERSAL_STEPS} attribute, index and splat steps in a row."
+                        ),
+                        self.span(next),
+                    );
+                }
+                self.recovery = true;
+                return ret;
+            }
+            if next.kind == T::Dot {
+                let dot = self.read();
+                let attr = self.peek();
+                match attr.kind {
+                    T::Ident => {
+                        self.read();
+                        let name = self.ident(attr);
+                        let op = self.span(dot).to(name.span);
+                        ret = apply(ret, Step::Attr(op, name));
+                    }
+                    T::NumberLit => {
+                        self.read();
+                        let text = attr.text(self.text);
+                        if let Some((first, second)) = text.split_once('.') {
+                            self.error(
+                                "Invalid legacy index syntax",
+                                format!(
+                                    "When using the legacy index syntax, chaining two indexes together is not permitted. Use the proper index syntax instead, like [{first}][{second}]."
+                                ),
+                                self.span(attr),
+                            );
+                        }
+                        let key = self.number(attr);
+                        let op = self.span(dot).to(key.span);
+                        ret = apply(ret, Step::Index(op, key));
+                    }
+                    T::Star => {
+                        let star = self.read();
+                        ret = self.attribute_splat(ret, dot, star);
+                    }
+                    _ => {
+                        self.error(
+                            "Invalid attribute name",
+                            "An attribute name is required after a dot.",
+                            self.span(attr),
+                        );
+                        self.recovery = true;
+                        return ret;
+                    }
+                }
+                continue;
+            }
+            // `[`
+            let open = self.read();
+            if self.peek().kind == T::Star {
+                self.read();
+                let mut close = self.read();
+                if close.kind != T::CBrack && !self.recovery {
+                    // HCL reports this where its recovery stops.
+                    close = self.recover(T::CBrack);
+                    self.error(
+                        "Missing close bracket on splat index",
+                        "The star for a full splat operator must be immediately followed by a closing bracket (\"]\").",
+                        self.span(close),
+                    );
+                }
+                let marker = self.span(open).to(self.span(close));
+                let item = Expr {
+                    kind: ExprKind::SplatItem,
+                    span: marker,
+                };
+                // The steps after `[*]` nest inside it.
+                if !self.enter() {
+                    self.leave();
+                    return ret;
+                }
+                let each = self.traversals(item);
+                self.leave();
+                let span = ret.span.to(each.span);
+                ret = Expr {
+                    kind: ExprKind::Splat {
+                        source: Box::new(ret),
+                        each: Box::new(each),
+                        full: true,
+                    },
+                    span,
+                };
+                continue;
+            }
+            self.push_newlines(false);
+            let mark = self.diags.len();
+            let key = self.expression();
+            let close = if self.recovery && self.failed_since(mark) {
+                self.recover(T::CBrack)
+            } else {
+                let close = self.read();
+                if close.kind != T::CBrack && !self.recovery {
+                    // HCL reports this where its recovery stops.
+                    let close = self.recover(T::CBrack);
+                    self.error(
+                        "Missing close bracket on index",
+                        "The index operator must end with a closing bracket (\"]\").",
+                        self.span(close),
+                    );
+                    close
+                } else {
+                    close
+                }
+            };
+            self.pop_newlines();
+            let op = self.span(open).to(self.span(close));
+            ret = apply(ret, Step::Index(op, key));
+        }
+    }
+
+    /// `.*` and the `.name`/`.0` steps after it.
+    fn attribute_splat(&mut self, source: Expr, dot: Token, star: Token) -> Expr {
+        let marker = self.span(dot).to(self.span(star));
+        let mut each = Expr {
+            kind: ExprKind::SplatItem,
+            span: marker,
+        };
+        let mut end = marker;
+        while self.peek().kind == T::Dot {
+            let d = self.read();
+            let next = self.peek();
+            match next.kind {
+                T::NumberLit => {
+                    self.read();
+                    let text = next.text(self.text);
+                    if let Some((first, second)) = text.split_once('.') {
+                        self.error(
+                            "Invalid legacy index syntax",
+                            format!(
+                                "When using the legacy index syntax, chaining two indexes together is not permitted. Use the proper index syntax with a full splat expression [*] instead, like [{first}][{second}]."
+                            ),
+                            self.span(star),
+                        );
+                    }
+                    let key = self.number(next);
+                    let op = self.span(d).to(key.span);
+                    end = op;
+                    each = apply(each, Step::Index(op, key));
+                }
+                T::Ident => {
+                    self.read();
+                    let name = self.ident(next);
+                    let op = self.span(d).to(name.span);
+                    end = op;
+                    each = apply(each, Step::Attr(op, name));
+                }
+                _ => {
+                    if !self.recovery {
+                        if next.kind == T::Star {
+                            self.error(
+                                "Nested splat expression not allowed",
+                                "A splat expression (*) cannot be used inside another attribute-only splat expression.",
+                                self.span(next),
+                            );
+                        } else {
+                            self.error(
+                                "Invalid attribute name",
+                                "An attribute name is required after a dot.",
+                                self.span(star),
+                            );
+                        }
+                    }
+                    self.recovery = true;
+                    break;
+                }
+            }
+        }
+        let span = source.span.to(end);
+        Expr {
+            kind: ExprKind::Splat {
+                source: Box::new(source),
+                each: Box::new(each),
+                full: false,
+            },
+            span,
+        }
+    }
+
+    /// A number literal token as an expression (checked as HCL reads it).
+    fn number(&mut self, t: Token) -> Expr {
+        let text = self.text;
+        let s = t.text(text);
+        if !valid_number(s) {
+            self.error(
+                "Invalid number literal",
+                "Failed to recognize the value of this number literal.",
+                self.span(t),
+            );
+        }
+        Expr {
+            kind: ExprKind::Number(self.intern(s)),
+            span: self.span(t),
+        }
+    }
+
+    fn term(&mut self) -> Expr {
+        let start = self.peek();
+        match start.kind {
+            T::OParen => {
+                let open = self.read();
+                self.push_newlines(false);
+                let mark = self.diags.len();
+                let inner = self.expression();
+                if self.failed_since(mark) {
+                    self.recover(T::CParen);
+                    self.pop_newlines();
+                    return inner;
+                }
+                let close = self.peek();
+                if close.kind != T::CParen {
+                    self.error(
+                        "Unbalanced parentheses",
+                        "Expected a closing parenthesis to terminate the expression.",
+                        self.span(close),
+                    );
+                    self.recovery = true;
+                }
+                let close = self.read();
+                self.pop_newlines();
+                Expr {
+                    kind: ExprKind::Parens(Box::new(inner)),
+                    span: self.span(open).to(self.span(close)),
+                }
+            }
+            T::NumberLit => {
+                self.read();
+                self.number(start)
+            }
+            T::Ident => {
+                self.read();
+                let after = self.peek().kind;
+                if after == T::OParen || after == T::DoubleColon {
+                    return self.call(start);
+                }
+                let span = self.span(start);
+                let kind = match start.text(self.text) {
+                    "true" => ExprKind::Bool(true),
+                    "false" => ExprKind::Bool(false),
+                    "null" => ExprKind::Null,
+                    _ => ExprKind::Variable(self.ident(start)),
+                };
+                Expr { kind, span }
+            }
+            T::OQuote | T::OHeredoc => self.template_expr(),
+            T::Minus | T::Bang => {
+                let op = self.read();
+                if !self.enter() {
+                    self.leave();
+                    return self.placeholder(self.span(op));
+                }
+                let operand = self.with_traversals();
+                self.leave();
+                let unary = if op.kind == T::Minus {
+                    UnaryOp::Neg
+                } else {
+                    UnaryOp::Not
+                };
+                let span = self.span(op).to(operand.span);
+                Expr {
+                    kind: ExprKind::Unary(unary, Box::new(operand)),
+                    span,
+                }
+            }
+            T::OBrack => self.tuple(),
+            T::OBrace => self.object(),
+            _ => {
+                if !self.recovery {
+                    if start.kind == T::Eof {
+                        self.error(
+                            "Missing expression",
+                            "Expected the start of an expression, but found the end of the file.",
+                            self.span(start),
+                        );
+                    } else {
+                        self.error(
+                            "Invalid expression",
+                            "Expected the start of an expression, but found an invalid expression token.",
+                            self.span(start),
+                        );
+                    }
+                }
+                self.recovery = true;
+                self.placeholder(self.span(start))
+            }
+        }
+    }
+
+    /// A function call after its name (`name(` or `ns::name(`).
+    fn call(&mut self, name_tok: Token) -> Expr {
+        let mut open = self.read();
+        let mut name_end = name_tok;
+        while open.kind == T::DoubleColon {
+            let next = self.read();
+            if next.kind != T::Ident {
+                self.error(
+                    "Missing function name",
+                    "Function scope resolution symbol :: must be followed by a function name in this scope.",
+                    self.span(next),
+                );
+                self.recover_over(T::OParen);
+                return self.placeholder(self.span(name_tok).to(self.span(next)));
+            }
+            name_end = next;
+            open = self.read();
+        }
+        let name_span = self.span(name_tok).to(self.span(name_end));
+        if open.kind != T::OParen {
+            self.error(
+                "Missing open parenthesis",
+                "Function selector must be followed by an open parenthesis to begin the function call.",
+                self.span(open),
+            );
+            self.recover_over(T::OParen);
+            return self.placeholder(name_span.to(self.span(open)));
+        }
+        let text = self.text;
+        let name = Ident {
+            name: self.intern(&text[name_span.start as usize..name_span.end as usize]),
+            span: name_span,
+        };
+        let mark_args = self.exprs.len();
+        let mut expand_final = false;
+        let mut close = open;
+        self.push_newlines(false);
+        loop {
+            let t = self.peek();
+            if t.kind == T::CParen {
+                close = self.read();
+                break;
+            }
+            let mark = self.diags.len();
+            let arg = self.expression();
+            self.exprs.push(arg);
+            if self.recovery && self.failed_since(mark) {
+                let r = self.recover(T::CParen);
+                if r.kind == T::CParen {
+                    close = r;
+                }
+                break;
+            }
+            let sep = self.read();
+            if sep.kind == T::CParen {
+                close = sep;
+                break;
+            }
+            if sep.kind == T::Ellipsis {
+                expand_final = true;
+                if self.peek().kind != T::CParen {
+                    if !self.recovery {
+                        self.error(
+                            "Missing closing parenthesis",
+                            "An expanded function argument (with ...) must be immediately followed by closing parentheses.",
+                            self.span(sep),
+                        );
+                    }
+                    close = self.recover(T::CParen);
+                } else {
+                    close = self.read();
+                }
+                break;
+            }
+            if sep.kind != T::Comma {
+                if sep.kind == T::Eof {
+                    self.error(
+                        "Unterminated function call",
+                        "There is no closing parenthesis for this function call before the end of the file. This may be caused by incorrect parenthesis nesting elsewhere in this file.",
+                        name_span.to(self.span(open)),
+                    );
+                } else {
+                    self.error(
+                        "Missing argument separator",
+                        "A comma is required to separate each function argument from the next.",
+                        self.span(sep),
+                    );
+                }
+                close = self.recover(T::CParen);
+                break;
+            }
+            if self.peek().kind == T::CParen {
+                close = self.read();
+                break;
+            }
+        }
+        self.pop_newlines();
+        let args: Vec<Expr> = self.exprs.drain(mark_args..).collect();
+        Expr {
+            kind: ExprKind::FuncCall {
+                name,
+                args,
+                expand_final,
+            },
+            span: name_span.to(self.span(close)),
+        }
+    }
+
+    fn tuple(&mut self) -> Expr {
+        let open = self.read();
+        self.push_newlines(false);
+        let e = self.tuple_inner(open);
+        self.pop_newlines();
+        e
+    }
+
+    fn tuple_inner(&mut self, open: Token) -> Expr {
+        if self.is_keyword(self.peek(), "for") {
+            return self.for_expr(open);
+        }
+        let mark_items = self.exprs.len();
+        let close;
+        loop {
+            let next = self.peek();
+            if next.kind == T::CBrack {
+                close = self.read();
+                break;
+            }
+            let mark = self.diags.len();
+            let item = self.expression();
+            self.exprs.push(item);
+            if self.recovery && self.failed_since(mark) {
+                close = self.recover(T::CBrack);
+                break;
+            }
+            let next = self.peek();
+            if next.kind == T::CBrack {
+                close = self.read();
+                break;
+            }
+            if next.kind != T::Comma {
+                if !self.recovery {
+                    if next.kind == T::Eof {
+                        self.error(
+                            "Unterminated tuple constructor expression",
+                            "There is no corresponding closing bracket before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.",
+                            self.span(open),
+                        );
+                    } else {
+                        self.error(
+                            "Missing item separator",
+                            "Expected a comma to mark the beginning of the next item.",
+                            self.span(next),
+                        );
+                    }
+                }
+                close = self.recover(T::CBrack);
+                break;
+            }
+            self.read();
+        }
+        let items: Vec<Expr> = self.exprs.drain(mark_items..).collect();
+        Expr {
+            kind: ExprKind::Tuple(items),
+            span: self.span(open).to(self.span(close)),
+        }
+    }
+
+    fn object(&mut self) -> Expr {
+        let open = self.read();
+        self.push_newlines(false);
+        let is_for = self.is_keyword(self.peek(), "for");
+        self.pop_newlines();
+        if is_for {
+            self.push_newlines(false);
+            let e = self.for_expr(open);
+            self.pop_newlines();
+            return e;
+        }
+        self.push_newlines(true);
+        let e = self.object_inner(open);
+        self.pop_newlines();
+        e
+    }
+
+    fn object_inner(&mut self, open: Token) -> Expr {
+        let mark_items = self.object_items.len();
+        let close;
+        loop {
+            let next = self.peek();
+            if next.kind == T::Newline {
+                self.read();
+                continue;
+            }
+            if next.kind == T::CBrace {
+                close = self.read();
+                break;
+            }
+            let mark = self.diags.len();
+            let key = self.expression();
+            if self.recovery && self.failed_since(mark) {
+                close = self.recover(T::CBrace);
+                break;
+            }
+            let next = self.peek();
+            if next.kind != T::Equal && next.kind != T::Colon {
+                if !self.recovery {
+                    match next.kind {
+                        T::Newline | T::Comma => self.error(
+                            "Missing attribute value",
+                            "Expected an attribute value, introduced by an equals sign (\"=\").",
+                            self.span(next),
+                        ),
+                        T::Ident => self.error(
+                            "Missing key/value separator",
+                            "Expected an equals sign (\"=\") to mark the beginning of the attribute value. If you intended to given an attribute name containing periods or spaces, write the name in quotes to create a string literal.",
+                            self.span(next),
+                        ),
+                        T::Eof => self.error(
+                            "Unterminated object constructor expression",
+                            "There is no corresponding closing brace before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
+                            self.span(open),
+                        ),
+                        _ => self.error(
+                            "Missing key/value separator",
+                            "Expected an equals sign (\"=\") to mark the beginning of the attribute value.",
+                            self.span(next),
+                        ),
+                    }
+                }
+                close = self.recover(T::CBrace);
+                break;
+            }
+            self.read();
+            let key = match key.kind {
+                ExprKind::Variable(i) => ObjectKey::Ident(i),
+                _ => ObjectKey::Expr(Box::new(key)),
+            };
+            let mark = self.diags.len();
+            let value = self.expression();
+            self.object_items.push(ObjectItem { key, value });
+            if self.recovery && self.failed_since(mark) {
+                close = self.recover(T::CBrace);
+                break;
+            }
+            let next = self.peek();
+            if next.kind == T::CBrace {
+                close = self.read();
+                break;
+            }
+            if next.kind != T::Comma && next.kind != T::Newline {
+                if !self.recovery {
+                    if next.kind == T::Eof {
+                        self.error(
+                            "Unterminated object constructor expression",
+                            "There is no corresponding closing brace before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
+                            self.span(open),
+                        );
+                    } else {
+                        self.error(
+                            "Missing attribute separator",
+                            "Expected a newline or comma to mark the beginning of the next attribute.",
+                            self.span(next),
+                        );
+                    }
+                }
+                close = self.recover(T::CBrace);
+                break;
+            }
+            self.read();
+        }
+        let items: Vec<ObjectItem> = self.object_items.drain(mark_items..).collect();
+        Expr {
+            kind: ExprKind::Object(items),
+            span: self.span(open).to(self.span(close)),
+        }
+    }
+
+    /// `[for …]` or `{for …}` after the bracket; newlines do not count.
+    fn for_expr(&mut self, open: Token) -> Expr {
+        let object = open.kind == T::OBrace;
+        let close_kind = if object { T::CBrace } else { T::CBrack };
+        self.read(); // `for`
+        let failed = |p: &mut Self, detail: &str| {
+            if !p.recovery {
+                let at = p.span(p.peek());
+                p.error("Invalid 'for' expression", detail.to_owned(), at);
+            }
+            let close = p.recover(close_kind);
+            p.placeholder(p.span(open).to(p.span(close)))
+        };
+        let first = self.peek();
+        if first.kind != T::Ident {
+            return failed(self, "For expression requires variable name after 'for'.");
+        }
+        self.read();
+        let mut key_var = None;
+        let mut value_var = self.ident(first);
+        if self.peek().kind == T::Comma {
+            self.read();
+            let second = self.peek();
+            if second.kind != T::Ident {
+                return failed(self, "For expression requires value variable name after comma.");
+            }
+            self.read();
+            key_var = Some(value_var);
+            value_var = self.ident(second);
+        }
+        if !self.is_keyword(self.peek(), "in") {
+            return failed(
+                self,
+                "For expression requires the 'in' keyword after its name declarations.",
+            );
+        }
+        self.read();
+        let mark = self.diags.len();
+        let collection = self.expression();
+        if self.recovery && self.failed_since(mark) {
+            let close = self.recover(close_kind);
+            return self.placeholder(self.span(open).to(self.span(close)));
+        }
+        if self.peek().kind != T::Colon {
+            return failed(
+                self,
+                "For expression requires a colon after the collection expression.",
+            );
+        }
+        self.read();
+        let mark = self.diags.len();
+        let mut value_expr = self.expression();
+        let mut key_expr = None;
+        if self.peek().kind == T::FatArrow {
+            self.read();
+            key_expr = Some(value_expr);
+            value_expr = self.expression();
+        }
+        if self.recovery && self.failed_since(mark) {
+            let close = self.recover(close_kind);
+            return self.placeholder(self.span(open).to(self.span(close)));
+        }
+        let mut ellipsis = None;
+        if self.peek().kind == T::Ellipsis {
+            ellipsis = Some(self.read());
+        }
+        let mut cond = None;
+        if self.is_keyword(self.peek(), "if") {
+            self.read();
+            let mark = self.diags.len();
+            cond = Some(self.expression());
+            if self.recovery && self.failed_since(mark) {
+                let close = self.recover(close_kind);
+                return self.placeholder(self.span(open).to(self.span(close)));
+            }
+        }
+        let close = if self.peek().kind == close_kind {
+            self.read()
+        } else {
+            if !self.recovery {
+                let at = self.span(self.peek());
+                self.error(
+                    "Invalid 'for' expression",
+                    "Extra characters after the end of the 'for' expression.",
+                    at,
+                );
+            }
+            self.recover(close_kind)
+        };
+        if !object {
+            if let Some(k) = &key_expr {
+                self.error(
+                    "Invalid 'for' expression",
+                    "Key expression is not valid when building a tuple.",
+                    k.span,
+                );
+            }
+            if let Some(e) = ellipsis {
+                self.error(
+                    "Invalid 'for' expression",
+                    "Grouping ellipsis (...) cannot be used when building a tuple.",
+                    self.span(e),
+                );
+            }
+        } else if key_expr.is_none() {
+            self.error(
+                "Invalid 'for' expression",
+                "Key expression is required when building an object.",
+                value_expr.span,
+            );
+        }
+        Expr {
+            kind: ExprKind::For(Box::new(ForExpr {
+                key_var,
+                value_var,
+                collection,
+                key_expr,
+                value_expr,
+                grouping: ellipsis.is_some(),
+                cond,
+            })),
+            span: self.span(open).to(self.span(close)),
+        }
+    }
+
+    /// `for k, v in collection` inside a `%{ }` directive, after `for`.
+    pub(super) fn directive_for_vars(&mut self) -> Option<(Option<Ident>, Ident, Expr)> {
+        let failed = |p: &mut Self, detail: &str| {
+            if !p.recovery {
+                let at = p.span(p.peek());
+                p.error("Invalid 'for' directive", detail.to_owned(), at);
+            }
+            None
+        };
+        let first = self.peek();
+        if first.kind != T::Ident {
+            return failed(self, "For directive requires variable name after 'for'.");
+        }
+        self.read();
+        let mut key_var = None;
+        let mut value_var = self.ident(first);
+        if self.peek().kind == T::Comma {
+            self.read();
+            let second = self.peek();
+            if second.kind != T::Ident {
+                return failed(self, "For directive requires value variable name after comma.");
+            }
+            self.read();
+            key_var = Some(value_var);
+            value_var = self.ident(second);
+        }
+        if !self.is_keyword(self.peek(), "in") {
+            return failed(self, "For directive requires 'in' keyword after names.");
+        }
+        self.read();
+        let collection = self.expression();
+        Some((key_var, value_var, collection))
+    }
+}
+
+/// `source` followed by one step.
+fn apply(source: Expr, step: Step) -> Expr {
+    match step {
+        Step::Attr(op, name) => {
+            let span = source.span.to(op);
+            Expr {
+                kind: ExprKind::GetAttr(Box::new(source), name),
+                span,
+            }
+        }
+        Step::Index(op, key) => {
+            let span = source.span.to(op);
+            Expr {
+                kind: ExprKind::Index(Box::new(source), Box::new(key)),
+                span,
+            }
+        }
+    }
+}
