@@ -435,8 +435,9 @@ impl Lexer<'_> {
                 }
                 self.push(T::QuotedNewline, i, j);
             }
-            b'\\' if matches!(next, b'\n' | b'\r' | 0) && i + 1 >= self.b.len()
-                || matches!(next, b'\n' | b'\r') =>
+            b'\\'
+                if matches!(next, b'\n' | b'\r' | 0) && i + 1 >= self.b.len()
+                    || matches!(next, b'\n' | b'\r') =>
             {
                 self.push(T::Invalid, i, i + 1);
             }
@@ -657,10 +658,7 @@ mod tests {
     use super::*;
 
     fn kinds(text: &str) -> Vec<(T, &str)> {
-        lex(text)
-            .iter()
-            .map(|t| (t.kind, t.text(text)))
-            .collect()
+        lex(text).iter().map(|t| (t.kind, t.text(text))).collect()
     }
 
     #[test]

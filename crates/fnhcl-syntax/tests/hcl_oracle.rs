@@ -249,7 +249,6 @@ fn mutate(rng: &mut Rng, text: &str) -> String {
     s
 }
 
-
 /// Our first diagnostic, as HCL's `Diagnostic.Error()` prints it.
 fn first(text: &str, expr: bool) -> String {
     let mut sm = SourceMap::new();
@@ -330,7 +329,8 @@ fn extender_columns_only(text: &str, a: &str, b: &str) -> bool {
 /// line has none).
 fn heredoc_marker_at_end(text: &str) -> bool {
     let last = text.rsplit('\n').next().unwrap_or("").trim();
-    !last.is_empty() && (text.contains(&format!("<<{last}\n")) || text.contains(&format!("<<-{last}\n")))
+    !last.is_empty()
+        && (text.contains(&format!("<<{last}\n")) || text.contains(&format!("<<-{last}\n")))
 }
 
 #[test]
@@ -378,8 +378,10 @@ fn first_diagnostics_are_hcl_s() {
             continue;
         }
         differ += 1;
-        eprintln!("differs (as {}):\n  hcl:  {want}\n  ours: {got}\n---\n{text}\n---",
-            if *expr { "an expression" } else { "a file" });
+        eprintln!(
+            "differs (as {}):\n  hcl:  {want}\n  ours: {got}\n---\n{text}\n---",
+            if *expr { "an expression" } else { "a file" }
+        );
     }
     eprintln!(
         "{} texts: {differ} differ, {columns} only in the columns of a grapheme extender, \
@@ -424,7 +426,14 @@ fn valid_texts_parse_cleanly() {
     for text in VALID {
         assert_eq!(first(text, false), "OK", "{text:?}");
     }
-    for text in ["1", " x.y \n", "a ? b : c # c\n", "[\n1,\n2\n]", "<<EOT\nx\nEOT\n", "<<EOT\nx\nEOT"] {
+    for text in [
+        "1",
+        " x.y \n",
+        "a ? b : c # c\n",
+        "[\n1,\n2\n]",
+        "<<EOT\nx\nEOT\n",
+        "<<EOT\nx\nEOT",
+    ] {
         assert_eq!(first(text, true), "OK", "{text:?}");
     }
 }

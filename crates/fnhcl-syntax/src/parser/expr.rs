@@ -816,7 +816,10 @@ impl Parser<'_> {
             self.read();
             let second = self.peek();
             if second.kind != T::Ident {
-                return failed(self, "For expression requires value variable name after comma.");
+                return failed(
+                    self,
+                    "For expression requires value variable name after comma.",
+                );
             }
             self.read();
             key_var = Some(value_var);
@@ -937,7 +940,10 @@ impl Parser<'_> {
             self.read();
             let second = self.peek();
             if second.kind != T::Ident {
-                return failed(self, "For directive requires value variable name after comma.");
+                return failed(
+                    self,
+                    "For directive requires value variable name after comma.",
+                );
             }
             self.read();
             key_var = Some(value_var);

@@ -90,7 +90,10 @@ pub(crate) fn parse_file(sources: &SourceMap, file: FileId) -> (ast::Body, Vec<D
 
 /// Parses a whole file as one expression, newlines ignored as inside
 /// parentheses.
-pub(crate) fn parse_expr(sources: &SourceMap, file: FileId) -> (Option<ast::Expr>, Vec<Diagnostic>) {
+pub(crate) fn parse_expr(
+    sources: &SourceMap,
+    file: FileId,
+) -> (Option<ast::Expr>, Vec<Diagnostic>) {
     let text = &*sources.get(file).text;
     if let Some(d) = too_large(file, text) {
         return (None, vec![d]);
@@ -120,11 +123,10 @@ fn merge(mut lexical: Vec<Diagnostic>, parsed: Vec<Diagnostic>) -> Vec<Diagnosti
         .filter_map(|d| d.primary.map(|s| s.start))
         .collect();
     at.sort_unstable();
-    lexical.extend(
-        parsed
-            .into_iter()
-            .filter(|d| d.primary.is_none_or(|s| at.binary_search(&s.start).is_err())),
-    );
+    lexical.extend(parsed.into_iter().filter(|d| {
+        d.primary
+            .is_none_or(|s| at.binary_search(&s.start).is_err())
+    }));
     lexical
 }
 

@@ -613,8 +613,7 @@ impl Parser<'_> {
                 i = after;
                 continue;
             }
-            if (c == b'$' || c == b'%') && b.get(i + 1) == Some(&c) && b.get(i + 2) == Some(&b'{')
-            {
+            if (c == b'$' || c == b'%') && b.get(i + 1) == Some(&c) && b.get(i + 2) == Some(&b'{') {
                 out.push(char::from(c));
                 out.push('{');
                 i += 3;
