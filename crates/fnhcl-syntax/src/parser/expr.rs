@@ -8,27 +8,26 @@ use super::{MAX_OPERATORS, MAX_TRAVERSAL_STEPS, Parser};
 use crate::ast::*;
 use crate::lexer::{T, Token};
 
-/// The binary operators of each precedence level, loosest first.
-fn level_op(level: usize, kind: T) -> Option<BinaryOp> {
-    Some(match (level, kind) {
-        (0, T::Or) => BinaryOp::Or,
-        (1, T::And) => BinaryOp::And,
-        (2, T::EqualOp) => BinaryOp::Eq,
-        (2, T::NotEqual) => BinaryOp::NotEq,
-        (3, T::Gt) => BinaryOp::Gt,
-        (3, T::GtEq) => BinaryOp::GtEq,
-        (3, T::Lt) => BinaryOp::Lt,
-        (3, T::LtEq) => BinaryOp::LtEq,
-        (4, T::Plus) => BinaryOp::Add,
-        (4, T::Minus) => BinaryOp::Sub,
-        (5, T::Star) => BinaryOp::Mul,
-        (5, T::Slash) => BinaryOp::Div,
-        (5, T::Percent) => BinaryOp::Mod,
+/// A binary operator and its precedence level (0 binds loosest; every
+/// level is left-associative).
+fn binary_op(kind: T) -> Option<(usize, BinaryOp)> {
+    Some(match kind {
+        T::Or => (0, BinaryOp::Or),
+        T::And => (1, BinaryOp::And),
+        T::EqualOp => (2, BinaryOp::Eq),
+        T::NotEqual => (2, BinaryOp::NotEq),
+        T::Gt => (3, BinaryOp::Gt),
+        T::GtEq => (3, BinaryOp::GtEq),
+        T::Lt => (3, BinaryOp::Lt),
+        T::LtEq => (3, BinaryOp::LtEq),
+        T::Plus => (4, BinaryOp::Add),
+        T::Minus => (4, BinaryOp::Sub),
+        T::Star => (5, BinaryOp::Mul),
+        T::Slash => (5, BinaryOp::Div),
+        T::Percent => (5, BinaryOp::Mod),
         _ => return None,
     })
 }
-
-const LEVELS: usize = 6;
 
 /// Whether `text` is a number HCL reads: digits, an optional fraction and
 /// an optional exponent.
@@ -164,16 +163,19 @@ impl Parser<'_> {
         }
     }
 
-    fn binary(&mut self, level: usize) -> Expr {
-        if level == LEVELS {
-            return self.with_traversals();
-        }
+    /// Operands and the binary operators of level `min` or tighter
+    /// (precedence climbing: the tree HCL's one-function-per-level parser
+    /// builds).
+    fn binary(&mut self, min: usize) -> Expr {
         let mark = self.diags.len();
-        let mut lhs = self.binary(level + 1);
+        let mut lhs = self.with_traversals();
         if self.recovery && self.failed_since(mark) {
             return lhs;
         }
-        while let Some(op) = level_op(level, self.peek().kind) {
+        while let Some((level, op)) = binary_op(self.peek().kind) {
+            if level < min {
+                break;
+            }
             let op_tok = self.read();
             self.operators += 1;
             if self.operators > MAX_OPERATORS {

@@ -81,10 +81,12 @@ pub(crate) fn parse_file(sources: &SourceMap, file: FileId) -> (ast::Body, Vec<D
             vec![d],
         );
     }
-    let toks = crate::lexer::lex(text);
+    let mut toks = crate::lexer::lex(text);
+    let lexical = crate::lexer::invalid_tokens(file, text, &toks);
+    grammar_tokens(text, &mut toks);
     let mut p = Parser::new(sources, file, &toks);
     let items = p.body(T::Eof);
-    let diags = merge(crate::lexer::invalid_tokens(file, text, &toks), p.diags);
+    let diags = merge(lexical, p.diags);
     (ast::Body { items, span: whole }, diags)
 }
 
@@ -98,7 +100,9 @@ pub(crate) fn parse_expr(
     if let Some(d) = too_large(file, text) {
         return (None, vec![d]);
     }
-    let toks = crate::lexer::lex_expr(text);
+    let mut toks = crate::lexer::lex_expr(text);
+    let lexical = crate::lexer::invalid_tokens(file, text, &toks);
+    grammar_tokens(text, &mut toks);
     let mut p = Parser::new(sources, file, &toks);
     p.newlines.push(false);
     let e = p.root_expr();
@@ -110,8 +114,26 @@ pub(crate) fn parse_expr(
             p.span(next),
         );
     }
-    let diags = merge(crate::lexer::invalid_tokens(file, text, &toks), p.diags);
+    let diags = merge(lexical, p.diags);
     (Some(e), diags)
+}
+
+/// The tokens as the grammar reads them (HCL's peeker): without comments,
+/// but a line comment, which holds the newline ending it, is that newline
+/// (with the comment's range).
+fn grammar_tokens(text: &str, toks: &mut Vec<Token>) {
+    let b = text.as_bytes();
+    toks.retain_mut(|t| {
+        if t.kind != T::Comment {
+            return true;
+        }
+        let line = b[t.start as usize] == b'#' || b.get(t.start as usize + 1) == Some(&b'/');
+        if line && b[t.end as usize - 1] == b'\n' {
+            t.kind = T::Newline;
+            return true;
+        }
+        false
+    });
 }
 
 /// The lexical errors, then the parser's, but those the parser found
@@ -169,31 +191,20 @@ impl<'a> Parser<'a> {
 
     // ---- the peeker ----
 
-    /// The next token the grammar sees, and the index after it: comments
-    /// are skipped, newlines too where they do not count. A line comment
-    /// where newlines count stands for the newline that ends it.
+    /// The next token the grammar sees, and the index after it: newlines
+    /// are skipped where they do not count.
+    #[inline]
     fn next_token(&self) -> (Token, usize) {
-        let newlines = self.newlines.last().copied().unwrap_or(true);
         let mut i = self.next;
-        while let Some(&t) = self.toks.get(i) {
-            match t.kind {
-                T::Comment => {
-                    if newlines && self.text.as_bytes().get(t.end as usize - 1) == Some(&b'\n') {
-                        return (
-                            Token {
-                                kind: T::Newline,
-                                ..t
-                            },
-                            i + 1,
-                        );
-                    }
-                }
-                T::Newline if !newlines => {}
-                _ => return (t, i + 1),
+        let last = self.toks.len() - 1;
+        while i < last {
+            let t = self.toks[i];
+            if t.kind != T::Newline || self.newlines.last().copied().unwrap_or(true) {
+                return (t, i + 1);
             }
             i += 1;
         }
-        (self.toks[self.toks.len() - 1], self.toks.len())
+        (self.toks[last], self.toks.len())
     }
 
     fn peek(&self) -> Token {
