@@ -94,17 +94,17 @@ fn run(
     let mut files = Vec::new();
     for (id, _) in sources.files() {
         let (body, diags) = fnhcl_syntax::parse_file(sources, id);
-        let failed = diags.iter().any(Diagnostic::is_error);
-        out.extend(diags.into_iter().map(|d| coded(d, missing)));
-        if !failed {
+        if !diags.iter().any(Diagnostic::is_error) {
             bodies.push(body);
             files.push(id);
         }
     }
-    if out.iter().any(Diagnostic::is_error) {
-        return sorted(out);
-    }
-    match fnhcl_eval::compile(sources.clone()) {
+    // A file with syntax errors reports those; the other files are
+    // checked as usual, the broken one read as far as it parses (what an
+    // editor shows while one file is being typed).
+    let (syntax, compiled) = fnhcl_eval::compile_recovering(sources.clone());
+    out.extend(syntax.into_iter().map(|d| coded(d, missing)));
+    match compiled {
         Err(diags) => out.extend(diags.into_iter().map(|d| coded(d, missing))),
         Ok(program) => {
             out.extend(program.lints().iter().map(|d| coded(d.clone(), missing)));

@@ -36,6 +36,7 @@ pub use api::{
 };
 pub use compile::{
     COMPILE_INTERRUPTED_DETAIL, NotCompiled, Program, compile, compile_interruptible,
+    compile_recovering,
 };
 pub use demand::{Demand, Paths};
 pub use eval::{

@@ -213,7 +213,8 @@ fn composition(snapshot: &Snapshot, xr_text: &str) -> Result<String, String> {
 
 /// Evaluates the snapshot's program against `request`, recording locals.
 fn hints(snapshot: &Snapshot, request: &fnhcl_eval::Request) -> Vec<InlayHint> {
-    let Ok(program) = fnhcl_eval::compile(snapshot.sources().clone()) else {
+    // A file being typed is read as far as it parses.
+    let Ok(program) = fnhcl_eval::compile_recovering(snapshot.sources().clone()).1 else {
         return Vec::new();
     };
     let (result, locals) = fnhcl_eval::evaluate_traced(&program, request, &preview_limits());

@@ -433,7 +433,17 @@ impl Lexer<'_> {
                 while matches!(self.at(j), b'\n' | b'\r') {
                     j += 1;
                 }
-                self.push(T::QuotedNewline, i, j);
+                if self.b[i..j].contains(&b'\n') {
+                    // A string left open at the end of its line (being
+                    // typed, most likely) ends there: an empty token marks
+                    // the place, and the line break is read as code. HCL
+                    // reads on into the next lines; its first error, the
+                    // newline in the string, is the same.
+                    self.push(T::QuotedNewline, i, i);
+                    self.modes.pop();
+                } else {
+                    self.push(T::QuotedNewline, i, j);
+                }
             }
             b'\\'
                 if matches!(next, b'\n' | b'\r' | 0) && i + 1 >= self.b.len()
@@ -634,10 +644,23 @@ pub fn invalid_tokens(file: FileId, text: &str, tokens: &[Token]) -> Vec<Diagnos
                 ));
                 told[3] += 1;
             }
-            T::QuotedNewline => out.push(error(
-                "Invalid multi-line string",
-                "Quoted strings may not be split over multiple lines. To produce a multi-line string, either use the \\n escape to represent a newline character or use the \"heredoc\" multi-line template syntax.",
-            )),
+            T::QuotedNewline => {
+                // The newline characters (an empty token stands for those
+                // that ended the string).
+                let b = text.as_bytes();
+                let mut end = t.end as usize;
+                while matches!(b.get(end), Some(b'\n' | b'\r')) {
+                    end += 1;
+                }
+                out.push(
+                    Diagnostic::error(
+                        "Invalid multi-line string",
+                        "Quoted strings may not be split over multiple lines. To produce a multi-line string, either use the \\n escape to represent a newline character or use the \"heredoc\" multi-line template syntax.",
+                    )
+                    .with_span(Span::new(file, t.start as usize, end))
+                    .with_code(codes::SYNTAX),
+                );
+            }
             T::Invalid => {
                 let detail = match t.text(text) {
                     "\u{201c}" | "\u{201d}" => {

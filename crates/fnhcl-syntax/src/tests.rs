@@ -409,3 +409,41 @@ fn a_range_ending_at_a_newline_is_framed_on_one_line() {
     assert!(frame.contains("1 │ a = "), "{frame}");
     assert!(!frame.contains("2 │"), "{frame}");
 }
+
+/// An editor's file is mostly half-typed: after each kind of error the
+/// rest of the file still parses, item for item as it would alone.
+#[test]
+fn the_rest_of_a_broken_file_still_parses() {
+    let rest = "after = 1\nblock \"x\" {\n  y = [1, 2]\n}\n";
+    for broken in [
+        "a 1\n",                 // a missing `=`
+        "a = \"abc\n",           // an unterminated string
+        "a = \"x ${upper(y\n",   // an unterminated interpolation
+        "a = param.\n",          // an incomplete traversal
+        ") stray\n",             // a stray token
+        "a = [1 2]\n",           // an error inside brackets, closed
+        "a = { b = 1 c = 2 }\n", // a missing separator
+        "a = f(1 2)\n",          // a missing argument separator
+    ] {
+        let (sm, f) = src(&format!("{broken}{rest}"));
+        let (body, d) = parse_file(&sm, f);
+        assert!(!d.is_empty(), "{broken:?}: no error");
+        let (sm2, f2) = src(rest);
+        let (alone, d2) = parse_file(&sm2, f2);
+        assert!(d2.is_empty());
+        let names = |b: &Body| -> Vec<String> {
+            b.items
+                .iter()
+                .map(|s| match s {
+                    Structure::Attribute(a) => a.name.name.to_string(),
+                    Structure::Block(b) => format!("{} {}", b.ident.name, b.body.items.len()),
+                })
+                .collect()
+        };
+        let got = names(&body);
+        assert!(
+            got.ends_with(&names(&alone)),
+            "{broken:?}: {got:?} does not end with the items of the rest"
+        );
+    }
+}

@@ -153,15 +153,54 @@ pub fn compile_interruptible(
     sources: Arc<SourceMap>,
     interrupt: Option<&fnhcl_expr::Interrupt>,
 ) -> Result<Program, NotCompiled> {
+    compile_files(sources, interrupt, None)
+}
+
+/// For editors, while files are being typed: compiles with the trees the
+/// parser recovered from files with syntax errors. Returns those syntax
+/// errors, and the program or the compile's errors outside the files with
+/// syntax errors (inside them, they are mostly consequences of the syntax
+/// errors). A program compiled this way is for previews, never for a run.
+pub fn compile_recovering(
+    sources: Arc<SourceMap>,
+) -> (Vec<Diagnostic>, Result<Program, Vec<Diagnostic>>) {
+    let mut syntax = Vec::new();
+    let r = compile_files(sources, None, Some(&mut syntax)).map_err(|e| match e {
+        NotCompiled::Diagnostics(d) => d,
+        NotCompiled::Interrupted => Vec::new(),
+    });
+    (syntax, r)
+}
+
+/// Leaves out the diagnostics in `broken` files.
+fn outside(diags: &mut Vec<Diagnostic>, broken: &[fnhcl_base::FileId]) {
+    if !broken.is_empty() {
+        diags.retain(|d| d.primary.is_none_or(|s| !broken.contains(&s.file)));
+    }
+}
+
+/// [`compile_interruptible`]; with `syntax`, [`compile_recovering`].
+fn compile_files(
+    sources: Arc<SourceMap>,
+    interrupt: Option<&fnhcl_expr::Interrupt>,
+    mut syntax: Option<&mut Vec<Diagnostic>>,
+) -> Result<Program, NotCompiled> {
     let mut diags = Vec::new();
     let mut bodies = Vec::new();
     let mut names: Vec<&str> = Vec::new();
+    let mut broken = Vec::new();
     for (id, file) in sources.files() {
         if interrupt.is_some_and(|i| !i.check()) {
             return Err(NotCompiled::Interrupted);
         }
         let (body, d) = fnhcl_syntax::parse_file(&sources, id);
-        diags.extend(d);
+        match syntax.as_deref_mut() {
+            Some(s) if d.iter().any(Diagnostic::is_error) => {
+                broken.push(id);
+                s.extend(d);
+            }
+            _ => diags.extend(d),
+        }
         bodies.push(body);
         names.push(file.name.as_str());
     }
@@ -169,6 +208,7 @@ pub fn compile_interruptible(
         return Err(diags.into());
     }
     let layout = layout::layout(&sources, &names, &bodies, &mut diags);
+    outside(&mut diags, &broken);
     if diags.iter().any(Diagnostic::is_error) {
         return Err(diags.into());
     }
@@ -233,6 +273,7 @@ pub fn compile_interruptible(
         }
         compiled[m] = module;
     }
+    outside(&mut diags, &broken);
     if diags.iter().any(Diagnostic::is_error) {
         return Err(diags.into());
     }
@@ -240,6 +281,8 @@ pub fn compile_interruptible(
     for m in compiled {
         match m {
             Some(m) => modules.push(m),
+            // What failed to compile was in a file with syntax errors.
+            None if !broken.is_empty() => return Err(diags.into()),
             None => {
                 return Err(NotCompiled::from(vec![
                     Diagnostic::error("internal error: a module was not compiled", "")

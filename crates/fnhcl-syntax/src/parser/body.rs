@@ -114,8 +114,12 @@ impl Parser<'_> {
                             ),
                         }
                     }
-                    self.recover(end);
-                    break;
+                    if bad.kind == T::Eof {
+                        break;
+                    }
+                    // HCL skips to the end of the body; the rest of the
+                    // line is enough, and keeps the items after it.
+                    self.recover_after_body_item();
                 }
             }
         }

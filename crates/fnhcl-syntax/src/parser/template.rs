@@ -395,6 +395,7 @@ impl Parser<'_> {
                 }
                 T::TemplateInterp => {
                     let strip_start = next.len() == 3;
+                    let opened = self.next;
                     self.push_newlines(false);
                     let e = self.expression();
                     let close = self.peek();
@@ -402,6 +403,23 @@ impl Parser<'_> {
                     if close.kind != T::TemplateSeqEnd {
                         if !self.recovery {
                             self.unclosed_interpolation(start, close, end);
+                        }
+                        // An interpolation of a quoted string left open at
+                        // the end of its line (being typed): the string
+                        // ends there, and the lines after it still parse.
+                        // (HCL skips to the next `}`.)
+                        if end == T::CQuote
+                            && let Some(k) = self.toks[opened..]
+                                .iter()
+                                .position(|t| t.kind == T::Newline)
+                                .map(|k| opened + k)
+                            && k < self.next_token().1
+                        {
+                            self.recovery = true;
+                            self.pop_newlines();
+                            parts.push(Part::Interp(e, (strip_start, false)));
+                            self.next = k;
+                            return (parts, self.toks[k - 1]);
                         }
                         self.recover(T::TemplateSeqEnd);
                     } else {
@@ -418,6 +436,9 @@ impl Parser<'_> {
                     }
                     self.pop_newlines();
                 }
+                // The string ended at the end of its line (reported by the
+                // lexer).
+                T::QuotedNewline if next.is_empty() => return (parts, next),
                 _ => {
                     if !self.recovery {
                         self.error(
@@ -635,6 +656,7 @@ impl Parser<'_> {
             let t = self.read();
             match t.kind {
                 T::CQuote => break t,
+                T::QuotedNewline if t.is_empty() => break t,
                 T::QuotedLit => {
                     let s = self.literal_text(t);
                     value.push_str(&s);
