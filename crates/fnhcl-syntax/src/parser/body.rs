@@ -61,7 +61,11 @@ impl Parser<'_> {
                     self.read();
                 }
                 T::Ident => {
-                    let Some(item) = self.body_item() else {
+                    let line = text[..next.start as usize].rfind('\n').map_or(0, |i| i + 1);
+                    let outer = std::mem::replace(&mut self.item_indent, next.start - line as u32);
+                    let item = self.body_item();
+                    self.item_indent = outer;
+                    let Some(item) = item else {
                         continue;
                     };
                     if let Structure::Attribute(a) = &item {
@@ -150,7 +154,9 @@ impl Parser<'_> {
         self.read(); // `=`
         let name = self.ident(ident);
         let mark = self.diags.len();
+        self.in_attribute += 1;
         let expr = self.root_expr();
+        self.in_attribute -= 1;
         if self.recovery && self.failed_since(mark) {
             self.recover_after_body_item();
         } else if !single_line {

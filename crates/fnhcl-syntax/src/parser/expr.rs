@@ -45,10 +45,9 @@ fn valid_number(text: &str) -> bool {
         return false;
     }
     if b.get(i) == Some(&b'.') {
+        // `1.e5` is a number too.
         i += 1;
-        if !digits(&mut i) {
-            return false;
-        }
+        digits(&mut i);
     }
     let mut exp: i64 = 0;
     if matches!(b.get(i), Some(b'e' | b'E')) {
@@ -283,12 +282,13 @@ impl Parser<'_> {
                 let mut close = self.read();
                 if close.kind != T::CBrack && !self.recovery {
                     // HCL reports this where its recovery stops.
-                    close = self.recover(T::CBrack);
+                    let at = self.hcl_recovery_stop(T::CBrack);
                     self.error(
                         "Missing close bracket on splat index",
                         "The star for a full splat operator must be immediately followed by a closing bracket (\"]\").",
-                        self.span(close),
+                        self.span(at),
                     );
+                    close = self.recover(T::CBrack);
                 }
                 let marker = self.span(open).to(self.span(close));
                 let item = Expr {
@@ -322,13 +322,13 @@ impl Parser<'_> {
                 let close = self.read();
                 if close.kind != T::CBrack && !self.recovery {
                     // HCL reports this where its recovery stops.
-                    let close = self.recover(T::CBrack);
+                    let at = self.hcl_recovery_stop(T::CBrack);
                     self.error(
                         "Missing close bracket on index",
                         "The index operator must end with a closing bracket (\"]\").",
-                        self.span(close),
+                        self.span(at),
                     );
-                    close
+                    self.recover(T::CBrack)
                 } else {
                     close
                 }

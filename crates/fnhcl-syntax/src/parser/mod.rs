@@ -56,6 +56,11 @@ pub(crate) struct Parser<'a> {
     recovery: bool,
     diags: Vec<Diagnostic>,
     depth: usize,
+    /// Attribute values being parsed (nested through one-line blocks).
+    in_attribute: usize,
+    /// How far the current body item is indented (bytes from its line's
+    /// start).
+    item_indent: u32,
     /// Binary operators in the current attribute's expression.
     operators: usize,
     /// One shared string per distinct short name, number or string.
@@ -178,6 +183,8 @@ impl<'a> Parser<'a> {
             recovery: false,
             diags: Vec::new(),
             depth: 0,
+            in_attribute: 0,
+            item_indent: 0,
             operators: 0,
             strings: HashMap::with_capacity_and_hasher(
                 (text.len() / 16).min(STRINGS_CAPACITY),
@@ -238,10 +245,28 @@ impl<'a> Parser<'a> {
     /// Skips to the token `end` (counting nested brackets of its kind) and
     /// returns it, or the end of the file.
     fn recover(&mut self, end: T) -> Token {
+        let by_lines = self.in_attribute > 0 && matches!(end, T::CParen | T::CBrack | T::CBrace);
+        self.recover_with(end, by_lines)
+    }
+
+    /// Where HCL's recovery to `end` would stop, without moving (HCL
+    /// reports some errors there).
+    fn hcl_recovery_stop(&mut self, end: T) -> Token {
+        let (next, recovery) = (self.next, self.recovery);
+        let t = self.recover_with(end, false);
+        (self.next, self.recovery) = (next, recovery);
+        t
+    }
+
+    fn recover_with(&mut self, end: T, by_lines: bool) -> Token {
         let start = end.opposite();
         self.recovery = true;
         let mut nest = 0usize;
         loop {
+            if by_lines && let Some(at) = self.next_item_line() {
+                self.next = at;
+                return self.prev();
+            }
             let t = self.read();
             let mut kind = t.kind;
             if end == T::TemplateSeqEnd && kind == T::TemplateControl {
@@ -258,6 +283,31 @@ impl<'a> Parser<'a> {
                 return t;
             }
         }
+    }
+
+    /// Whether the next raw token is a newline before a line that starts a
+    /// body item at most as indented as the current one (or closes the
+    /// block around it): an attribute's unclosed bracket does not swallow
+    /// the items after it (HCL's recovery skips to the bracket, often the
+    /// end of the file; editors need the rest). Returns where to stop.
+    fn next_item_line(&self) -> Option<usize> {
+        if self.toks.get(self.next)?.kind != T::Newline {
+            return None;
+        }
+        let k = self.next
+            + self.toks[self.next..]
+                .iter()
+                .position(|t| t.kind != T::Newline)?;
+        let (t, before) = (self.toks[k], self.toks[k - 1]);
+        let indent = t.start.checked_sub(before.end)?;
+        let starts_item = t.kind == T::Ident
+            && matches!(
+                self.toks.get(k + 1).map(|n| n.kind),
+                Some(T::Equal | T::OBrace | T::OQuote | T::Ident)
+            )
+            && indent <= self.item_indent;
+        let closes_block = t.kind == T::CBrace && indent < self.item_indent;
+        (starts_item || closes_block).then_some(self.next)
     }
 
     /// Skips to the next `start` bracket, then past the one closing it.
