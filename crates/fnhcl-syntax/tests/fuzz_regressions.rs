@@ -77,3 +77,12 @@ fn legacy_indexes_with_spaces_are_two_indexes() {
         assert_eq!(diags[0].summary, "Invalid legacy index syntax", "{text}");
     }
 }
+
+#[test]
+fn nested_unclosed_interpolations_are_read_once() {
+    // oom-9c3ce161: each unclosed interpolation of a quoted string ended
+    // its string at the start of its line, so every enclosing template
+    // read the same tokens again: time and memory doubled with each line.
+    let text = "a = \"${~ \"${\"${~ {\n".repeat(200);
+    parse_both(&text);
+}

@@ -395,7 +395,6 @@ impl Parser<'_> {
                 }
                 T::TemplateInterp => {
                     let strip_start = next.len() == 3;
-                    let opened = self.next;
                     self.push_newlines(false);
                     let e = self.expression();
                     let close = self.peek();
@@ -404,16 +403,17 @@ impl Parser<'_> {
                         if !self.recovery {
                             self.unclosed_interpolation(start, close, end);
                         }
-                        // An interpolation of a quoted string left open at
-                        // the end of its line (being typed): the string
-                        // ends there, and the lines after it still parse.
-                        // (HCL skips to the next `}`.)
+                        // An interpolation of a quoted string left open
+                        // (being typed): the string ends at the end of the
+                        // line, and the lines after it still parse. (HCL
+                        // skips to the next `}`.) Only forward: going back
+                        // would read tokens again, once per enclosing
+                        // template.
                         if end == T::CQuote
-                            && let Some(k) = self.toks[opened..]
+                            && let Some(k) = self.toks[self.next..]
                                 .iter()
                                 .position(|t| t.kind == T::Newline)
-                                .map(|k| opened + k)
-                            && k < self.next_token().1
+                                .map(|k| self.next + k)
                         {
                             self.recovery = true;
                             self.pop_newlines();
