@@ -14,6 +14,7 @@
 mod body;
 mod expr;
 mod template;
+mod traversal;
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};

@@ -146,7 +146,7 @@ fn levenshtein(a: &str, b: &str) -> usize {
 /// template parser does (an unbalanced directive is reported and left out).
 struct Matcher<'p, 'a> {
     p: &'p mut Parser<'a>,
-    parts: std::iter::Peekable<std::vec::IntoIter<Part>>,
+    parts: std::vec::IntoIter<Part>,
     /// Where the template ends (its closing quote or marker).
     end: Span,
 }
@@ -346,7 +346,7 @@ impl Parser<'_> {
         let close = self.prev();
         let mut raws = Matcher {
             end: self.span(end),
-            parts: parts.into_iter().peekable(),
+            parts: parts.into_iter(),
             p: self,
         }
         .root();
