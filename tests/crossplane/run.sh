@@ -53,7 +53,7 @@ export FNHCL_CROSSPLANE_CLIS="2.2=$bin/crank-2.2.1,1.20=$bin/crank-1.20.7"
 export FNHCL_FUNCTION_AUTO_READY="$bin/function-auto-ready"
 export FNHCL_FUNCTION_HCL_GO="$bin/function-hcl-go"
 cd "$root"
-# Both tests in one run, built with the workspace's features (what
+# The three tests in one run, built with the workspace's features (what
 # `cargo test --workspace` built already): crossplane_render
 # (crates/fnhcl-cli), hcl_oracle (crates/fnhcl-syntax: our parse errors
 # against hashicorp/hcl's, tests/hcl-parse-oracle) and go_oracle, the Go

@@ -7,13 +7,14 @@
 //! why: <the reason for the difference, required with `ours:`>
 //! ```
 //!
-//! The `hcl:` lines were recorded with hashicorp/hcl v2.14 (Debian's
-//! golang-github-hashicorp-hcl-v2-dev): a few lines of Go that call
-//! `hclsyntax.ParseConfig(src, "main.hcl", hcl.Pos{Line: 1, Column: 1})` and
-//! print the first diagnostic's `Error()` (or `OK`). They are never
-//! rewritten here, so the alignment is tested without Go. `FNHCL_BLESS=1` rewrites the `ours:` lines
-//! only (and removes them where we now match HCL); a new difference gets
-//! `why: TODO`, which fails until it is explained.
+//! The `hcl:` lines are hashicorp/hcl v2.24.0's answers (the version the Go
+//! function-hcl uses), as `tests/hcl-parse-oracle` prints them:
+//! `hclsyntax.ParseConfig(src, "main.hcl", hcl.Pos{Line: 1, Column: 1})`
+//! and the first diagnostic's `Error()` (or `OK`). They are never rewritten
+//! here, so the alignment is tested without Go (`tests/hcl_oracle.rs`
+//! checks them against HCL itself). `FNHCL_BLESS=1` rewrites the `ours:`
+//! lines only (and removes them where we now match HCL); a new difference
+//! gets `why: TODO`, which fails until it is explained.
 
 use std::path::Path;
 
