@@ -535,7 +535,7 @@ impl Ctx<'_> {
             .tokens
             .iter()
             .rfind(|t| t.end <= c.word_start)
-            .is_some_and(|t| t.kind == crate::lex::Tok::Punct(b'.') && t.end == c.word_start);
+            .is_some_and(|t| t.kind == crate::lex::T::Dot && t.end == c.word_start);
         if !after_dot {
             self.names_in_scope();
         }

@@ -3,7 +3,7 @@
 //! and whether it sits in a resource body. Shared by completion, hover and
 //! signature help; tolerant of any text.
 
-use crate::lex::{Tok, Token, is_ident_char, is_ident_start, text_of, tokenize};
+use crate::lex::{T, Token, is_ident_continue, is_ident_start, literal_string, tokenize};
 use crate::walk::{Frame, Kind, frames_at};
 
 pub(crate) struct Cursor<'t> {
@@ -36,25 +36,26 @@ impl<'t> Cursor<'t> {
         while !text.is_char_boundary(offset) {
             offset -= 1;
         }
-        let b = text.as_bytes();
         let mut start = offset;
-        while start > 0 && is_ident_char(b[start - 1]) {
-            start -= 1;
+        for (i, c) in text[..offset].char_indices().rev() {
+            if !is_ident_continue(c) {
+                break;
+            }
+            start = i;
         }
         // A word starts with a letter or `_` (`5-` and `-x` are not names).
-        while start < offset && !is_ident_start(b[start]) {
-            start += 1;
-        }
-        while !text.is_char_boundary(start) {
-            start += 1;
+        while let Some(c) = text[start..offset].chars().next()
+            && !is_ident_start(c)
+        {
+            start += c.len_utf8();
         }
         let mut tokens = tokenize(text);
         let in_comment = tokens
             .iter()
-            .any(|t| t.kind == Tok::Comment && t.start < offset as u32 && offset as u32 <= t.end);
+            .any(|t| t.kind == T::Comment && t.start < offset as u32 && offset as u32 <= t.end);
         // Comments are not part of the structure; in one, there is nothing
         // to complete or describe.
-        tokens.retain(|t| t.kind != Tok::Comment);
+        tokens.retain(|t| t.kind != T::Comment);
         let frames = frames_at(text, &tokens, start as u32);
         Cursor {
             text,
@@ -80,7 +81,7 @@ impl<'t> Cursor<'t> {
     pub(crate) fn path_before_word(&self) -> Option<Vec<String>> {
         let i = self.tokens.iter().rposition(|t| t.end <= self.word_start)?;
         let dot = self.tokens[i];
-        if dot.kind != Tok::Punct(b'.') || dot.end != self.word_start || i == 0 {
+        if dot.kind != T::Dot || dot.end != self.word_start || i == 0 {
             return None;
         }
         traversal_ending(self.text, &self.tokens, i - 1)
@@ -186,10 +187,10 @@ pub(crate) fn traversal_ending(text: &str, tokens: &[Token], last: usize) -> Opt
     loop {
         let t = tokens[p];
         match t.kind {
-            Tok::Ident => {
-                segs.push(text_of(text, &t).to_owned());
+            T::Ident => {
+                segs.push(t.text(text).to_owned());
                 if p >= 2
-                    && tokens[p - 1].kind == Tok::Punct(b'.')
+                    && tokens[p - 1].kind == T::Dot
                     && tokens[p - 1].end == t.start
                     && tokens[p - 1].start == tokens[p - 2].end
                 {
@@ -198,17 +199,17 @@ pub(crate) fn traversal_ending(text: &str, tokens: &[Token], last: usize) -> Opt
                 }
                 break;
             }
-            Tok::Number if p >= 2 && tokens[p - 1].kind == Tok::Punct(b'.') => {
-                segs.push(text_of(text, &t).to_owned());
+            T::NumberLit if p >= 2 && tokens[p - 1].kind == T::Dot => {
+                segs.push(t.text(text).to_owned());
                 p -= 2;
             }
-            Tok::Punct(b']') => {
+            T::CBrack => {
                 let mut depth = 0;
                 let mut j = p;
                 loop {
                     match tokens[j].kind {
-                        Tok::Punct(b']') => depth += 1,
-                        Tok::Punct(b'[') => {
+                        T::CBrack => depth += 1,
+                        T::OBrack => {
                             depth -= 1;
                             if depth == 0 {
                                 break;
@@ -223,15 +224,8 @@ pub(crate) fn traversal_ending(text: &str, tokens: &[Token], last: usize) -> Opt
                 }
                 let inner = &tokens[j + 1..p];
                 let seg = match inner {
-                    [n] if n.kind == Tok::Number => text_of(text, n).to_owned(),
-                    [o, s, c]
-                        if o.kind == Tok::StrOpen
-                            && s.kind == Tok::StrText
-                            && c.kind == Tok::StrClose =>
-                    {
-                        text_of(text, s).to_owned()
-                    }
-                    _ => "*".to_owned(),
+                    [n] if n.kind == T::NumberLit => n.text(text).to_owned(),
+                    _ => literal_string(text, inner).unwrap_or_else(|| "*".to_owned()),
                 };
                 segs.push(seg);
                 if j == 0 {

@@ -7,7 +7,7 @@
 use fnhcl_base::Span;
 
 use crate::cursor::Cursor;
-use crate::lex::{Tok, text_of};
+use crate::lex::{T, Token, closes_string, opens_string, tokenize, tokenize_expr};
 use crate::members::field_at;
 use crate::program::Program;
 use crate::walk::{Entry, Kind};
@@ -24,10 +24,10 @@ pub struct Hover {
 pub fn hover(snap: &Snapshot, pos: FilePosition) -> Option<Hover> {
     let file = snap.sources().get(pos.file);
     let text = &*file.text;
-    let tokens = crate::lex::tokenize(text);
+    let tokens = tokenize(text);
     let Some(t) = tokens
         .iter()
-        .find(|t| t.kind == Tok::Ident && t.start <= pos.offset && pos.offset <= t.end)
+        .find(|t| t.kind == T::Ident && t.start <= pos.offset && pos.offset <= t.end)
         .copied()
     else {
         return invoked_function(snap, pos, &tokens);
@@ -36,8 +36,10 @@ pub fn hover(snap: &Snapshot, pos: FilePosition) -> Option<Hover> {
     if c.word_start != t.start || c.in_comment {
         return None;
     }
-    let name = text_of(text, &t);
-    let next = tokens.iter().find(|n| n.start >= t.end);
+    let name = t.text(text);
+    let next = tokens
+        .iter()
+        .find(|n| n.start >= t.end && n.kind != T::Comment);
     let markdown = describe(
         snap,
         &c,
@@ -52,15 +54,11 @@ pub fn hover(snap: &Snapshot, pos: FilePosition) -> Option<Hover> {
 }
 
 /// The user function named by the string of `invoke("name", ...)`.
-fn invoked_function(
-    snap: &Snapshot,
-    pos: FilePosition,
-    tokens: &[crate::lex::Token],
-) -> Option<Hover> {
+fn invoked_function(snap: &Snapshot, pos: FilePosition, tokens: &[Token]) -> Option<Hover> {
     let text = &*snap.sources().get(pos.file).text;
     let t = tokens
         .iter()
-        .find(|t| t.kind == Tok::StrText && t.start <= pos.offset && pos.offset <= t.end)?;
+        .find(|t| t.kind == T::QuotedLit && t.start <= pos.offset && pos.offset <= t.end)?;
     let c = Cursor::new(text, t.start);
     let n = c.frames.len();
     if n < 2 || c.top().kind != Kind::Str {
@@ -77,7 +75,7 @@ fn invoked_function(
     if f != "invoke" {
         return None;
     }
-    let name = text_of(text, t);
+    let name = t.text(text);
     let uf = Program::new(snap, pos.file)
         .functions()
         .into_iter()
@@ -116,10 +114,10 @@ fn describe(
     c: &Cursor<'_>,
     pos: FilePosition,
     name: &str,
-    next: Option<(Tok, bool)>,
+    next: Option<(T, bool)>,
 ) -> Option<String> {
     let top = c.top();
-    let assigned = matches!(next, Some((Tok::Punct(b'=' | b':'), _)));
+    let assigned = matches!(next, Some((T::Equal | T::Colon, _)));
     if matches!(top.entry, Entry::Start) && matches!(top.kind, Kind::Body { .. } | Kind::Object) {
         if let Some((body, mut path)) = c.body_at(&c.frames) {
             path.push(name.to_owned());
@@ -150,7 +148,7 @@ fn describe(
     {
         return None;
     }
-    if let Some((Tok::Punct(b'('), true)) = next {
+    if let Some((T::OParen, true)) = next {
         let f = fnhcl_functions::registry().get(name)?;
         return Some(format!(
             "```hcl\n{}\n```\n\n{}",
@@ -314,19 +312,19 @@ fn local_markdown(snap: &Snapshot, name: &str, value: &str) -> String {
 /// The type of an expression where its text alone tells: a literal, an
 /// object or tuple constructor, or a path into the XR's schema.
 fn type_hint(snap: &Snapshot, value: &str) -> Option<String> {
-    let tokens = crate::lex::tokenize(value);
-    let kinds: Vec<Tok> = tokens.iter().map(|t| t.kind).collect();
+    let tokens = tokenize_expr(value);
+    let kinds: Vec<T> = tokens.iter().map(|t| t.kind).collect();
     let first = tokens.first()?;
     match kinds.as_slice() {
-        [Tok::Number] => return Some("number".to_owned()),
-        [Tok::Ident] if matches!(text_of(value, first), "true" | "false") => {
+        [T::NumberLit] => return Some("number".to_owned()),
+        [T::Ident] if matches!(first.text(value), "true" | "false") => {
             return Some("bool".to_owned());
         }
-        [Tok::StrOpen, ..] if one_string(&kinds) => return Some("string".to_owned()),
-        [Tok::Punct(b'{'), ..] if kinds.last() == Some(&Tok::Punct(b'}')) => {
+        [k, ..] if opens_string(*k) && one_string(&tokens) => return Some("string".to_owned()),
+        [T::OBrace, ..] if kinds.last() == Some(&T::CBrace) => {
             return Some("object".to_owned());
         }
-        [Tok::Punct(b'['), ..] if kinds.last() == Some(&Tok::Punct(b']')) => {
+        [T::OBrack, ..] if kinds.last() == Some(&T::CBrack) => {
             return Some("tuple".to_owned());
         }
         _ => {}
@@ -346,18 +344,16 @@ fn type_hint(snap: &Snapshot, value: &str) -> Option<String> {
 }
 
 /// True if the tokens are one string, interpolations included.
-fn one_string(kinds: &[Tok]) -> bool {
+fn one_string(tokens: &[Token]) -> bool {
     let mut depth = 0usize;
-    for (i, k) in kinds.iter().enumerate() {
-        match k {
-            Tok::StrOpen => depth += 1,
-            Tok::StrClose => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    return i + 1 == kinds.len();
-                }
+    for (i, t) in tokens.iter().enumerate() {
+        if opens_string(t.kind) {
+            depth += 1;
+        } else if closes_string(t) {
+            depth = depth.saturating_sub(1);
+            if depth == 0 {
+                return i + 1 == tokens.len();
             }
-            _ => {}
         }
     }
     false

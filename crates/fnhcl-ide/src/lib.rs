@@ -12,7 +12,7 @@ mod cursor;
 mod docs;
 mod fixes;
 mod hover;
-use fnhcl_syntax::lex;
+mod lex;
 mod members;
 mod navigate;
 mod outline;

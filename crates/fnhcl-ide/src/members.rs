@@ -6,7 +6,7 @@ use fnhcl_base::FileId;
 use fnhcl_schema::Field;
 
 use crate::cursor::{BodyOf, Cursor, traversal_ending};
-use crate::lex::{Tok, Token, tokenize};
+use crate::lex::{T, Token, closes_string, tokenize_expr};
 use crate::program::{FileInfo, Program};
 use crate::{Snapshot, completion::CompletionKind, docs};
 
@@ -233,13 +233,13 @@ fn members_at(
                 return Vec::new();
             };
             let value = b.text.as_str();
-            let tokens = tokenize(value);
+            let tokens = tokenize_expr(value);
             if let Some(mut target) = alias_of(value, &tokens) {
                 target.extend(rest.iter().map(|s| (*s).to_owned()));
                 return members_at(snap, program, c, file, &target, depth + 1);
             }
             match tokens.first() {
-                Some(t) if rest.is_empty() && t.kind == Tok::Punct(b'{') => {
+                Some(t) if rest.is_empty() && t.kind == T::OBrace => {
                     crate::program::object_keys(value, &tokens, t.start, u32::MAX)
                         .iter()
                         .map(|k| member(k, CompletionKind::Field, None, None))
@@ -254,17 +254,12 @@ fn members_at(
 
 /// The path an expression is, when it is only a static traversal.
 pub(crate) fn alias_of(text: &str, tokens: &[Token]) -> Option<Vec<String>> {
-    let simple = tokens.first()?.kind == Tok::Ident
+    let simple = tokens.first()?.kind == T::Ident
         && tokens.iter().all(|t| {
             matches!(
                 t.kind,
-                Tok::Ident
-                    | Tok::Number
-                    | Tok::Punct(b'.' | b'[' | b']')
-                    | Tok::StrOpen
-                    | Tok::StrText
-                    | Tok::StrClose
-            )
+                T::Ident | T::NumberLit | T::Dot | T::OBrack | T::CBrack | T::OQuote | T::QuotedLit
+            ) || closes_string(t)
         });
     if !simple {
         return None;

@@ -260,19 +260,14 @@ fn fold_expr(e: &Expr, out: &mut Vec<Span>) {
     walk_expr(&mut Folds(out), e);
 }
 
-/// The comments of a file: `#` and `//` line comments (without a
-/// trailing `\r`) and `/* */` block comments, skipping strings and
-/// heredocs. The completion's tolerant lexer finds them, so this works on
-/// text that does not parse.
+/// The comments of a file: `#` and `//` line comments (without their
+/// newline) and `/* */` block comments, skipping strings and heredocs.
+/// From the lexer, so this works on text that does not parse.
 pub(crate) fn comments(file: FileId, text: &str) -> Vec<Span> {
     crate::lex::tokenize(text)
         .into_iter()
-        .filter(|t| t.kind == crate::lex::Tok::Comment)
-        .map(|t| {
-            let c = crate::lex::text_of(text, &t);
-            let end = t.end as usize - usize::from(!c.starts_with("/*") && c.ends_with('\r'));
-            Span::new(file, t.start as usize, end)
-        })
+        .filter(|t| t.kind == crate::lex::T::Comment)
+        .map(|t| Span::new(file, t.start as usize, t.end as usize))
         .collect()
 }
 

@@ -52,16 +52,12 @@ fn perf_on_a_2000_line_program() {
     let fresh = || Snapshot::new(sources.clone(), Default::default());
     assert!(!crate::complete(&fresh(), completion_at).is_empty());
     assert!(crate::references(&fresh(), local_at, true).len() > 1);
-    time(
-        "lexing every file (the parser's bracket pre-scan)",
-        20,
-        || {
-            sources
-                .files()
-                .map(|(_, f)| crate::lex::tokenize(&f.text).len())
-                .sum::<usize>()
-        },
-    );
+    time("lexing every file", 20, || {
+        sources
+            .files()
+            .map(|(_, f)| crate::lex::tokenize(&f.text).len())
+            .sum::<usize>()
+    });
     time("parsing every file", 20, || {
         sources
             .files()

@@ -5,7 +5,7 @@
 use fnhcl_base::FileId;
 
 use crate::Snapshot;
-use crate::lex::{Tok, Token, text_of, tokenize};
+use crate::lex::{T, Token, closes_string, literal_string, opens_sequence, opens_string, tokenize};
 use crate::walk::{AttrDecl, BlockDecl, Outline};
 
 pub(crate) struct FileInfo<'s> {
@@ -411,28 +411,29 @@ pub(crate) fn object_keys(text: &str, tokens: &[Token], open: u32, skip: u32) ->
     let Some(first) = tokens.iter().position(|t| t.start == open) else {
         return Vec::new();
     };
-    if tokens[first].kind != Tok::Punct(b'{') {
+    if tokens[first].kind != T::OBrace {
         return Vec::new();
     }
     let mut out = Vec::new();
     let mut depth = 0i32;
     for (i, t) in tokens.iter().enumerate().skip(first) {
         match t.kind {
-            Tok::Punct(b'{' | b'[' | b'(') | Tok::InterpOpen | Tok::StrOpen => depth += 1,
-            Tok::Punct(b'}' | b']' | b')') | Tok::InterpClose | Tok::StrClose => {
+            T::OBrace | T::OBrack | T::OParen => depth += 1,
+            k if opens_sequence(k) || opens_string(k) => depth += 1,
+            T::CBrace | T::CBrack | T::CParen | T::TemplateSeqEnd => {
                 depth -= 1;
                 if depth <= 0 {
                     break;
                 }
             }
-            Tok::Ident if depth == 1 && t.start != skip => {
-                let starts_entry =
-                    matches!(tokens[i - 1].kind, Tok::Newline | Tok::Punct(b'{' | b','));
+            _ if closes_string(t) => depth -= 1,
+            T::Ident if depth == 1 && t.start != skip => {
+                let starts_entry = matches!(tokens[i - 1].kind, T::Newline | T::OBrace | T::Comma);
                 let assigned = tokens
                     .get(i + 1)
-                    .is_some_and(|n| matches!(n.kind, Tok::Punct(b'=' | b':')));
+                    .is_some_and(|n| matches!(n.kind, T::Equal | T::Colon));
                 if starts_entry && assigned {
-                    out.push(text_of(text, t).to_owned());
+                    out.push(t.text(text).to_owned());
                 }
             }
             _ => {}
@@ -447,21 +448,22 @@ fn top_string(text: &str, tokens: &[Token], name: &str) -> Option<String> {
     let mut depth = 0i32;
     for (i, t) in tokens.iter().enumerate() {
         match t.kind {
-            Tok::Punct(b'{' | b'[' | b'(') | Tok::InterpOpen => depth += 1,
-            Tok::Punct(b'}' | b']' | b')') | Tok::InterpClose => {
+            T::OBrace | T::OBrack | T::OParen => depth += 1,
+            k if opens_sequence(k) => depth += 1,
+            T::CBrace | T::CBrack | T::CParen | T::TemplateSeqEnd => {
                 depth -= 1;
                 if depth <= 0 {
                     return None;
                 }
             }
-            Tok::Ident if depth == 1 && text_of(text, t) == name => {
-                let rest = tokens.get(i + 1..i + 5)?;
-                if matches!(rest[0].kind, Tok::Punct(b'=' | b':'))
-                    && rest[1].kind == Tok::StrOpen
-                    && rest[2].kind == Tok::StrText
-                    && rest[3].kind == Tok::StrClose
-                {
-                    return Some(text_of(text, &rest[2]).to_owned());
+            T::Ident if depth == 1 && t.text(text) == name => {
+                let value = tokens.get(i + 2..)?;
+                if !matches!(tokens[i + 1].kind, T::Equal | T::Colon) {
+                    continue;
+                }
+                let end = value.iter().position(closes_string)?;
+                if let Some(s) = literal_string(text, &value[..=end]) {
+                    return Some(s);
                 }
             }
             _ => {}

@@ -1,13 +1,15 @@
-//! Semantic tokens of a file that does not parse, from the tolerant lexer:
-//! a degraded classification (block types and attribute names at line
-//! starts, labels, strings, numbers, comments, operators, calls, the
-//! `req`/`self`/`each` roots) so highlighting does not vanish while the
-//! author is typing.
+//! Semantic tokens from the lexer alone, for the text of a file with
+//! syntax errors that the parser's recovery leaves out of the tree (the
+//! rest of an object after a broken item, a bracket's contents up to the
+//! line it ends before): a degraded classification (block types and
+//! attribute names at line starts, labels, strings, numbers, comments,
+//! operators, calls, the `req`/`self`/`each` roots) so highlighting does
+//! not vanish there while the author is typing.
 
 use fnhcl_base::{FileId, Span};
 
 use super::{Token, TokenKind, WELL_KNOWN, label_kind};
-use crate::lex::{Tok, text_of, tokenize};
+use crate::lex::{T, closes_string, is_string_text, opens_sequence, opens_string, tokenize};
 
 /// The words HCL reserves inside expressions.
 const KEYWORDS: &[&str] = &[
@@ -51,20 +53,17 @@ pub(super) fn tokens(file: FileId, text: &str) -> Vec<Token> {
     let mut line_start = true;
     let mut in_string = 0usize;
     for (i, t) in toks.iter().enumerate() {
-        let word = text_of(text, t);
+        let word = t.text(text);
         let next = toks[i + 1..]
             .iter()
-            .find(|n| n.kind != Tok::Comment)
+            .find(|n| n.kind != T::Comment)
             .map(|n| n.kind);
         let prev = i.checked_sub(1).map(|p| toks[p].kind);
         // A word in the first column followed by a label or `{` starts a
         // top-level block, whatever was left open above it.
         let first_column =
             line_start && (t.start == 0 || text.as_bytes()[t.start as usize - 1] == b'\n');
-        if first_column
-            && t.kind == Tok::Ident
-            && matches!(next, Some(Tok::Ident | Tok::StrOpen | Tok::Punct(b'{')))
-        {
+        if first_column && t.kind == T::Ident && next.is_some_and(starts_header) {
             open.clear();
             in_string = 0;
         }
@@ -77,21 +76,21 @@ pub(super) fn tokens(file: FileId, text: &str) -> Vec<Token> {
             );
         line_start = false;
         match t.kind {
-            Tok::Newline => {
+            T::Newline => {
                 line_start = true;
                 header = None;
             }
-            Tok::Comment => push(&mut out, t, TokenKind::Comment, false),
-            Tok::Number => push(&mut out, t, TokenKind::Number, false),
-            Tok::StrOpen => {
+            T::Comment => push(&mut out, t, TokenKind::Comment, false),
+            T::NumberLit => push(&mut out, t, TokenKind::Number, false),
+            k if opens_string(k) => {
                 if in_string == 0 && header.is_some() {
                     label_at = Some(out.len());
                 }
                 in_string += 1;
                 push(&mut out, t, TokenKind::String, false);
             }
-            Tok::StrText => push(&mut out, t, TokenKind::String, false),
-            Tok::StrClose => {
+            k if is_string_text(k) => push(&mut out, t, TokenKind::String, false),
+            _ if closes_string(t) => {
                 in_string = in_string.saturating_sub(1);
                 push(&mut out, t, TokenKind::String, false);
                 if in_string == 0
@@ -105,28 +104,37 @@ pub(super) fn tokens(file: FileId, text: &str) -> Vec<Token> {
                     }
                 }
             }
-            Tok::InterpOpen => open.push(Open::Other),
-            Tok::InterpClose | Tok::Punct(b'}' | b']' | b')') => {
+            k if opens_sequence(k) => open.push(Open::Other),
+            T::TemplateSeqEnd | T::CBrace | T::CBrack | T::CParen => {
                 open.pop();
             }
-            Tok::Punct(b'{') => open.push(match header.take() {
+            T::OBrace => open.push(match header.take() {
                 Some((ty, _)) => Open::Block(ty),
                 None => Open::Object,
             }),
-            Tok::Punct(b'[' | b'(') => open.push(Open::Other),
-            Tok::Op if word != "=>" && word != "..." => {
-                push(&mut out, t, TokenKind::Operator, false)
-            }
-            Tok::Punct(b'+' | b'-' | b'*' | b'/' | b'%' | b'<' | b'>' | b'!' | b'?') => {
-                push(&mut out, t, TokenKind::Operator, false)
-            }
-            Tok::Ident if header.is_some() => {
+            T::OBrack | T::OParen => open.push(Open::Other),
+            T::EqualOp
+            | T::NotEqual
+            | T::LtEq
+            | T::GtEq
+            | T::And
+            | T::Or
+            | T::Plus
+            | T::Minus
+            | T::Star
+            | T::Slash
+            | T::Percent
+            | T::Lt
+            | T::Gt
+            | T::Bang
+            | T::Question => push(&mut out, t, TokenKind::Operator, false),
+            T::Ident if header.is_some() => {
                 let (ty, n) = header.as_mut().expect("checked");
                 let (kind, definition) = label_kind(ty, *n);
                 *n += 1;
                 push(&mut out, t, kind, definition);
             }
-            Tok::Ident if statement && matches!(next, Some(Tok::Punct(b'=' | b':'))) => {
+            T::Ident if statement && matches!(next, Some(T::Equal | T::Colon)) => {
                 let (kind, definition) = match open.last() {
                     Some(Open::Block(b)) if b == "locals" => (TokenKind::Variable, true),
                     Some(Open::Object) => (TokenKind::Property, false),
@@ -134,25 +142,25 @@ pub(super) fn tokens(file: FileId, text: &str) -> Vec<Token> {
                 };
                 push(&mut out, t, kind, definition);
             }
-            Tok::Ident
+            T::Ident
                 if statement
                     && !matches!(open.last(), Some(Open::Object))
-                    && matches!(next, Some(Tok::Ident | Tok::StrOpen | Tok::Punct(b'{'))) =>
+                    && next.is_some_and(starts_header) =>
             {
                 push(&mut out, t, TokenKind::Keyword, false);
                 header = Some((word.to_owned(), 0));
             }
-            Tok::Ident
+            T::Ident
                 if matches!(open.last(), Some(Open::Object))
-                    && matches!(prev, Some(Tok::Punct(b'{' | b',')))
-                    && matches!(next, Some(Tok::Punct(b'=' | b':'))) =>
+                    && matches!(prev, Some(T::OBrace | T::Comma))
+                    && matches!(next, Some(T::Equal | T::Colon)) =>
             {
                 push(&mut out, t, TokenKind::Property, false)
             }
-            Tok::Ident => {
-                let after_dot = prev == Some(Tok::Punct(b'.'));
+            T::Ident => {
+                let after_dot = prev == Some(T::Dot);
                 let kind = if after_dot {
-                    let root = i.checked_sub(2).map(|p| text_of(text, &toks[p]));
+                    let root = i.checked_sub(2).map(|p| toks[p].text(text));
                     let known = root.is_some_and(|r| {
                         WELL_KNOWN
                             .iter()
@@ -163,7 +171,7 @@ pub(super) fn tokens(file: FileId, text: &str) -> Vec<Token> {
                     } else {
                         TokenKind::Property
                     }
-                } else if next == Some(Tok::Punct(b'(')) {
+                } else if next == Some(T::OParen) {
                     TokenKind::Function
                 } else if KEYWORDS.contains(&word) || WELL_KNOWN.iter().any(|(r, _)| *r == word) {
                     TokenKind::Keyword
@@ -176,4 +184,9 @@ pub(super) fn tokens(file: FileId, text: &str) -> Vec<Token> {
         }
     }
     out
+}
+
+/// A token that can follow a block's type: a label or the `{`.
+fn starts_header(k: T) -> bool {
+    matches!(k, T::Ident | T::OBrace) || opens_string(k)
 }

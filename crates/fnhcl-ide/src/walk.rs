@@ -1,14 +1,21 @@
 //! The structure of a file from its tokens alone: which blocks, objects,
 //! calls and strings are open at a point, and the blocks and attributes
 //! the file declares. Works on any text, complete or half-typed, in one
-//! linear pass; the editor features use it where the syntax tree is not
-//! available (the file being typed rarely parses).
+//! linear pass.
+//!
+//! Kept beside the recovering parser's tree because completion, hover and
+//! signature help ask about the text at the cursor, which is the text the
+//! parser's recovery leaves out: a header still without its `{`
+//! (`resource "x" |`), a call or string not yet closed (`invoke("|`),
+//! the rest of a line or object after a typo. The tree has no node there;
+//! the open frames (with a call's comma count, an entry's state) are what
+//! these features need, and one pass over the tokens gives them.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
-use crate::lex::{Tok, Token, text_of, tokenize};
+use crate::lex::{T, Token, closes_string, is_string_text, opens_sequence, opens_string, tokenize};
 
 /// What an open bracket (or string) is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -220,50 +227,48 @@ impl<'t> Walker<'t> {
         let text = self.text;
         // `invoke("a" + x, ...)`: a string followed by more of the first
         // argument is not the whole argument, so names no function.
-        if !matches!(
-            t.kind,
-            Tok::Comment | Tok::Newline | Tok::Punct(b',' | b')')
-        ) && let Kind::Paren {
-            commas: 0,
-            first_string,
-            ..
-        } = &mut self.top().kind
+        if !matches!(t.kind, T::Comment | T::Newline | T::Comma | T::CParen)
+            && let Kind::Paren {
+                commas: 0,
+                first_string,
+                ..
+            } = &mut self.top().kind
         {
             *first_string = None;
         }
         match t.kind {
-            Tok::Comment => return,
-            Tok::Newline => {
+            T::Comment => return,
+            T::Newline => {
                 if matches!(self.top().kind, Kind::Body { .. } | Kind::Object) {
                     self.end_attr(t.start);
                     self.top().entry = Entry::Start;
                 }
                 return;
             }
-            Tok::StrOpen => {
-                self.string_opens_call = self.prev.is_some_and(|p| p.kind == Tok::Punct(b'('));
+            k if opens_string(k) => {
+                self.string_opens_call = self.prev.is_some_and(|p| p.kind == T::OParen);
                 self.push(Kind::Str, t.start);
                 self.string = Some(String::new());
             }
-            Tok::StrText => {
+            k if is_string_text(k) => {
                 if let Some(s) = &mut self.string {
-                    s.push_str(text_of(text, &t));
+                    s.push_str(t.text(text));
                 }
             }
-            Tok::InterpOpen => {
+            k if opens_sequence(k) => {
                 self.string = None;
                 self.push(Kind::Interp, t.start);
             }
-            Tok::InterpClose => self.pop_to(t, |k| matches!(k, Kind::Interp)),
-            Tok::StrClose => {
+            T::TemplateSeqEnd => self.pop_to(t, |k| matches!(k, Kind::Interp)),
+            _ if closes_string(&t) => {
                 let s = self.string.take();
                 if matches!(self.top().kind, Kind::Str) {
                     self.frames.pop();
                 }
                 self.literal(s);
             }
-            Tok::Ident => {
-                let name = text_of(text, &t).to_owned();
+            T::Ident => {
+                let name = t.text(text).to_owned();
                 let top = self.top();
                 match &mut top.entry {
                     Entry::Start if matches!(top.kind, Kind::Body { .. } | Kind::Object) => {
@@ -276,18 +281,18 @@ impl<'t> Walker<'t> {
                     _ => {}
                 }
             }
-            Tok::Punct(b'=') | Tok::Punct(b':') => self.assign(t),
-            Tok::Punct(b'{') => self.open_brace(t),
-            Tok::Punct(b'}') => {
+            T::Equal | T::Colon => self.assign(t),
+            T::OBrace => self.open_brace(t),
+            T::CBrace => {
                 self.pop_to(t, |k| matches!(k, Kind::Body { .. } | Kind::Object));
             }
-            Tok::Punct(b'[') => self.push(Kind::Tuple, t.start),
-            Tok::Punct(b']') => self.pop_to(t, |k| matches!(k, Kind::Tuple)),
-            Tok::Punct(b'(') => {
+            T::OBrack => self.push(Kind::Tuple, t.start),
+            T::CBrack => self.pop_to(t, |k| matches!(k, Kind::Tuple)),
+            T::OParen => {
                 let func = self
                     .prev
-                    .filter(|p| p.kind == Tok::Ident && p.end == t.start)
-                    .map(|p| text_of(text, &p).to_owned());
+                    .filter(|p| p.kind == T::Ident && p.end == t.start)
+                    .map(|p| p.text(text).to_owned());
                 self.push(
                     Kind::Paren {
                         func,
@@ -297,8 +302,8 @@ impl<'t> Walker<'t> {
                     t.start,
                 );
             }
-            Tok::Punct(b')') => self.pop_to(t, |k| matches!(k, Kind::Paren { .. })),
-            Tok::Punct(b',') => {
+            T::CParen => self.pop_to(t, |k| matches!(k, Kind::Paren { .. })),
+            T::Comma => {
                 let top = self.top();
                 match &mut top.kind {
                     Kind::Paren { commas, .. } => *commas += 1,
@@ -406,12 +411,21 @@ impl<'t> Walker<'t> {
     /// type is the first word; labels are words or quoted strings).
     fn label_spans(&self, start: u32, brace: u32) -> Vec<(u32, u32)> {
         let header = &self.text[start as usize..brace as usize];
-        tokenize(header)
-            .iter()
-            .skip(1)
-            .filter(|t| matches!(t.kind, Tok::Ident | Tok::StrText))
-            .map(|t| (start + t.start, start + t.end))
-            .collect()
+        let mut out = Vec::new();
+        let mut quote = None;
+        for t in tokenize(header).iter().skip(1) {
+            match t.kind {
+                T::Ident if quote.is_none() => out.push((start + t.start, start + t.end)),
+                T::OQuote => quote = Some(t.end),
+                _ if closes_string(t) => {
+                    if let Some(open) = quote.take() {
+                        out.push((start + open, start + t.start));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
     }
 }
 
@@ -424,7 +438,7 @@ pub(crate) fn frames_at(text: &str, tokens: &[Token], offset: u32) -> Vec<Frame>
         }
         // A name or number that touches the cursor is the word being
         // completed (or hovered), not a step of the structure.
-        if t.end >= offset && matches!(t.kind, Tok::Ident | Tok::Number) {
+        if t.end >= offset && matches!(t.kind, T::Ident | T::NumberLit) {
             break;
         }
         w.step(*t);

@@ -5,7 +5,6 @@
 //! [`fnhcl_base::SourceMap`].
 
 pub mod ast;
-pub mod lex;
 pub mod lexer;
 mod parser;
 mod strip;
