@@ -1,6 +1,9 @@
 //! The authoring commands as a user runs them (`fmt`, `analyze`, `package`,
 //! `test`, `version`): the built binary in a scratch directory, with exit
 //! status, stdout and stderr snapshotted (insta, `tests/snapshots/`).
+//!
+//! Size: one test per command behaviour, sharing the scratch-directory and
+//! run helpers of this file and its snapshots' names.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,10 @@
 //! The function's request -> response behaviour through its public API:
 //! input errors, the program cache, the FileSystem source, panics, debug
 //! dumps, TTL, fatal pass-through and the response shapes of §5 / D17–D22.
+//!
+//! Size: one test per behaviour of the function's one entry point, sharing
+//! this file's request builders; split by topic, each part would import the
+//! same helpers.
 
 use std::collections::HashMap;
 use std::sync::Arc;

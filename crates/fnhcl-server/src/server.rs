@@ -18,6 +18,9 @@
 //! SERVING); reflection v1 and v1alpha of the v1 API; `/metrics` at
 //! `--metrics-address`; `--max-recv-message-size`; graceful shutdown on
 //! SIGTERM or SIGINT.
+//!
+//! Size: the whole assembly (listeners, TLS, the services, limits on bytes
+//! in flight, shutdown) in one place, with its unit tests.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;

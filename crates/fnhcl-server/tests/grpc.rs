@@ -1,5 +1,8 @@
 //! The server over real gRPC on a loopback port: insecure and mTLS,
 //! concurrency, health, and the pipeline-merge guarantees (D17, D18).
+//!
+//! Size: every test starts the same server and client helpers of this file;
+//! one file keeps them one copy (a test crate per topic would repeat them).
 
 use std::collections::HashMap;
 use std::time::Duration;
