@@ -43,10 +43,35 @@ build crank-2.2 github.com/crossplane/crossplane/v2/cmd/crank crank-2.2.1
 build crank-1.20 github.com/crossplane/crossplane/cmd/crank crank-1.20.7
 build function-auto-ready github.com/crossplane/function-auto-ready function-auto-ready
 build function-hcl-go github.com/crossplane-contrib/function-hcl/function function-hcl-go
-# A peer for the benchmarks only (docs/benchmarks.md, `fnhcl-loadtest --mode
-# peers`): built when FNHCL_PEERS=1.
+# Peers for the benchmarks only (docs/benchmarks.md, `fnhcl-loadtest --mode
+# peers`), when FNHCL_PEERS=1: function-starlark, and function-pythonic from
+# PyPI in target/pythonicvenv (it needs Python 3.12 or newer: the first of
+# FNHCL_PYTHONIC_PYTHON, python3.14 .. python3.12, pyenv's 3.14 .. 3.12).
 if [ "${FNHCL_PEERS:-}" = 1 ]; then
   build function-starlark github.com/wompipomp/function-starlark function-starlark
+  pythonic=crossplane-function-pythonic==0.6.3
+  venv="$root/target/pythonicvenv"
+  if ! "$venv/bin/pip" show -q crossplane-function-pythonic 2>/dev/null ||
+    [ "$("$venv/bin/pip" show crossplane-function-pythonic | sed -n 's/^Version: //p')" != "${pythonic#*==}" ]; then
+    pyenv_root="$(pyenv root 2>/dev/null || true)"
+    py=
+    for p in "${FNHCL_PYTHONIC_PYTHON:-}" python3.14 python3.13 python3.12 \
+      "$pyenv_root"/versions/3.14*/bin/python3 "$pyenv_root"/versions/3.13*/bin/python3 \
+      "$pyenv_root"/versions/3.12*/bin/python3; do
+      if [ -n "$p" ] && "$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then
+        py="$p"
+        break
+      fi
+    done
+    if [ -z "$py" ]; then
+      echo "tests/crossplane/run.sh: function-pythonic needs Python 3.12 or newer (set FNHCL_PYTHONIC_PYTHON)" >&2
+      exit 1
+    fi
+    echo "installing $pythonic with $py ..."
+    rm -rf "$venv"
+    "$py" -m venv "$venv"
+    "$venv/bin/pip" install -q "$pythonic"
+  fi
 fi
 
 export FNHCL_CROSSPLANE_CLIS="2.2=$bin/crank-2.2.1,1.20=$bin/crank-1.20.7"

@@ -207,9 +207,11 @@ struct Config {
     requests: u64,
     duration: Duration,
     resources: usize,
-    /// `--mode peers`: the Go function-hcl's and function-starlark's binaries.
+    /// `--mode peers`: the Go function-hcl's and function-starlark's
+    /// binaries, function-pythonic's command.
     go_hcl: Option<String>,
     starlark: Option<String>,
+    pythonic: Option<String>,
 }
 
 fn usage() -> &'static str {
@@ -219,7 +221,7 @@ fn usage() -> &'static str {
      [--workload buckets|composition] [--sizes N,N,..] [--client tonic|python|python-raw] [--python PATH] \
      [--empty-server | --bare-server [--split-frames]] \
      [--heavy N] [--heavy-rows N] [--hostile heavy|template|steps|compile|deep|large|all] [--interval-ms N] \
-     [--go-function-hcl PATH] [--starlark PATH]"
+     [--go-function-hcl PATH] [--starlark PATH] [--pythonic PATH]"
 }
 
 fn parse_args() -> Result<Config, String> {
@@ -246,6 +248,7 @@ fn parse_args() -> Result<Config, String> {
         resources: 10,
         go_hcl: None,
         starlark: None,
+        pythonic: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -314,6 +317,7 @@ fn parse_args() -> Result<Config, String> {
             "--interval-ms" => c.interval = Duration::from_millis(num(val()?)?),
             "--go-function-hcl" => c.go_hcl = Some(val()?),
             "--starlark" => c.starlark = Some(val()?),
+            "--pythonic" => c.pythonic = Some(val()?),
             "-h" | "--help" => return Err(usage().to_owned()),
             other => return Err(format!("unknown argument {other}\n{}", usage())),
         }

@@ -13,16 +13,18 @@
 //! `/proc/<pid>/task/*/schedstat`) and its RSS afterwards.
 //!
 //! The peers' binaries are built from the Go module proxy by
-//! `tests/crossplane/run.sh` (`target/crossplane-bin/`):
-//! `--go-function-hcl PATH`, `--starlark PATH`.
+//! `FNHCL_PEERS=1 tests/crossplane/run.sh` (`target/crossplane-bin/`):
+//! `--go-function-hcl PATH`, `--starlark PATH`; the same script installs
+//! function-pythonic from PyPI in a virtualenv: `--pythonic
+//! target/pythonicvenv/bin/function-pythonic`.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fnhcl_crossplane::convert::json_to_struct;
-use fnhcl_crossplane::proto::{Resource, RunFunctionRequest, State};
+use fnhcl_crossplane::convert::{json_to_struct, struct_to_json};
+use fnhcl_crossplane::proto::{Resource, RunFunctionRequest, RunFunctionResponse, State};
 use serde_json::json;
 
 use super::{Config, Server, connect, cpu_ns, drive, free_port, percentile, status_kib};
@@ -41,6 +43,8 @@ struct Peer {
 enum Language {
     Hcl,
     Starlark,
+    /// function-pythonic: a `BaseComposite` class in the input.
+    Python,
     /// The floor: the SDK's server on `fn-hcl`'s runtime answering every
     /// call with an empty response (`fnhcl-loadtest --serve-empty`).
     Empty,
@@ -156,6 +160,25 @@ dxr["status"] = {{"bucketCount": {n}, "region": region}}
     )
 }
 
+/// The bucket workload in function-pythonic's Python.
+fn buckets_python(n: usize) -> String {
+    format!(
+        r#"class Buckets(BaseComposite):
+    def compose(self):
+        region = self.spec.region
+        name = self.metadata.name
+        for i in range({n}):
+            bucket = self.resources[f"bucket-{{i}}"]("s3.aws.upbound.io/v1beta1", "Bucket")
+            bucket.metadata.name = f"{{name}}-bucket-{{i}}"
+            bucket.metadata.labels = {{"env": "prod", "index": str(i)}}
+            bucket.spec.forProvider.region = region
+            bucket.spec.forProvider.tags = {{"ManagedBy": "crossplane", "Index": str(i)}}
+        self.status.bucketCount = {n}
+        self.status.region = region
+"#
+    )
+}
+
 /// The deferral workload: bucket-i reads bucket-(i-1)'s observed ARN.
 fn deferral_hcl(n: usize) -> String {
     let mut s = String::from("locals {\n  region = req.composite.spec.region\n}\n\n");
@@ -214,6 +237,11 @@ fn request(language: Language, w: Workload, n: usize) -> RunFunctionRequest {
             "kind": "StarlarkInput",
             "spec": {"source": buckets_starlark(n)},
         }),
+        Language::Python => json!({
+            "apiVersion": "pythonic.fn.crossplane.io/v1alpha1",
+            "kind": "Composite",
+            "composite": buckets_python(n),
+        }),
     };
     let mut resources = HashMap::new();
     if w == Workload::Deferral {
@@ -245,6 +273,21 @@ fn request(language: Language, w: Workload, n: usize) -> RunFunctionRequest {
     }
 }
 
+/// The desired resources' names and kinds, sorted.
+fn names_and_kinds(rsp: &RunFunctionResponse) -> Vec<(String, String)> {
+    let mut v: Vec<_> = rsp
+        .desired
+        .iter()
+        .flat_map(|d| &d.resources)
+        .map(|(name, r)| {
+            let body = r.resource.as_ref().map(struct_to_json).unwrap_or_default();
+            (name.clone(), body["kind"].as_str().unwrap_or("").to_owned())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
 struct Row {
     function: &'static str,
     workload: Workload,
@@ -271,6 +314,18 @@ async fn measure(p: &Peer, w: Workload, n: usize, cfg: &Config) -> Result<Row, S
         return Err(format!(
             "{} ({n}): {got} resources, expected {want}; results {:?}",
             p.name, first.results
+        ));
+    }
+    // Every function's answer to the bucket workload has the same names and kinds.
+    let mut want: Vec<_> = (0..n)
+        .map(|i| (format!("bucket-{i}"), "Bucket".to_owned()))
+        .collect();
+    want.sort();
+    if w == Workload::Buckets && p.kind != Language::Empty && names_and_kinds(&first) != want {
+        return Err(format!(
+            "{} ({n}): desired resources {:?}, expected {want:?}",
+            p.name,
+            names_and_kinds(&first)
         ));
     }
     drive(&server.addr, &req, 1, 200).await?;
@@ -318,6 +373,14 @@ pub(super) async fn run(cfg: Config) -> Result<bool, String> {
             kind: Language::Starlark,
         });
     }
+    if let Some(bin) = cfg.pythonic.clone() {
+        peers.push(Peer {
+            name: "function-pythonic",
+            bin,
+            args: vec!["grpc", "--insecure"],
+            kind: Language::Python,
+        });
+    }
     peers.push(Peer {
         name: "floor (empty call)",
         bin: me.display().to_string(),
@@ -332,7 +395,9 @@ pub(super) async fn run(cfg: Config) -> Result<bool, String> {
     for w in [Workload::Buckets, Workload::Deferral] {
         for &n in &cfg.sizes {
             for p in &peers {
-                if w == Workload::Deferral && p.kind == Language::Starlark {
+                if w == Workload::Deferral
+                    && matches!(p.kind, Language::Starlark | Language::Python)
+                {
                     continue;
                 }
                 rows.push(measure(p, w, n, &cfg).await?);
