@@ -83,34 +83,56 @@ const WELL_KNOWN: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// The tokens of a file, sorted and not overlapping. A file that does not
-/// parse gets a degraded classification from the tolerant lexer.
+/// The tokens of a file, sorted and not overlapping. A file with syntax
+/// errors is classified as far as it parses (the parser recovers: the
+/// tree holds what could be read); the text its recovery leaves out gets
+/// the lexer's classification, so highlighting does not vanish there.
 pub fn semantic_tokens(snapshot: &Snapshot, file: FileId) -> Vec<Token> {
     let text = &snapshot.sources().get(file).text;
     let (body, errors) = snapshot.parse(file);
-    let mut out = if errors.iter().any(|d| d.severity == Severity::Error) {
-        fallback::tokens(file, text)
-    } else {
-        let mut w = Walker {
-            text,
-            out: Vec::new(),
-        };
-        w.body(body, None, 0);
-        w.out.extend(
-            crate::outline::comments(file, text)
-                .into_iter()
-                .map(|span| Token {
-                    span,
-                    kind: TokenKind::Comment,
-                    definition: false,
-                }),
-        );
-        w.out
+    let mut w = Walker {
+        text,
+        out: Vec::new(),
     };
-    out.retain(|t| t.span.start < t.span.end && (t.span.end as usize) <= text.len());
-    out.sort_by_key(|t| (t.span.start, t.span.end));
-    let mut kept: Vec<Token> = Vec::with_capacity(out.len());
-    for t in out {
+    w.body(body, None, 0);
+    w.out.extend(
+        crate::outline::comments(file, text)
+            .into_iter()
+            .map(|span| Token {
+                span,
+                kind: TokenKind::Comment,
+                definition: false,
+            }),
+    );
+    let tree = kept(w.out, text.len());
+    if !errors.iter().any(|d| d.severity == Severity::Error) {
+        return tree;
+    }
+    // The lexer's tokens where the tree has none.
+    let lexed = kept(fallback::tokens(file, text), text.len());
+    let mut out = Vec::with_capacity(tree.len() + lexed.len() / 4);
+    let mut tree = tree.into_iter().peekable();
+    for t in lexed {
+        while let Some(x) = tree.next_if(|x| x.span.start < t.span.end) {
+            out.push(x);
+        }
+        if out.last().is_none_or(|p| p.span.end <= t.span.start)
+            && tree.peek().is_none_or(|x| t.span.end <= x.span.start)
+        {
+            out.push(t);
+        }
+    }
+    out.extend(tree);
+    out
+}
+
+/// `tokens` within the text, sorted, the later of two overlapping ones
+/// left out.
+fn kept(mut tokens: Vec<Token>, len: usize) -> Vec<Token> {
+    tokens.retain(|t| t.span.start < t.span.end && (t.span.end as usize) <= len);
+    tokens.sort_by_key(|t| (t.span.start, t.span.end));
+    let mut kept: Vec<Token> = Vec::with_capacity(tokens.len());
+    for t in tokens {
         if kept.last().is_none_or(|p| p.span.end <= t.span.start) {
             kept.push(t);
         }
@@ -241,6 +263,10 @@ impl Visitor<'_> for Walker<'_> {
     fn enter(&mut self, e: &Expr) -> bool {
         let file = e.span.file;
         match &e.kind {
+            // A placeholder the parser put where an expression is missing
+            // is no `null` keyword.
+            ExprKind::Null
+                if self.text.get(e.span.start as usize..e.span.end as usize) != Some("null") => {}
             ExprKind::Null | ExprKind::Bool(_) => self.push(e.span, TokenKind::Keyword),
             ExprKind::Number(_) => self.push(e.span, TokenKind::Number),
             ExprKind::Variable(v) => {

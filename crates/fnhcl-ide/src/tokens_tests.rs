@@ -102,7 +102,7 @@ fn tokens_never_overlap() {
 }
 
 #[test]
-fn broken_text_is_classified_by_the_lexer() {
+fn broken_text_is_classified_as_far_as_it_parses() {
     let got = show(
         r#"# top
 locals {
@@ -129,10 +129,10 @@ resource "bucket" {
             "+:Operator",
             "1:Number",
             "s:Variable+def",
-            "\"x-:String",
+            "\"x-${:String",
             "each:Keyword",
             "key:Keyword",
-            "\":String",
+            "}\":String",
             "m:Variable+def",
             "k:Property",
             "upper:Function",
@@ -157,16 +157,53 @@ resource "bucket" {
 }
 
 #[test]
-fn the_fallback_never_panics_and_never_overlaps() {
+fn half_typed_text_never_panics_and_never_overlaps() {
     let text = "resource \"a\" {\n  body = { x = \"${req.b}\" }\n}\nlocals { y = [1, 2.5e3] }\n";
     for end in 0..=text.len() {
         for tail in ["", "\"", "${", "<<EOT\n", "}", "(", "."] {
-            let src = format!("{}{tail}", &text[..end]);
-            let toks = fallback::tokens(fnhcl_base::FileId(0), &src);
+            let src = format!("$0{}{tail}", &text[..end]);
+            let (snap, pos) = fixture(&[("main.hcl", &src)]);
+            let toks = semantic_tokens(&snap, pos.file);
             assert!(
                 toks.windows(2).all(|w| w[0].span.end <= w[1].span.start),
                 "{src:?}"
             );
         }
     }
+}
+
+#[test]
+fn text_the_recovery_leaves_out_is_classified_by_the_lexer() {
+    // A missing `=` in an object: the parser skips to the object's end.
+    let got = show(
+        "resource \"b\" {\n  body = {\n    kind \"Bucket\"\n    spec = { n = upper(x) }\n  }\n}\n",
+    );
+    assert_eq!(
+        got,
+        [
+            "resource:Keyword",
+            "\"b\":Class+def",
+            "body:Keyword",
+            "kind:Variable",
+            "\"Bucket\":String",
+            "spec:Property",
+            "n:Property",
+            "upper:Function",
+            "x:Variable",
+        ]
+    );
+    // A bracket left open ends before the line after it, but that line's
+    // first item was read into the bracket.
+    let got = show("locals {\n  a = [1,\n  b = upper(\"x\")\n}\n");
+    assert_eq!(
+        got,
+        [
+            "locals:Keyword",
+            "a:Variable+def",
+            "1:Number",
+            "b:Variable",
+            "upper:Function",
+            "\"x\":String",
+        ]
+    );
 }

@@ -1,5 +1,6 @@
-"""Semantic tokens while the file does not parse: the server falls back to
-its tolerant lexer, so highlighting does not flicker away mid-edit."""
+"""Semantic tokens while the file does not parse: the recovered tree
+classifies what parses, the lexer the text the recovery leaves out, so
+highlighting does not flicker away mid-edit."""
 
 from conftest import change_file
 from lsprotocol import types
