@@ -52,8 +52,8 @@ impl Snapshot {
             .map(|(id, _)| id)
     }
 
-    /// The syntax tree of a file and its parse errors (a file that does not
-    /// parse gives an empty body).
+    /// The syntax tree of a file and its parse errors (a file with errors
+    /// gives what the parser's recovery could read).
     pub fn parse(&self, file: FileId) -> &(ast::Body, Vec<Diagnostic>) {
         self.parses[file.0 as usize].get_or_init(|| fnhcl_syntax::parse_file(&self.sources, file))
     }
