@@ -463,3 +463,41 @@ fn the_rest_of_a_broken_file_still_parses() {
         );
     }
 }
+
+/// After a broken item of an object, the object's next items are read.
+#[test]
+fn an_object_goes_on_after_a_broken_item() {
+    for broken in ["  a = req.\n", "  a req\n", "  a = [1 2]\n", "  = 1\n"] {
+        let (sm, f) = src(&format!(
+            "x = {{\n{broken}  region = region\n  b = 1\n}}\ny = 2\n"
+        ));
+        let (body, d) = parse_file(&sm, f);
+        assert!(!d.is_empty(), "{broken:?}");
+        let names: Vec<&str> = body
+            .items
+            .iter()
+            .filter_map(|s| match s {
+                Structure::Attribute(a) => Some(&*a.name.name),
+                Structure::Block(_) => None,
+            })
+            .collect();
+        assert_eq!(names, ["x", "y"], "{broken:?}");
+        let Structure::Attribute(x) = &body.items[0] else {
+            panic!()
+        };
+        let ExprKind::Object(items) = &x.expr.kind else {
+            panic!("{broken:?}: {:?}", x.expr.kind)
+        };
+        let keys: Vec<String> = items
+            .iter()
+            .filter_map(|i| match &i.key {
+                ObjectKey::Ident(k) => Some(k.name.to_string()),
+                ObjectKey::Expr(_) => None,
+            })
+            .collect();
+        assert!(
+            keys.ends_with(&["region".to_owned(), "b".to_owned()]),
+            "{broken:?}: {keys:?}"
+        );
+    }
+}

@@ -513,6 +513,9 @@ impl Parser<'_> {
             let mark = self.diags.len();
             let key = self.expression();
             if self.recovery && self.failed_since(mark) {
+                if self.skip_object_line() {
+                    continue;
+                }
                 close = self.recover(T::CBrace);
                 break;
             }
@@ -542,6 +545,9 @@ impl Parser<'_> {
                         ),
                     }
                 }
+                if self.skip_object_line() {
+                    continue;
+                }
                 close = self.recover(T::CBrace);
                 break;
             }
@@ -554,6 +560,9 @@ impl Parser<'_> {
             let value = self.expression();
             self.object_items.push(ObjectItem { key, value });
             if self.recovery && self.failed_since(mark) {
+                if self.skip_object_line() {
+                    continue;
+                }
                 close = self.recover(T::CBrace);
                 break;
             }
@@ -578,6 +587,9 @@ impl Parser<'_> {
                         );
                     }
                 }
+                if self.skip_object_line() {
+                    continue;
+                }
                 close = self.recover(T::CBrace);
                 break;
             }
@@ -588,6 +600,41 @@ impl Parser<'_> {
             kind: ExprKind::Object(items),
             span: self.span(open).to(self.span(close)),
         }
+    }
+
+    /// After an error in an object's item: skips to the end of its line
+    /// (outside brackets opened on it) or to the object's `}`, so the items
+    /// on the next lines are still read (HCL skips to the `}`, dropping
+    /// them). `false` where the object cannot go on: the end of the file,
+    /// another bracket closing, or a line that starts the next body item
+    /// (the caller's recovery then stops there too).
+    fn skip_object_line(&mut self) -> bool {
+        self.recovery = true;
+        let mut nest = 0usize;
+        for i in self.next..self.toks.len() {
+            match self.toks[i].kind {
+                T::Newline if nest == 0 => {
+                    if self.in_attribute > 0 && self.item_line_at(i).is_some() {
+                        return false;
+                    }
+                    self.next = i;
+                    return true;
+                }
+                T::OBrace | T::OBrack | T::OParen | T::TemplateInterp | T::TemplateControl => {
+                    nest += 1;
+                }
+                T::CBrace if nest == 0 => {
+                    // The object's own `}`.
+                    self.next = i;
+                    return true;
+                }
+                T::CBrack | T::CParen | T::TemplateSeqEnd if nest == 0 => return false,
+                T::CBrace | T::CBrack | T::CParen | T::TemplateSeqEnd => nest -= 1,
+                T::Eof => return false,
+                _ => {}
+            }
+        }
+        false
     }
 
     /// `[for …]` or `{for …}` after the bracket; newlines do not count.

@@ -292,13 +292,15 @@ impl<'a> Parser<'a> {
     /// the items after it (HCL's recovery skips to the bracket, often the
     /// end of the file; editors need the rest). Returns where to stop.
     fn next_item_line(&self) -> Option<usize> {
-        if self.toks.get(self.next)?.kind != T::Newline {
+        self.item_line_at(self.next)
+    }
+
+    /// [`Self::next_item_line`] for the raw token at `at`.
+    fn item_line_at(&self, at: usize) -> Option<usize> {
+        if self.toks.get(at)?.kind != T::Newline {
             return None;
         }
-        let k = self.next
-            + self.toks[self.next..]
-                .iter()
-                .position(|t| t.kind != T::Newline)?;
+        let k = at + self.toks[at..].iter().position(|t| t.kind != T::Newline)?;
         let (t, before) = (self.toks[k], self.toks[k - 1]);
         let indent = t.start.checked_sub(before.end)?;
         let starts_item = t.kind == T::Ident
@@ -308,7 +310,7 @@ impl<'a> Parser<'a> {
             )
             && indent <= self.item_indent;
         let closes_block = t.kind == T::CBrace && indent < self.item_indent;
-        (starts_item || closes_block).then_some(self.next)
+        (starts_item || closes_block).then_some(at)
     }
 
     /// Skips to the next `start` bracket, then past the one closing it.
