@@ -551,6 +551,7 @@ impl Lexer<'_> {
         };
         let Some(end) = eol else {
             if self.marker_at_eof
+                && j == self.b.len()
                 && *start_of_line
                 && self.text[i..j].trim_matches(|c: char| c.is_ascii_whitespace())
                     == &self.text[marker.0..marker.1]

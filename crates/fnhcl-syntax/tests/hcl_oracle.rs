@@ -18,22 +18,23 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if p.is_dir() {
-            if !matches!(name, "target" | ".git" | "node_modules" | ".mirror") {
-                walk(&p, out);
-            }
-        } else {
-            out.push(p);
-        }
-    }
+/// The repository's files: those git tracks (so the texts, and the
+/// mutations drawn for them, are the same in every checkout).
+fn tracked() -> Vec<PathBuf> {
+    let out = std::process::Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(root())
+        .output()
+        .expect("git (this test reads the repository's files)");
+    assert!(out.status.success(), "git ls-files failed");
+    let mut paths: Vec<PathBuf> = out
+        .stdout
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| root().join(String::from_utf8_lossy(p).as_ref()))
+        .collect();
+    paths.sort();
+    paths
 }
 
 /// The `hcl: |` blocks of a YAML file (compositions), dedented.
@@ -106,8 +107,7 @@ struct Corpus {
 }
 
 fn corpus() -> Corpus {
-    let mut paths = Vec::new();
-    walk(&root(), &mut paths);
+    let paths = tracked();
     let mut files = Vec::new();
     let mut exprs = Vec::new();
     for p in paths {

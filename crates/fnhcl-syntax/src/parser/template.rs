@@ -117,6 +117,42 @@ fn finish(raws: Vec<Raw>, heredoc: bool) -> Template {
     Template { parts, heredoc }
 }
 
+/// `c` quoted as Go's `%q` quotes it (HCL's wording of an escape's
+/// selector): printable characters as they are, others escaped.
+fn go_quoted(c: char) -> String {
+    let escaped = match c {
+        '"' => "\\\"".to_owned(),
+        '\\' => "\\\\".to_owned(),
+        '\u{7}' => "\\a".to_owned(),
+        '\u{8}' => "\\b".to_owned(),
+        '\u{c}' => "\\f".to_owned(),
+        '\n' => "\\n".to_owned(),
+        '\r' => "\\r".to_owned(),
+        '\t' => "\\t".to_owned(),
+        '\u{b}' => "\\v".to_owned(),
+        c if go_printable(c) => c.to_string(),
+        c if u32::from(c) < 0x20 || c == '\u{7f}' => format!("\\x{:02x}", u32::from(c)),
+        c if u32::from(c) < 0x10000 => format!("\\u{:04x}", u32::from(c)),
+        c => format!("\\U{:08x}", u32::from(c)),
+    };
+    format!("\"{escaped}\"")
+}
+
+/// Go's `strconv.IsPrint` for the characters Rust can tell: not a control,
+/// not a space other than ` `, not a format character, not private use.
+fn go_printable(c: char) -> bool {
+    if c == ' ' {
+        return true;
+    }
+    let format = matches!(
+        u32::from(c),
+        0xad | 0x600..=0x605 | 0x61c | 0x6dd | 0x70f | 0x180e | 0x200b..=0x200f
+            | 0x202a..=0x202e | 0x2060..=0x2064 | 0x2066..=0x206f | 0xfeff | 0xfff9..=0xfffb
+    );
+    let private = matches!(u32::from(c), 0xe000..=0xf8ff | 0xf0000..);
+    !(c.is_control() || c.is_whitespace() || format || private)
+}
+
 /// The first of `candidates` within an edit distance of 2 of `given`.
 fn suggestion<'c>(given: &str, candidates: &[&'c str]) -> Option<&'c str> {
     candidates
@@ -623,8 +659,8 @@ impl Parser<'_> {
                         self.error(
                             "Invalid escape sequence",
                             format!(
-                                "The symbol \"{}\" is not a valid escape sequence selector.",
-                                other.escape_debug()
+                                "The symbol {} is not a valid escape sequence selector.",
+                                go_quoted(other)
                             ),
                             Span::new(self.file, base + i, base + after),
                         );
@@ -698,5 +734,26 @@ impl Parser<'_> {
             }
         };
         (value, self.span(open).to(self.span(end)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::go_quoted;
+
+    #[test]
+    fn selectors_are_quoted_as_go_quotes_them() {
+        for (c, want) in [
+            ('q', r#""q""#),
+            ('\'', r#""'""#),
+            ('"', r#""\"""#),
+            ('é', r#""é""#),
+            ('\t', r#""\t""#),
+            ('\u{a0}', r#""\u00a0""#),
+            ('\u{200b}', r#""\u200b""#),
+            ('\u{1}', r#""\x01""#),
+        ] {
+            assert_eq!(go_quoted(c), want, "{c:?}");
+        }
     }
 }
