@@ -650,33 +650,10 @@ impl Parser<'_> {
             let close = p.recover(close_kind);
             p.placeholder(p.span(open).to(p.span(close)))
         };
-        let first = self.peek();
-        if first.kind != T::Ident {
-            return failed(self, "For expression requires variable name after 'for'.");
-        }
-        self.read();
-        let mut key_var = None;
-        let mut value_var = self.ident(first);
-        if self.peek().kind == T::Comma {
-            self.read();
-            let second = self.peek();
-            if second.kind != T::Ident {
-                return failed(
-                    self,
-                    "For expression requires value variable name after comma.",
-                );
-            }
-            self.read();
-            key_var = Some(value_var);
-            value_var = self.ident(second);
-        }
-        if !self.is_keyword(self.peek(), "in") {
-            return failed(
-                self,
-                "For expression requires the 'in' keyword after its name declarations.",
-            );
-        }
-        self.read();
+        let (key_var, value_var) = match self.for_names(false) {
+            Ok(names) => names,
+            Err(detail) => return failed(self, detail),
+        };
         let mark = self.diags.len();
         let collection = self.expression();
         if self.recovery && self.failed_since(mark) {
@@ -767,38 +744,54 @@ impl Parser<'_> {
 
     /// `for k, v in collection` inside a `%{ }` directive, after `for`.
     pub(super) fn directive_for_vars(&mut self) -> Option<(Option<Ident>, Ident, Expr)> {
-        let failed = |p: &mut Self, detail: &str| {
-            if !p.recovery {
-                let at = p.span(p.peek());
-                p.error("Invalid 'for' directive", detail.to_owned(), at);
+        match self.for_names(true) {
+            Ok((key_var, value_var)) => Some((key_var, value_var, self.expression())),
+            Err(detail) => {
+                if !self.recovery {
+                    let at = self.span(self.peek());
+                    self.error("Invalid 'for' directive", detail, at);
+                }
+                None
             }
-            None
+        }
+    }
+
+    /// After `for`: `value in` or `key, value in`, as (key, value); or
+    /// HCL's detail for what is missing, worded for a `for` expression or
+    /// a `%{ for }` directive.
+    fn for_names(&mut self, directive: bool) -> Result<(Option<Ident>, Ident), &'static str> {
+        let [no_name, no_value, no_in] = if directive {
+            [
+                "For directive requires variable name after 'for'.",
+                "For directive requires value variable name after comma.",
+                "For directive requires 'in' keyword after names.",
+            ]
+        } else {
+            [
+                "For expression requires variable name after 'for'.",
+                "For expression requires value variable name after comma.",
+                "For expression requires the 'in' keyword after its name declarations.",
+            ]
         };
         let first = self.peek();
         if first.kind != T::Ident {
-            return failed(self, "For directive requires variable name after 'for'.");
+            return Err(no_name);
         }
         self.read();
-        let mut key_var = None;
-        let mut value_var = self.ident(first);
+        let mut names = (None, self.ident(first));
         if self.peek().kind == T::Comma {
             self.read();
             let second = self.peek();
             if second.kind != T::Ident {
-                return failed(
-                    self,
-                    "For directive requires value variable name after comma.",
-                );
+                return Err(no_value);
             }
             self.read();
-            key_var = Some(value_var);
-            value_var = self.ident(second);
+            names = (Some(names.1), self.ident(second));
         }
         if !self.is_keyword(self.peek(), "in") {
-            return failed(self, "For directive requires 'in' keyword after names.");
+            return Err(no_in);
         }
         self.read();
-        let collection = self.expression();
-        Some((key_var, value_var, collection))
+        Ok(names)
     }
 }
