@@ -147,6 +147,11 @@ async def test_completion_hover_and_definition_around_the_error(client, workspac
     assert "**local** `names`" in await hover_at(client, main, at)
     assert await definition_at(client, main, at) == [names_def]
 
+    # In the same object, after the broken item: the parser reads on from
+    # the next line (HCL skips to the object's `}`).
+    at = pos_in(text, "region = region", delta=10)
+    assert await definition_at(client, main, at) == [region_def]
+
     # After it: `each.` in the template, a local used in the next block.
     assert await complete_at(client, main, pos_in(text, "each.value", delta=5)) == {"key", "value"}
     at = pos_in(text, "upper(region)", delta=8)
