@@ -7,9 +7,11 @@
 //! of the body item) and the same diagnostics, worded and placed as HCL's
 //! (the `tests/parse_errors` corpus holds HCL's answers). Once it has had
 //! to recover it stays in recovery mode, as HCL's does, and stops
-//! reporting the errors that are likely consequences of the first. It
-//! never fails: every text gives a tree (with placeholders where parts
-//! were missing) and the errors found.
+//! reporting the errors that are likely consequences of the first. Where
+//! HCL's recovery would drop the rest of a file being typed, ours stops
+//! sooner (at the end of a line; docs/notes/parser.md): HCL's first error
+//! is the same either way. It never fails: every text gives a tree (with
+//! placeholders where parts were missing) and the errors found.
 
 mod body;
 mod expr;
