@@ -137,12 +137,7 @@ impl Parser<'_> {
             T::Equal => Some(Structure::Attribute(self.attribute(ident, false))),
             T::OQuote | T::OBrace | T::Ident => Some(Structure::Block(self.block(ident))),
             _ => {
-                self.recover_after_body_item();
-                self.error(
-                    "Argument or block definition required",
-                    NEEDS_EQUALS,
-                    self.span(ident),
-                );
+                self.not_an_item(ident, NEEDS_EQUALS);
                 None
             }
         }
@@ -337,16 +332,22 @@ impl Parser<'_> {
         }
     }
 
+    /// HCL's error for a body item that is neither an attribute nor a block,
+    /// at `at`, after skipping to the end of the item.
+    fn not_an_item(&mut self, at: Token, detail: &str) {
+        self.recover_after_body_item();
+        self.error(
+            "Argument or block definition required",
+            detail,
+            self.span(at),
+        );
+    }
+
     /// The body of `name { attr = value }`: exactly one attribute.
     fn single_attribute_body(&mut self) -> Option<Attribute> {
         let ident = self.read();
         if ident.kind != T::Ident {
-            self.recover_after_body_item();
-            self.error(
-                "Argument or block definition required",
-                REQUIRED,
-                self.span(ident),
-            );
+            self.not_an_item(ident, REQUIRED);
             return None;
         }
         let next = self.peek();
@@ -365,12 +366,7 @@ impl Parser<'_> {
                 None
             }
             _ => {
-                self.recover_after_body_item();
-                self.error(
-                    "Argument or block definition required",
-                    NEEDS_EQUALS,
-                    self.span(ident),
-                );
+                self.not_an_item(ident, NEEDS_EQUALS);
                 None
             }
         }

@@ -86,6 +86,18 @@ fn valid_number(text: &str) -> bool {
     exp.saturating_add(lead) < i64::from(i32::MAX)
 }
 
+const UNTERMINATED_OBJECT: &str = "There is no corresponding closing brace before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.";
+
+/// How an object's item ended.
+enum ItemEnd {
+    /// At its separator: the next item follows.
+    Next,
+    /// At the object's `}`.
+    Closed(Token),
+    /// With an error (reported).
+    Broken,
+}
+
 impl Parser<'_> {
     /// An attribute's (or a root) expression: its own count of operators.
     pub(super) fn root_expr(&mut self) -> Expr {
@@ -96,7 +108,7 @@ impl Parser<'_> {
     }
 
     /// A placeholder where an expression could not be read.
-    fn placeholder(&self, at: Span) -> Expr {
+    pub(super) fn placeholder(&self, at: Span) -> Expr {
         Expr {
             kind: ExprKind::Null,
             span: at,
@@ -499,107 +511,103 @@ impl Parser<'_> {
 
     fn object_inner(&mut self, open: Token) -> Expr {
         let mark_items = self.object_items.len();
-        let close;
-        loop {
+        let close = loop {
             let next = self.peek();
             if next.kind == T::Newline {
                 self.read();
                 continue;
             }
             if next.kind == T::CBrace {
-                close = self.read();
-                break;
+                break self.read();
             }
-            let mark = self.diags.len();
-            let key = self.expression();
-            if self.recovery && self.failed_since(mark) {
-                if self.skip_object_line() {
-                    continue;
-                }
-                close = self.recover(T::CBrace);
-                break;
-            }
-            let next = self.peek();
-            if next.kind != T::Equal && next.kind != T::Colon {
-                if !self.recovery {
-                    match next.kind {
-                        T::Newline | T::Comma => self.error(
-                            "Missing attribute value",
-                            "Expected an attribute value, introduced by an equals sign (\"=\").",
-                            self.span(next),
-                        ),
-                        T::Ident => self.error(
-                            "Missing key/value separator",
-                            "Expected an equals sign (\"=\") to mark the beginning of the attribute value. If you intended to given an attribute name containing periods or spaces, write the name in quotes to create a string literal.",
-                            self.span(next),
-                        ),
-                        T::Eof => self.error(
-                            "Unterminated object constructor expression",
-                            "There is no corresponding closing brace before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
-                            self.span(open),
-                        ),
-                        _ => self.error(
-                            "Missing key/value separator",
-                            "Expected an equals sign (\"=\") to mark the beginning of the attribute value.",
-                            self.span(next),
-                        ),
+            match self.object_item(open) {
+                ItemEnd::Next => {}
+                ItemEnd::Closed(close) => break close,
+                ItemEnd::Broken => {
+                    if !self.skip_object_line() {
+                        break self.recover(T::CBrace);
                     }
                 }
-                if self.skip_object_line() {
-                    continue;
-                }
-                close = self.recover(T::CBrace);
-                break;
             }
-            self.read();
-            let key = match key.kind {
-                ExprKind::Variable(i) => ObjectKey::Ident(i),
-                _ => ObjectKey::Expr(Box::new(key)),
-            };
-            let mark = self.diags.len();
-            let value = self.expression();
-            self.object_items.push(ObjectItem { key, value });
-            if self.recovery && self.failed_since(mark) {
-                if self.skip_object_line() {
-                    continue;
-                }
-                close = self.recover(T::CBrace);
-                break;
-            }
-            let next = self.peek();
-            if next.kind == T::CBrace {
-                close = self.read();
-                break;
-            }
-            if next.kind != T::Comma && next.kind != T::Newline {
-                if !self.recovery {
-                    if next.kind == T::Eof {
-                        self.error(
-                            "Unterminated object constructor expression",
-                            "There is no corresponding closing brace before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
-                            self.span(open),
-                        );
-                    } else {
-                        self.error(
-                            "Missing attribute separator",
-                            "Expected a newline or comma to mark the beginning of the next attribute.",
-                            self.span(next),
-                        );
-                    }
-                }
-                if self.skip_object_line() {
-                    continue;
-                }
-                close = self.recover(T::CBrace);
-                break;
-            }
-            self.read();
-        }
+        };
         let items: Vec<ObjectItem> = self.object_items.drain(mark_items..).collect();
         Expr {
             kind: ExprKind::Object(items),
             span: self.span(open).to(self.span(close)),
         }
+    }
+
+    /// One `key = value` of the object opened by `open`, and the separator
+    /// after it.
+    fn object_item(&mut self, open: Token) -> ItemEnd {
+        let mark = self.diags.len();
+        let key = self.expression();
+        if self.recovery && self.failed_since(mark) {
+            return ItemEnd::Broken;
+        }
+        let next = self.peek();
+        if next.kind != T::Equal && next.kind != T::Colon {
+            if !self.recovery {
+                match next.kind {
+                    T::Newline | T::Comma => self.error(
+                        "Missing attribute value",
+                        "Expected an attribute value, introduced by an equals sign (\"=\").",
+                        self.span(next),
+                    ),
+                    T::Ident => self.error(
+                        "Missing key/value separator",
+                        "Expected an equals sign (\"=\") to mark the beginning of the attribute value. If you intended to given an attribute name containing periods or spaces, write the name in quotes to create a string literal.",
+                        self.span(next),
+                    ),
+                    T::Eof => self.error(
+                        "Unterminated object constructor expression",
+                        UNTERMINATED_OBJECT,
+                        self.span(open),
+                    ),
+                    _ => self.error(
+                        "Missing key/value separator",
+                        "Expected an equals sign (\"=\") to mark the beginning of the attribute value.",
+                        self.span(next),
+                    ),
+                }
+            }
+            return ItemEnd::Broken;
+        }
+        self.read();
+        let key = match key.kind {
+            ExprKind::Variable(i) => ObjectKey::Ident(i),
+            _ => ObjectKey::Expr(Box::new(key)),
+        };
+        let mark = self.diags.len();
+        let value = self.expression();
+        self.object_items.push(ObjectItem { key, value });
+        if self.recovery && self.failed_since(mark) {
+            return ItemEnd::Broken;
+        }
+        let next = self.peek();
+        if next.kind == T::CBrace {
+            return ItemEnd::Closed(self.read());
+        }
+        if next.kind != T::Comma && next.kind != T::Newline {
+            if !self.recovery {
+                if next.kind == T::Eof {
+                    self.error(
+                        "Unterminated object constructor expression",
+                        UNTERMINATED_OBJECT,
+                        self.span(open),
+                    );
+                } else {
+                    self.error(
+                        "Missing attribute separator",
+                        "Expected a newline or comma to mark the beginning of the next attribute.",
+                        self.span(next),
+                    );
+                }
+            }
+            return ItemEnd::Broken;
+        }
+        self.read();
+        ItemEnd::Next
     }
 
     /// After an error in an object's item: skips to the end of its line

@@ -19,9 +19,8 @@ enum Part {
     Interp(Expr, (bool, bool)),
     If(Expr, (bool, bool), Span),
     For(Option<Ident>, Ident, Expr, (bool, bool), Span),
-    Else((bool, bool), Span),
-    EndIf((bool, bool), Span),
-    EndFor((bool, bool), Span),
+    /// `%{ else }`, `%{ endif }` or `%{ endfor }`.
+    Close(Closer),
 }
 
 /// A template element with its directives matched, before strip markers
@@ -187,32 +186,36 @@ struct Matcher<'p, 'a> {
     end: Span,
 }
 
+/// A directive that ends a part of a template, with its strip markers
+/// and span.
 enum Closer {
     Else((bool, bool), Span),
     EndIf((bool, bool), Span),
     EndFor((bool, bool), Span),
 }
 
+impl Closer {
+    fn name_and_span(&self) -> (&'static str, Span) {
+        match *self {
+            Closer::Else(_, s) => ("else", s),
+            Closer::EndIf(_, s) => ("endif", s),
+            Closer::EndFor(_, s) => ("endfor", s),
+        }
+    }
+}
+
 impl Matcher<'_, '_> {
+    /// The template's elements; a closing directive at this level closes
+    /// nothing (reported, and left out).
     fn root(&mut self) -> Vec<Raw> {
         let mut out = Vec::new();
-        while let Some(part) = self.parts.next() {
-            match self.element(part) {
-                Ok(Some(r)) => out.push(r),
-                Ok(None) => {}
-                Err(c) => {
-                    let (name, span) = match c {
-                        Closer::Else(_, s) => ("else", s),
-                        Closer::EndIf(_, s) => ("endif", s),
-                        Closer::EndFor(_, s) => ("endfor", s),
-                    };
-                    self.p.error(
-                        &format!("Unexpected {name} directive"),
-                        "The control directives within this template are unbalanced.",
-                        span,
-                    );
-                }
-            }
+        while let Some(c) = self.until_closer(&mut out) {
+            let (name, span) = c.name_and_span();
+            self.p.error(
+                &format!("Unexpected {name} directive"),
+                "The control directives within this template are unbalanced.",
+                span,
+            );
         }
         out
     }
@@ -224,9 +227,7 @@ impl Matcher<'_, '_> {
             Part::Interp(e, m) => Raw::Interp(e, m),
             Part::If(cond, m, span) => return Ok(self.if_directive(cond, m, span)),
             Part::For(k, v, c, m, span) => return Ok(self.for_directive(k, v, c, m, span)),
-            Part::Else(m, s) => return Err(Closer::Else(m, s)),
-            Part::EndIf(m, s) => return Err(Closer::EndIf(m, s)),
-            Part::EndFor(m, s) => return Err(Closer::EndFor(m, s)),
+            Part::Close(c) => return Err(c),
         }))
     }
 
@@ -375,7 +376,7 @@ impl Parser<'_> {
         if !self.enter() {
             let close = self.recover(end_kind);
             self.leave();
-            return self.placeholder_between(open, close);
+            return self.placeholder(self.span(open).to(self.span(close)));
         }
         let flush = heredoc && open.text(self.text).starts_with("<<-");
         let (parts, end) = self.template_parts(end_kind);
@@ -400,13 +401,6 @@ impl Parser<'_> {
         Expr {
             kind: ExprKind::Template(finish(raws, heredoc)),
             span: self.span(open).to(self.span(close)),
-        }
-    }
-
-    fn placeholder_between(&self, a: Token, b: Token) -> Expr {
-        Expr {
-            kind: ExprKind::Null,
-            span: self.span(a).to(self.span(b)),
         }
     }
 
@@ -587,9 +581,9 @@ impl Parser<'_> {
         Some(match dir {
             Dir::If(cond) => Part::If(cond, m, span),
             Dir::For(k, v, c) => Part::For(k, v, c, m, span),
-            Dir::Else => Part::Else(m, span),
-            Dir::EndIf => Part::EndIf(m, span),
-            Dir::EndFor => Part::EndFor(m, span),
+            Dir::Else => Part::Close(Closer::Else(m, span)),
+            Dir::EndIf => Part::Close(Closer::EndIf(m, span)),
+            Dir::EndFor => Part::Close(Closer::EndFor(m, span)),
         })
     }
 

@@ -14,6 +14,14 @@ enum Step {
     Index(Span, Expr),
 }
 
+impl Step {
+    fn span(&self) -> Span {
+        match self {
+            Step::Attr(s, _) | Step::Index(s, _) => *s,
+        }
+    }
+}
+
 impl Parser<'_> {
     /// Traversal steps after `from`: `.name`, `.0`, `[key]`, `.*`, `[*]`.
     pub(super) fn traversals(&mut self, from: Expr) -> Expr {
@@ -42,43 +50,21 @@ impl Parser<'_> {
             if next.kind == T::Dot {
                 let dot = self.read();
                 let attr = self.peek();
-                match attr.kind {
-                    T::Ident => {
-                        self.read();
-                        let name = self.ident(attr);
-                        let op = self.span(dot).to(name.span);
-                        ret = apply(ret, Step::Attr(op, name));
-                    }
-                    T::NumberLit => {
-                        self.read();
-                        let text = attr.text(self.text);
-                        if let Some((first, second)) = text.split_once('.') {
-                            self.error(
-                                "Invalid legacy index syntax",
-                                format!(
-                                    "When using the legacy index syntax, chaining two indexes together is not permitted. Use the proper index syntax instead, like [{first}][{second}]."
-                                ),
-                                self.span(attr),
-                            );
-                        }
-                        let key = self.number(attr);
-                        let op = self.span(dot).to(key.span);
-                        ret = apply(ret, Step::Index(op, key));
-                    }
-                    T::Star => {
-                        let star = self.read();
-                        ret = self.attribute_splat(ret, dot, star);
-                    }
-                    _ => {
-                        self.error(
-                            "Invalid attribute name",
-                            "An attribute name is required after a dot.",
-                            self.span(attr),
-                        );
-                        self.recovery = true;
-                        return ret;
-                    }
+                if attr.kind == T::Star {
+                    let star = self.read();
+                    ret = self.attribute_splat(ret, dot, star);
+                    continue;
                 }
+                let Some(step) = self.dot_step(dot, None) else {
+                    self.error(
+                        "Invalid attribute name",
+                        "An attribute name is required after a dot.",
+                        self.span(attr),
+                    );
+                    self.recovery = true;
+                    return ret;
+                };
+                ret = apply(ret, step);
                 continue;
             }
             // `[`
@@ -145,6 +131,40 @@ impl Parser<'_> {
         }
     }
 
+    /// The step after `dot`: `.name`, or the legacy `.0`; `None` (nothing
+    /// read) at anything else. `splat`: the `*` of the attribute-only splat
+    /// the step is in (HCL words and places its legacy-index error
+    /// differently there).
+    fn dot_step(&mut self, dot: Token, splat: Option<Token>) -> Option<Step> {
+        let t = self.peek();
+        match t.kind {
+            T::Ident => {
+                self.read();
+                let name = self.ident(t);
+                Some(Step::Attr(self.span(dot).to(name.span), name))
+            }
+            T::NumberLit => {
+                self.read();
+                if let Some((first, second)) = t.text(self.text).split_once('.') {
+                    let (hint, at) = match splat {
+                        None => ("", t),
+                        Some(star) => (" with a full splat expression [*]", star),
+                    };
+                    self.error(
+                        "Invalid legacy index syntax",
+                        format!(
+                            "When using the legacy index syntax, chaining two indexes together is not permitted. Use the proper index syntax{hint} instead, like [{first}][{second}]."
+                        ),
+                        self.span(at),
+                    );
+                }
+                let key = self.number(t);
+                Some(Step::Index(self.span(dot).to(key.span), key))
+            }
+            _ => None,
+        }
+    }
+
     /// `.*` and the `.name`/`.0` steps after it.
     fn attribute_splat(&mut self, source: Expr, dot: Token, star: Token) -> Expr {
         let marker = self.span(dot).to(self.span(star));
@@ -156,32 +176,12 @@ impl Parser<'_> {
         while self.peek().kind == T::Dot {
             let d = self.read();
             let next = self.peek();
-            match next.kind {
-                T::NumberLit => {
-                    self.read();
-                    let text = next.text(self.text);
-                    if let Some((first, second)) = text.split_once('.') {
-                        self.error(
-                            "Invalid legacy index syntax",
-                            format!(
-                                "When using the legacy index syntax, chaining two indexes together is not permitted. Use the proper index syntax with a full splat expression [*] instead, like [{first}][{second}]."
-                            ),
-                            self.span(star),
-                        );
-                    }
-                    let key = self.number(next);
-                    let op = self.span(d).to(key.span);
-                    end = op;
-                    each = apply(each, Step::Index(op, key));
+            match self.dot_step(d, Some(star)) {
+                Some(step) => {
+                    end = step.span();
+                    each = apply(each, step);
                 }
-                T::Ident => {
-                    self.read();
-                    let name = self.ident(next);
-                    let op = self.span(d).to(name.span);
-                    end = op;
-                    each = apply(each, Step::Attr(op, name));
-                }
-                _ => {
+                None => {
                     if !self.recovery {
                         if next.kind == T::Star {
                             self.error(
