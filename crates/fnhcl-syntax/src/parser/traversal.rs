@@ -73,14 +73,10 @@ impl Parser<'_> {
                 self.read();
                 let mut close = self.read();
                 if close.kind != T::CBrack && !self.recovery {
-                    // HCL reports this where its recovery stops.
-                    let at = self.hcl_recovery_stop(T::CBrack);
-                    self.error(
+                    close = self.missing_close_bracket(
                         "Missing close bracket on splat index",
                         "The star for a full splat operator must be immediately followed by a closing bracket (\"]\").",
-                        self.span(at),
                     );
-                    close = self.recover(T::CBrack);
                 }
                 let marker = self.span(open).to(self.span(close));
                 let item = Expr {
@@ -113,14 +109,10 @@ impl Parser<'_> {
             } else {
                 let close = self.read();
                 if close.kind != T::CBrack && !self.recovery {
-                    // HCL reports this where its recovery stops.
-                    let at = self.hcl_recovery_stop(T::CBrack);
-                    self.error(
+                    self.missing_close_bracket(
                         "Missing close bracket on index",
                         "The index operator must end with a closing bracket (\"]\").",
-                        self.span(at),
-                    );
-                    self.recover(T::CBrack)
+                    )
                 } else {
                     close
                 }
@@ -129,6 +121,14 @@ impl Parser<'_> {
             let op = self.span(open).to(self.span(close));
             ret = apply(ret, Step::Index(op, key));
         }
+    }
+
+    /// HCL's error for a missing `]`, placed where HCL's recovery stops (it
+    /// reports the token that recovery returns); then our recovery.
+    fn missing_close_bracket(&mut self, summary: &str, detail: &str) -> Token {
+        let at = self.hcl_recovery_stop(T::CBrack);
+        self.error(summary, detail, self.span(at));
+        self.recover(T::CBrack)
     }
 
     /// The step after `dot`: `.name`, or the legacy `.0`; `None` (nothing
