@@ -286,9 +286,7 @@ fn alternatives_that_multiply_the_work_stop_at_the_budget() {
         m.insert(Arc::from("next"), v);
         v = Value::object(m);
     }
-    let start = std::time::Instant::now();
     let out = schema.validate(&v);
-    assert!(start.elapsed().as_secs() < 30);
     assert!(
         out.iter()
             .any(|v| v.path.is_empty() && v.message.contains("too complex")),
