@@ -240,29 +240,11 @@ impl Compiler<'_> {
                     )
                 });
             }
-            let mut default = None;
-            if let Some(d) = ac.attr("default") {
+            let default = ac.attr("default").and_then(|d| {
                 let msg =
                     format!("function \"{name}\", args \"{aname}\": default is not a constant");
-                if is_constant(&d.expr) {
-                    let (v, ds) = eval_constant(&d.expr);
-                    if ds.iter().any(Diagnostic::is_error) || !v.is_wholly_known() {
-                        self.err(
-                            Diagnostic::error(msg, "")
-                                .with_code(codes::FUNCTION_DEFINITION)
-                                .with_span(d.expr.span),
-                        );
-                    } else {
-                        default = Some(v);
-                    }
-                } else {
-                    self.err(
-                        Diagnostic::error(msg, "")
-                            .with_code(codes::FUNCTION_DEFINITION)
-                            .with_span(d.expr.span),
-                    );
-                }
-            }
+                self.constant_default(&d.expr, msg, "")
+            });
             if let Some(i) = args.iter().position(|x| *x.name == *aname) {
                 self.err(
                     Diagnostic::error(
@@ -301,6 +283,32 @@ impl Compiler<'_> {
             scope,
             body: env.compile(&body.expr),
         })
+    }
+
+    /// A parameter's or argument's `default`: a constant, wholly known
+    /// value, else the error `msg` (with `detail` when the expression is
+    /// not a constant one) and `None`.
+    pub(super) fn constant_default(
+        &mut self,
+        e: &Expr,
+        msg: String,
+        detail: &str,
+    ) -> Option<fnhcl_value::Value> {
+        let (msg, detail) = if is_constant(e) {
+            let (v, ds) = eval_constant(e);
+            if !ds.iter().any(Diagnostic::is_error) && v.is_wholly_known() {
+                return Some(v);
+            }
+            (msg, "")
+        } else {
+            (msg, detail)
+        };
+        self.err(
+            Diagnostic::error(msg, detail)
+                .with_code(codes::FUNCTION_DEFINITION)
+                .with_span(e.span),
+        );
+        None
     }
 
     pub(super) fn constant_string(

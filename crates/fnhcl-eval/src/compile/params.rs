@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use fnhcl_base::{Diagnostic, Span, codes};
 use fnhcl_syntax::ast::{Block, Structure};
 
-use super::env::{Compiler, Env, eval_constant, is_constant, label};
+use super::env::{Compiler, Env, label};
 use super::types::{Export, ExportValue, Names, Param};
 use crate::refs::literal_string;
 use crate::schema;
@@ -52,31 +52,13 @@ impl<'l> Compiler<'l> {
                     format!("param \"{name}\": description is not a constant string")
                 });
             }
-            let mut default = None;
-            if let Some(d) = content.attr("default") {
-                let msg = format!("param \"{name}\": default is not a constant");
-                if is_constant(&d.expr) {
-                    let (v, ds) = eval_constant(&d.expr);
-                    if ds.iter().any(Diagnostic::is_error) || !v.is_wholly_known() {
-                        self.err(
-                            Diagnostic::error(msg, "")
-                                .with_code(codes::FUNCTION_DEFINITION)
-                                .with_span(d.expr.span),
-                        );
-                    } else {
-                        default = Some(v);
-                    }
-                } else {
-                    self.err(
-                        Diagnostic::error(
-                            msg,
-                            "a default may not refer to variables or call functions",
-                        )
-                        .with_code(codes::FUNCTION_DEFINITION)
-                        .with_span(d.expr.span),
-                    );
-                }
-            }
+            let default = content.attr("default").and_then(|d| {
+                self.constant_default(
+                    &d.expr,
+                    format!("param \"{name}\": default is not a constant"),
+                    "a default may not refer to variables or call functions",
+                )
+            });
             if let Some(i) = out.iter().position(|p| *p.name == *name) {
                 self.err(
                     Diagnostic::error(format!("duplicate parameter \"{name}\""), "")

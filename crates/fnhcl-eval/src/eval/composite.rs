@@ -23,20 +23,9 @@ impl<'c> Walk<'c> {
             CompositeKind::Ready => return self.composite_ready(frame, c),
             CompositeKind::Condition | CompositeKind::Result => return self.user_block(frame, c),
         };
-        let (v, diags) = frame.eval(&c.body);
-        if incomplete(&v, &diags) {
-            self.discard(
-                frame,
-                kind,
-                DiscardReason::Incomplete,
-                "",
-                Some(c.body.span),
-                diags,
-                &[&c.body],
-            );
+        let Some(v) = self.complete(frame, kind, "", &c.body) else {
             return Ok(());
-        }
-        self.ctx.warn(diags);
+        };
         if v.is_null() {
             return Ok(());
         }
@@ -145,20 +134,9 @@ impl<'c> Walk<'c> {
                 }
             }
         }
-        let (v, diags) = frame.eval(&c.body);
-        if incomplete(&v, &diags) {
-            self.discard(
-                frame,
-                kind,
-                DiscardReason::Incomplete,
-                "",
-                Some(c.body.span),
-                diags,
-                &[&c.body],
-            );
+        let Some(v) = self.complete(frame, kind, "", &c.body) else {
             return Ok(());
-        }
-        self.ctx.warn(diags);
+        };
         let span = c.body.span;
         if is_condition {
             let uc = crate::checks::user_condition(&v, span).map_err(|d| vec![d])?;
@@ -272,20 +250,9 @@ impl<'c> Walk<'c> {
                 .with_span(c.key.span),
             ]);
         };
-        let (v, diags) = frame.eval(&c.value);
-        if incomplete(&v, &diags) {
-            self.discard(
-                frame,
-                DiscardKind::Context,
-                DiscardReason::Incomplete,
-                "",
-                Some(c.value.span),
-                diags,
-                &[&c.value],
-            );
+        let Some(v) = self.complete(frame, DiscardKind::Context, "", &c.value) else {
             return Ok(());
-        }
-        self.ctx.warn(diags);
+        };
         self.out.context.push((obj([(key_str, v)]), c.value.span));
         Ok(())
     }

@@ -20,20 +20,9 @@ impl<'c> Walk<'c> {
     ) -> Res<()> {
         let lf = Frame::locals(parent, &r.scope);
         let frame = lf.as_ref().unwrap_or(parent);
-        let (v, diags) = frame.eval(&r.value);
-        if incomplete(&v, &diags) {
-            self.discard(
-                frame,
-                DiscardKind::ResourceReady,
-                DiscardReason::Incomplete,
-                owner,
-                Some(r.value.span),
-                diags,
-                &[&r.value],
-            );
+        let Some(v) = self.complete(frame, DiscardKind::ResourceReady, owner, &r.value) else {
             return Ok(());
-        }
-        self.ctx.warn(diags);
+        };
         let state = ready_state(&v, owner, r.value.span).map_err(|d| vec![d])?;
         self.out.resources[idx].ready = Some(state);
         Ok(())

@@ -119,6 +119,33 @@ impl<'c> Walk<'c> {
         self.out.gating.push(what.to_owned());
     }
 
+    /// Evaluates a block's value: an incomplete one discards the block
+    /// as `kind` (named `name`) and gives `None`; a complete one's
+    /// warnings are reported.
+    pub(super) fn complete(
+        &mut self,
+        frame: &Frame<'_>,
+        kind: DiscardKind,
+        name: &str,
+        e: &Compiled,
+    ) -> Option<Value> {
+        let (v, diags) = frame.eval(e);
+        if incomplete(&v, &diags) {
+            self.discard(
+                frame,
+                kind,
+                DiscardReason::Incomplete,
+                name,
+                Some(e.span),
+                diags,
+                &[e],
+            );
+            return None;
+        }
+        self.ctx.warn(diags);
+        Some(v)
+    }
+
     pub(super) fn discard(
         &mut self,
         frame: &Frame<'_>,

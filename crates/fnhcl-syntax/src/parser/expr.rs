@@ -1,6 +1,9 @@
 //! Expressions: the conditional, binary operators by precedence (each
 //! level left-associative), unary operators, terms and their traversals,
 //! function calls, tuples, objects and `for` expressions.
+//!
+//! Size: about 800 lines, one function per grammar rule in the order of
+//! HCL's expression grammar; traversals are in `traversal.rs`.
 
 use fnhcl_base::Span;
 
