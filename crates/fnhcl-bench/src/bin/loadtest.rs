@@ -30,7 +30,9 @@
 //!   (the request's bytes sent as they are, each response's bytes compared
 //!   with the first's, which is decoded once and checked).
 //!   `--empty-server` measures the floor instead: the SDK's server on the
-//!   same runtime answering every call with an empty response.
+//!   same runtime answering every call with an empty response;
+//!   `--sdk-server` serves fn-hcl's function from that same server (the
+//!   same stack as the floor, without fn-hcl's own layers).
 //!   `--bare-server` serves the function from a bare tonic server (no
 //!   layers, prost's codec) instead, `--split-frames` with it sends small
 //!   responses in one write as `fn-hcl serve` now does (see
@@ -198,6 +200,7 @@ struct Config {
     /// `--client python-raw`: grpcio without the stubs' (de)serializers.
     python_raw: bool,
     empty_server: bool,
+    sdk_server: bool,
     bare_server: bool,
     split_frames: bool,
     server: Option<String>,
@@ -219,7 +222,7 @@ fn usage() -> &'static str {
      [--server PATH | --connect HOST:PORT [--pid PID]] \
      [--clients N] [--requests N] [--duration SECS] [--resources N] \
      [--workload buckets|composition] [--sizes N,N,..] [--client tonic|python|python-raw] [--python PATH] \
-     [--empty-server | --bare-server [--split-frames]] \
+     [--empty-server | --sdk-server | --bare-server [--split-frames]] \
      [--heavy N] [--heavy-rows N] [--hostile heavy|template|steps|compile|deep|large|all] [--interval-ms N] \
      [--go-function-hcl PATH] [--starlark PATH] [--pythonic PATH]"
 }
@@ -237,6 +240,7 @@ fn parse_args() -> Result<Config, String> {
         python: None,
         python_raw: false,
         empty_server: false,
+        sdk_server: false,
         bare_server: false,
         split_frames: false,
         server: None,
@@ -300,6 +304,7 @@ fn parse_args() -> Result<Config, String> {
             },
             "--python" => c.python = Some(val()?),
             "--empty-server" => c.empty_server = true,
+            "--sdk-server" => c.sdk_server = true,
             "--bare-server" => c.bare_server = true,
             "--split-frames" => c.split_frames = true,
             "--heavy" => c.heavy = num(val()?)? as usize,
@@ -450,6 +455,7 @@ fn start_server(cfg: &Config) -> Result<Server, String> {
     let (bin, args): (std::path::PathBuf, Vec<&str>) = match &cfg.server {
         Some(p) => (p.into(), vec!["serve", "--insecure"]),
         None if cfg.empty_server => (me.clone(), vec!["--serve-empty", &addr]),
+        None if cfg.sdk_server => (me.clone(), vec!["--serve-sdk", &addr]),
         None if cfg.bare_server && cfg.split_frames => {
             (me.clone(), vec!["--serve-bare-split", &addr])
         }
@@ -1305,24 +1311,30 @@ fn main() -> ExitCode {
     if argv.len() == 3 && argv[1] == "--serve" {
         return serve_child(argv[2].clone());
     }
-    if argv.len() == 3 && argv[1] == "--serve-empty" {
-        // The floor: the SDK's server on fn-hcl's runtime, answering every
-        // call with an empty response.
-        let args = sdk_args(0);
+    if argv.len() == 3 && (argv[1] == "--serve-empty" || argv[1] == "--serve-sdk") {
+        // The SDK's server on fn-hcl's runtime, answering every call with an
+        // empty response (the floor) or with fn-hcl's function.
         let args = fnhcl_server::Args {
             address: argv[2].clone(),
-            ..args
+            ..sdk_args(0)
         };
         let served = fnhcl_server::runtime()
             .map_err(|e| e.to_string())
             .and_then(|rt| {
-                rt.block_on(function_sdk_rust::serve(Empty, &args))
-                    .map_err(|e| e.to_string())
+                let served = if argv[1] == "--serve-empty" {
+                    rt.block_on(function_sdk_rust::serve(Empty, &args))
+                } else {
+                    rt.block_on(function_sdk_rust::serve(
+                        fnhcl_server::HclFunction::standard(),
+                        &args,
+                    ))
+                };
+                served.map_err(|e| e.to_string())
             });
         return match served {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("fnhcl-loadtest --serve-empty: {e}");
+                eprintln!("fnhcl-loadtest {}: {e}", argv[1]);
                 ExitCode::FAILURE
             }
         };
