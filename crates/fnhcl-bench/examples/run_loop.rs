@@ -12,7 +12,9 @@
 //! does what the server does per call with the default mode's request:
 //! its protobuf bytes decoded, run, the response encoded
 //! (`fnhcl_bench::serve_bytes`); the default mode runs the message
-//! (`Function::run`). Mode `live` runs N resources of `composition` with observed
+//! (`Function::run`); mode `split` does what `bytes` does and times its
+//! parts (decode, run, encode, drop), and the encoding of the response
+//! built before the loop (the floor's encode) beside them. Mode `live` runs N resources of `composition` with observed
 //! objects the size Crossplane sends (`live_request`), `live-bytes` the
 //! same from its bytes (as `bytes`), and `live-encode` its protobuf
 //! floor. Modes `compile` and `parse` take the
@@ -62,10 +64,28 @@ fn run() {
     let rsp = f.run(&req);
     assert!(rsp.results.is_empty(), "{:?}", rsp.results);
     let bytes = req.encode_to_vec();
+    let split = mode.as_deref() == Some("split");
+    let mut parts = [std::time::Duration::ZERO; 5];
     let start = std::time::Instant::now();
     let mut total = 0usize;
     for _ in 0..k {
-        if build_only {
+        if split {
+            let mut at = [std::time::Instant::now(); 6];
+            let r =
+                fnhcl_crossplane::proto::RunFunctionRequest::decode(&bytes[..]).expect("decode");
+            at[1] = std::time::Instant::now();
+            let out = f.run(&r);
+            at[2] = std::time::Instant::now();
+            total += out.encode_to_vec().len();
+            at[3] = std::time::Instant::now();
+            drop((out, r));
+            at[4] = std::time::Instant::now();
+            total += rsp.encode_to_vec().len();
+            at[5] = std::time::Instant::now();
+            for (i, p) in parts.iter_mut().enumerate() {
+                *p += at[i + 1] - at[i];
+            }
+        } else if build_only {
             total += std::hint::black_box(rsp.clone()).desired.iter().count();
         } else if bytes_mode {
             total += fnhcl_bench::serve_bytes(&f, std::hint::black_box(&bytes)).len();
@@ -79,6 +99,13 @@ fn run() {
         }
     }
     let per = start.elapsed() / k as u32;
+    if split {
+        let [decode, run, encode, drop, floor_encode] = parts.map(|p| p / k as u32);
+        println!(
+            "decode {decode:?}, run {run:?}, encode {encode:?}, drop {drop:?}; \
+             the prebuilt response's encode {floor_encode:?}"
+        );
+    }
     println!("{n} resources, {k} runs: {per:?} per run ({total})");
 }
 
