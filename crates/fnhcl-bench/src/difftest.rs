@@ -474,26 +474,19 @@ fn request_from_case_data(data: &Value) -> Value {
 // ---------------------------------------------------------------------
 // Generated programs.
 
-/// splitmix64: a small deterministic generator (the same seed gives the
-/// same program on every machine).
-pub struct Rng(u64);
+/// The generator's choices, from a seeded `fastrand` generator: the same
+/// seed gives the same program on every machine (draws are `u64`s, not
+/// `usize`s, whose sequence would depend on the pointer width).
+pub struct Rng(fastrand::Rng);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(fastrand::Rng::with_seed(seed))
     }
 
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// 0..n
+    /// 0..n (0 when n is 0)
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n.max(1) as u64) as usize
+        self.0.u64(..n.max(1) as u64) as usize
     }
 
     pub fn chance(&mut self, percent: usize) -> bool {

@@ -9,49 +9,30 @@ use fnhcl_base::SourceMap;
 use fnhcl_eval::{ObservedResource, Request};
 use fnhcl_value::{Key, Value};
 
-/// A small deterministic PRNG (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-}
-
 const TOKENS: &[&str] = &[
     "{", "}", "[", "]", "(", ")", "=", ":", ",", ".", "\"", "${", "%{", "\n", "?", "*", "...",
     "null", "each", "self", "req", "invoke(", "for", "if", "0", "-1", "#", "//", "<<EOT\n",
 ];
 
-fn mutate(text: &str, rng: &mut Rng) -> String {
+/// Corrupts `text` in one to three places, deterministically from `rng`
+/// (`fastrand`, seeded by each test).
+fn mutate(text: &str, rng: &mut fastrand::Rng) -> String {
     let mut chars: Vec<char> = text.chars().collect();
-    for _ in 0..1 + rng.below(3) {
-        let at = rng.below(chars.len() + 1);
-        match rng.below(4) {
+    for _ in 0..rng.usize(1..=3) {
+        let at = rng.usize(..=chars.len());
+        match rng.usize(..4) {
             0 if at < chars.len() => {
-                let len = 1 + rng.below(8);
+                let len = rng.usize(1..=8);
                 chars.drain(at..(at + len).min(chars.len()));
             }
             1 if at < chars.len() => {
-                let len = (1 + rng.below(16)).min(chars.len() - at);
+                let len = rng.usize(1..=16).min(chars.len() - at);
                 let dup: Vec<char> = chars[at..at + len].to_vec();
                 chars.splice(at..at, dup);
             }
             2 if at + 1 < chars.len() => chars.swap(at, at + 1),
             _ => {
-                let t = TOKENS[rng.below(TOKENS.len())];
+                let t = TOKENS[rng.usize(..TOKENS.len())];
                 chars.splice(at..at, t.chars());
             }
         }
@@ -159,7 +140,7 @@ fn corrupted_programs_never_panic() {
     let handle = std::thread::Builder::new()
         .stack_size(16 << 20)
         .spawn(move || {
-            let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+            let mut rng = fastrand::Rng::with_seed(0x9E37_79B9_7F4A_7C15);
             let request = Request::default();
             let mut evaluated = 0usize;
             // More with FNHCL_MUTATIONS=N (e.g. 1000 for a longer soak).
@@ -214,7 +195,7 @@ fn corrupted_module_programs_never_panic() {
     let handle = std::thread::Builder::new()
         .stack_size(16 << 20)
         .spawn(move || {
-            let mut rng = Rng(0x51_7CC1_B727_220A);
+            let mut rng = fastrand::Rng::with_seed(0x51_7CC1_B727_220A);
             let mut requests = vec![Request::default()];
             requests.extend(odd_requests().into_iter().map(|mut r| {
                 // Observed resources under instance prefixes, too.

@@ -159,20 +159,6 @@ fn deeply_nested_input_does_not_overflow() {
     );
 }
 
-/// A tiny deterministic PRNG (xorshift) for the mutation fuzzer.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 #[test]
 fn mutated_corpus_never_panics() {
     let corpus = std::fs::read_to_string(concat!(
@@ -194,7 +180,8 @@ fn mutated_corpus_never_panics() {
     let alphabet: Vec<char> = "{}[]()\"$%~*.,:=?!<>-+/\\ \n\tax019_é#\u{0}"
         .chars()
         .collect();
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    // Deterministic mutations: `fastrand` with a fixed seed.
+    let mut rng = fastrand::Rng::with_seed(0x9E37_79B9_7F4A_7C15);
     let vars: BTreeMap<String, Value> = [
         (
             "x".to_owned(),
@@ -212,17 +199,17 @@ fn mutated_corpus_never_panics() {
         limits: &limits,
     };
     for _ in 0..6_000 {
-        let base = &exprs[rng.below(exprs.len())];
+        let base = &exprs[rng.usize(..exprs.len())];
         let mut chars: Vec<char> = base.chars().collect();
-        for _ in 0..=rng.below(4) {
-            let pos = rng.below(chars.len() + 1);
-            match rng.below(3) {
-                0 => chars.insert(pos, alphabet[rng.below(alphabet.len())]),
+        for _ in 0..=rng.usize(..4) {
+            let pos = rng.usize(..=chars.len());
+            match rng.usize(..3) {
+                0 => chars.insert(pos, alphabet[rng.usize(..alphabet.len())]),
                 1 if pos < chars.len() => {
                     chars.remove(pos);
                 }
                 _ => {
-                    let other = &exprs[rng.below(exprs.len())];
+                    let other = &exprs[rng.usize(..exprs.len())];
                     chars.splice(pos..pos, other.chars().take(20));
                 }
             }

@@ -91,23 +91,13 @@ fn mutations(path: &Path) -> Result<(), Failed> {
     ];
     let src = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let chars: Vec<char> = src.chars().collect();
-    // xorshift: deterministic, no dependency.
-    let mut state: u64 = 0x9e37_79b9_7f4a_7c15 ^ (chars.len() as u64);
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    // Deterministic: seeded by the fixture's length.
+    let mut rng = fastrand::Rng::with_seed(0x9e37_79b9_7f4a_7c15 ^ (chars.len() as u64));
     for round in 0..200 {
         let mut text = chars.clone();
         for _ in 0..(1 + round % 3) {
-            let at = if text.is_empty() {
-                0
-            } else {
-                (next() as usize) % (text.len() + 1)
-            };
-            match next() % 3 {
+            let at = rng.usize(..=text.len());
+            match rng.usize(..3) {
                 0 if at < text.len() => {
                     text.remove(at);
                 }
@@ -116,7 +106,7 @@ fn mutations(path: &Path) -> Result<(), Failed> {
                     text.insert(at, c);
                 }
                 _ => {
-                    let ins = INSERTS[(next() as usize) % INSERTS.len()];
+                    let ins = INSERTS[rng.usize(..INSERTS.len())];
                     for (i, c) in ins.chars().enumerate() {
                         text.insert(at + i, c);
                     }

@@ -763,7 +763,8 @@ mod tests {
         }
     }
 
-    /// Deterministic test input (xorshift64 over an alphabet).
+    /// Deterministic test input (xorshift64 over an alphabet): the inputs
+    /// whose Go outputs are hashed below, so it stays this generator.
     fn sample(seed: u64, n: usize, alpha: &str) -> Vec<u8> {
         let a = alpha.as_bytes();
         let mut x = seed;

@@ -5,36 +5,14 @@
 //! (the server catches it) and fails the test. The server must still answer
 //! at the end.
 //!
-//! Deterministic: a seeded PRNG (`FNHCL_FUZZ_SEED` to try another seed,
-//! `FNHCL_FUZZ_EDITS` for another number of edits).
+//! Deterministic: a seeded `fastrand` generator (`FNHCL_FUZZ_SEED` to try
+//! another seed, `FNHCL_FUZZ_EDITS` for another number of edits).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use fnhcl_lsp::lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
 use serde_json::{Value, json};
-
-/// xorshift64*: small, deterministic, good enough to pick edits.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 const FRAGMENTS: &[&str] = &[
     "{",
@@ -324,7 +302,7 @@ fn random_edits_never_crash_the_server() {
         "textDocument/didOpen",
         json!({ "textDocument": { "uri": uri, "languageId": "hcl", "version": version, "text": text } }),
     );
-    let mut rng = Rng(seed | 1);
+    let mut rng = fastrand::Rng::with_seed(seed);
     let mut answered = 0usize;
     let mut errors: std::collections::BTreeMap<&str, usize> = Default::default();
     for n in 0..edits {
@@ -334,18 +312,20 @@ fn random_edits_never_crash_the_server() {
             text = original.clone();
             json!({ "text": text })
         } else {
-            let a = boundary(&text, rng.below(text.len() + 1));
-            let b = match rng.below(3) {
+            let a = boundary(&text, rng.usize(..=text.len()));
+            let b = match rng.usize(..3) {
                 0 => a,
-                _ => boundary(&text, (a + rng.below(12)).min(text.len())),
+                _ => boundary(&text, (a + rng.usize(..12)).min(text.len())),
             };
-            let insert: String = match rng.below(4) {
+            let insert: String = match rng.usize(..4) {
                 0 => String::new(),
                 1 => {
-                    let k = 1 + rng.below(4);
-                    (0..k).map(|_| *rng.pick(FRAGMENTS)).collect()
+                    let k = rng.usize(1..=4);
+                    (0..k)
+                        .map(|_| FRAGMENTS[rng.usize(..FRAGMENTS.len())])
+                        .collect()
                 }
-                _ => rng.pick(FRAGMENTS).to_string(),
+                _ => FRAGMENTS[rng.usize(..FRAGMENTS.len())].to_string(),
             };
             let range = json!({ "start": position(&text, a), "end": position(&text, b) });
             text.replace_range(a..b, &insert);
@@ -357,8 +337,8 @@ fn random_edits_never_crash_the_server() {
             json!({ "textDocument": { "uri": uri, "version": version }, "contentChanges": [change] }),
         );
         for (method, with_pos, extra) in &reqs {
-            let at = boundary(&text, rng.below(text.len() + 1));
-            let to = boundary(&text, (at + rng.below(200)).min(text.len()));
+            let at = boundary(&text, rng.usize(..=text.len()));
+            let to = boundary(&text, (at + rng.usize(..200)).min(text.len()));
             let mut params = json!({ "textDocument": { "uri": uri } });
             if *with_pos {
                 params["position"] = position(&text, at);

@@ -140,22 +140,6 @@ fn corpus() -> Corpus {
     Corpus { files, exprs }
 }
 
-/// xorshift64*: deterministic mutations without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 const PIECES: &[&str] = &[
     "{",
     "}",
@@ -214,31 +198,33 @@ const PIECES: &[&str] = &[
     ".0",
 ];
 
-fn mutate(rng: &mut Rng, text: &str) -> String {
+/// One or two small corruptions of `text`, deterministic for a seeded
+/// `fastrand` generator.
+fn mutate(rng: &mut fastrand::Rng, text: &str) -> String {
     let mut s = text.to_owned();
-    for _ in 0..1 + rng.below(2) {
-        let mut at = rng.below(s.len() + 1);
+    for _ in 0..rng.usize(1..=2) {
+        let mut at = rng.usize(..=s.len());
         while !s.is_char_boundary(at) {
             at -= 1;
         }
-        match rng.below(4) {
+        match rng.usize(..4) {
             0 => {
                 // delete a few characters
-                let mut end = (at + 1 + rng.below(3)).min(s.len());
+                let mut end = (at + rng.usize(1..=3)).min(s.len());
                 while !s.is_char_boundary(end) {
                     end += 1;
                 }
                 s.replace_range(at..end, "");
             }
-            1 | 2 => s.insert_str(at, PIECES[rng.below(PIECES.len())]),
+            1 | 2 => s.insert_str(at, PIECES[rng.usize(..PIECES.len())]),
             _ => {
                 // duplicate a short piece
-                let mut end = (at + 1 + rng.below(12)).min(s.len());
+                let mut end = (at + rng.usize(1..=12)).min(s.len());
                 while !s.is_char_boundary(end) {
                     end += 1;
                 }
                 let piece = s[at..end].to_owned();
-                let mut to = rng.below(s.len() + 1);
+                let mut to = rng.usize(..=s.len());
                 while !s.is_char_boundary(to) {
                     to -= 1;
                 }
@@ -341,7 +327,7 @@ fn first_diagnostics_are_hcl_s() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(12);
     let c = corpus();
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = fastrand::Rng::with_seed(0x9E37_79B9_7F4A_7C15);
     let mut cases: Vec<(String, bool)> = Vec::new();
     let errors = root().join("crates/fnhcl-syntax/tests/parse_errors");
     for p in fnhcl_cases::discover(&errors, |p| fnhcl_cases::has_extension(p, "hcl")) {

@@ -1,5 +1,5 @@
-//! Property tests with a small deterministic generator (no extra
-//! dependencies): JSON round trips, number printing round trips, set
+//! Property tests with values from a seeded `fastrand` generator
+//! (deterministic): JSON round trips, number printing round trips, set
 //! construction invariants. Each property runs on a few thousand values;
 //! failures print the seed and the value.
 
@@ -7,47 +7,27 @@ use fnhcl_value::{
     Number, Type, Value, convert, from_json_text, ops, to_json_text, unify, unify_unsafe,
 };
 
-/// xorshift64*: deterministic, good enough for test data.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
-
-fn gen_number(r: &mut Rng) -> Number {
-    match r.below(6) {
-        0 => Number::from_i64(r.below(2000) as i64 - 1000),
-        1 => Number::from_i64(r.next() as i64),
+fn gen_number(r: &mut fastrand::Rng) -> Number {
+    match r.usize(..6) {
+        0 => Number::from_i64(r.i64(-1000..1000)),
+        1 => Number::from_i64(r.i64(..)),
         2 => {
             // a / b: non-terminating binary fractions at full precision.
-            let a = Number::from_i64(r.below(1_000_000) as i64 - 500_000);
-            let b = Number::from_i64(r.below(9999) as i64 + 1);
+            let a = Number::from_i64(r.i64(-500_000..500_000));
+            let b = Number::from_i64(r.i64(1..=9999));
             a.div(&b).unwrap_or_else(|_| Number::from_i64(0))
         }
         3 => {
-            let digits: String = (0..r.below(60) + 1)
-                .map(|_| char::from(b'0' + r.below(10) as u8))
-                .collect();
-            let e = r.below(200) as i64 - 100;
+            let digits: String = (0..r.usize(1..=60)).map(|_| r.digit(10)).collect();
+            let e = r.i64(-100..100);
             Number::parse(&format!("{digits}e{e}")).unwrap_or_else(|| Number::from_i64(0))
         }
-        4 => Number::from_f64(f64::from_bits(r.next() >> 2)).unwrap_or_else(|| Number::from_i64(1)),
+        4 => {
+            Number::from_f64(f64::from_bits(r.u64(..) >> 2)).unwrap_or_else(|| Number::from_i64(1))
+        }
         _ => {
-            let x = Number::from_i64(r.below(100) as i64 + 1);
-            let y = Number::from_i64(r.below(100) as i64 + 1);
+            let x = Number::from_i64(r.i64(1..=100));
+            let y = Number::from_i64(r.i64(1..=100));
             x.div(&y)
                 .and_then(|q| q.mul(&Number::parse("1e-30").unwrap_or_else(|| Number::from_i64(1))))
                 .unwrap_or_else(|_| Number::from_i64(0))
@@ -55,36 +35,36 @@ fn gen_number(r: &mut Rng) -> Number {
     }
 }
 
-fn gen_string(r: &mut Rng) -> String {
+fn gen_string(r: &mut fastrand::Rng) -> String {
     const PIECES: &[&str] = &[
         "a", "Z", "0", " ", "\"", "\\", "/", "<", ">", "&", "\n", "\t", "\r", "\u{0}", "\u{1f}",
         "\u{7f}", "é", "ß", "\u{2028}", "\u{2029}", "😀", "\u{fffd}", "\u{feff}", "ключ",
     ];
-    (0..r.below(8))
-        .map(|_| PIECES[r.below(PIECES.len() as u64) as usize])
+    (0..r.usize(..8))
+        .map(|_| PIECES[r.usize(..PIECES.len())])
         .collect()
 }
 
 /// JSON-shaped values: the image of `from_json_text`.
-fn gen_json_value(r: &mut Rng, depth: usize) -> Value {
-    let leaf = depth >= 4 || r.chance(40);
+fn gen_json_value(r: &mut fastrand::Rng, depth: usize) -> Value {
+    let leaf = depth >= 4 || r.usize(..100) < 40;
     if leaf {
-        return match r.below(5) {
+        return match r.usize(..5) {
             0 => Value::null(),
-            1 => Value::Bool(r.chance(50)),
+            1 => Value::Bool(r.bool()),
             2 | 3 => Value::Number(gen_number(r)),
             _ => Value::string(gen_string(r)),
         };
     }
-    if r.chance(50) {
+    if r.bool() {
         Value::tuple(
-            (0..r.below(5))
+            (0..r.usize(..5))
                 .map(|_| gen_json_value(r, depth + 1))
                 .collect(),
         )
     } else {
         Value::object(
-            (0..r.below(5))
+            (0..r.usize(..5))
                 .map(|_| (gen_string(r).into(), gen_json_value(r, depth + 1)))
                 .collect(),
         )
@@ -93,7 +73,7 @@ fn gen_json_value(r: &mut Rng, depth: usize) -> Value {
 
 #[test]
 fn json_round_trip() {
-    let mut r = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut r = fastrand::Rng::with_seed(0x9E37_79B9_7F4A_7C15);
     for i in 0..3000 {
         let v = gen_json_value(&mut r, 0);
         let text = to_json_text(&v).unwrap_or_else(|e| panic!("case {i}: {v:?}: {e}"));
@@ -114,7 +94,7 @@ fn json_round_trip() {
 
 #[test]
 fn number_text_round_trip() {
-    let mut r = Rng(12345);
+    let mut r = fastrand::Rng::with_seed(12345);
     for i in 0..5000 {
         let n = gen_number(&mut r);
         let s = n.to_string();
@@ -149,13 +129,13 @@ fn number_text_round_trip() {
 
 #[test]
 fn set_construction_invariants() {
-    let mut r = Rng(777);
+    let mut r = fastrand::Rng::with_seed(777);
     for i in 0..500 {
-        let n = r.below(12) as usize;
+        let n = r.usize(..12);
         let items: Vec<Value> = (0..n)
-            .map(|_| match r.below(3) {
-                0 => Value::tuple(vec![Value::int(r.below(4) as i64)]),
-                1 => Value::tuple(vec![Value::int(r.below(4) as i64 * 10)]),
+            .map(|_| match r.usize(..3) {
+                0 => Value::tuple(vec![Value::int(r.i64(0..4))]),
+                1 => Value::tuple(vec![Value::int(r.i64(0..4) * 10)]),
                 _ => Value::tuple(vec![Value::Number(gen_number(&mut r))]),
             })
             .collect();
@@ -187,7 +167,7 @@ fn set_construction_invariants() {
 
 #[test]
 fn conversion_identities() {
-    let mut r = Rng(4242);
+    let mut r = fastrand::Rng::with_seed(4242);
     for i in 0..2000 {
         let v = gen_json_value(&mut r, 0);
         let t = v.type_of();

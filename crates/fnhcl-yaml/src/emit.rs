@@ -687,20 +687,6 @@ mod round_trip {
     use crate::load::load_stream;
     use serde_json::{Map, Value, json};
 
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-    }
-
     const PIECES: &[&str] = &[
         "a",
         "Z",
@@ -759,22 +745,23 @@ mod round_trip {
         "1:2",
     ];
 
-    fn string(r: &mut Rng) -> String {
-        let n = r.below(12);
-        (0..n).map(|_| PIECES[r.below(PIECES.len())]).collect()
+    // Values come from a `fastrand` generator with a fixed seed: deterministic.
+    fn string(r: &mut fastrand::Rng) -> String {
+        let n = r.usize(..12);
+        (0..n).map(|_| PIECES[r.usize(..PIECES.len())]).collect()
     }
 
-    fn value(r: &mut Rng, depth: usize) -> Value {
-        match r.below(if depth > 3 { 5 } else { 7 }) {
+    fn value(r: &mut fastrand::Rng, depth: usize) -> Value {
+        match r.usize(..if depth > 3 { 5 } else { 7 }) {
             0 => Value::Null,
-            1 => Value::Bool(r.below(2) == 0),
-            2 => json!((r.next() % 2000) as i64 - 1000),
-            3 => json!((r.next() % 100_000) as f64 / 64.0),
+            1 => Value::Bool(r.bool()),
+            2 => json!(r.i64(-1000..1000)),
+            3 => json!(f64::from(r.u32(..100_000)) / 64.0),
             4 => Value::String(string(r)),
-            5 => Value::Array((0..r.below(4)).map(|_| value(r, depth + 1)).collect()),
+            5 => Value::Array((0..r.usize(..4)).map(|_| value(r, depth + 1)).collect()),
             _ => {
                 let mut m = Map::new();
-                for _ in 0..r.below(4) {
+                for _ in 0..r.usize(..4) {
                     m.insert(string(r), value(r, depth + 1));
                 }
                 Value::Object(m)
@@ -796,10 +783,10 @@ mod round_trip {
                 other => other,
             }
         }
-        let mut r = Rng(0x2545_f491_4f6c_dd1d);
+        let mut r = fastrand::Rng::with_seed(0x2545_f491_4f6c_dd1d);
         for _ in 0..3000 {
             let mut m = Map::new();
-            for _ in 0..1 + r.below(4) {
+            for _ in 0..r.usize(1..=4) {
                 m.insert(string(&mut r), value(&mut r, 0));
             }
             let v = Value::Object(m);
