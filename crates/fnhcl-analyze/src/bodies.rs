@@ -19,7 +19,7 @@ use fnhcl_value::{Number, ObjMap, Type, Value};
 use crate::codes;
 
 /// Findings for every `resource` and `resources` template body in `files`.
-pub(crate) fn check(files: &[Body], sources: &SourceMap, schemas: &SchemaSet) -> Vec<Diagnostic> {
+pub(crate) fn check(files: &[&Body], sources: &SourceMap, schemas: &SchemaSet) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     // One locator for every body: each file is re-parsed at most once,
     // however many findings it has (a 2,000-line file re-parsed for each

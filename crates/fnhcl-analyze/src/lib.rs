@@ -89,20 +89,39 @@ fn run(
     options: &Options,
     missing: &mut Vec<Diagnostic>,
 ) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    let mut bodies = Vec::new();
-    let mut files = Vec::new();
-    for (id, _) in sources.files() {
-        let (body, diags) = fnhcl_syntax::parse_file(sources, id);
-        if !diags.iter().any(Diagnostic::is_error) {
-            bodies.push(body);
-            files.push(id);
-        }
+    // Each file is parsed once: the checks below read the files that
+    // parse, then the compile takes every tree. A file with syntax errors
+    // reports those; the other files are checked as usual, the broken one
+    // read as far as it parses (what an editor shows while one file is
+    // being typed).
+    let parsed: Vec<_> = sources
+        .files()
+        .map(|(id, _)| fnhcl_syntax::parse_file(sources, id))
+        .collect();
+    let files: Vec<(fnhcl_base::FileId, &fnhcl_syntax::ast::Body)> = sources
+        .files()
+        .zip(&parsed)
+        .filter(|(_, (_, diags))| !diags.iter().any(Diagnostic::is_error))
+        .map(|((id, _), (body, _))| (id, body))
+        .collect();
+    let bodies: Vec<&fnhcl_syntax::ast::Body> = files.iter().map(|(_, b)| *b).collect();
+    let mut checked = Vec::new();
+    if let Some(schemas) = &options.schemas {
+        checked.extend(bodies::check(&bodies, sources, schemas));
     }
-    // A file with syntax errors reports those; the other files are
-    // checked as usual, the broken one read as far as it parses (what an
-    // editor shows while one file is being typed).
-    let (syntax, compiled) = fnhcl_eval::compile_recovering(sources.clone());
+    checked.extend(depends::check(&files, sources));
+    let dirs: Vec<String> = files
+        .iter()
+        .map(|(f, _)| {
+            let name = &sources.get(*f).name;
+            name.rsplit_once('/').map_or("", |(d, _)| d).to_owned()
+        })
+        .collect();
+    let walked = walk::check(&bodies, &dirs, options);
+    drop((files, bodies));
+
+    let mut out = Vec::new();
+    let (syntax, compiled) = fnhcl_eval::compile_recovering_parsed(sources.clone(), parsed);
     out.extend(syntax.into_iter().map(|d| coded(d, missing)));
     match compiled {
         Err(diags) => out.extend(diags.into_iter().map(|d| coded(d, missing))),
@@ -124,22 +143,8 @@ fn run(
             }
         }
     }
-    if let Some(schemas) = &options.schemas {
-        let found = bodies::check(&bodies, sources, schemas);
-        out.extend(found.into_iter().map(|d| coded(d, missing)));
-    }
-    let with_files: Vec<(fnhcl_base::FileId, &fnhcl_syntax::ast::Body)> =
-        files.iter().copied().zip(&bodies).collect();
-    let found = depends::check(&with_files, sources);
-    out.extend(found.into_iter().map(|d| coded(d, missing)));
-    let dirs: Vec<String> = files
-        .iter()
-        .map(|f| {
-            let name = &sources.get(*f).name;
-            name.rsplit_once('/').map_or("", |(d, _)| d).to_owned()
-        })
-        .collect();
-    for d in walk::check(&bodies, &dirs, options) {
+    out.extend(checked.into_iter().map(|d| coded(d, missing)));
+    for d in walked {
         let d = coded(d, missing);
         // The evaluator and the walk may see the same problem (an unknown
         // function); keep the evaluator's.

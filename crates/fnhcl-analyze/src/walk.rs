@@ -63,7 +63,7 @@ const MAX_CONST_STEPS: u64 = 10_000_000;
 
 /// `dirs[i]` is the directory of `bodies[i]`'s file (a module's, or `""`
 /// for the root program).
-pub(crate) fn check(bodies: &[Body], dirs: &[String], options: &Options) -> Vec<Diagnostic> {
+pub(crate) fn check(bodies: &[&Body], dirs: &[String], options: &Options) -> Vec<Diagnostic> {
     let mut w = Walker {
         composite_schema: options.composite_schema.clone(),
         diags: Vec::new(),
@@ -104,7 +104,7 @@ pub(crate) fn check(bodies: &[Body], dirs: &[String], options: &Options) -> Vec<
     w.with_scope(&top_locals, |w| {
         for i in order {
             w.dir = dirs.get(i).cloned().unwrap_or_default();
-            for blk in blocks(&bodies[i]) {
+            for blk in blocks(bodies[i]) {
                 if &*blk.ident.name != "locals" {
                     w.block(blk, 1);
                 }
@@ -131,7 +131,7 @@ fn join_dir(dir: &str, rel: &str) -> String {
 
 /// Every `import "path" { as = "alias" }`: (importing directory, alias)
 /// to the imported directory.
-fn imports(bodies: &[Body], dirs: &[String]) -> HashMap<(String, String), String> {
+fn imports(bodies: &[&Body], dirs: &[String]) -> HashMap<(String, String), String> {
     let mut out = HashMap::new();
     for (b, dir) in bodies.iter().zip(dirs) {
         for blk in blocks(b).filter(|b| &*b.ident.name == "import") {

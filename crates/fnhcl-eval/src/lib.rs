@@ -36,7 +36,7 @@ pub use api::{
 };
 pub use compile::{
     COMPILE_INTERRUPTED_DETAIL, NotCompiled, Program, compile, compile_interruptible,
-    compile_recovering,
+    compile_recovering, compile_recovering_parsed,
 };
 pub use demand::{Demand, Paths};
 pub use eval::{

@@ -153,7 +153,7 @@ pub fn compile_interruptible(
     sources: Arc<SourceMap>,
     interrupt: Option<&fnhcl_expr::Interrupt>,
 ) -> Result<Program, NotCompiled> {
-    compile_files(sources, interrupt, None)
+    compile_files(sources, interrupt, None, None)
 }
 
 /// For editors, while files are being typed: compiles with the trees the
@@ -164,8 +164,18 @@ pub fn compile_interruptible(
 pub fn compile_recovering(
     sources: Arc<SourceMap>,
 ) -> (Vec<Diagnostic>, Result<Program, Vec<Diagnostic>>) {
+    compile_recovering_parsed(sources, Vec::new())
+}
+
+/// [`compile_recovering`] of files parsed already: `parsed[i]` is what
+/// `fnhcl_syntax::parse_file` gave for the `i`-th file of `sources` (files
+/// past the end of `parsed` are parsed here).
+pub fn compile_recovering_parsed(
+    sources: Arc<SourceMap>,
+    parsed: Vec<(Body, Vec<Diagnostic>)>,
+) -> (Vec<Diagnostic>, Result<Program, Vec<Diagnostic>>) {
     let mut syntax = Vec::new();
-    let r = compile_files(sources, None, Some(&mut syntax)).map_err(|e| match e {
+    let r = compile_files(sources, None, Some(&mut syntax), Some(parsed)).map_err(|e| match e {
         NotCompiled::Diagnostics(d) => d,
         NotCompiled::Interrupted => Vec::new(),
     });
@@ -179,21 +189,26 @@ fn outside(diags: &mut Vec<Diagnostic>, broken: &[fnhcl_base::FileId]) {
     }
 }
 
-/// [`compile_interruptible`]; with `syntax`, [`compile_recovering`].
+/// [`compile_interruptible`]; with `syntax`, [`compile_recovering`];
+/// `parsed`, the files parsed already.
 fn compile_files(
     sources: Arc<SourceMap>,
     interrupt: Option<&fnhcl_expr::Interrupt>,
     mut syntax: Option<&mut Vec<Diagnostic>>,
+    parsed: Option<Vec<(Body, Vec<Diagnostic>)>>,
 ) -> Result<Program, NotCompiled> {
     let mut diags = Vec::new();
     let mut bodies = Vec::new();
     let mut names: Vec<&str> = Vec::new();
     let mut broken = Vec::new();
+    let mut parsed = parsed.unwrap_or_default().into_iter();
     for (id, file) in sources.files() {
         if interrupt.is_some_and(|i| !i.check()) {
             return Err(NotCompiled::Interrupted);
         }
-        let (body, d) = fnhcl_syntax::parse_file(&sources, id);
+        let (body, d) = parsed
+            .next()
+            .unwrap_or_else(|| fnhcl_syntax::parse_file(&sources, id));
         match syntax.as_deref_mut() {
             Some(s) if d.iter().any(Diagnostic::is_error) => {
                 broken.push(id);
