@@ -294,14 +294,14 @@ impl Compiler<'_> {
         msg: String,
         detail: &str,
     ) -> Option<fnhcl_value::Value> {
-        let (msg, detail) = if is_constant(e) {
+        let detail = if is_constant(e) {
             let (v, ds) = eval_constant(e);
             if !ds.iter().any(Diagnostic::is_error) && v.is_wholly_known() {
                 return Some(v);
             }
-            (msg, "")
+            ""
         } else {
-            (msg, detail)
+            detail
         };
         self.err(
             Diagnostic::error(msg, detail)
