@@ -92,31 +92,29 @@ impl Parser<'_> {
                 }
                 _ => {
                     let bad = self.read();
-                    if !self.recovery {
-                        match bad.kind {
-                            T::OQuote => self.error(
-                                "Invalid argument name",
-                                "Argument names must not be quoted.",
-                                self.span(bad),
-                            ),
-                            T::Eof if end == T::CBrace => {
-                                self.error(
-                                    "Unclosed configuration block",
-                                    UNCLOSED_BLOCK,
-                                    self.span(start),
-                                );
-                            }
-                            T::Eof => self.error(
-                                "Unclosed configuration body",
-                                "Found end of file before the end of this configuration body.",
+                    match bad.kind {
+                        T::OQuote => self.error_once(
+                            "Invalid argument name",
+                            "Argument names must not be quoted.",
+                            self.span(bad),
+                        ),
+                        T::Eof if end == T::CBrace => {
+                            self.error_once(
+                                "Unclosed configuration block",
+                                UNCLOSED_BLOCK,
                                 self.span(start),
-                            ),
-                            _ => self.error(
-                                "Argument or block definition required",
-                                REQUIRED,
-                                self.span(bad),
-                            ),
+                            );
                         }
+                        T::Eof => self.error_once(
+                            "Unclosed configuration body",
+                            "Found end of file before the end of this configuration body.",
+                            self.span(start),
+                        ),
+                        _ => self.error_once(
+                            "Argument or block definition required",
+                            REQUIRED,
+                            self.span(bad),
+                        ),
                     }
                     if bad.kind == T::Eof {
                         break;
@@ -157,20 +155,18 @@ impl Parser<'_> {
         } else if !single_line {
             let end = self.peek();
             if end.kind != T::Newline && end.kind != T::Eof {
-                if !self.recovery {
-                    let (summary, detail) = if end.kind == T::Comma {
-                        (
-                            "Unexpected comma after argument",
-                            "Argument definitions must be separated by newlines, not commas. An argument definition must end with a newline.",
-                        )
-                    } else {
-                        (
-                            "Missing newline after argument",
-                            "An argument definition must end with a newline.",
-                        )
-                    };
-                    self.error(summary, detail, self.span(end));
-                }
+                let (summary, detail) = if end.kind == T::Comma {
+                    (
+                        "Unexpected comma after argument",
+                        "Argument definitions must be separated by newlines, not commas. An argument definition must end with a newline.",
+                    )
+                } else {
+                    (
+                        "Missing newline after argument",
+                        "An argument definition must end with a newline.",
+                    )
+                };
+                self.error_once(summary, detail, self.span(end));
                 self.recover_after_body_item();
             } else {
                 self.read();
@@ -215,12 +211,11 @@ impl Parser<'_> {
                             "A block definition must have block content delimited by \"{\" and \"}\", starting on the same line as the block header.",
                             self.span(t),
                         ),
-                        _ if !self.recovery => self.error(
+                        _ => self.error_once(
                             "Invalid block definition",
                             "Either a quoted string block label or an opening brace (\"{\") is expected here.",
                             self.span(t),
                         ),
-                        _ => {}
                     }
                     self.recover_after_body_item();
                     let header = labels.last().map_or(ident.span, |l: &BlockLabel| l.span);
@@ -281,20 +276,18 @@ impl Parser<'_> {
                         self.recover(T::CBrace);
                     }
                     _ => {
-                        if !self.recovery {
-                            if next.kind == T::Eof {
-                                self.error(
-                                    "Unclosed configuration block",
-                                    UNCLOSED_BLOCK,
-                                    self.span(open),
-                                );
-                            } else {
-                                self.error(
-                                    "Invalid single-argument block definition",
-                                    "A single-line block definition must end with a closing brace immediately after its single argument definition.",
-                                    self.span(next),
-                                );
-                            }
+                        if next.kind == T::Eof {
+                            self.error_once(
+                                "Unclosed configuration block",
+                                UNCLOSED_BLOCK,
+                                self.span(open),
+                            );
+                        } else {
+                            self.error_once(
+                                "Invalid single-argument block definition",
+                                "A single-line block definition must end with a closing brace immediately after its single argument definition.",
+                                self.span(next),
+                            );
                         }
                         self.recover(T::CBrace);
                     }
@@ -309,13 +302,11 @@ impl Parser<'_> {
         if eol.kind == T::Newline || eol.kind == T::Eof {
             self.read();
         } else {
-            if !self.recovery {
-                self.error(
-                    "Missing newline after block definition",
-                    "A block definition must end with a newline.",
-                    self.span(eol),
-                );
-            }
+            self.error_once(
+                "Missing newline after block definition",
+                "A block definition must end with a newline.",
+                self.span(eol),
+            );
             self.recover_after_body_item();
         }
         let open_span = self.span(open);

@@ -187,15 +187,13 @@ impl Parser<'_> {
             let op_tok = self.read();
             self.operators += 1;
             if self.operators > MAX_OPERATORS {
-                if !self.recovery {
-                    self.error(
-                        "Nesting too deep",
-                        format!(
-                            "This expression has more than {MAX_OPERATORS} binary operators; each one nests it one level deeper."
-                        ),
-                        self.span(op_tok),
-                    );
-                }
+                self.error_once(
+                    "Nesting too deep",
+                    format!(
+                        "This expression has more than {MAX_OPERATORS} binary operators; each one nests it one level deeper."
+                    ),
+                    self.span(op_tok),
+                );
                 self.recovery = true;
                 return lhs;
             }
@@ -306,20 +304,18 @@ impl Parser<'_> {
             T::OBrack => self.tuple(),
             T::OBrace => self.object(),
             _ => {
-                if !self.recovery {
-                    if start.kind == T::Eof {
-                        self.error(
-                            "Missing expression",
-                            "Expected the start of an expression, but found the end of the file.",
-                            self.span(start),
-                        );
-                    } else {
-                        self.error(
-                            "Invalid expression",
-                            "Expected the start of an expression, but found an invalid expression token.",
-                            self.span(start),
-                        );
-                    }
+                if start.kind == T::Eof {
+                    self.error_once(
+                        "Missing expression",
+                        "Expected the start of an expression, but found the end of the file.",
+                        self.span(start),
+                    );
+                } else {
+                    self.error_once(
+                        "Invalid expression",
+                        "Expected the start of an expression, but found an invalid expression token.",
+                        self.span(start),
+                    );
                 }
                 self.recovery = true;
                 self.placeholder(self.span(start))
@@ -388,13 +384,11 @@ impl Parser<'_> {
             if sep.kind == T::Ellipsis {
                 expand_final = true;
                 if self.peek().kind != T::CParen {
-                    if !self.recovery {
-                        self.error(
-                            "Missing closing parenthesis",
-                            "An expanded function argument (with ...) must be immediately followed by closing parentheses.",
-                            self.span(sep),
-                        );
-                    }
+                    self.error_once(
+                        "Missing closing parenthesis",
+                        "An expanded function argument (with ...) must be immediately followed by closing parentheses.",
+                        self.span(sep),
+                    );
                     close = self.recover(T::CParen);
                 } else {
                     close = self.read();
@@ -468,20 +462,18 @@ impl Parser<'_> {
                 break;
             }
             if next.kind != T::Comma {
-                if !self.recovery {
-                    if next.kind == T::Eof {
-                        self.error(
-                            "Unterminated tuple constructor expression",
-                            "There is no corresponding closing bracket before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.",
-                            self.span(open),
-                        );
-                    } else {
-                        self.error(
-                            "Missing item separator",
-                            "Expected a comma to mark the beginning of the next item.",
-                            self.span(next),
-                        );
-                    }
+                if next.kind == T::Eof {
+                    self.error_once(
+                        "Unterminated tuple constructor expression",
+                        "There is no corresponding closing bracket before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.",
+                        self.span(open),
+                    );
+                } else {
+                    self.error_once(
+                        "Missing item separator",
+                        "Expected a comma to mark the beginning of the next item.",
+                        self.span(next),
+                    );
                 }
                 close = self.recover(T::CBrack);
                 break;
@@ -550,29 +542,27 @@ impl Parser<'_> {
         }
         let next = self.peek();
         if next.kind != T::Equal && next.kind != T::Colon {
-            if !self.recovery {
-                match next.kind {
-                    T::Newline | T::Comma => self.error(
-                        "Missing attribute value",
-                        "Expected an attribute value, introduced by an equals sign (\"=\").",
-                        self.span(next),
-                    ),
-                    T::Ident => self.error(
-                        "Missing key/value separator",
-                        "Expected an equals sign (\"=\") to mark the beginning of the attribute value. If you intended to given an attribute name containing periods or spaces, write the name in quotes to create a string literal.",
-                        self.span(next),
-                    ),
-                    T::Eof => self.error(
-                        "Unterminated object constructor expression",
-                        UNTERMINATED_OBJECT,
-                        self.span(open),
-                    ),
-                    _ => self.error(
-                        "Missing key/value separator",
-                        "Expected an equals sign (\"=\") to mark the beginning of the attribute value.",
-                        self.span(next),
-                    ),
-                }
+            match next.kind {
+                T::Newline | T::Comma => self.error_once(
+                    "Missing attribute value",
+                    "Expected an attribute value, introduced by an equals sign (\"=\").",
+                    self.span(next),
+                ),
+                T::Ident => self.error_once(
+                    "Missing key/value separator",
+                    "Expected an equals sign (\"=\") to mark the beginning of the attribute value. If you intended to given an attribute name containing periods or spaces, write the name in quotes to create a string literal.",
+                    self.span(next),
+                ),
+                T::Eof => self.error_once(
+                    "Unterminated object constructor expression",
+                    UNTERMINATED_OBJECT,
+                    self.span(open),
+                ),
+                _ => self.error_once(
+                    "Missing key/value separator",
+                    "Expected an equals sign (\"=\") to mark the beginning of the attribute value.",
+                    self.span(next),
+                ),
             }
             return ItemEnd::Broken;
         }
@@ -592,20 +582,18 @@ impl Parser<'_> {
             return ItemEnd::Closed(self.read());
         }
         if next.kind != T::Comma && next.kind != T::Newline {
-            if !self.recovery {
-                if next.kind == T::Eof {
-                    self.error(
-                        "Unterminated object constructor expression",
-                        UNTERMINATED_OBJECT,
-                        self.span(open),
-                    );
-                } else {
-                    self.error(
-                        "Missing attribute separator",
-                        "Expected a newline or comma to mark the beginning of the next attribute.",
-                        self.span(next),
-                    );
-                }
+            if next.kind == T::Eof {
+                self.error_once(
+                    "Unterminated object constructor expression",
+                    UNTERMINATED_OBJECT,
+                    self.span(open),
+                );
+            } else {
+                self.error_once(
+                    "Missing attribute separator",
+                    "Expected a newline or comma to mark the beginning of the next attribute.",
+                    self.span(next),
+                );
             }
             return ItemEnd::Broken;
         }
@@ -707,14 +695,11 @@ impl Parser<'_> {
         let close = if self.peek().kind == close_kind {
             self.read()
         } else {
-            if !self.recovery {
-                let at = self.span(self.peek());
-                self.error(
-                    "Invalid 'for' expression",
-                    "Extra characters after the end of the 'for' expression.",
-                    at,
-                );
-            }
+            self.error_once(
+                "Invalid 'for' expression",
+                "Extra characters after the end of the 'for' expression.",
+                self.span(self.peek()),
+            );
             self.recover(close_kind)
         };
         if !object {
@@ -758,10 +743,7 @@ impl Parser<'_> {
         match self.for_names(true) {
             Ok((key_var, value_var)) => Some((key_var, value_var, self.expression())),
             Err(detail) => {
-                if !self.recovery {
-                    let at = self.span(self.peek());
-                    self.error("Invalid 'for' directive", detail, at);
-                }
+                self.error_once("Invalid 'for' directive", detail, self.span(self.peek()));
                 None
             }
         }

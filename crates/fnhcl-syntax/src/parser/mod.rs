@@ -377,6 +377,15 @@ impl<'a> Parser<'a> {
             .push(syntax_error(summary.to_owned(), detail).with_span(at));
     }
 
+    /// [`Parser::error`], unless the parser is recovering from an earlier
+    /// error: as in HCL, what follows the first error in a construct is
+    /// mostly its consequence, and is not reported.
+    fn error_once(&mut self, summary: &str, detail: impl Into<String>, at: Span) {
+        if !self.recovery {
+            self.error(summary, detail, at);
+        }
+    }
+
     /// Whether errors were reported since `mark` (a length of `diags`).
     fn failed_since(&self, mark: usize) -> bool {
         self.diags.len() > mark
@@ -386,16 +395,13 @@ impl<'a> Parser<'a> {
     fn enter(&mut self) -> bool {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            if !self.recovery {
-                let at = self.span(self.peek());
-                self.error(
-                    "Nesting too deep",
-                    format!(
-                        "Expressions, templates and blocks are nested more than {MAX_DEPTH} levels deep."
-                    ),
-                    at,
-                );
-            }
+            self.error_once(
+                "Nesting too deep",
+                format!(
+                    "Expressions, templates and blocks are nested more than {MAX_DEPTH} levels deep."
+                ),
+                self.span(self.peek()),
+            );
             self.recovery = true;
             return false;
         }

@@ -430,9 +430,7 @@ impl Parser<'_> {
                     let close = self.peek();
                     let mut strip_end = false;
                     if close.kind != T::TemplateSeqEnd {
-                        if !self.recovery {
-                            self.unclosed_interpolation(start, close, end);
-                        }
+                        self.unclosed_interpolation(start, close, end);
                         // An interpolation of a quoted string left open
                         // (being typed): the string ends at the end of the
                         // line, and the lines after it still parse. (HCL
@@ -470,13 +468,11 @@ impl Parser<'_> {
                 // lexer).
                 T::QuotedNewline if next.is_empty() => return (parts, next),
                 _ => {
-                    if !self.recovery {
-                        self.error(
-                            "Unterminated template string",
-                            "No closing marker was found for the string.",
-                            self.span(next),
-                        );
-                    }
+                    self.error_once(
+                        "Unterminated template string",
+                        "No closing marker was found for the string.",
+                        self.span(next),
+                    );
                     let last = self.recover(end);
                     return (parts, last);
                 }
@@ -486,22 +482,22 @@ impl Parser<'_> {
 
     fn unclosed_interpolation(&mut self, start: Token, close: Token, end: T) {
         match close.kind {
-            T::Eof => self.error(
+            T::Eof => self.error_once(
                 "Unclosed template interpolation sequence",
                 "There is no closing brace for this interpolation sequence before the end of the file. This might be caused by incorrect nesting inside the given expression.",
                 self.span(start),
             ),
-            T::Colon => self.error(
+            T::Colon => self.error_once(
                 "Extra characters after interpolation expression",
                 "Template interpolation doesn't expect a colon at this location. Did you intend this to be a literal sequence to be processed as part of another language? If so, you can escape it by starting with \"$${\" instead of just \"${\".",
                 self.span(close),
             ),
-            T::CQuote | T::OQuote if end == T::CQuote => self.error(
+            T::CQuote | T::OQuote if end == T::CQuote => self.error_once(
                 "Unclosed template interpolation sequence",
                 "There is no closing brace for this interpolation sequence before the end of the quoted template. This might be caused by incorrect nesting inside the given expression.",
                 self.span(start),
             ),
-            _ => self.error(
+            _ => self.error_once(
                 "Extra characters after interpolation expression",
                 "Expected a closing brace to end the interpolation expression, but found extra characters.\n\nThis can happen when you include interpolation syntax for another language, such as shell scripting, but forget to escape the interpolation start token. If this is an embedded sequence for another language, escape it by starting with \"$${\" instead of just \"${\".",
                 self.span(close),
@@ -522,13 +518,11 @@ impl Parser<'_> {
         let strip_start = opener.len() == 3;
         let kw = self.peek();
         if kw.kind != T::Ident {
-            if !self.recovery {
-                self.error(
-                    "Invalid template directive",
-                    "A template directive keyword (\"if\", \"for\", etc) is expected at the beginning of a %{ sequence.",
-                    self.span(kw),
-                );
-            }
+            self.error_once(
+                "Invalid template directive",
+                "A template directive keyword (\"if\", \"for\", etc) is expected at the beginning of a %{ sequence.",
+                self.span(kw),
+            );
             self.recover(T::TemplateSeqEnd);
             return None;
         }
@@ -547,16 +541,14 @@ impl Parser<'_> {
                 }
             },
             _ => {
-                if !self.recovery {
-                    let hint = suggestion(word, &["if", "for", "else", "endif", "endfor"])
-                        .map(|s| format!(" Did you mean \"{s}\"?"))
-                        .unwrap_or_default();
-                    self.error(
-                        "Invalid template control keyword",
-                        format!("\"{word}\" is not a valid template control keyword.{hint}"),
-                        self.span(kw),
-                    );
-                }
+                let hint = suggestion(word, &["if", "for", "else", "endif", "endfor"])
+                    .map(|s| format!(" Did you mean \"{s}\"?"))
+                    .unwrap_or_default();
+                self.error_once(
+                    "Invalid template control keyword",
+                    format!("\"{word}\" is not a valid template control keyword.{hint}"),
+                    self.span(kw),
+                );
                 self.recover(T::TemplateSeqEnd);
                 return None;
             }
@@ -565,13 +557,11 @@ impl Parser<'_> {
         let close = self.peek();
         let mut strip_end = false;
         if close.kind != T::TemplateSeqEnd {
-            if !self.recovery {
-                self.error(
-                    &format!("Extra characters in {word} marker"),
-                    "Expected a closing brace to end the sequence, but found extra characters.",
-                    self.span(close),
-                );
-            }
+            self.error_once(
+                &format!("Extra characters in {word} marker"),
+                "Expected a closing brace to end the sequence, but found extra characters.",
+                self.span(close),
+            );
             self.recover(T::TemplateSeqEnd);
         } else {
             self.read();

@@ -35,15 +35,13 @@ impl Parser<'_> {
             }
             steps += 1;
             if steps > MAX_TRAVERSAL_STEPS {
-                if !self.recovery {
-                    self.error(
-                        "Traversal too long",
-                        format!(
-                            "This expression has more than {MAX_TRAVERSAL_STEPS} attribute, index and splat steps in a row."
-                        ),
-                        self.span(next),
-                    );
-                }
+                self.error_once(
+                    "Traversal too long",
+                    format!(
+                        "This expression has more than {MAX_TRAVERSAL_STEPS} attribute, index and splat steps in a row."
+                    ),
+                    self.span(next),
+                );
                 self.recovery = true;
                 return ret;
             }
@@ -182,20 +180,18 @@ impl Parser<'_> {
                     each = apply(each, step);
                 }
                 None => {
-                    if !self.recovery {
-                        if next.kind == T::Star {
-                            self.error(
-                                "Nested splat expression not allowed",
-                                "A splat expression (*) cannot be used inside another attribute-only splat expression.",
-                                self.span(next),
-                            );
-                        } else {
-                            self.error(
-                                "Invalid attribute name",
-                                "An attribute name is required after a dot.",
-                                self.span(star),
-                            );
-                        }
+                    if next.kind == T::Star {
+                        self.error_once(
+                            "Nested splat expression not allowed",
+                            "A splat expression (*) cannot be used inside another attribute-only splat expression.",
+                            self.span(next),
+                        );
+                    } else {
+                        self.error_once(
+                            "Invalid attribute name",
+                            "An attribute name is required after a dot.",
+                            self.span(star),
+                        );
                     }
                     self.recovery = true;
                     break;
